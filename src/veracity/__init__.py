@@ -1,0 +1,3 @@
+"""veracity: evaluate Retrieval-Augmented-Generation systems."""
+
+__version__ = "0.1.0"

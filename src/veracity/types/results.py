@@ -1,0 +1,120 @@
+"""What a metric says about a sample: a score or an honest status, and the reasons why."""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Status(StrEnum):
+    """Why a metric result has the score it has (or has none)."""
+
+    SCORED = "scored"
+    NO_CLAIMS = "no_claims"
+    MISSING_REFERENCE = "missing_reference"
+    NO_CONTEXTS = "no_contexts"
+    JUDGE_ERROR = "judge_error"
+    UNSUPPORTED_BY_JUDGE = "unsupported_by_judge"
+    INVALID_INPUT = "invalid_input"
+    SKIPPED = "skipped"
+
+
+# Statuses that can never carry a score: the judge failed or the metric could not apply.
+UNSCORED_STATUSES = frozenset(
+    {
+        Status.JUDGE_ERROR,
+        Status.UNSUPPORTED_BY_JUDGE,
+        Status.INVALID_INPUT,
+        Status.SKIPPED,
+        Status.MISSING_REFERENCE,
+    }
+)
+
+
+class Verdict(StrEnum):
+    """How a claim stands against the retrieved contexts."""
+
+    SUPPORTED = "supported"
+    CONTRADICTED = "contradicted"
+    NOT_ENOUGH_INFO = "not_enough_info"
+
+
+class Usage(BaseModel):
+    """Tokens and calls spent by the judge on one result."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+        )
+
+
+class ClaimVerdict(BaseModel):
+    """One atomic claim of an answer and the judge's verdict on it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    claim: str
+    verdict: Verdict
+    reason: str = ""
+    evidence: str = ""
+
+
+class MetricResult(BaseModel):
+    """A metric's outcome on one sample: ``score`` in [0, 1] or ``None``, never NaN."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    metric: str
+    score: float | None
+    status: Status
+    reason: str
+    details: dict[str, Any] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+
+    @model_validator(mode="after")
+    def _score_is_honest(self) -> MetricResult:
+        if self.score is not None:
+            if not math.isfinite(self.score) or not 0.0 <= self.score <= 1.0:
+                raise ValueError(f"{self.metric}: score {self.score!r} is not a number in [0, 1]")
+            if self.status in UNSCORED_STATUSES:
+                raise ValueError(f"{self.metric}: status {self.status} cannot carry a score")
+        elif self.status is Status.SCORED:
+            raise ValueError(f"{self.metric}: status 'scored' needs a score")
+        if not self.reason:
+            raise ValueError(f"{self.metric}: every result needs a reason")
+        return self
+
+
+class ResultRecord(BaseModel):
+    """One line of ``results.jsonl``: a metric result keyed by sample, system and iteration."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sample_id: str
+    system: str | None
+    question_type: str | None = None
+    metric: str
+    iteration: int
+    score: float | None
+    status: Status
+    reason: str
+    details: dict[str, Any] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, str | None, str, int]:
+        return (self.sample_id, self.system, self.metric, self.iteration)
