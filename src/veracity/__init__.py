@@ -1,3 +1,47 @@
-"""veracity: evaluate Retrieval-Augmented-Generation systems."""
+"""veracity: evaluate Retrieval-Augmented-Generation systems, claim by claim.
 
-__version__ = "0.1.0"
+The public API is what ``__all__`` lists; everything else may change between versions.
+"""
+
+from veracity._version import __version__
+from veracity.dataset import DatasetError, RowError, read_dataset
+from veracity.evaluation import EvaluationResult, aevaluate, evaluate
+from veracity.judges import Judge, JudgeFatalError, LLMJudge, make_judge
+from veracity.judges.chat import AnthropicChat, OpenAIChat, RetryPolicy, ScriptedChat
+from veracity.metrics import Faithfulness, Metric
+from veracity.types import (
+    ClaimVerdict,
+    MetricResult,
+    ResultRecord,
+    Sample,
+    Status,
+    Usage,
+    Verdict,
+)
+
+__all__ = [
+    "AnthropicChat",
+    "ClaimVerdict",
+    "DatasetError",
+    "EvaluationResult",
+    "Faithfulness",
+    "Judge",
+    "JudgeFatalError",
+    "LLMJudge",
+    "Metric",
+    "MetricResult",
+    "OpenAIChat",
+    "ResultRecord",
+    "RetryPolicy",
+    "RowError",
+    "Sample",
+    "ScriptedChat",
+    "Status",
+    "Usage",
+    "Verdict",
+    "__version__",
+    "aevaluate",
+    "evaluate",
+    "make_judge",
+    "read_dataset",
+]

@@ -60,8 +60,7 @@ CLAIM_VERIFICATION = PromptTemplate(
         "claim text copied exactly; `reason`, one short sentence; `evidence`, a verbatim "
         "quote from the contexts that decides it (empty if there is none); and `verdict`: "
         "`supported` if the contexts state or directly imply the claim, `contradicted` if "
-        "they state something incompatible with it, `not_enough_info` otherwise.\n"
-        + _DATA_RULE
+        "they state something incompatible with it, `not_enough_info` otherwise.\n" + _DATA_RULE
     ),
     user="{contexts}\n\n{claims}\n\nJudge every claim, one verdict per claim, in order.",
     output_model=ClaimJudgements,

@@ -98,7 +98,9 @@ class PromptTemplate:
 
     def render(self, **blocks: str) -> RenderedPrompt:
         schema = json.dumps(self.output.json_schema, sort_keys=True)
-        system = f"{self.system}\n\nReply with a single JSON object matching this JSON schema:\n{schema}"
+        system = (
+            f"{self.system}\n\nReply with a single JSON object matching this JSON schema:\n{schema}"
+        )
         if self.examples:
             system += "\n\n" + "\n\n".join(self.examples)
         return RenderedPrompt(

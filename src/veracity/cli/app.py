@@ -1,0 +1,138 @@
+"""The ``veracity`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from veracity._version import __version__
+from veracity.dataset import DatasetError, RowError, read_dataset
+from veracity.evaluation import aevaluate
+from veracity.judges import JudgeFatalError, JudgeSpecError, default_judge_spec, make_judge
+from veracity.judges.chat.base import StructuredOutput
+from veracity.metrics import UnknownMetricError, resolve_metrics
+from veracity.report import check_thresholds, parse_thresholds, print_summary
+from veracity.store import RunDirectoryError
+
+EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+
+app = typer.Typer(
+    name="veracity",
+    help="Evaluate Retrieval-Augmented-Generation systems.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out_console = Console()
+err_console = Console(stderr=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(EXIT_USAGE)
+
+
+def _strict_check(dataset: Path) -> None:
+    """``--strict``: any bad row fails the run before a single judge call."""
+    errors: list[RowError] = [row for row in read_dataset(dataset) if isinstance(row, RowError)]
+    if errors:
+        for error in errors[:20]:
+            err_console.print(f"  {error}", highlight=False)
+        if len(errors) > 20:
+            err_console.print(f"  … and {len(errors) - 20} more", highlight=False)
+        raise _fail(f"--strict: {len(errors)} bad row(s) in {dataset}; no judge call was made")
+
+
+@app.command()
+def run(
+    dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
+    metrics: Annotated[str, typer.Option(help="Comma-separated metric names.")] = "faithfulness",
+    judge: Annotated[
+        str | None,
+        typer.Option(help="offline, openai/MODEL or anthropic/MODEL (default: from environment)."),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible base URL (or OPENAI_BASE_URL).")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory to write.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight at once.")] = 16,
+    iterations: Annotated[int, typer.Option(min=1, help="Judge every sample N times.")] = 1,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per judge call.")] = 60.0,
+    structured_output: Annotated[
+        str, typer.Option(help="json_schema, json_object or text.")
+    ] = "json_schema",
+    strict: Annotated[bool, typer.Option(help="Fail on any bad row before judging.")] = False,
+    threshold: Annotated[
+        list[str] | None, typer.Option(help="metric=value; exit 1 when a mean is below it.")
+    ] = None,
+) -> None:
+    """Evaluate a dataset and write a run directory."""
+    if not dataset.is_file():
+        raise _fail(f"dataset not found: {dataset}")
+    if structured_output not in ("json_schema", "json_object", "text"):
+        raise _fail("--structured-output must be json_schema, json_object or text")
+    mode: StructuredOutput = structured_output  # type: ignore[assignment]
+    try:
+        chosen = resolve_metrics(metrics.split(","))
+        gates = parse_thresholds(threshold or [])
+        the_judge = make_judge(
+            judge or default_judge_spec(),
+            base_url=base_url,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            structured_output=mode,
+        )
+    except (UnknownMetricError, JudgeSpecError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    run_dir = out or Path("runs") / dataset.stem
+    try:
+        if strict:
+            _strict_check(dataset)
+        result = asyncio.run(
+            aevaluate(
+                dataset,
+                chosen,
+                the_judge,
+                out=run_dir,
+                iterations=iterations,
+                keep_results=False,
+                settings={"concurrency": concurrency, "timeout_s": timeout, "strict": strict},
+            )
+        )
+    except (DatasetError, RunDirectoryError) as exc:
+        raise _fail(str(exc)) from exc
+    except JudgeFatalError as exc:
+        raise _fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
+    finally:
+        asyncio.run(the_judge.aclose())
+
+    for bad in result.bad_rows[:20]:
+        err_console.print(f"[yellow]bad row[/] {bad}", highlight=False)
+    if len(result.bad_rows) > 20:
+        err_console.print(f"… and {len(result.bad_rows) - 20} more bad rows", highlight=False)
+    print_summary(result.summary, out_console)
+    out_console.print(f"run directory: {run_dir}", highlight=False)
+    checks = check_thresholds(result.summary, gates)
+    for check in checks:
+        out_console.print(str(check), style="green" if check.met else "bold red", highlight=False)
+    if not all(check.met for check in checks):
+        raise typer.Exit(EXIT_THRESHOLD)
+
+
+@app.command()
+def version() -> None:
+    """Print veracity's version."""
+    out_console.print(__version__)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        err_console.print("interrupted; results written so far are kept")
+        sys.exit(130)

@@ -1,0 +1,21 @@
+"""Reading datasets: JSONL, JSON and CSV files into ``Sample`` objects, lazily.
+
+Bad rows do not stop a read: each becomes a ``RowError`` naming the file and line (or
+JSON item), in file order among the samples. Problems with the whole file raise
+``DatasetError``.
+"""
+
+from veracity.dataset.errors import DatasetError, RowError
+from veracity.dataset.fields import ALIASES, CANONICAL_FIELDS
+from veracity.dataset.ids import dataset_fingerprint, stable_sample_id
+from veracity.dataset.reader import read_dataset
+
+__all__ = [
+    "ALIASES",
+    "CANONICAL_FIELDS",
+    "DatasetError",
+    "RowError",
+    "dataset_fingerprint",
+    "read_dataset",
+    "stable_sample_id",
+]

@@ -1,0 +1,51 @@
+"""Stable identifiers: sample ids for rows without one, and a fingerprint of the file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from veracity.dataset.errors import DatasetError
+
+_CHUNK = 1 << 20
+
+
+def _canonical(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+
+
+def stable_sample_id(
+    question: str, answer: str, contexts: Sequence[str], system: str | None
+) -> str:
+    """A stable id for a row that has none: the same content always gives the same id.
+
+    The first 16 hex digits of the SHA-256 of a canonical JSON encoding of the question,
+    answer, contexts (in order) and system.
+    """
+    payload = {
+        "answer": answer,
+        "contexts": list(contexts),
+        "question": question,
+        "system": system,
+    }
+    return hashlib.sha256(_canonical(payload)).hexdigest()[:16]
+
+
+def sample_key_digest(sample_id: str, system: str | None) -> int:
+    """An 8-byte digest of (id, system), cheap to remember for duplicate detection."""
+    digest = hashlib.blake2b(_canonical([sample_id, system]), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def dataset_fingerprint(path: str | Path) -> str:
+    """The SHA-256 (hex) of the file's bytes, read in chunks."""
+    sha = hashlib.sha256()
+    try:
+        with Path(path).open("rb") as f:
+            while chunk := f.read(_CHUNK):
+                sha.update(chunk)
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read the file: {exc.strerror or exc}") from exc
+    return sha.hexdigest()

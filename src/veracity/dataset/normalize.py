@@ -1,0 +1,196 @@
+"""Turn one parsed row (a dict from any format) into samples, or into an error message."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from veracity.dataset.fields import ANSWERS_FIELD, FIELD_OF, a_json_type
+from veracity.dataset.ids import stable_sample_id
+from veracity.types.sample import Sample
+
+
+class RowProblem(Exception):
+    """Why a row cannot become a sample; the message is shown to the user as is."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _as_id(name: str, value: object) -> str | None:
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return str(int(value)) if value.is_integer() else repr(value)
+    raise RowProblem(f"field '{name}' must be a string or a number, got {a_json_type(value)}")
+
+
+def _as_str(name: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise RowProblem(f"field '{name}' must be a string, got {a_json_type(value)}")
+    return value
+
+
+def _as_contexts(name: str, value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        raise RowProblem(f"field '{name}' must be a list of strings, got {a_json_type(value)}")
+    for index, item in enumerate(value, start=1):
+        if not isinstance(item, str):
+            raise RowProblem(
+                f"field '{name}' must be a list of strings, but item {index} is {a_json_type(item)}"
+            )
+    return value
+
+
+def _as_metadata(name: str, value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RowProblem(f"field '{name}' must be an object, got {a_json_type(value)}")
+    return value
+
+
+_CONVERT: dict[str, Callable[[str, object], object]] = {
+    "id": _as_id,
+    "question": _as_str,
+    "contexts": _as_contexts,
+    "answer": _as_str,
+    "reference": _as_str,
+    "question_type": _as_str,
+    "system": _as_str,
+    "metadata": _as_metadata,
+}
+
+
+def _as_answers(value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise RowProblem(
+            f"field '{ANSWERS_FIELD}' must be an object {{system: answer}}, "
+            f"got {a_json_type(value)}"
+        )
+    if not value:
+        raise RowProblem(f"field '{ANSWERS_FIELD}' is empty")
+    for system, answer in value.items():
+        if not system:
+            raise RowProblem(f"field '{ANSWERS_FIELD}' has an empty system name")
+        if not isinstance(answer, str):
+            raise RowProblem(
+                f"field '{ANSWERS_FIELD}' answer of system '{system}' must be a string, "
+                f"got {a_json_type(answer)}"
+            )
+    return value
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """A one-line summary of a pydantic error that names the field(s), without the dump."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        loc = ".".join(str(part) for part in error["loc"]) or "row"
+        parts.append(f"field '{loc}': {error['msg']}")
+    return "; ".join(parts) or "invalid sample"
+
+
+@dataclass
+class _Fields:
+    """The canonical fields of one row, converted, with the name each came from."""
+
+    names: dict[str, str] = field(default_factory=dict)
+    extras: dict[str, object] = field(default_factory=dict)
+    id: str | None = None
+    question: str | None = None
+    contexts: list[str] = field(default_factory=list)
+    answer: str | None = None
+    reference: str | None = None
+    question_type: str | None = None
+    system: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+def _collect(row: Mapping[str, object]) -> _Fields:
+    """Split a row into canonical fields and extra fields; aliases must agree."""
+    fields = _Fields()
+    for key, raw in row.items():
+        canonical = FIELD_OF.get(key)
+        if canonical is None:
+            if key != ANSWERS_FIELD:
+                fields.extras[key] = raw
+            continue
+        if raw is None:
+            continue
+        value = _CONVERT[canonical](key, raw)
+        if value is None:
+            continue
+        first = fields.names.get(canonical)
+        if first is not None:
+            if getattr(fields, canonical) != value:
+                raise RowProblem(
+                    f"fields '{first}' and '{key}' both give the {canonical} but differ"
+                )
+            continue
+        fields.names[canonical] = key
+        setattr(fields, canonical, value)
+    return fields
+
+
+def _merge_metadata(explicit: dict[str, Any] | None, extras: dict[str, object]) -> dict[str, Any]:
+    merged: dict[str, Any] = dict(explicit or {})
+    for key, value in extras.items():
+        if key in merged and merged[key] != value:
+            raise RowProblem(f"field '{key}' is also in 'metadata' with a different value")
+        merged.setdefault(key, value)
+    return merged
+
+
+def _samples(row: Mapping[str, object]) -> list[Sample]:
+    fields = _collect(row)
+    raw_answers = row.get(ANSWERS_FIELD)
+    answers = None if raw_answers is None else _as_answers(raw_answers)
+    if fields.question is None:
+        raise RowProblem("missing required field 'question'")
+    targets: list[tuple[str | None, str]]
+    if answers is not None:
+        for clash in ("answer", "system"):
+            if clash in fields.names:
+                raise RowProblem(f"row has both '{fields.names[clash]}' and '{ANSWERS_FIELD}'")
+        targets = list(answers.items())
+    elif fields.answer is None:
+        raise RowProblem("missing required field 'answer'")
+    else:
+        targets = [(fields.system, fields.answer)]
+
+    metadata = _merge_metadata(fields.metadata, fields.extras)
+    samples = []
+    for system, answer in targets:
+        sample_id = fields.id or stable_sample_id(fields.question, answer, fields.contexts, system)
+        try:
+            sample = Sample(
+                id=sample_id,
+                question=fields.question,
+                contexts=tuple(fields.contexts),
+                answer=answer,
+                reference=fields.reference,
+                question_type=fields.question_type,
+                system=system,
+                metadata=dict(metadata),
+            )
+        except ValidationError as exc:
+            raise RowProblem(describe_validation_error(exc)) from exc
+        samples.append(sample)
+    return samples
+
+
+def normalize_row(row: object) -> list[Sample] | str:
+    """The samples a parsed row gives (several when it has ``answers``), or why it can't."""
+    if not isinstance(row, dict):
+        return f"expected a JSON object, got {a_json_type(row)}"
+    try:
+        return _samples(row)
+    except RowProblem as exc:
+        return exc.message

@@ -1,0 +1,87 @@
+"""``read_dataset``: samples and row errors from a JSONL, JSON or CSV file, lazily."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from veracity.dataset.csv_rows import read_csv
+from veracity.dataset.errors import DatasetError, RowError
+from veracity.dataset.ids import sample_key_digest
+from veracity.dataset.json_array import read_json
+from veracity.dataset.jsonl import read_jsonl
+from veracity.dataset.normalize import normalize_row
+from veracity.dataset.raw import RawRow
+from veracity.types.sample import Sample
+
+_FORMATS: dict[str, Callable[[Path, str], Iterator[RawRow]]] = {
+    ".jsonl": lambda path, _name: read_jsonl(path),
+    ".ndjson": lambda path, _name: read_jsonl(path),
+    ".json": read_json,
+    ".csv": read_csv,
+}
+
+
+def _unit(row: RawRow) -> str:
+    return "line" if row.line is not None else "item"
+
+
+def _guarded(raw_rows: Iterator[RawRow], name: str) -> Iterator[RawRow]:
+    """The rows, with an I/O failure (e.g. permission denied) turned into ``DatasetError``."""
+    while True:
+        try:
+            row = next(raw_rows)
+        except StopIteration:
+            return
+        except OSError as exc:
+            raise DatasetError(f"{name}: cannot read the file: {exc.strerror or exc}") from exc
+        yield row
+
+
+def _rows(raw_rows: Iterator[RawRow], name: str) -> Iterator[Sample | RowError]:
+    # (id, system) of every sample so far, as 8-byte digests -> the line or item it was on.
+    seen: dict[int, int] = {}
+    for row in raw_rows:
+        result = row.error if row.error is not None else normalize_row(row.value)
+        if isinstance(result, str):
+            yield RowError(path=name, line=row.line, item=row.item, message=result)
+            continue
+        position = row.line if row.line is not None else row.item
+        assert position is not None
+        duplicates = []
+        for sample in result:
+            key = sample_key_digest(sample.id, sample.system)
+            first = seen.setdefault(key, position)
+            if first == position:
+                yield sample
+            else:
+                system = "" if sample.system is None else f", system {sample.system!r}"
+                duplicates.append(f"(id {sample.id!r}{system}) first seen at {_unit(row)} {first}")
+        if duplicates:
+            yield RowError(
+                path=name,
+                line=row.line,
+                item=row.item,
+                message="duplicate sample " + "; ".join(duplicates),
+            )
+
+
+def read_dataset(path: str | Path) -> Iterator[Sample | RowError]:
+    """Yield the samples of a dataset file, and a ``RowError`` in place of each bad row.
+
+    The format comes from the extension: ``.jsonl``/``.ndjson``, ``.json`` (an array, or an
+    object with a ``samples`` array) or ``.csv`` (any case). Rows are read one at a time,
+    in file order. A missing file or an unknown extension raises ``DatasetError`` at once;
+    a file whose content is unusable as a whole (not a JSON array or ``samples`` object,
+    malformed JSON, a CSV without a header) raises ``DatasetError`` while iterating.
+    """
+    name = str(path)
+    file = Path(path)
+    reader = _FORMATS.get(file.suffix.lower())
+    if reader is None:
+        known = ", ".join(_FORMATS)
+        raise DatasetError(f"{name}: unknown dataset format {file.suffix!r} (expected {known})")
+    if not file.is_file():
+        problem = "is not a file" if file.exists() else "does not exist"
+        raise DatasetError(f"{name}: the dataset file {problem}")
+    return _rows(_guarded(reader(file, name), name), name)

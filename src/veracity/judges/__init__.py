@@ -1,0 +1,15 @@
+"""Judges: who answers the questions metrics ask (an LLM through a chat model, or offline)."""
+
+from veracity.judges.base import Judge, JudgeFatalError, JudgeOutcome
+from veracity.judges.factory import JudgeSpecError, default_judge_spec, make_judge
+from veracity.judges.llm import LLMJudge
+
+__all__ = [
+    "Judge",
+    "JudgeFatalError",
+    "JudgeOutcome",
+    "JudgeSpecError",
+    "LLMJudge",
+    "default_judge_spec",
+    "make_judge",
+]

@@ -1,0 +1,66 @@
+"""The judge contract: the questions every metric may ask, answered by an LLM or offline."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from veracity.types import ClaimVerdict, Usage
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeOutcome(Generic[T]):
+    """The answer to one judge question, or the reason there is none.
+
+    ``raw_replies`` keeps what the judge said verbatim, so a failure can be inspected.
+    """
+
+    value: T | None
+    error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    raw_replies: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.value is not None
+
+
+class JudgeFatalError(Exception):
+    """The judge cannot work at all (bad key, unknown model): stop the run, keep results."""
+
+
+class Judge(Protocol):
+    """Answers the questions metrics ask. Implementations never raise for a bad reply:
+    they return a :class:`JudgeOutcome` with ``error`` set instead."""
+
+    @property
+    def name(self) -> str: ...
+
+    def describe(self) -> dict[str, Any]:
+        """What to record in a run manifest (never secrets)."""
+        ...
+
+    @property
+    def concurrency(self) -> int:
+        """How many calls the judge runs at once; the runner sizes its work window by it."""
+        ...
+
+    async def extract_claims(
+        self, question: str, answer: str, *, iteration: int
+    ) -> JudgeOutcome[tuple[str, ...]]: ...
+
+    async def verify_claims(
+        self,
+        claims: Sequence[str],
+        contexts: Sequence[str],
+        *,
+        iteration: int,
+        batch: bool = True,
+    ) -> JudgeOutcome[tuple[ClaimVerdict, ...]]: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,50 @@
+"""A chat model: messages in, text out, with usage. The transport under an LLM judge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from veracity.prompts import ChatMessage, OutputSpec
+from veracity.types import Usage
+
+StructuredOutput = Literal["json_schema", "json_object", "text"]
+# Each mode falls back to the next when an endpoint rejects it.
+STRUCTURED_OUTPUT_FALLBACK: dict[StructuredOutput, StructuredOutput | None] = {
+    "json_schema": "json_object",
+    "json_object": "text",
+    "text": None,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    text: str
+    usage: Usage
+    latency_s: float
+    model: str
+
+
+class ChatCallError(Exception):
+    """A call failed for good (after retries): the result becomes ``judge_error``."""
+
+
+class ChatModel(Protocol):
+    @property
+    def name(self) -> str:
+        """``provider/model``, as given to ``--judge``."""
+        ...
+
+    @property
+    def concurrency(self) -> int: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
+    ) -> ChatReply:
+        """Send ``messages``; raise :class:`ChatCallError` or ``JudgeFatalError`` on failure."""
+        ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,137 @@
+"""Any OpenAI-compatible chat endpoint, through the official ``openai`` SDK."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletionMessageParam
+
+from veracity.judges.chat.base import (
+    STRUCTURED_OUTPUT_FALLBACK,
+    ChatCallError,
+    ChatReply,
+    StructuredOutput,
+)
+from veracity.judges.chat.retry import ErrorClass, RetryPolicy, classify_sdk_error
+from veracity.judges.chat.sdk import SDKChat
+from veracity.prompts import ChatMessage, OutputSpec
+from veracity.types import Usage
+
+
+class OpenAIChat(SDKChat[openai.AsyncOpenAI]):
+    """Chat completions against OpenAI or any compatible server.
+
+    ``structured_output`` is where to start; when the endpoint rejects a mode with HTTP
+    400 the model steps down (json_schema → json_object → text) and remembers it.
+    """
+
+    provider = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        concurrency: int = 16,
+        timeout_s: float = 60.0,
+        structured_output: StructuredOutput = "json_schema",
+        temperature: float | None = 0.0,
+        retry: RetryPolicy | None = None,
+        seed: int | None = None,
+    ) -> None:
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        api_key = api_key or os.environ.get("OPENAI_API_KEY")
+        if api_key is None and base_url is None:
+            raise ValueError(
+                "the openai judge needs OPENAI_API_KEY in the environment, or a base URL "
+                "(--base-url or OPENAI_BASE_URL) for a local server"
+            )
+        super().__init__(
+            model,
+            base_url=base_url,
+            api_key=api_key,
+            concurrency=concurrency,
+            timeout_s=timeout_s,
+            structured_output=structured_output,
+            temperature=temperature,
+            retry=retry,
+            seed=seed,
+        )
+
+    def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        )
+
+    def _classify(self, exc: BaseException) -> ErrorClass:
+        return classify_sdk_error(
+            exc, (openai.APIConnectionError, openai.APIResponseValidationError)
+        )
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
+    ) -> ChatReply:
+        del iteration  # part of the cache key upstream; the endpoint has no use for it
+        while True:
+            mode = self.structured_output
+            try:
+                return await self._complete_with(mode, messages, output)
+            except ChatCallError as exc:
+                fallback = STRUCTURED_OUTPUT_FALLBACK[mode]
+                if fallback is None or not _rejects_response_format(exc):
+                    raise
+                if self.structured_output == mode:
+                    self.structured_output = fallback
+                    self.notes.append(f"endpoint rejected {mode}; using {fallback}")
+
+    async def _complete_with(
+        self, mode: StructuredOutput, messages: Sequence[ChatMessage], output: OutputSpec
+    ) -> ChatReply:
+        client = self.client()
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [_message_param(m) for m in messages],
+        }
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        if mode == "json_schema":
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": output.name, "schema": dict(output.json_schema)},
+            }
+        elif mode == "json_object":
+            params["response_format"] = {"type": "json_object"}
+        started = time.perf_counter()
+        completion = await self.call(lambda: client.chat.completions.create(**params))
+        latency = time.perf_counter() - started
+        if not completion.choices:
+            raise ChatCallError("the endpoint returned no choices")
+        usage = completion.usage
+        return ChatReply(
+            text=completion.choices[0].message.content or "",
+            usage=Usage(
+                calls=1,
+                input_tokens=usage.prompt_tokens if usage else 0,
+                output_tokens=usage.completion_tokens if usage else 0,
+            ),
+            latency_s=latency,
+            model=completion.model or self.model,
+        )
+
+
+def _message_param(message: ChatMessage) -> ChatCompletionMessageParam:
+    if message.role == "system":
+        return {"role": "system", "content": message.content}
+    if message.role == "assistant":
+        return {"role": "assistant", "content": message.content}
+    return {"role": "user", "content": message.content}
+
+
+def _rejects_response_format(exc: ChatCallError) -> bool:
+    message = str(exc).lower()
+    return "http 400" in message and ("response_format" in message or "json_schema" in message)

@@ -1,0 +1,134 @@
+"""Retries with exponential backoff and jitter that honour ``Retry-After``.
+
+The SDKs retry on their own, but we turn that off (``max_retries=0``) and retry here so
+both providers behave the same, every attempt waits for a concurrency slot, and the
+policy is one object the user can tune.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+from veracity.judges.base import JudgeFatalError
+from veracity.judges.chat.base import ChatCallError
+from veracity.judges.chat.limits import RequestLimiter
+
+R = TypeVar("R")
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
+FATAL_STATUS = frozenset({401, 403, 404})
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_attempts: int = 8
+    base_delay_s: float = 0.5
+    max_delay_s: float = 30.0
+    max_retry_after_s: float = 120.0
+
+    def delay_s(self, attempt: int, retry_after_s: float | None, rng: random.Random) -> float:
+        """Seconds to wait before attempt ``attempt + 1`` (``attempt`` counts from 1)."""
+        if retry_after_s is not None:
+            # A little jitter past the server's hint, so waiting callers don't return in a herd.
+            return min(retry_after_s, self.max_retry_after_s) * rng.uniform(1.0, 1.2)
+        ceiling = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
+        return rng.uniform(ceiling / 2, ceiling)
+
+
+def retry_after_from_headers(headers: Mapping[str, str]) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
+    lowered = {key.lower(): value for key, value in headers.items()}
+    if (millis := lowered.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorClass:
+    """How to treat one failed attempt."""
+
+    retryable: bool
+    fatal: bool
+    message: str
+    retry_after_s: float | None = None
+
+
+def classify_sdk_error(
+    exc: BaseException, transient: tuple[type[BaseException], ...]
+) -> ErrorClass:
+    """Classify an exception of the openai / anthropic SDKs (they share their error shapes)."""
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None) or {}
+        return ErrorClass(
+            retryable=status in RETRYABLE_STATUS,
+            fatal=status in FATAL_STATUS,
+            message=f"HTTP {status}: {str(exc).strip()[:300]}",
+            retry_after_s=retry_after_from_headers(headers),
+        )
+    if isinstance(exc, (*transient, TimeoutError, json.JSONDecodeError)):
+        # Timeouts, dropped connections, truncated or non-JSON bodies: worth another try.
+        return ErrorClass(retryable=True, fatal=False, message=_short(exc))
+    return ErrorClass(retryable=False, fatal=False, message=_short(exc))
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    text = f"{type(exc).__name__}: {str(exc).strip()}".rstrip(": ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+async def call_with_retries(
+    attempt: Callable[[], Awaitable[R]],
+    *,
+    classify: Callable[[BaseException], ErrorClass],
+    policy: RetryPolicy,
+    limiter: RequestLimiter,
+    rng: random.Random,
+) -> tuple[R, int]:
+    """Run ``attempt`` until it succeeds; return its value and the number of attempts.
+
+    Raises :class:`JudgeFatalError` for errors no retry can fix and :class:`ChatCallError`
+    when the attempts run out.
+    """
+    for number in range(1, policy.max_attempts + 1):
+        try:
+            async with limiter.slot():
+                return await attempt(), number
+        except (JudgeFatalError, ChatCallError):
+            raise
+        except Exception as exc:
+            kind = classify(exc)
+            if kind.fatal:
+                raise JudgeFatalError(kind.message) from exc
+            if not kind.retryable:
+                raise ChatCallError(kind.message) from exc
+            if number == policy.max_attempts:
+                raise ChatCallError(
+                    f"gave up after {number} attempts; last error: {kind.message}"
+                ) from exc
+            if kind.retry_after_s is not None:
+                limiter.throttled()
+            await asyncio.sleep(policy.delay_s(number, kind.retry_after_s, rng))
+    raise AssertionError("unreachable: the loop returns or raises")

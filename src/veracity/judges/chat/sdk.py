@@ -1,0 +1,106 @@
+"""What the SDK-backed chat models share: settings, a client per event loop, retries."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from veracity.judges.chat.base import StructuredOutput
+from veracity.judges.chat.limits import RequestLimiter
+from veracity.judges.chat.retry import ErrorClass, RetryPolicy, call_with_retries
+
+ClientT = TypeVar("ClientT")
+R = TypeVar("R")
+
+# Local servers (vLLM, Ollama, llama.cpp) take any key; the SDKs insist on one.
+PLACEHOLDER_KEY = "not-needed"
+
+
+def public_url(url: str | None) -> str | None:
+    """A URL safe to record: no user info, query or fragment (they can carry secrets)."""
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+class SDKChat(Generic[ClientT]):
+    provider: str = ""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        concurrency: int,
+        timeout_s: float,
+        structured_output: StructuredOutput,
+        temperature: float | None,
+        retry: RetryPolicy | None,
+        seed: int | None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self._api_key = api_key
+        self.timeout_s = timeout_s
+        self.structured_output: StructuredOutput = structured_output
+        self.temperature = temperature
+        self.retry = retry or RetryPolicy()
+        self.limiter = RequestLimiter(concurrency)
+        self.notes: list[str] = []
+        self._rng = random.Random(seed)
+        self._client: ClientT | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+    @property
+    def concurrency(self) -> int:
+        return self.limiter.concurrency
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": public_url(self.base_url),
+            "structured_output": self.structured_output,
+            "temperature": self.temperature,
+            "timeout_s": self.timeout_s,
+            "concurrency": self.concurrency,
+            "max_attempts": self.retry.max_attempts,
+        }
+
+    def _make_client(self, api_key: str) -> ClientT:
+        raise NotImplementedError
+
+    def _classify(self, exc: BaseException) -> ErrorClass:
+        raise NotImplementedError
+
+    def client(self) -> ClientT:
+        # SDK clients hold connection pools bound to one event loop; each asyncio.run gets
+        # a fresh one.
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = self._make_client(self._api_key or PLACEHOLDER_KEY)
+            self._client_loop = loop
+        return self._client
+
+    async def call(self, attempt: Callable[[], Awaitable[R]]) -> R:
+        value, _ = await call_with_retries(
+            attempt, classify=self._classify, policy=self.retry, limiter=self.limiter, rng=self._rng
+        )
+        return value
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        close = getattr(client, "close", None)
+        if close is not None:
+            await close()

@@ -1,0 +1,74 @@
+"""From ``--judge provider/model`` to a judge object."""
+
+from __future__ import annotations
+
+import os
+
+from veracity.judges.base import Judge
+from veracity.judges.chat.anthropic_chat import AnthropicChat
+from veracity.judges.chat.base import StructuredOutput
+from veracity.judges.chat.openai_chat import OpenAIChat
+from veracity.judges.chat.retry import RetryPolicy
+from veracity.judges.llm import LLMJudge
+
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+PROVIDERS = ("openai", "anthropic")
+
+
+class JudgeSpecError(ValueError):
+    """``--judge`` names something veracity cannot build."""
+
+
+def default_judge_spec() -> str:
+    """The judge used when none is named: an OpenAI-compatible one if configured."""
+    if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
+        return f"openai/{DEFAULT_OPENAI_MODEL}"
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        raise JudgeSpecError(
+            "ANTHROPIC_API_KEY is set: name the model with --judge anthropic/MODEL"
+        )
+    return "offline"
+
+
+def make_judge(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    concurrency: int = 16,
+    timeout_s: float = 60.0,
+    structured_output: StructuredOutput = "json_schema",
+    max_attempts: int | None = None,
+) -> Judge:
+    provider, _, model = spec.partition("/")
+    retry = RetryPolicy() if max_attempts is None else RetryPolicy(max_attempts=max_attempts)
+    if provider == "offline":
+        raise JudgeSpecError(
+            "the offline judge is not available in this version; use --judge openai/MODEL "
+            "(with --base-url for a local server) or --judge anthropic/MODEL"
+        )
+    if provider not in PROVIDERS or not model:
+        raise JudgeSpecError(
+            f"unknown judge {spec!r}: expected openai/MODEL, anthropic/MODEL or offline"
+        )
+    try:
+        if provider == "openai":
+            chat: OpenAIChat | AnthropicChat = OpenAIChat(
+                model,
+                base_url=base_url,
+                concurrency=concurrency,
+                timeout_s=timeout_s,
+                structured_output=structured_output,
+                retry=retry,
+            )
+        else:
+            chat = AnthropicChat(
+                model,
+                base_url=base_url,
+                concurrency=concurrency,
+                timeout_s=timeout_s,
+                structured_output=structured_output,
+                retry=retry,
+            )
+    except ValueError as exc:
+        raise JudgeSpecError(str(exc)) from exc
+    return LLMJudge(chat)

@@ -1,0 +1,189 @@
+"""Verdicts from the pre-JSON text formats judges still fall back to."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from veracity.judges.parsing._text import LIST_MARKER, collapse, preview
+from veracity.judges.parsing.labels import leading_label, normalise_verdict
+from veracity.judges.parsing.outcomes import ParsedVerdicts, RawVerdict
+
+__all__ = ["parse_legacy_verdicts"]
+
+_FINAL = re.compile(
+    r"final\s+verdicts?\s+for\s+(?:each|all|every)\s+(?:of\s+the\s+)?(?:statements?|claims?)"
+    r"(?:\s+in\s+order)?\s*[:\-]?",
+    re.IGNORECASE,
+)
+_INLINE_NUMBER = re.compile(r"(?<![\w.])\(?\d{1,3}[.):](?=\s)")
+_KINDS = {
+    "statement": "claim",
+    "claim": "claim",
+    "verdict": "verdict",
+    "label": "verdict",
+    "answer": "verdict",
+    "reason": "reason",
+    "reasoning": "reason",
+    "explanation": "reason",
+    "rationale": "reason",
+    "evidence": "evidence",
+    "quote": "evidence",
+}
+_KEY = re.compile(
+    rf"(?:^|(?<=[\s,;|(]))(?P<key>{'|'.join(_KINDS)})[\s_#]*\d{{0,3}}\s*[:=]\s*", re.IGNORECASE
+)
+_NUMBERED = re.compile(
+    r"^\s*(?:(?:claim|statement)\s*)?#?\(?(?P<n>\d{1,3})\s*[.):\-]\s*(?P<rest>.+)$", re.IGNORECASE
+)
+
+
+def _demark(text: str) -> str:
+    """Drop markdown emphasis (``**Verdict:**``) that would hide keys and labels."""
+    return re.sub(r"\*{2,}|__|`", "", text)
+
+
+def _final_verdict(text: str) -> list[RawVerdict]:
+    """(a) ragas: "Final verdict for each statement in order: Yes. No. Yes."."""
+    for m in reversed(list(_FINAL.finditer(text))):
+        rest = _INLINE_NUMBER.sub(" ", text[m.end() :])
+        items: list[RawVerdict] = []
+        for segment in re.split(r"[.,;\n]+", rest):
+            words = segment.split()
+            if not words:
+                continue
+            whole = normalise_verdict(segment)
+            if whole is not None:
+                items.append(RawVerdict(None, whole, raw_label=collapse(segment)))
+                continue
+            each = [normalise_verdict(w) for w in words]
+            if not all(each):
+                break  # the labels have ended: prose follows
+            pairs = zip(each, words, strict=True)
+            items.extend(RawVerdict(None, v, raw_label=w) for v, w in pairs if v)
+        if items:
+            return items
+    return []
+
+
+@dataclass
+class _Block:
+    claim: str | None = None
+    claim_keyed: bool = False
+    label: str | None = None
+    reason: list[str] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Blocks:
+    """(b) "Statement: … / Verdict: yes" lines or blocks, read line by line."""
+
+    items: list[RawVerdict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    cur: _Block = field(default_factory=_Block)
+    saw_verdict: bool = False
+
+    def flush(self) -> None:
+        block, self.cur = self.cur, _Block()
+        if block.label is None:
+            return  # a statement without a verdict: it will count as missing
+        found = leading_label(block.label)
+        if found is None:
+            self.notes.append(f"skipped a verdict line: unknown label {preview(block.label)}")
+            return
+        verdict, label, rest = found
+        reason = " ".join([rest, *block.reason] if rest else block.reason)
+        self.items.append(RawVerdict(block.claim, verdict, reason, " ".join(block.evidence), label))
+
+    def add(self, kind: str, value: str, numbered: bool = False) -> None:
+        cur = self.cur
+        if kind == "claim":
+            if cur.claim is not None or cur.label is not None:
+                self.flush()
+            self.cur.claim, self.cur.claim_keyed = value, True
+        elif kind == "plain":
+            if cur.label is not None or (numbered and cur.claim is not None):
+                self.flush()
+                self.cur.claim = value
+            elif cur.claim is None or not cur.claim_keyed:
+                cur.claim = value  # the line nearest the verdict is the statement
+            else:
+                cur.reason.append(value)
+        elif kind == "verdict":
+            self.saw_verdict = True
+            if cur.label is not None:
+                self.flush()
+            self.cur.label = value
+        elif value:
+            (cur.reason if kind == "reason" else cur.evidence).append(value)
+
+    def feed(self, line: str) -> None:
+        marker = LIST_MARKER.match(line)
+        body = line[marker.end() :] if marker else line.strip()
+        keys = list(_KEY.finditer(body))
+        if not keys:
+            self.add("plain", body.strip(), numbered=marker is not None)
+            return
+        if body[: keys[0].start()].strip():
+            self.add("plain", body[: keys[0].start()].strip(" ,;|"), numbered=marker is not None)
+        for m, nxt in zip(keys, [*keys[1:], None], strict=True):
+            value = body[m.end() : nxt.start() if nxt else len(body)].strip(" ,;|")
+            self.add(_KINDS[m.group("key").casefold()], value)
+
+
+def _verdict_lines(text: str) -> tuple[list[RawVerdict], list[str]]:
+    blocks = _Blocks()
+    for line in text.splitlines():
+        if line.strip():
+            blocks.feed(line)
+    blocks.flush()
+    return (blocks.items, blocks.notes) if blocks.saw_verdict else ([], [])
+
+
+def _numbered(text: str) -> tuple[list[RawVerdict], list[str]]:
+    """(c) numbered label lines: "1. Supported", "2: No", "3) contradicted - reason"."""
+    items: list[RawVerdict] = []
+    notes: list[str] = []
+    seen: set[int] = set()
+    for line in text.splitlines():
+        m = _NUMBERED.match(line)
+        found = leading_label(m.group("rest")) if m else None
+        if m is None or found is None:
+            continue
+        number = int(m.group("n"))
+        if number in seen:
+            notes.append(f"ignored a second label line numbered {number}")
+            continue
+        seen.add(number)
+        verdict, label, rest = found
+        items.append(RawVerdict(None, verdict, rest, "", label))
+    if items and sorted(seen) != list(range(1, len(seen) + 1)):
+        notes.append(f"label lines are numbered {sorted(seen)}; matched by their order")
+    return items, notes
+
+
+def parse_legacy_verdicts(text: str) -> ParsedVerdicts | None:
+    """Verdicts from a reply in one of the legacy text formats, or ``None``.
+
+    Tried in order: (a) "Final verdict for each statement in order: …" (but when the
+    reply also has per-statement "Verdict:" lines agreeing with it, those win, as they
+    carry the statements and reasons); (b) "Statement: … Verdict: …" lines and blocks;
+    (c) numbered label lines; (d) a reply that is just one label.
+    """
+    clean = _demark(text)
+    final = _final_verdict(clean)
+    lines, line_notes = _verdict_lines(clean)
+    if final:
+        if [v.verdict for v in lines] == [v.verdict for v in final]:
+            return ParsedVerdicts(tuple(lines), "legacy_verdict_lines", tuple(line_notes))
+        return ParsedVerdicts(tuple(final), "legacy_final_verdict", ())
+    if lines:
+        return ParsedVerdicts(tuple(lines), "legacy_verdict_lines", tuple(line_notes))
+    numbered, notes = _numbered(clean)
+    if numbered:
+        return ParsedVerdicts(tuple(numbered), "legacy_numbered", tuple(notes))
+    whole = normalise_verdict(clean)
+    if whole is not None:
+        return ParsedVerdicts((RawVerdict(None, whole, raw_label=collapse(clean)),), "legacy_label")
+    return None

@@ -1,0 +1,118 @@
+"""Assign parsed verdicts to claims: by statement text, then by position."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from types import MappingProxyType
+
+from veracity.judges.parsing._text import normalise_statement, plural, preview
+from veracity.judges.parsing.outcomes import RawVerdict, VerdictMatch
+
+__all__ = ["FUZZY_THRESHOLD", "match_verdicts"]
+
+FUZZY_THRESHOLD = 0.85
+
+
+def _describe(verdict: RawVerdict) -> str:
+    if verdict.claim:
+        return f"{preview(verdict.claim, 40)} -> {verdict.verdict.value}"
+    return verdict.verdict.value
+
+
+class _Matcher:
+    def __init__(self, claims: Sequence[str], verdicts: Sequence[RawVerdict]) -> None:
+        self.claims = [normalise_statement(c) for c in claims]
+        self.verdicts = verdicts
+        self.texts = [normalise_statement(v.claim) if v.claim else "" for v in verdicts]
+        self.assigned: dict[int, RawVerdict] = {}
+        self.done: set[int] = set()  # verdict indices assigned or dropped as duplicates
+        self.duplicates: list[RawVerdict] = []
+        self.notes: list[str] = []
+
+    def _take(self, i: int, j: int) -> None:
+        self.assigned[i] = self.verdicts[j]
+        self.done.add(j)
+
+    def _duplicate(self, i: int, j: int) -> None:
+        self.done.add(j)
+        self.duplicates.append(self.verdicts[j])
+        self.notes.append(
+            f"dropped a duplicate verdict for claim {i + 1} "
+            f"({_describe(self.verdicts[j])}); kept the first"
+        )
+
+    def by_exact_text(self) -> None:
+        for j, text in enumerate(self.texts):
+            hits = [i for i, c in enumerate(self.claims) if text and c == text]
+            free = [i for i in hits if i not in self.assigned]
+            if free:
+                self._take(free[0], j)
+            elif hits:
+                self._duplicate(hits[0], j)
+
+    def by_fuzzy_text(self) -> None:
+        for j, text in enumerate(self.texts):
+            if j in self.done or not text:
+                continue
+            ratios = [
+                (SequenceMatcher(None, text, c, autojunk=False).ratio(), i)
+                for i, c in enumerate(self.claims)
+            ]
+            good = [(r, i) for r, i in ratios if r >= FUZZY_THRESHOLD]
+            if not good:
+                continue
+            best = max(r for r, _ in good)
+            top = [i for r, i in good if r == best]
+            free = [i for i in top if i not in self.assigned]
+            if len(free) == 1 and len(top) == 1:
+                self._take(free[0], j)
+                self.notes.append(
+                    f"matched verdict {j + 1} to claim {free[0] + 1} by similar text "
+                    f"(ratio {best:.2f})"
+                )
+            elif not free and len(top) == 1:
+                self._duplicate(top[0], j)
+            # a tie between claims is ambiguous: leave it to position
+
+    def by_position(self) -> None:
+        for j in range(len(self.verdicts)):
+            if j in self.done or j >= len(self.claims) or j in self.assigned:
+                continue
+            self._take(j, j)
+            if self.texts[j]:
+                self.notes.append(
+                    f"matched verdict {j + 1} to claim {j + 1} by position; "
+                    f"its text {preview(self.verdicts[j].claim or '', 40)} matched no claim"
+                )
+
+    def result(self) -> VerdictMatch:
+        extras = [v for j, v in enumerate(self.verdicts) if j not in self.done]
+        if extras:
+            shown = "; ".join(_describe(v) for v in extras[:3])
+            more = "; \u2026" if len(extras) > 3 else ""
+            self.notes.append(f"dropped {plural(len(extras), 'extra verdict')}: {shown}{more}")
+        missing = tuple(i for i in range(len(self.claims)) if i not in self.assigned)
+        return VerdictMatch(
+            assigned=MappingProxyType(dict(sorted(self.assigned.items()))),
+            missing=missing,
+            extras=(*self.duplicates, *extras),
+            notes=tuple(self.notes),
+        )
+
+
+def match_verdicts(claims: Sequence[str], verdicts: Sequence[RawVerdict]) -> VerdictMatch:
+    """Give each claim at most one verdict: by exact text, by similar text, by position.
+
+    Texts are compared normalised (NFKC, casefolded, whitespace collapsed, wrapping
+    punctuation, quotes and a leading "1." removed); similar means a difflib ratio of
+    at least :data:`FUZZY_THRESHOLD` with one best claim. A verdict not matched by text
+    takes the claim at its own list position if that claim is still free. When two
+    verdicts name the same claim the first is kept. Dropped verdicts (duplicates and
+    leftovers) are in ``extras``; every decision worth knowing is in ``notes``.
+    """
+    matcher = _Matcher(claims, verdicts)
+    matcher.by_exact_text()
+    matcher.by_fuzzy_text()
+    matcher.by_position()
+    return matcher.result()

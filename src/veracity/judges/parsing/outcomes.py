@@ -1,0 +1,78 @@
+"""Result types of the judge-reply parsers: frozen, plain data, no behaviour."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from veracity.types.results import Verdict
+
+JsonMethod = Literal["strict", "fenced", "embedded", "repaired"]
+FailureKind = Literal["unparseable", "refusal", "schema"]
+
+
+@dataclass(frozen=True)
+class JsonFound:
+    """A JSON value found in a reply, and how it was found."""
+
+    value: object
+    method: JsonMethod
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    """Why a reply could not be read; ``message`` is fit to show the judge in a re-ask."""
+
+    kind: FailureKind
+    message: str
+
+
+@dataclass(frozen=True)
+class ParsedClaims:
+    """Claims read from a claim-extraction reply.
+
+    ``method`` is a :data:`JsonMethod` or ``"legacy_list"`` (numbered or bulleted lines).
+    """
+
+    claims: tuple[str, ...]
+    method: str
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RawVerdict:
+    """One verdict as the judge wrote it, with its label normalised.
+
+    ``claim`` is the statement text the judge repeated, or ``None`` when the reply
+    gave only labels (those are matched to claims by position).
+    """
+
+    claim: str | None
+    verdict: Verdict
+    reason: str = ""
+    evidence: str = ""
+    raw_label: str = ""
+
+
+@dataclass(frozen=True)
+class ParsedVerdicts:
+    """Verdicts read from a claim-verification reply, in the judge's order.
+
+    ``method`` is a :data:`JsonMethod`, ``"legacy_final_verdict"``,
+    ``"legacy_verdict_lines"``, ``"legacy_numbered"`` or ``"legacy_label"``.
+    """
+
+    items: tuple[RawVerdict, ...]
+    method: str
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VerdictMatch:
+    """Verdicts assigned to claims: by claim index, with the leftovers on both sides."""
+
+    assigned: Mapping[int, RawVerdict]
+    missing: tuple[int, ...]
+    extras: tuple[RawVerdict, ...]
+    notes: tuple[str, ...] = field(default=())

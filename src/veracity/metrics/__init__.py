@@ -1,0 +1,14 @@
+"""Metrics: each scores one sample from what the judge says about it."""
+
+from veracity.metrics.base import Metric, SampleWork
+from veracity.metrics.faithfulness import Faithfulness
+from veracity.metrics.registry import METRICS, UnknownMetricError, resolve_metrics
+
+__all__ = [
+    "METRICS",
+    "Faithfulness",
+    "Metric",
+    "SampleWork",
+    "UnknownMetricError",
+    "resolve_metrics",
+]

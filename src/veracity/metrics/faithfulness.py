@@ -1,0 +1,147 @@
+"""Faithfulness: the share of an answer's claims that its retrieved contexts support."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from veracity.metrics.base import SampleWork
+from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Faithfulness:
+    """Extract atomic claims (one call), judge them against the contexts (one batched call,
+    or one call per claim with ``batch_verification=False``); score = supported / claims.
+
+    ``no_claims_score`` is what an answer with nothing to check (empty, a refusal) scores:
+    1.0 (vacuously faithful) by default, or ``None`` to leave it unscored.
+    """
+
+    batch_verification: bool = True
+    no_claims_score: float | None = 1.0
+    name: str = "faithfulness"
+
+    async def score(self, work: SampleWork) -> MetricResult:
+        started = time.perf_counter()
+        sample = work.sample
+        if not sample.answer.strip():
+            return self._no_claims("the answer is empty", started)
+
+        extracted = await work.claims()
+        usage = work.charge(extracted)
+        if extracted.value is None:
+            return MetricResult(
+                metric=self.name,
+                score=None,
+                status=Status.JUDGE_ERROR,
+                reason=f"claim extraction failed: {extracted.error}",
+                details=_failure_details(extracted.raw_replies, extracted.notes),
+                usage=usage,
+                latency_s=time.perf_counter() - started,
+            )
+        claims = extracted.value
+        if not claims:
+            return self._no_claims("the answer makes no factual claim", started, usage)
+
+        if not any(context.strip() for context in sample.contexts):
+            verdicts = tuple(
+                ClaimVerdict(
+                    claim=claim,
+                    verdict=Verdict.NOT_ENOUGH_INFO,
+                    reason="no contexts were retrieved for this question",
+                )
+                for claim in claims
+            )
+            return self._result(
+                verdicts,
+                Status.NO_CONTEXTS,
+                f"no contexts retrieved: none of {len(claims)} claim(s) can be supported",
+                usage,
+                started,
+                extracted.notes,
+            )
+
+        verified = await work.judge.verify_claims(
+            claims, sample.contexts, iteration=work.iteration, batch=self.batch_verification
+        )
+        usage += verified.usage
+        if verified.value is None:
+            return MetricResult(
+                metric=self.name,
+                score=None,
+                status=Status.JUDGE_ERROR,
+                reason=f"claim verification failed: {verified.error}",
+                details={
+                    "claims": list(claims),
+                    **_failure_details(verified.raw_replies, extracted.notes + verified.notes),
+                },
+                usage=usage,
+                latency_s=time.perf_counter() - started,
+            )
+        counts = Counter(v.verdict for v in verified.value)
+        reason = (
+            f"{counts[Verdict.SUPPORTED]} of {len(claims)} claim(s) supported"
+            f", {counts[Verdict.CONTRADICTED]} contradicted"
+            f", {counts[Verdict.NOT_ENOUGH_INFO]} without enough information"
+        )
+        return self._result(
+            verified.value,
+            Status.SCORED,
+            reason,
+            usage,
+            started,
+            extracted.notes + verified.notes,
+        )
+
+    def _result(
+        self,
+        verdicts: tuple[ClaimVerdict, ...],
+        status: Status,
+        reason: str,
+        usage: Usage,
+        started: float,
+        notes: tuple[str, ...],
+    ) -> MetricResult:
+        counts = Counter(v.verdict for v in verdicts)
+        details: dict[str, Any] = {
+            "claims": [v.model_dump(mode="json") for v in verdicts],
+            "n_claims": len(verdicts),
+            "counts": {verdict.value: counts[verdict] for verdict in Verdict},
+            "verification": "batched" if self.batch_verification else "per_claim",
+        }
+        if notes:
+            details["notes"] = list(notes)
+        return MetricResult(
+            metric=self.name,
+            score=counts[Verdict.SUPPORTED] / len(verdicts),
+            status=status,
+            reason=reason,
+            details=details,
+            usage=usage,
+            latency_s=time.perf_counter() - started,
+        )
+
+    def _no_claims(self, why: str, started: float, usage: Usage | None = None) -> MetricResult:
+        if self.no_claims_score is None:
+            outcome = "it is left unscored"
+        else:
+            outcome = f"it scores {self.no_claims_score:g}"
+        return MetricResult(
+            metric=self.name,
+            score=self.no_claims_score,
+            status=Status.NO_CLAIMS,
+            reason=f"{why}: there is nothing to check, so {outcome}",
+            details={"claims": [], "n_claims": 0},
+            usage=usage or Usage(),
+            latency_s=time.perf_counter() - started,
+        )
+
+
+def _failure_details(raw_replies: tuple[str, ...], notes: tuple[str, ...]) -> dict[str, Any]:
+    details: dict[str, Any] = {"raw_replies": list(raw_replies)}
+    if notes:
+        details["notes"] = list(notes)
+    return details

@@ -1,0 +1,60 @@
+"""The summary as readable tables in the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from veracity.report.summary import OVERALL
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}"
+
+
+def print_summary(summary: dict[str, Any], console: Console) -> None:
+    table = Table(title="veracity summary (scores ×100)")
+    for column in (
+        "metric",
+        "system",
+        "mean",
+        "median",
+        "min",
+        "max",
+        "n",
+        "scored",
+        "other statuses",
+    ):
+        table.add_column(
+            column, justify="left" if column in {"metric", "system", "other statuses"} else "right"
+        )
+    for metric, groups in summary["metrics"].items():
+        rows = [(OVERALL, groups[OVERALL])]
+        if len(groups["by_system"]) > 1:
+            rows += list(groups["by_system"].items())
+        for system, stats in rows:
+            others = ", ".join(
+                f"{status} {count}"
+                for status, count in stats["counts_by_status"].items()
+                if count and status != "scored"
+            )
+            table.add_row(
+                metric,
+                system,
+                _pct(stats["mean"]),
+                _pct(stats["median"]),
+                _pct(stats["min"]),
+                _pct(stats["max"]),
+                str(stats["n"]),
+                str(stats["n_scored"]),
+                others or "—",
+            )
+    console.print(table)
+    usage = summary["usage"]
+    console.print(
+        f"{summary['results']} results · {summary['bad_rows']} bad row(s) · "
+        f"{usage['calls']} judge calls · {usage['input_tokens']} input / "
+        f"{usage['output_tokens']} output tokens"
+    )

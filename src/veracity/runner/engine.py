@@ -1,0 +1,80 @@
+"""Runs metrics over samples: async, a bounded window of samples in flight."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from veracity.judges import Judge
+from veracity.metrics import Metric, SampleWork
+from veracity.types import MetricResult, ResultRecord, Sample
+
+ResultSink = Callable[[ResultRecord], None]
+BadRowSink = Callable[[object], None]
+
+
+def to_record(sample: Sample, iteration: int, result: MetricResult) -> ResultRecord:
+    return ResultRecord(
+        sample_id=sample.id,
+        system=sample.system,
+        question_type=sample.question_type,
+        metric=result.metric,
+        iteration=iteration,
+        score=result.score,
+        status=result.status,
+        reason=result.reason,
+        details=result.details,
+        usage=result.usage,
+        latency_s=result.latency_s,
+    )
+
+
+async def run_metrics(
+    items: Iterable[object],
+    metrics: Sequence[Metric],
+    judge: Judge,
+    *,
+    on_result: ResultSink,
+    on_bad_row: BadRowSink,
+    iterations: int = 1,
+    max_in_flight: int | None = None,
+) -> None:
+    """Score every sample of ``items`` with every metric, ``iterations`` times.
+
+    ``items`` yields samples and, interleaved, anything else (a bad row), which goes to
+    ``on_bad_row``. Only ``max_in_flight`` samples (default: twice the judge's
+    concurrency, so the judge always has the next call waiting) are held at once, so a
+    dataset of any size streams through. Results go to ``on_result`` the moment they
+    exist. A :class:`~veracity.judges.JudgeFatalError` stops the run.
+    """
+    if iterations < 1:
+        raise ValueError(f"iterations must be at least 1, got {iterations}")
+    window = max_in_flight or 2 * judge.concurrency
+    jobs = _jobs(items, iterations, on_bad_row)
+
+    async def worker() -> None:
+        for sample, iteration in jobs:
+            work = SampleWork(sample, judge, iteration)
+            async with asyncio.TaskGroup() as tasks:
+                for metric in metrics:
+                    tasks.create_task(_score(metric, work, on_result))
+
+    async with asyncio.TaskGroup() as workers:
+        for _ in range(window):
+            workers.create_task(worker())
+
+
+def _jobs(
+    items: Iterable[object], iterations: int, on_bad_row: BadRowSink
+) -> Iterator[tuple[Sample, int]]:
+    for item in items:
+        if isinstance(item, Sample):
+            for iteration in range(iterations):
+                yield item, iteration
+        else:
+            on_bad_row(item)
+
+
+async def _score(metric: Metric, work: SampleWork, on_result: ResultSink) -> None:
+    result = await metric.score(work)
+    on_result(to_record(work.sample, work.iteration, result))

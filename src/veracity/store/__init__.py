@@ -1,0 +1,22 @@
+"""Where results live: the run directory and its files."""
+
+from veracity.store.files import dumps, write_json_atomic
+from veracity.store.run_dir import (
+    MANIFEST,
+    RESULTS,
+    SUMMARY,
+    RunDirectory,
+    RunDirectoryError,
+    read_results,
+)
+
+__all__ = [
+    "MANIFEST",
+    "RESULTS",
+    "SUMMARY",
+    "RunDirectory",
+    "RunDirectoryError",
+    "dumps",
+    "read_results",
+    "write_json_atomic",
+]
