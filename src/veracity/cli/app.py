@@ -29,7 +29,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 out_console = Console()
-err_console = Console(stderr=True)
+# soft_wrap: messages keep their lines whole, so paths and file:line stay greppable.
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -101,6 +102,7 @@ def run(
                 out=run_dir,
                 iterations=iterations,
                 keep_results=False,
+                close_judge=True,
                 settings={"concurrency": concurrency, "timeout_s": timeout, "strict": strict},
             )
         )
@@ -108,8 +110,6 @@ def run(
         raise _fail(str(exc)) from exc
     except JudgeFatalError as exc:
         raise _fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
-    finally:
-        asyncio.run(the_judge.aclose())
 
     for bad in result.bad_rows[:20]:
         err_console.print(f"[yellow]bad row[/] {bad}", highlight=False)

@@ -13,7 +13,7 @@ _CHUNK = 1 << 20
 
 
 def _canonical(value: object) -> bytes:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    return json.dumps(value, ensure_ascii=True, sort_keys=True, separators=(",", ":")).encode()
 
 
 def stable_sample_id(
@@ -35,8 +35,10 @@ def stable_sample_id(
 
 def sample_key_digest(sample_id: str, system: str | None) -> int:
     """An 8-byte digest of (id, system), cheap to remember for duplicate detection."""
-    digest = hashlib.blake2b(_canonical([sample_id, system]), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
+    id_bytes = sample_id.encode("utf-8", "surrogatepass")
+    key = len(id_bytes).to_bytes(8, "big") + id_bytes
+    key += b"\x00" if system is None else b"\x01" + system.encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big")
 
 
 def dataset_fingerprint(path: str | Path) -> str:

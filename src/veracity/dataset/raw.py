@@ -29,9 +29,12 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads_strict(text: str) -> object:
     """``json.loads`` that rejects NaN and Infinity (they are not JSON)."""
-    return json.loads(text, parse_constant=_reject_constant)
+    return _DECODER.decode(text)
 
 
 def json_error_message(exc: ValueError) -> str:

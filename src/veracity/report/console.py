@@ -16,20 +16,11 @@ def _pct(value: float | None) -> str:
 
 def print_summary(summary: dict[str, Any], console: Console) -> None:
     table = Table(title="veracity summary (scores ×100)")
-    for column in (
-        "metric",
-        "system",
-        "mean",
-        "median",
-        "min",
-        "max",
-        "n",
-        "scored",
-        "other statuses",
-    ):
-        table.add_column(
-            column, justify="left" if column in {"metric", "system", "other statuses"} else "right"
-        )
+    for column in ("metric", "system"):
+        table.add_column(column, no_wrap=True)
+    for column in ("mean", "median", "min", "max", "n", "scored"):
+        table.add_column(column, justify="right")
+    table.add_column("other statuses")
     for metric, groups in summary["metrics"].items():
         rows = [(OVERALL, groups[OVERALL])]
         if len(groups["by_system"]) > 1:

@@ -118,6 +118,7 @@ class LLMHTTPServer(ThreadingHTTPServer):
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         thread = threading.current_thread()
+        thread.name = f"veracity-fake-llm-{self.port}-handler"
         with self._tracked_lock:
             self._handler_threads.add(thread)
         try:

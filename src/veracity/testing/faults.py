@@ -54,6 +54,8 @@ class Faults:
             value = getattr(self, name)
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number or None, not {value!r}")
+        if self.rate_limit_burst is not None and self.rate_limit_burst < 1:
+            raise ValueError("rate_limit_burst must be at least 1 (one request's token)")
         for field in fields(self):
             if field.name.startswith("rate_limit"):
                 continue

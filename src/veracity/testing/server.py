@@ -26,8 +26,12 @@ class FakeLLMServer:
     veracity's own prompts); ``faults`` injects rate limits, server errors, dropped
     connections and broken bodies or contents, drawn from a RNG seeded with ``seed``.
 
-    >>> with FakeLLMServer() as server:
-    ...     client = openai.OpenAI(base_url=server.base_url, api_key="test")
+    Example::
+
+        with FakeLLMServer(faults=Faults(status_5xx=0.2), seed=1) as server:
+            client = openai.OpenAI(base_url=server.base_url, api_key="test")
+            ...
+            assert server.stats.completions == 10
     """
 
     def __init__(

@@ -33,7 +33,6 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
         concurrency: int = 16,
         timeout_s: float = 60.0,
         structured_output: StructuredOutput = "json_schema",
-        temperature: float | None = 0.0,
         max_tokens: int = 4096,
         retry: RetryPolicy | None = None,
         seed: int | None = None,
@@ -49,7 +48,8 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
             concurrency=concurrency,
             timeout_s=timeout_s,
             structured_output=structured_output,
-            temperature=temperature,
+            # Current Messages API models fix their own sampling; there is nothing to set.
+            temperature=None,
             retry=retry,
             seed=seed,
         )
@@ -60,7 +60,10 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
             api_key=api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
         )
 
-    def _classify(self, exc: BaseException) -> ErrorClass:
+    async def _close_client(self, client: anthropic.AsyncAnthropic) -> None:
+        await client.close()
+
+    def _classify(self, exc: BaseException) -> ErrorClass | None:
         return classify_sdk_error(
             exc, (anthropic.APIConnectionError, anthropic.APIResponseValidationError)
         )
@@ -79,8 +82,6 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
                 {"role": m.role, "content": m.content} for m in messages if m.role != "system"
             ],
         }
-        if self.temperature is not None:
-            params["temperature"] = self.temperature
         use_tool = self.structured_output != "text"
         if use_tool:
             params["tools"] = [

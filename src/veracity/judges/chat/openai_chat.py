@@ -68,7 +68,10 @@ class OpenAIChat(SDKChat[openai.AsyncOpenAI]):
             api_key=api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
         )
 
-    def _classify(self, exc: BaseException) -> ErrorClass:
+    async def _close_client(self, client: openai.AsyncOpenAI) -> None:
+        await client.close()
+
+    def _classify(self, exc: BaseException) -> ErrorClass | None:
         return classify_sdk_error(
             exc, (openai.APIConnectionError, openai.APIResponseValidationError)
         )

@@ -76,7 +76,7 @@ class ErrorClass:
 
 def classify_sdk_error(
     exc: BaseException, transient: tuple[type[BaseException], ...]
-) -> ErrorClass:
+) -> ErrorClass | None:
     """Classify an exception of the openai / anthropic SDKs (they share their error shapes)."""
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
@@ -91,7 +91,8 @@ def classify_sdk_error(
     if isinstance(exc, (*transient, TimeoutError, json.JSONDecodeError)):
         # Timeouts, dropped connections, truncated or non-JSON bodies: worth another try.
         return ErrorClass(retryable=True, fatal=False, message=_short(exc))
-    return ErrorClass(retryable=False, fatal=False, message=_short(exc))
+    # Anything else is a bug on our side, not a judge failure: let it surface.
+    return None
 
 
 def _short(exc: BaseException, limit: int = 300) -> str:
@@ -102,7 +103,7 @@ def _short(exc: BaseException, limit: int = 300) -> str:
 async def call_with_retries(
     attempt: Callable[[], Awaitable[R]],
     *,
-    classify: Callable[[BaseException], ErrorClass],
+    classify: Callable[[BaseException], ErrorClass | None],
     policy: RetryPolicy,
     limiter: RequestLimiter,
     rng: random.Random,
@@ -120,6 +121,8 @@ async def call_with_retries(
             raise
         except Exception as exc:
             kind = classify(exc)
+            if kind is None:
+                raise
             if kind.fatal:
                 raise JudgeFatalError(kind.message) from exc
             if not kind.retryable:

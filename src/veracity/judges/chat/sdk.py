@@ -81,7 +81,10 @@ class SDKChat(Generic[ClientT]):
     def _make_client(self, api_key: str) -> ClientT:
         raise NotImplementedError
 
-    def _classify(self, exc: BaseException) -> ErrorClass:
+    async def _close_client(self, client: ClientT) -> None:
+        raise NotImplementedError
+
+    def _classify(self, exc: BaseException) -> ErrorClass | None:
         raise NotImplementedError
 
     def client(self) -> ClientT:
@@ -101,6 +104,6 @@ class SDKChat(Generic[ClientT]):
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
-        close = getattr(client, "close", None)
-        if close is not None:
-            await close()
+        # A client of an event loop that has ended has nothing left to close.
+        if client is not None and self._client_loop is asyncio.get_running_loop():
+            await self._close_client(client)

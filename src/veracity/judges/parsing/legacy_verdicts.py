@@ -103,7 +103,9 @@ class _Blocks:
                 self.flush()
             self.cur.claim, self.cur.claim_keyed = value, True
         elif kind == "plain":
-            if cur.label is not None or (numbered and cur.claim is not None):
+            if cur.label == "":
+                cur.label = value  # "Verdict:" with the label on the next line
+            elif cur.label is not None or (numbered and cur.claim is not None):
                 self.flush()
                 self.cur.claim = value
             elif cur.claim is None or not cur.claim_keyed:

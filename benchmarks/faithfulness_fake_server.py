@@ -1,0 +1,137 @@
+"""Faithfulness against veracity's fake OpenAI-compatible server, over real HTTP.
+
+Three scenarios (issue 2's acceptance figures):
+
+1. latency: every call takes ``--latency`` seconds; checks calls per sample ≤ 2 and the
+   wall time against the bound calls × latency / concurrency;
+2. malformed: ``--malformed`` of replies are mangled (fences, prose, trailing commas,
+   single quotes, truncation, legacy text, garbage); counts statuses and judge errors and
+   scans every output file for NaN;
+3. rate-limit: the server allows ``--rps`` requests per second and answers 429 with
+   Retry-After beyond it; checks every sample is scored.
+
+Run:  python benchmarks/faithfulness_fake_server.py [--samples 200] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from veracity import LLMJudge, OpenAIChat, evaluate
+from veracity.judges.chat import RetryPolicy
+from veracity.testing import FakeLLMServer, Faults, synthetic_samples
+
+
+def run_scenario(
+    name: str,
+    *,
+    samples: int,
+    concurrency: int,
+    latency_s: float = 0.0,
+    faults: Faults | None = None,
+) -> dict[str, Any]:
+    data = synthetic_samples(samples, seed=7)
+    with FakeLLMServer(latency_s=latency_s, faults=faults or Faults(), seed=11) as server:
+        chat = OpenAIChat(
+            "fake-judge",
+            base_url=server.base_url,
+            api_key="benchmark",
+            concurrency=concurrency,
+            retry=RetryPolicy(max_attempts=10),
+        )
+        with tempfile.TemporaryDirectory() as out:
+            started = time.perf_counter()
+            result = evaluate(data, ["faithfulness"], LLMJudge(chat), out=out)
+            wall = time.perf_counter() - started
+            files = {p.name: p.read_text() for p in Path(out).iterdir() if p.is_file()}
+        stats = server.stats
+    statuses = Counter(r.status.value for r in result.results)
+    completions = stats.completions
+    bound = completions * latency_s / concurrency
+    errors = [r for r in result.results if r.status.value == "judge_error"]
+    return {
+        "scenario": name,
+        "samples": samples,
+        "concurrency": concurrency,
+        "latency_s": latency_s,
+        "http_requests": stats.requests,
+        "completions": completions,
+        "calls_per_sample": completions / samples,
+        "max_calls_for_a_sample": max(r.usage.calls for r in result.results),
+        "wall_s": round(wall, 3),
+        "bound_s": round(bound, 3),
+        "wall_over_bound": round(wall / bound, 3) if bound else None,
+        "statuses": dict(statuses),
+        "judge_error_rate": len(errors) / samples,
+        "judge_errors_with_reason_and_raw": all(
+            r.reason and r.details.get("raw_replies") for r in errors
+        ),
+        "faults": dict(stats.faults),
+        "http_status": {str(k): v for k, v in stats.by_status.items()},
+        "nan_in_outputs": any("NaN" in text for text in files.values()),
+        "mean_faithfulness": result.summary["metrics"]["faithfulness"]["overall"]["mean"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--malformed", type=float, default=0.10)
+    parser.add_argument("--rps", type=float, default=20.0)
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args(argv)
+
+    rows = [
+        run_scenario(
+            "latency", samples=args.samples, concurrency=args.concurrency, latency_s=args.latency
+        ),
+        run_scenario(
+            "malformed",
+            samples=args.samples,
+            concurrency=args.concurrency,
+            latency_s=args.latency,
+            faults=Faults(malformed_content=args.malformed),
+        ),
+        run_scenario(
+            "rate-limit",
+            samples=args.samples,
+            concurrency=args.concurrency,
+            faults=Faults(rate_limit_rps=args.rps),
+        ),
+    ]
+    for row in rows:
+        print(json.dumps(row))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+
+    latency, malformed, limited = rows
+    checks = {
+        "at most 2 calls per sample": latency["max_calls_for_a_sample"] <= 2,
+        "wall time within 1.15 x bound": latency["wall_over_bound"] <= 1.15,
+        "malformed: every sample has a status": sum(malformed["statuses"].values())
+        == args.samples,
+        "malformed: judge_error at most 1 %": malformed["judge_error_rate"] <= 0.01,
+        "malformed: every judge_error keeps reason and raw reply": malformed[
+            "judge_errors_with_reason_and_raw"
+        ],
+        "no NaN in any output": not any(r["nan_in_outputs"] for r in rows),
+        "rate-limit: every sample scored": limited["statuses"].get("scored", 0)
+        + limited["statuses"].get("no_claims", 0)
+        == args.samples,
+    }
+    for check, ok in checks.items():
+        print(f"{'PASS' if ok else 'FAIL'}  {check}")
+    return 0 if all(checks.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

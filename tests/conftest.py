@@ -1,0 +1,47 @@
+"""Shared test helpers: replies a judge might write, and samples."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pytest
+
+from veracity.types import Sample
+
+
+def claims_reply(*claims: str) -> str:
+    return json.dumps({"claims": list(claims)})
+
+
+def verdicts_reply(*items: tuple[str, str] | tuple[str, str, str, str]) -> str:
+    """``(claim, verdict)`` or ``(claim, verdict, reason, evidence)`` tuples as JSON."""
+    verdicts = []
+    for item in items:
+        claim, verdict, *rest = item
+        reason, evidence = rest if rest else ("because", "")
+        verdicts.append(
+            {"claim": claim, "reason": reason, "evidence": evidence, "verdict": verdict}
+        )
+    return json.dumps({"verdicts": verdicts})
+
+
+def make_sample(
+    answer: str = "Paris is the capital of France. It has 2 million people.",
+    contexts: Sequence[str] = ("Paris is the capital and largest city of France.",),
+    **fields: object,
+) -> Sample:
+    return Sample.model_validate(
+        {
+            "id": "s1",
+            "question": "Tell me about Paris.",
+            "answer": answer,
+            "contexts": list(contexts),
+        }
+        | fields
+    )
+
+
+@pytest.fixture
+def sample() -> Sample:
+    return make_sample()

@@ -1,0 +1,188 @@
+"""The OpenAI and Anthropic judges over real HTTP, against veracity's fake server."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from veracity.judges import LLMJudge
+from veracity.judges.chat import AnthropicChat, ChatCallError, OpenAIChat, RetryPolicy
+from veracity.prompts import CLAIM_EXTRACTION, render_extraction
+from veracity.testing import FakeLLMServer, Faults, scripted
+from veracity.types import Verdict
+
+FAST_RETRY = RetryPolicy(max_attempts=8, base_delay_s=0.01, max_delay_s=0.05)
+CONTEXTS = ("Paris is the capital and largest city of France.",)
+
+
+def openai_judge(server: FakeLLMServer, **options: object) -> LLMJudge:
+    chat = OpenAIChat(
+        "judge-model",
+        base_url=server.base_url,
+        api_key="test-key",
+        retry=options.pop("retry", FAST_RETRY),  # type: ignore[arg-type]
+        **options,  # type: ignore[arg-type]
+    )
+    return LLMJudge(chat)
+
+
+async def test_openai_judge_round_trip_with_json_schema() -> None:
+    with FakeLLMServer() as server:
+        judge = openai_judge(server)
+        claims = await judge.extract_claims(
+            "Tell me about Paris.", "Paris is the capital of France.", iteration=0
+        )
+        assert claims.value == ("Paris is the capital of France.",)
+        verdicts = await judge.verify_claims(claims.value, CONTEXTS, iteration=0)
+        await judge.aclose()
+        body = server.requests[0]
+    assert verdicts.value is not None
+    assert verdicts.value[0].verdict is Verdict.SUPPORTED
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["name"] == "claim_extraction"
+    assert body["temperature"] == 0.0
+    assert claims.usage.calls == 1 and claims.usage.input_tokens > 0
+
+
+async def test_json_schema_rejected_falls_back_to_json_object_and_remembers() -> None:
+    with FakeLLMServer(supports_json_schema=False) as server:
+        chat = OpenAIChat("m", base_url=server.base_url, api_key="k", retry=FAST_RETRY)
+        judge = LLMJudge(chat)
+        first = await judge.extract_claims("q", "Paris is in France.", iteration=0)
+        second = await judge.extract_claims("q", "Lyon is in France.", iteration=0)
+        await judge.aclose()
+        formats = [r.get("response_format", {}).get("type") for r in server.requests]
+    assert first.ok and second.ok
+    assert formats == ["json_schema", "json_object", "json_object"]
+    assert chat.structured_output == "json_object"
+    assert chat.notes == ["endpoint rejected json_schema; using json_object"]
+
+
+async def test_plain_text_mode_sends_no_response_format() -> None:
+    with FakeLLMServer() as server:
+        judge = openai_judge(server, structured_output="text")
+        outcome = await judge.extract_claims("q", "Paris is in France.", iteration=0)
+        await judge.aclose()
+        assert "response_format" not in server.requests[0]
+    assert outcome.ok
+
+
+async def test_429_is_retried_honouring_retry_after() -> None:
+    faults = Faults(rate_limit_rps=5.0, rate_limit_burst=1.0)
+    with FakeLLMServer(faults=faults) as server:
+        judge = openai_judge(server)
+        started = time.perf_counter()
+        outcomes = [
+            await judge.extract_claims("q", f"Fact number {i} holds.", iteration=0)
+            for i in range(6)
+        ]
+        elapsed = time.perf_counter() - started
+        await judge.aclose()
+        stats = server.stats
+    assert all(o.ok for o in outcomes)
+    assert stats.by_status.get(429, 0) > 0
+    assert elapsed >= 0.9  # 6 requests at 5 per second, burst 1: the client waited
+
+
+@pytest.mark.parametrize(
+    "faults",
+    [
+        Faults(status_5xx=0.5),
+        Faults(drop_connection=0.5),
+        Faults(malformed_body=0.5),
+        Faults(truncated_body=0.5),
+    ],
+    ids=["5xx", "drop", "malformed-body", "truncated-body"],
+)
+async def test_transport_faults_are_retried(faults: Faults) -> None:
+    with FakeLLMServer(faults=faults, seed=3) as server:
+        judge = openai_judge(server)
+        outcomes = [
+            await judge.extract_claims("q", f"Fact number {i} holds.", iteration=0)
+            for i in range(8)
+        ]
+        await judge.aclose()
+        stats = server.stats
+    assert all(o.ok for o in outcomes), [o.error for o in outcomes]
+    assert stats.requests > 8  # some attempts failed and were retried
+    assert sum(stats.faults.values()) == stats.requests - 8
+
+
+async def test_attempts_running_out_is_a_judge_error_not_an_exception() -> None:
+    with FakeLLMServer(faults=Faults(status_5xx=1.0)) as server:
+        judge = openai_judge(server, retry=RetryPolicy(max_attempts=3, base_delay_s=0.01))
+        outcome = await judge.extract_claims("q", "Paris is in France.", iteration=0)
+        await judge.aclose()
+        requests = server.stats.requests
+    assert outcome.value is None
+    assert outcome.error is not None and "after 3 attempts" in outcome.error
+    assert requests == 3
+
+
+async def test_timeout_is_retried_then_reported() -> None:
+    with FakeLLMServer(latency_s=1.0) as server:
+        judge = openai_judge(
+            server, timeout_s=0.2, retry=RetryPolicy(max_attempts=2, base_delay_s=0.01)
+        )
+        outcome = await judge.extract_claims("q", "Paris is in France.", iteration=0)
+        await judge.aclose()
+    assert outcome.value is None
+    assert outcome.error is not None and "Timeout" in outcome.error
+
+
+async def test_anthropic_judge_uses_a_forced_tool_call() -> None:
+    with FakeLLMServer() as server:
+        chat = AnthropicChat(
+            "claude-test", base_url=server.anthropic_base_url, api_key="k", retry=FAST_RETRY
+        )
+        judge = LLMJudge(chat)
+        claims = await judge.extract_claims("q", "Paris is the capital of France.", iteration=0)
+        assert claims.value is not None
+        verdicts = await judge.verify_claims(claims.value, CONTEXTS, iteration=0)
+        await judge.aclose()
+        body = server.requests[0]
+    assert verdicts.value is not None and verdicts.value[0].verdict is Verdict.SUPPORTED
+    assert body["tool_choice"] == {"type": "tool", "name": "claim_extraction"}
+    assert body["system"].startswith("You break an answer")
+    assert [m["role"] for m in body["messages"]] == ["user"]
+
+
+async def test_anthropic_text_mode_and_retries() -> None:
+    with FakeLLMServer(faults=Faults(status_5xx=0.5), seed=1) as server:
+        chat = AnthropicChat(
+            "claude-test",
+            base_url=server.anthropic_base_url,
+            api_key="k",
+            retry=FAST_RETRY,
+            structured_output="text",
+        )
+        outcome = await LLMJudge(chat).extract_claims("q", "Paris is in France.", iteration=0)
+        await chat.aclose()
+        assert "tools" not in server.requests[0]
+    assert outcome.ok
+
+
+async def test_scripted_server_replies_go_through_the_parser() -> None:
+    replies = ['Sure! ```json\n{"claims": ["Paris is in France."]}\n```', "unused"]
+    with FakeLLMServer(scripted(replies)) as server:
+        judge = openai_judge(server)
+        outcome = await judge.extract_claims("q", "Paris is in France.", iteration=0)
+        await judge.aclose()
+    assert outcome.value == ("Paris is in France.",)
+
+
+def test_rendered_prompt_marks_untrusted_blocks() -> None:
+    prompt = CLAIM_EXTRACTION.render(**render_extraction("q", "an answer"))
+    assert "<answer>\nan answer\n</answer>" in prompt.messages[1].content
+
+
+def test_missing_credentials_are_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        OpenAIChat("m")
+
+
+def test_chat_call_error_is_exported() -> None:
+    assert issubclass(ChatCallError, Exception)

@@ -1,0 +1,161 @@
+"""Retry policy: backoff with jitter, Retry-After, what is retried and what is fatal."""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+
+import pytest
+
+from veracity.judges import JudgeFatalError
+from veracity.judges.chat import (
+    ChatCallError,
+    RequestLimiter,
+    RetryPolicy,
+    retry_after_from_headers,
+)
+from veracity.judges.chat.retry import ErrorClass, call_with_retries
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"Retry-After": "2"}, 2.0),
+        ({"retry-after": "0.25"}, 0.25),
+        ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+        ({"retry-after": "-3"}, 0.0),
+    ],
+)
+def test_retry_after_header_forms(headers: dict[str, str], expected: float | None) -> None:
+    assert retry_after_from_headers(headers) == expected
+
+
+def test_retry_after_http_date() -> None:
+    when = email.utils.formatdate(time.time() + 30, usegmt=True)
+    seconds = retry_after_from_headers({"Retry-After": when})
+    assert seconds is not None and 25 <= seconds <= 31
+
+
+def test_backoff_grows_exponentially_with_jitter_and_is_capped() -> None:
+    policy = RetryPolicy(base_delay_s=1.0, max_delay_s=8.0)
+    rng = random.Random(1)
+    for attempt, ceiling in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (9, 8.0)]:
+        delays = {policy.delay_s(attempt, None, rng) for _ in range(20)}
+        assert all(ceiling / 2 <= d <= ceiling for d in delays)
+        assert len(delays) > 1  # jittered
+
+
+def test_retry_after_wins_over_backoff() -> None:
+    policy = RetryPolicy(base_delay_s=10.0, max_retry_after_s=60.0)
+    rng = random.Random(0)
+    assert 0.3 <= policy.delay_s(5, 0.3, rng) <= 0.36
+    assert policy.delay_s(1, 1000.0, rng) <= 72.0  # capped
+
+
+def _fast_policy(attempts: int = 4) -> RetryPolicy:
+    return RetryPolicy(max_attempts=attempts, base_delay_s=0.001, max_delay_s=0.002)
+
+
+class Flaky(Exception):
+    pass
+
+
+async def test_retryable_errors_are_retried_until_success() -> None:
+    failures = [Flaky("503"), Flaky("503")]
+
+    async def attempt() -> str:
+        if failures:
+            raise failures.pop()
+        return "ok"
+
+    value, attempts = await call_with_retries(
+        attempt,
+        classify=lambda exc: ErrorClass(retryable=True, fatal=False, message=str(exc)),
+        policy=_fast_policy(),
+        limiter=RequestLimiter(2),
+        rng=random.Random(0),
+    )
+    assert (value, attempts) == ("ok", 3)
+
+
+async def test_running_out_of_attempts_is_a_chat_call_error_naming_the_last_error() -> None:
+    async def attempt() -> str:
+        raise Flaky("HTTP 500: boom")
+
+    with pytest.raises(ChatCallError, match=r"after 3 attempts.*HTTP 500: boom"):
+        await call_with_retries(
+            attempt,
+            classify=lambda exc: ErrorClass(retryable=True, fatal=False, message=str(exc)),
+            policy=_fast_policy(3),
+            limiter=RequestLimiter(1),
+            rng=random.Random(0),
+        )
+
+
+async def test_fatal_errors_stop_at_once() -> None:
+    calls = 0
+
+    async def attempt() -> str:
+        nonlocal calls
+        calls += 1
+        raise Flaky("HTTP 401: bad key")
+
+    with pytest.raises(JudgeFatalError, match="401"):
+        await call_with_retries(
+            attempt,
+            classify=lambda exc: ErrorClass(retryable=False, fatal=True, message=str(exc)),
+            policy=_fast_policy(),
+            limiter=RequestLimiter(1),
+            rng=random.Random(0),
+        )
+    assert calls == 1
+
+
+async def test_non_retryable_errors_are_not_retried() -> None:
+    calls = 0
+
+    async def attempt() -> str:
+        nonlocal calls
+        calls += 1
+        raise Flaky("HTTP 400: bad request")
+
+    with pytest.raises(ChatCallError, match="400"):
+        await call_with_retries(
+            attempt,
+            classify=lambda exc: ErrorClass(retryable=False, fatal=False, message=str(exc)),
+            policy=_fast_policy(),
+            limiter=RequestLimiter(1),
+            rng=random.Random(0),
+        )
+    assert calls == 1
+
+
+async def test_retry_after_waits_at_least_that_long_and_counts_throttling() -> None:
+    failures = [Flaky("429")]
+    limiter = RequestLimiter(1)
+
+    async def attempt() -> str:
+        if failures:
+            raise failures.pop()
+        return "ok"
+
+    started = time.perf_counter()
+    await call_with_retries(
+        attempt,
+        classify=lambda exc: ErrorClass(
+            retryable=True, fatal=False, message=str(exc), retry_after_s=0.2
+        ),
+        policy=_fast_policy(),
+        limiter=limiter,
+        rng=random.Random(0),
+    )
+    assert time.perf_counter() - started >= 0.2
+    assert limiter.throttle_events == 1
+
+
+def test_concurrency_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        RequestLimiter(0)

@@ -1,0 +1,155 @@
+"""Faithfulness: the formula and every edge policy, with the scripted judge."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.conftest import claims_reply, make_sample, verdicts_reply
+
+from veracity.judges import LLMJudge
+from veracity.judges.chat import ChatCallError, ScriptedChat
+from veracity.metrics import Faithfulness, SampleWork
+from veracity.types import MetricResult, Sample, Status
+
+
+async def score(
+    sample: Sample, chat: ScriptedChat, metric: Faithfulness | None = None
+) -> MetricResult:
+    work = SampleWork(sample, LLMJudge(chat), iteration=0)
+    return await (metric or Faithfulness()).score(work)
+
+
+async def test_score_is_supported_over_claims_with_three_way_counts() -> None:
+    claims = ("Paris is the capital of France.", "Paris has 2 million people.", "Paris is in Peru.")
+    chat = ScriptedChat(
+        [
+            claims_reply(*claims),
+            verdicts_reply(
+                (claims[0], "supported", "stated", "Paris is the capital and largest city"),
+                (claims[1], "not_enough_info", "population not given", ""),
+                (claims[2], "contradicted", "context says France", "city of France"),
+            ),
+        ]
+    )
+    result = await score(make_sample(), chat)
+    assert result.status is Status.SCORED
+    assert result.score == pytest.approx(1 / 3)
+    assert result.details["counts"] == {
+        "supported": 1,
+        "contradicted": 1,
+        "not_enough_info": 1,
+    }
+    assert result.details["n_claims"] == 3
+    first = result.details["claims"][0]
+    assert first == {
+        "claim": claims[0],
+        "verdict": "supported",
+        "reason": "stated",
+        "evidence": "Paris is the capital and largest city",
+    }
+    assert result.usage.calls == 2
+    assert result.usage.input_tokens > 0
+    assert "1 of 3" in result.reason
+
+
+@pytest.mark.parametrize("answer", ["", "   \n\t "])
+async def test_empty_answer_has_no_claims_and_makes_no_call(answer: str) -> None:
+    chat = ScriptedChat()
+    result = await score(make_sample(answer=answer), chat)
+    assert result.status is Status.NO_CLAIMS
+    assert result.score == 1.0
+    assert chat.calls == []
+    assert "empty" in result.reason
+
+
+async def test_refusal_answer_with_no_claims_is_vacuously_faithful() -> None:
+    chat = ScriptedChat([claims_reply()])
+    result = await score(make_sample(answer="I don't know."), chat)
+    assert result.status is Status.NO_CLAIMS
+    assert result.score == 1.0
+    assert len(chat.calls) == 1
+    assert "nothing to check, so it scores 1" in result.reason
+
+
+async def test_no_claims_can_be_left_unscored() -> None:
+    chat = ScriptedChat([claims_reply()])
+    result = await score(make_sample(answer="Hello!"), chat, Faithfulness(no_claims_score=None))
+    assert result.status is Status.NO_CLAIMS
+    assert result.score is None
+    assert "unscored" in result.reason
+
+
+@pytest.mark.parametrize("contexts", [(), ("",), ("  ", "\n")])
+async def test_no_contexts_gives_not_enough_info_without_a_verification_call(
+    contexts: tuple[str, ...],
+) -> None:
+    chat = ScriptedChat([claims_reply("Paris is in France.", "Paris is big.")])
+    result = await score(make_sample(contexts=contexts), chat)
+    assert result.status is Status.NO_CONTEXTS
+    assert result.score == 0.0
+    assert len(chat.calls) == 1  # extraction only
+    assert {c["verdict"] for c in result.details["claims"]} == {"not_enough_info"}
+    assert result.details["counts"]["not_enough_info"] == 2
+
+
+async def test_extraction_failure_is_a_judge_error_with_the_raw_replies() -> None:
+    chat = ScriptedChat(["nonsense", "more nonsense"])
+    result = await score(make_sample(), chat)
+    assert result.status is Status.JUDGE_ERROR
+    assert result.score is None
+    assert result.reason.startswith("claim extraction failed")
+    assert result.details["raw_replies"] == ["nonsense", "more nonsense"]
+
+
+async def test_verification_failure_is_a_judge_error_keeping_claims_and_raw_replies() -> None:
+    chat = ScriptedChat([claims_reply("Paris is in France."), "??", "I cannot do that."])
+    result = await score(make_sample(), chat)
+    assert result.status is Status.JUDGE_ERROR
+    assert result.score is None
+    assert result.details["claims"] == ["Paris is in France."]
+    assert result.details["raw_replies"] == ["??", "I cannot do that."]
+    assert result.usage.calls == 3
+
+
+async def test_transport_failure_is_a_judge_error() -> None:
+    chat = ScriptedChat([ChatCallError("gave up after 8 attempts; last error: HTTP 429")])
+    result = await score(make_sample(), chat)
+    assert result.status is Status.JUDGE_ERROR
+    assert "HTTP 429" in result.reason
+
+
+async def test_per_claim_verification_option() -> None:
+    claims = ("Paris is the capital of France.", "Paris has 2 million people.")
+    chat = ScriptedChat(
+        [
+            claims_reply(*claims),
+            verdicts_reply((claims[0], "yes")),
+            verdicts_reply((claims[1], "yes")),
+        ]
+    )
+    result = await score(make_sample(), chat, Faithfulness(batch_verification=False))
+    assert result.score == 1.0
+    assert len(chat.calls) == 3
+    assert result.details["verification"] == "per_claim"
+
+
+async def test_result_serialises_without_nan() -> None:
+    chat = ScriptedChat(["x", "y"])
+    result = await score(make_sample(), chat)
+    text = json.dumps(result.model_dump(mode="json"), allow_nan=False)
+    assert "NaN" not in text
+
+
+async def test_claims_are_extracted_once_per_sample_and_iteration() -> None:
+    chat = ScriptedChat(
+        [claims_reply("Paris is in France."), verdicts_reply(("Paris is in France.", "yes"))] * 1
+        + [verdicts_reply(("Paris is in France.", "yes"))]
+    )
+    work = SampleWork(make_sample(), LLMJudge(chat), iteration=0)
+    first = await Faithfulness().score(work)
+    second = await Faithfulness(batch_verification=False).score(work)
+    extraction_calls = [c for c in chat.calls if c.output.name == "claim_extraction"]
+    assert len(extraction_calls) == 1
+    assert first.usage.calls == 2
+    assert second.usage.calls == 1  # the shared extraction is charged once

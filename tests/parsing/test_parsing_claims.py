@@ -1,0 +1,131 @@
+"""parse_claims_reply: JSON shapes, legacy list lines, refusals and failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from veracity.judges.parsing import ParsedClaims, ParseFailure, parse_claims_reply
+
+
+def _claims(text: str) -> ParsedClaims:
+    result = parse_claims_reply(text)
+    assert isinstance(result, ParsedClaims), result
+    return result
+
+
+def _failure(text: str) -> ParseFailure:
+    result = parse_claims_reply(text)
+    assert isinstance(result, ParseFailure), result
+    return result
+
+
+@pytest.mark.parametrize(
+    ("text", "method"),
+    [
+        ('{"claims": ["Paris is in France.", "It is big."]}', "strict"),
+        ('["Paris is in France.", "It is big."]', "strict"),
+        ('```json\n{"claims": ["Paris is in France.", "It is big."]}\n```', "fenced"),
+        ('```\n["Paris is in France.", "It is big."]\n```', "fenced"),
+        ('Sure: {"claims": ["Paris is in France.", "It is big."]} done', "embedded"),
+        ("{'claims': ['Paris is in France.', 'It is big.',]}", "repaired"),
+        ('{"claims": ["Paris is in France.", "It is big.', "repaired"),
+    ],
+)
+def test_json_paths(text: str, method: str) -> None:
+    result = _claims(text)
+    assert result.claims == ("Paris is in France.", "It is big.")
+    assert result.method == method
+
+
+@pytest.mark.parametrize("key", ["claims", "statements", "facts", "claim_list", "Claims"])
+def test_container_key_synonyms(key: str) -> None:
+    assert _claims(f'{{"{key}": ["a", "b"]}}').claims == ("a", "b")
+
+
+@pytest.mark.parametrize("item_key", ["claim", "statement", "text"])
+def test_items_may_be_objects(item_key: str) -> None:
+    text = f'{{"claims": [{{"{item_key}": "a", "id": 1}}, {{"{item_key}": "b"}}]}}'
+    assert _claims(text).claims == ("a", "b")
+
+
+def test_strips_skips_empties_and_dedupes_with_notes() -> None:
+    result = _claims('{"claims": ["  a  ", "", "   ", "b", "a", 7]}')
+    assert result.claims == ("a", "b")
+    assert any("duplicate" in n and "'a'" in n for n in result.notes)
+    assert sum("empty" in n for n in result.notes) == 2
+    assert any("item 6" in n for n in result.notes)
+
+
+@pytest.mark.parametrize("text", ['{"claims": []}', "[]", '```json\n{"claims": []}\n```'])
+def test_empty_claims_is_a_valid_result(text: str) -> None:
+    result = _claims(text)
+    assert result.claims == ()
+    assert result.notes == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Claims:\n1. Paris is in France.\n2. It is big.",
+        "1) Paris is in France.\n2) It is big.",
+        "- Paris is in France.\n- It is big.",
+        "* Paris is in France.\n* It is big.",
+        "\u2022 Paris is in France.\n\u2022 It is big.",
+        "Here they are:\n\n  1. Paris is in France.\n  - It is big.\n\nThat's all.",
+    ],
+)
+def test_legacy_numbered_and_bulleted_lines(text: str) -> None:
+    result = _claims(text)
+    assert result.claims == ("Paris is in France.", "It is big.")
+    assert result.method == "legacy_list"
+
+
+def test_legacy_lines_win_over_a_stray_bracket_in_prose() -> None:
+    result = _claims('- Paris is in France ["citation"].\n- It is big.')
+    assert result.method == "legacy_list"
+    assert result.claims == ('Paris is in France ["citation"].', "It is big.")
+
+
+def test_legacy_lines_are_deduped() -> None:
+    result = _claims("- a\n- b\n- a")
+    assert result.claims == ("a", "b")
+    assert any("duplicate" in n for n in result.notes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I cannot extract claims from this.",
+        "I'm sorry, that is not something I can do.",
+        "As an AI, I do not break answers into claims.",
+    ],
+)
+def test_refusal(text: str) -> None:
+    failure = _failure(text)
+    assert failure.kind == "refusal"
+    assert "refused" in failure.message
+
+
+@pytest.mark.parametrize("text", ["", "hello world", "The answer is fine."])
+def test_garbage_is_unparseable(text: str) -> None:
+    failure = _failure(text)
+    assert failure.kind == "unparseable"
+    assert "'claims'" in failure.message
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('{"foo": ["a"]}', "got a JSON object with keys 'foo'"),
+        ('"Paris is in France."', "got a JSON string"),
+        ("42", "got a JSON number"),
+        ("{}", "got an empty JSON object"),
+        ('{"claims": "Paris is in France."}', "'claims' is a JSON string, not an array"),
+        ('{"claims": [1, 2, {"x": 3}]}', "none of the 3 items"),
+    ],
+)
+def test_wrong_shape_json_is_a_schema_failure(text: str, fragment: str) -> None:
+    failure = _failure(text)
+    assert failure.kind == "schema"
+    assert fragment in failure.message
+    assert failure.message.startswith("expected a JSON object with a 'claims' array")

@@ -1,0 +1,112 @@
+"""extract_json: strict, fenced, embedded and repaired JSON, and what it refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from veracity.judges.parsing import JsonFound, extract_json
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{"claims": ["a", "b"]}', {"claims": ["a", "b"]}),
+        ('  \n["a"]\n ', ["a"]),
+        ('"just a string"', "just a string"),
+        ("true", True),
+        ("0", 0),
+    ],
+)
+def test_strict_json_is_any_value_of_the_whole_text(text: str, value: object) -> None:
+    assert extract_json(text) == JsonFound(value, "strict")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Here you go:\n```json\n{"claims": ["a"]}\n```\nDone.',
+        'Here you go:\n```JSON\n{"claims": ["a"]}\n```',
+        '```\n{"claims": ["a"]}\n```',
+        '```{"claims": ["a"]}```',
+        'Not this one:\n```text\nhello\n```\nThis one:\n```json\n{"claims": ["a"]}\n```',
+    ],
+)
+def test_fenced_json_with_and_without_a_language_tag(text: str) -> None:
+    assert extract_json(text) == JsonFound({"claims": ["a"]}, "fenced")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('Sure! {"claims": ["a", "b"]} Hope this helps.', {"claims": ["a", "b"]}),
+        (
+            'The verdicts are [{"claim": "a", "verdict": "yes"}].',
+            [{"claim": "a", "verdict": "yes"}],
+        ),
+        # a citation before the payload does not win: the largest value does
+        ('As shown in [1], the answer is {"claims": ["x"]}', {"claims": ["x"]}),
+        # braces inside strings do not confuse the bracket scan
+        ('Result: {"claims": ["a } b", "c ] d"]} end', {"claims": ["a } b", "c ] d"]}),
+        # prose in braces that is not JSON is skipped, the real object is found
+        ('I think {maybe} this: {"claims": []}', {"claims": []}),
+    ],
+)
+def test_embedded_json_in_prose(text: str, value: object) -> None:
+    assert extract_json(text) == JsonFound(value, "embedded")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{"claims": ["a", "b",]}', {"claims": ["a", "b"]}),
+        ("{'claims': ['a', 'b']}", {"claims": ["a", "b"]}),
+        ('{"claims": ["a", "b", "c', {"claims": ["a", "b", "c"]}),
+        ('{"claims": ["a", // the first\n "b" /* the second */]}', {"claims": ["a", "b"]}),
+        ('```json\n{"claims": ["a",]}\n``` and then {"other": 1,}', {"claims": ["a"]}),
+        ('```json\n{"claims": ["a", "b"', {"claims": ["a", "b"]}),
+        ("Sure! {claims: [a, b]}", {"claims": ["a", "b"]}),
+    ],
+)
+def test_repaired_json(text: str, value: object) -> None:
+    assert extract_json(text) == JsonFound(value, "repaired")
+
+
+def test_truncated_verdicts_keep_the_complete_items() -> None:
+    text = '{"verdicts": [{"claim": "a", "verdict": "yes"}, {"claim": "b", "verd'
+    found = extract_json(text)
+    assert found is not None
+    assert found.method == "repaired"
+    assert isinstance(found.value, dict)
+    assert found.value["verdicts"][0] == {"claim": "a", "verdict": "yes"}
+
+
+def test_embedded_never_returns_a_fragment_of_a_broken_object() -> None:
+    # the inner item is valid JSON on its own, but the outer object has a trailing comma
+    text = 'Answer: {"verdicts": [{"claim": "a", "verdict": "yes"},]} ok'
+    found = extract_json(text)
+    assert found == JsonFound({"verdicts": [{"claim": "a", "verdict": "yes"}]}, "repaired")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "Yes",
+        "I cannot help with that.",
+        "hello {",
+        "{ not json at all }",
+        "see [the context] for details",
+        "{}",  # strict would accept it, so check the repair path separately below
+    ],
+)
+def test_no_usable_json(text: str) -> None:
+    found = extract_json(text)
+    if text == "{}":
+        assert found == JsonFound({}, "strict")
+    else:
+        assert found is None
+
+
+def test_non_finite_constants_are_not_strict_json() -> None:
+    assert extract_json("NaN") is None
