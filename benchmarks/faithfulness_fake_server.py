@@ -52,6 +52,8 @@ def run_scenario(
             wall = time.perf_counter() - started
             files = {p.name: p.read_text() for p in Path(out).iterdir() if p.is_file()}
         stats = server.stats
+    rps = faults.rate_limit_rps if faults and faults.rate_limit_rps else None
+    burst = max(1.0, rps) if rps else 0.0
     statuses = Counter(r.status.value for r in result.results)
     completions = stats.completions
     bound = completions * latency_s / concurrency
@@ -68,6 +70,8 @@ def run_scenario(
         "wall_s": round(wall, 3),
         "bound_s": round(bound, 3),
         "wall_over_bound": round(wall / bound, 3) if bound else None,
+        # With a rate limit, the floor is the calls past the first burst at the allowed rate.
+        "rate_bound_s": round((completions - burst) / rps, 3) if rps else None,
         "statuses": dict(statuses),
         "judge_error_rate": len(errors) / samples,
         "judge_errors_with_reason_and_raw": all(
@@ -117,8 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     checks = {
         "at most 2 calls per sample": latency["max_calls_for_a_sample"] <= 2,
         "wall time within 1.15 x bound": latency["wall_over_bound"] <= 1.15,
-        "malformed: every sample has a status": sum(malformed["statuses"].values())
-        == args.samples,
+        "malformed: every sample has a status": sum(malformed["statuses"].values()) == args.samples,
         "malformed: judge_error at most 1 %": malformed["judge_error_rate"] <= 0.01,
         "malformed: every judge_error keeps reason and raw reply": malformed[
             "judge_errors_with_reason_and_raw"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import platform
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -79,20 +78,15 @@ async def aevaluate(
     base_url: str | None = None,
     concurrency: int = 16,
     keep_results: bool = True,
-    close_judge: bool | None = None,
     settings: Mapping[str, Any] | None = None,
 ) -> EvaluationResult:
     """Evaluate ``samples`` (a dataset path, or samples / dicts) with ``metrics``.
 
     With ``out``, results are written to that run directory as they finish. A judge
-    given by name is closed at the end; a judge object only with ``close_judge=True``. A judge
     that cannot work at all (bad key, unknown model) raises
     :class:`~veracity.judges.JudgeFatalError` after recording what was done.
     """
     chosen = [resolve_metrics([m])[0] if isinstance(m, str) else m for m in metrics]
-    owns_judge = (
-        close_judge if close_judge is not None else (judge is None or isinstance(judge, str))
-    )
     the_judge = (
         judge
         if judge is not None and not isinstance(judge, str)
@@ -154,9 +148,8 @@ async def aevaluate(
             run_dir.write_summary(summary)
             run_dir.update_manifest(**manifest)
             run_dir.close()
-        if owns_judge:
-            with contextlib.suppress(Exception):
-                await the_judge.aclose()
+        # Connections belong to this event loop; the judge opens new ones if used again.
+        await the_judge.aclose()
     if error:
         raise JudgeFatalError(error)
     return EvaluationResult(

@@ -116,7 +116,7 @@ async def test_attempts_running_out_is_a_judge_error_not_an_exception() -> None:
         await judge.aclose()
         requests = server.stats.requests
     assert outcome.value is None
-    assert outcome.error is not None and "after 3 attempts" in outcome.error
+    assert outcome.error is not None and "after 3 failed attempts" in outcome.error
     assert requests == 3
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import claims_reply, verdicts_reply
-
+from tests.helpers import claims_reply, verdicts_reply
 from veracity.judges import LLMJudge
 from veracity.judges.chat import ChatCallError, ScriptedChat
 from veracity.types import Verdict

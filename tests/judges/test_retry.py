@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import random
 import time
@@ -85,7 +86,7 @@ async def test_running_out_of_attempts_is_a_chat_call_error_naming_the_last_erro
     async def attempt() -> str:
         raise Flaky("HTTP 500: boom")
 
-    with pytest.raises(ChatCallError, match=r"after 3 attempts.*HTTP 500: boom"):
+    with pytest.raises(ChatCallError, match=r"after 3 failed attempts.*HTTP 500: boom"):
         await call_with_retries(
             attempt,
             classify=lambda exc: ErrorClass(retryable=True, fatal=False, message=str(exc)),
@@ -146,7 +147,7 @@ async def test_retry_after_waits_at_least_that_long_and_counts_throttling() -> N
     await call_with_retries(
         attempt,
         classify=lambda exc: ErrorClass(
-            retryable=True, fatal=False, message=str(exc), retry_after_s=0.2
+            retryable=True, fatal=False, message=str(exc), retry_after_s=0.2, throttled=True
         ),
         policy=_fast_policy(),
         limiter=limiter,
@@ -154,8 +155,78 @@ async def test_retry_after_waits_at_least_that_long_and_counts_throttling() -> N
     )
     assert time.perf_counter() - started >= 0.2
     assert limiter.throttle_events == 1
+    assert limiter.current_limit == 1  # halved from 1, floored at 1
 
 
 def test_concurrency_must_be_positive() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         RequestLimiter(0)
+
+
+async def test_throttling_pauses_everyone_and_halves_the_limit_once_per_pause() -> None:
+    limiter = RequestLimiter(16)
+    async with limiter.slot():
+        pass
+    for _ in range(10):  # one burst of 429s
+        limiter.throttled(0.2)
+    assert limiter.throttle_events == 10
+    assert limiter.current_limit == 8
+    started = time.perf_counter()
+    async with limiter.slot():
+        waited = time.perf_counter() - started
+    assert waited >= 0.15
+    for _ in range(40):
+        limiter.succeeded()
+    assert limiter.current_limit > 8  # additive increase after successes
+
+
+async def test_slots_never_exceed_the_limit() -> None:
+    limiter = RequestLimiter(3)
+    in_flight = peak = 0
+
+    async def task() -> None:
+        nonlocal in_flight, peak
+        async with limiter.slot():
+            in_flight += 1
+            peak = max(peak, in_flight)
+            await asyncio.sleep(0.01)
+            in_flight -= 1
+
+    await asyncio.gather(*(task() for _ in range(20)))
+    assert peak == 3
+
+
+async def test_429s_do_not_use_up_the_failure_budget() -> None:
+    throttles = [Flaky("429")] * 12  # more than max_attempts
+
+    async def attempt() -> str:
+        if throttles:
+            raise throttles.pop()
+        return "ok"
+
+    value, attempts = await call_with_retries(
+        attempt,
+        classify=lambda exc: ErrorClass(
+            retryable=True, fatal=False, message=str(exc), retry_after_s=0.001, throttled=True
+        ),
+        policy=_fast_policy(attempts=3),
+        limiter=RequestLimiter(4),
+        rng=random.Random(0),
+    )
+    assert (value, attempts) == ("ok", 13)
+
+
+async def test_throttling_gives_up_after_its_time_budget() -> None:
+    async def attempt() -> str:
+        raise Flaky("HTTP 429: slow down")
+
+    with pytest.raises(ChatCallError, match="still throttled"):
+        await call_with_retries(
+            attempt,
+            classify=lambda exc: ErrorClass(
+                retryable=True, fatal=False, message=str(exc), retry_after_s=0.05, throttled=True
+            ),
+            policy=RetryPolicy(max_throttled_s=0.2),
+            limiter=RequestLimiter(1),
+            rng=random.Random(0),
+        )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.conftest import claims_reply, make_sample, verdicts_reply
 
+from tests.helpers import claims_reply, make_sample, verdicts_reply
 from veracity.judges import LLMJudge
 from veracity.judges.chat import ChatCallError, ScriptedChat
 from veracity.metrics import Faithfulness, SampleWork

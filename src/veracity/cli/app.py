@@ -102,7 +102,6 @@ def run(
                 out=run_dir,
                 iterations=iterations,
                 keep_results=False,
-                close_judge=True,
                 settings={"concurrency": concurrency, "timeout_s": timeout, "strict": strict},
             )
         )
@@ -122,6 +121,39 @@ def run(
         out_console.print(str(check), style="green" if check.met else "bold red", highlight=False)
     if not all(check.met for check in checks):
         raise typer.Exit(EXIT_THRESHOLD)
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option(help="Run directory to write.")] = Path("runs/demo"),
+) -> None:
+    """Run the bundled example dataset end to end, with no API key and no network.
+
+    The judge is veracity's fake OpenAI-compatible server on loopback, whose verdicts come
+    from word overlap: the run shows the pipeline, files and reports, not a real judgement.
+    """
+    from importlib.resources import as_file, files
+
+    from veracity.judges import LLMJudge
+    from veracity.judges.chat import OpenAIChat
+    from veracity.testing import FakeLLMServer
+
+    err_console.print(
+        "[bold]demo:[/] judging with veracity's rule-based fake LLM server on 127.0.0.1 "
+        "(word overlap, not a real model)",
+        highlight=False,
+    )
+    example = files("veracity") / "examples" / "rag_sample.jsonl"
+    with as_file(example) as dataset, FakeLLMServer() as server:
+        judge = LLMJudge(OpenAIChat("rule-based-fake", base_url=server.base_url, api_key="demo"))
+        try:
+            result = asyncio.run(
+                aevaluate(dataset, resolve_metrics(["faithfulness"]), judge, out=out)
+            )
+        except RunDirectoryError as exc:
+            raise _fail(str(exc)) from exc
+    print_summary(result.summary, out_console)
+    out_console.print(f"run directory: {out}", highlight=False)
 
 
 @app.command()

@@ -18,24 +18,23 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     table = Table(title="veracity summary (scores ×100)")
     for column in ("metric", "system"):
         table.add_column(column, no_wrap=True)
-    for column in ("mean", "median", "min", "max", "n", "scored"):
-        table.add_column(column, justify="right")
-    table.add_column("other statuses")
+    for column in ("mean", "min", "max", "n", "scored"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("other statuses", overflow="fold")
     for metric, groups in summary["metrics"].items():
         rows = [(OVERALL, groups[OVERALL])]
         if len(groups["by_system"]) > 1:
             rows += list(groups["by_system"].items())
-        for system, stats in rows:
+        for index, (system, stats) in enumerate(rows):
             others = ", ".join(
                 f"{status} {count}"
                 for status, count in stats["counts_by_status"].items()
                 if count and status != "scored"
             )
             table.add_row(
-                metric,
+                metric if index == 0 else "",
                 system,
                 _pct(stats["mean"]),
-                _pct(stats["median"]),
                 _pct(stats["min"]),
                 _pct(stats["max"]),
                 str(stats["n"]),

@@ -12,6 +12,7 @@ from veracity.testing.responders import ScriptExhaustedError, scripted
 from veracity.testing.rule_based import RuleBasedResponder
 from veracity.testing.server import FakeLLMServer
 from veracity.testing.stats import ServerStats
+from veracity.testing.synthetic import synthetic_samples
 
 __all__ = [
     "EMBEDDING_DIM",
@@ -30,4 +31,5 @@ __all__ = [
     "hashed_embedding",
     "mangle_content",
     "scripted",
+    "synthetic_samples",
 ]

@@ -1,17 +1,25 @@
-"""The global limit on judge calls in flight."""
+"""The global limit on judge calls in flight, which backs off when the endpoint throttles."""
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 
 class RequestLimiter:
     """At most ``concurrency`` calls at once, shared by every metric of a run.
 
-    The semaphore is made per event loop, so a judge object can serve several
-    ``asyncio.run`` calls (as ``evaluate`` makes) without binding to a dead loop.
+    When the endpoint throttles (HTTP 429, or any reply with ``Retry-After``), every
+    caller pauses until the time it named, and the allowed concurrency is halved
+    (at most once per pause, so one burst of 429s counts once); each success then adds
+    back about one slot per ``limit`` successes (additive increase, multiplicative
+    decrease). A run against a rate-limited endpoint thus settles just under the limit
+    instead of hammering it.
+
+    The asyncio primitives are made per event loop, so one judge can serve several
+    ``asyncio.run`` calls.
     """
 
     def __init__(self, concurrency: int) -> None:
@@ -19,17 +27,57 @@ class RequestLimiter:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
         self.concurrency = concurrency
         self.throttle_events = 0
+        self._limit = float(concurrency)
+        self._in_flight = 0
+        self._resume_at = 0.0
+        self._last_cut_at = -math.inf
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._semaphore: asyncio.Semaphore | None = None
+        self._condition: asyncio.Condition | None = None
+
+    @property
+    def current_limit(self) -> int:
+        return max(1, int(self._limit))
+
+    def _state(self) -> tuple[asyncio.AbstractEventLoop, asyncio.Condition]:
+        loop = asyncio.get_running_loop()
+        if self._condition is None or self._loop is not loop:
+            self._loop, self._condition = loop, asyncio.Condition()
+            self._in_flight, self._resume_at = 0, 0.0
+        return loop, self._condition
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
-        loop = asyncio.get_running_loop()
-        if self._semaphore is None or self._loop is not loop:
-            self._loop, self._semaphore = loop, asyncio.Semaphore(self.concurrency)
-        async with self._semaphore:
+        loop, condition = self._state()
+        async with condition:
+            while True:
+                pause = self._resume_at - loop.time()
+                if pause > 0:
+                    # Condition.wait releases the lock while paused; a notify or the
+                    # timeout both lead back to re-checking.
+                    with suppress(TimeoutError):
+                        await asyncio.wait_for(condition.wait(), timeout=pause)
+                    continue
+                if self._in_flight < self.current_limit:
+                    break
+                await condition.wait()
+            self._in_flight += 1
+        try:
             yield
+        finally:
+            async with condition:
+                self._in_flight -= 1
+                # The limit may have grown since: wake as many as may now go.
+                condition.notify(max(1, self.current_limit - self._in_flight))
 
-    def throttled(self) -> None:
-        """The endpoint asked us to slow down (a 429 with ``Retry-After``)."""
+    def succeeded(self) -> None:
+        self._limit = min(float(self.concurrency), self._limit + 1.0 / self._limit)
+
+    def throttled(self, pause_s: float) -> None:
+        """The endpoint asked us to slow down: pause everyone ``pause_s`` and cut the limit."""
+        loop, _ = self._state()
+        now = loop.time()
         self.throttle_events += 1
+        self._resume_at = max(self._resume_at, now + pause_s)
+        if now >= self._last_cut_at + max(pause_s, 0.05):
+            self._limit = max(1.0, self._limit / 2)
+            self._last_cut_at = now

@@ -24,14 +24,20 @@ R = TypeVar("R")
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
 FATAL_STATUS = frozenset({401, 403, 404})
+THROTTLE_STATUS = frozenset({429, 529})
 
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
+    """``max_attempts`` bounds failures (5xx, timeouts, dropped connections); being
+    throttled is not a failure and is bounded by time instead: a call gives up after
+    ``max_throttled_s`` seconds of waiting on 429s."""
+
     max_attempts: int = 8
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0
+    max_throttled_s: float = 900.0
 
     def delay_s(self, attempt: int, retry_after_s: float | None, rng: random.Random) -> float:
         """Seconds to wait before attempt ``attempt + 1`` (``attempt`` counts from 1)."""
@@ -72,6 +78,7 @@ class ErrorClass:
     fatal: bool
     message: str
     retry_after_s: float | None = None
+    throttled: bool = False
 
 
 def classify_sdk_error(
@@ -82,11 +89,15 @@ def classify_sdk_error(
     if isinstance(status, int):
         response = getattr(exc, "response", None)
         headers = getattr(response, "headers", None) or {}
+        retry_after = retry_after_from_headers(headers)
         return ErrorClass(
             retryable=status in RETRYABLE_STATUS,
             fatal=status in FATAL_STATUS,
             message=f"HTTP {status}: {str(exc).strip()[:300]}",
-            retry_after_s=retry_after_from_headers(headers),
+            retry_after_s=retry_after,
+            # 429, Anthropic's 529 "overloaded", or any retryable reply naming a wait.
+            throttled=status in THROTTLE_STATUS
+            or (retry_after is not None and status in RETRYABLE_STATUS),
         )
     if isinstance(exc, (*transient, TimeoutError, json.JSONDecodeError)):
         # Timeouts, dropped connections, truncated or non-JSON bodies: worth another try.
@@ -111,12 +122,17 @@ async def call_with_retries(
     """Run ``attempt`` until it succeeds; return its value and the number of attempts.
 
     Raises :class:`JudgeFatalError` for errors no retry can fix and :class:`ChatCallError`
-    when the attempts run out.
+    when the failures or the time spent throttled run out.
     """
-    for number in range(1, policy.max_attempts + 1):
+    attempts = failures = throttles = 0
+    throttled_s = 0.0
+    while True:
+        attempts += 1
         try:
             async with limiter.slot():
-                return await attempt(), number
+                value = await attempt()
+            limiter.succeeded()
+            return value, attempts
         except (JudgeFatalError, ChatCallError):
             raise
         except Exception as exc:
@@ -127,11 +143,21 @@ async def call_with_retries(
                 raise JudgeFatalError(kind.message) from exc
             if not kind.retryable:
                 raise ChatCallError(kind.message) from exc
-            if number == policy.max_attempts:
+            if kind.throttled:
+                throttles += 1
+                pause = policy.delay_s(throttles, kind.retry_after_s, rng)
+                throttled_s += pause
+                if throttled_s > policy.max_throttled_s:
+                    raise ChatCallError(
+                        f"still throttled after waiting {throttled_s:.0f} s; "
+                        f"last error: {kind.message}"
+                    ) from exc
+                # The pause applies to every caller: the limiter holds them all back.
+                limiter.throttled(pause)
+                continue
+            failures += 1
+            if failures >= policy.max_attempts:
                 raise ChatCallError(
-                    f"gave up after {number} attempts; last error: {kind.message}"
+                    f"gave up after {failures} failed attempts; last error: {kind.message}"
                 ) from exc
-            if kind.retry_after_s is not None:
-                limiter.throttled()
-            await asyncio.sleep(policy.delay_s(number, kind.retry_after_s, rng))
-    raise AssertionError("unreachable: the loop returns or raises")
+            await asyncio.sleep(policy.delay_s(failures, kind.retry_after_s, rng))

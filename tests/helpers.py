@@ -1,11 +1,9 @@
-"""Shared test helpers: replies a judge might write, and samples."""
+"""Test helpers: replies a judge might write, and samples."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-
-import pytest
 
 from veracity.types import Sample
 
@@ -40,8 +38,3 @@ def make_sample(
         }
         | fields
     )
-
-
-@pytest.fixture
-def sample() -> Sample:
-    return make_sample()
