@@ -134,9 +134,9 @@ async def aevaluate(
             on_bad_row=on_bad_row,
             iterations=iterations,
         )
-    except* JudgeFatalError as failures:
-        status, error = "failed", str(failures.exceptions[0])
-    except* (KeyboardInterrupt, asyncio.CancelledError):
+    except JudgeFatalError as exc:
+        status, error = "failed", str(exc)
+    except (KeyboardInterrupt, asyncio.CancelledError):
         status, error = "interrupted", "the run was interrupted"
         raise
     finally:

@@ -231,3 +231,33 @@ def test_existing_results_are_not_overwritten(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "already holds results" in proc.stderr
     assert (out / "results.jsonl").read_text() == '{"kept": true}\n'
+
+
+def test_fatal_judge_error_stops_the_run_keeps_results_and_exits_2(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data.jsonl", ROWS[:3])
+    out = tmp_path / "run"
+    with FakeLLMServer(api_key="the-right-key") as server:
+        proc = veracity(
+            "run", str(dataset), "--judge", "openai/m", "--base-url", server.base_url,
+            "--out", str(out),
+            env={"OPENAI_API_KEY": SECRET},
+        )  # fmt: skip
+    assert proc.returncode == 2
+    assert "the judge cannot work" in proc.stderr and "401" in proc.stderr
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "failed"
+    assert "401" in manifest["error"]
+    assert (out / "summary.json").exists()
+    for path in out.iterdir():
+        assert SECRET not in path.read_text()
+
+
+def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    proc = veracity("demo", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    overall = summary["metrics"]["faithfulness"]["overall"]
+    assert overall["n"] == 13
+    assert set(summary["metrics"]["faithfulness"]["by_system"]) == {"baseline", "reranked"}
+    assert "rule-based fake" in proc.stderr

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from veracity.judges import LLMJudge
+from veracity.judges import JudgeFatalError, LLMJudge
 from veracity.judges.chat import AnthropicChat, ChatCallError, OpenAIChat, RetryPolicy
 from veracity.prompts import CLAIM_EXTRACTION, render_extraction
 from veracity.testing import FakeLLMServer, Faults, scripted
@@ -186,3 +186,30 @@ def test_missing_credentials_are_a_clear_error(monkeypatch: pytest.MonkeyPatch) 
 
 def test_chat_call_error_is_exported() -> None:
     assert issubclass(ChatCallError, Exception)
+
+
+async def test_wrong_key_is_fatal_at_once() -> None:
+    with FakeLLMServer(api_key="right-key") as server:
+        chat = OpenAIChat("m", base_url=server.base_url, api_key="wrong-key", retry=FAST_RETRY)
+        with pytest.raises(JudgeFatalError, match="401"):
+            await LLMJudge(chat).extract_claims("q", "Paris is in France.", iteration=0)
+        await chat.aclose()
+        assert server.stats.requests == 1  # no retry can fix a bad key
+
+
+async def test_right_key_is_sent_as_a_bearer_token() -> None:
+    with FakeLLMServer(api_key="right-key") as server:
+        chat = OpenAIChat("m", base_url=server.base_url, api_key="right-key", retry=FAST_RETRY)
+        outcome = await LLMJudge(chat).extract_claims("q", "Paris is in France.", iteration=0)
+        await chat.aclose()
+    assert outcome.ok
+
+
+async def test_anthropic_wrong_key_is_fatal() -> None:
+    with FakeLLMServer(api_key="right-key") as server:
+        chat = AnthropicChat(
+            "c", base_url=server.anthropic_base_url, api_key="nope", retry=FAST_RETRY
+        )
+        with pytest.raises(JudgeFatalError, match="401"):
+            await LLMJudge(chat).extract_claims("q", "Paris is in France.", iteration=0)
+        await chat.aclose()

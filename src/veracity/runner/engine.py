@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from veracity.judges import Judge
+from veracity.judges import Judge, JudgeFatalError
 from veracity.metrics import Metric, SampleWork
 from veracity.types import MetricResult, ResultRecord, Sample
 
@@ -59,9 +59,21 @@ async def run_metrics(
                 for metric in metrics:
                     tasks.create_task(_score(metric, work, on_result))
 
-    async with asyncio.TaskGroup() as workers:
-        for _ in range(window):
-            workers.create_task(worker())
+    try:
+        async with asyncio.TaskGroup() as workers:
+            for _ in range(window):
+                workers.create_task(worker())
+    except* JudgeFatalError as group:
+        # One fatal error is enough to stop; the caller gets it plainly, not nested.
+        raise _first_leaf(group) from None
+
+
+def _first_leaf(group: BaseExceptionGroup[JudgeFatalError]) -> JudgeFatalError:
+    exc: BaseException = group
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    assert isinstance(exc, JudgeFatalError)
+    return exc
 
 
 def _jobs(

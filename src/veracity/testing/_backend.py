@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -69,8 +70,10 @@ class Backend:
         faults: Faults,
         seed: int,
         supports_json_schema: bool,
+        api_key: str | None = None,
     ) -> None:
         self.responder = responder
+        self.api_key = api_key
         self.latency = latency
         self.injector = FaultInjector(faults, seed)
         self.seed = seed
@@ -78,14 +81,26 @@ class Backend:
         self.stats = StatsCollector()
         self.stopping = threading.Event()
 
-    def handle(self, method: str, path: str, body: bytes) -> Reply:
+    def handle(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
+    ) -> Reply:
         self.stats.begin()
         reply: Reply | None = None
         try:
-            reply = self._dispatch(method, path, body)
+            reply = self._authorize(path, headers or {}) or self._dispatch(method, path, body)
         finally:
             self.stats.end(None if reply is None or reply.mode == "drop" else reply.status)
         return reply
+
+    def _authorize(self, path: str, headers: Mapping[str, str]) -> Reply | None:
+        """HTTP 401 unless the request carries ``api_key`` (when the server has one)."""
+        if self.api_key is None:
+            return None
+        lowered = {key.lower(): value for key, value in headers.items()}
+        if self.api_key in (lowered.get("x-api-key"), lowered.get("authorization", "")[7:]):
+            return None
+        api: Api = "anthropic" if path.rstrip("/").endswith("/messages") else "openai"
+        return _error(api, 401, "Incorrect API key provided.", code="invalid_api_key")
 
     def _sleep(self, request: ChatRequest | None) -> None:
         if callable(self.latency):

@@ -52,7 +52,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._write(Reply(400, b'{"error": {"message": "bad request body"}}'))
             self.close_connection = True
             return
-        self._write(self.server.backend.handle(method, self.path, body))
+        headers = dict(self.headers.items())
+        self._write(self.server.backend.handle(method, self.path, body, headers))
 
     def _read_body(self) -> bytes:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():

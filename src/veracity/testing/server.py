@@ -25,6 +25,7 @@ class FakeLLMServer:
     Replies come from ``responder`` (default :class:`RuleBasedResponder`, which answers
     veracity's own prompts); ``faults`` injects rate limits, server errors, dropped
     connections and broken bodies or contents, drawn from a RNG seeded with ``seed``.
+    With ``api_key``, requests without that key (bearer or ``x-api-key``) get HTTP 401.
 
     Example::
 
@@ -42,6 +43,7 @@ class FakeLLMServer:
         faults: Faults = _NO_FAULTS,
         seed: int = 0,
         supports_json_schema: bool = True,
+        api_key: str | None = None,
     ) -> None:
         self._backend = Backend(
             responder if responder is not None else RuleBasedResponder(),
@@ -49,6 +51,7 @@ class FakeLLMServer:
             faults=faults,
             seed=seed,
             supports_json_schema=supports_json_schema,
+            api_key=api_key,
         )
         self._lock = threading.Lock()
         self._httpd: LLMHTTPServer | None = None

@@ -1,0 +1,71 @@
+"""The summary and threshold gates, against hand-computed values."""
+
+from __future__ import annotations
+
+import pytest
+
+from veracity.report import NO_SYSTEM, SummaryBuilder, check_thresholds, parse_thresholds
+from veracity.types import ResultRecord, Status, Usage
+
+
+def record(score: float | None, status: Status, system: str | None = "a") -> ResultRecord:
+    return ResultRecord(
+        sample_id="s",
+        system=system,
+        metric="faithfulness",
+        iteration=0,
+        score=score,
+        status=status,
+        reason="r",
+        usage=Usage(calls=2, input_tokens=10, output_tokens=3),
+    )
+
+
+def test_summary_statistics_by_metric_and_system() -> None:
+    builder = SummaryBuilder()
+    for rec in [
+        record(1.0, Status.SCORED, "a"),
+        record(0.5, Status.SCORED, "a"),
+        record(None, Status.JUDGE_ERROR, "a"),
+        record(0.0, Status.NO_CONTEXTS, "b"),
+        record(1.0, Status.NO_CLAIMS, None),
+    ]:
+        builder.add(rec)
+    summary = builder.build(bad_rows=2)
+    overall = summary["metrics"]["faithfulness"]["overall"]
+    assert overall["n"] == 5
+    assert overall["n_scored"] == 4
+    assert overall["mean"] == pytest.approx(2.5 / 4)
+    assert overall["median"] == pytest.approx(0.75)
+    assert (overall["min"], overall["max"]) == (0.0, 1.0)
+    assert overall["std"] == pytest.approx(0.4787135538781691)
+    assert overall["counts_by_status"]["judge_error"] == 1
+    assert overall["counts_by_status"]["skipped"] == 0  # every status is listed
+    by_system = summary["metrics"]["faithfulness"]["by_system"]
+    assert by_system["a"]["mean"] == pytest.approx(0.75)
+    assert by_system["a"]["n"] == 3 and by_system["a"]["n_scored"] == 2
+    assert by_system[NO_SYSTEM]["n"] == 1
+    assert summary["bad_rows"] == 2
+    assert summary["usage"] == {"calls": 10, "input_tokens": 50, "output_tokens": 15}
+
+
+def test_nothing_scored_gives_null_statistics_not_nan() -> None:
+    builder = SummaryBuilder()
+    builder.add(record(None, Status.JUDGE_ERROR))
+    stats = builder.build(bad_rows=0)["metrics"]["faithfulness"]["overall"]
+    assert stats["mean"] is None and stats["std"] is None and stats["n_scored"] == 0
+
+
+def test_thresholds() -> None:
+    builder = SummaryBuilder()
+    builder.add(record(0.8, Status.SCORED))
+    summary = builder.build(bad_rows=0)
+    checks = check_thresholds(summary, parse_thresholds(["faithfulness=0.8", "rubric=0.1"]))
+    assert [c.met for c in checks] == [True, False]
+    assert "no scored result" in str(checks[1])
+
+
+@pytest.mark.parametrize("spec", ["faithfulness", "faithfulness=x", "=0.5", "faithfulness=1.5"])
+def test_bad_threshold_specs(spec: str) -> None:
+    with pytest.raises(ValueError, match="bad threshold"):
+        parse_thresholds([spec])
