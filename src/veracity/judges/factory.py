@@ -50,25 +50,16 @@ def make_judge(
         raise JudgeSpecError(
             f"unknown judge {spec!r}: expected openai/MODEL, anthropic/MODEL or offline"
         )
+    chat_class = OpenAIChat if provider == "openai" else AnthropicChat
     try:
-        if provider == "openai":
-            chat: OpenAIChat | AnthropicChat = OpenAIChat(
-                model,
-                base_url=base_url,
-                concurrency=concurrency,
-                timeout_s=timeout_s,
-                structured_output=structured_output,
-                retry=retry,
-            )
-        else:
-            chat = AnthropicChat(
-                model,
-                base_url=base_url,
-                concurrency=concurrency,
-                timeout_s=timeout_s,
-                structured_output=structured_output,
-                retry=retry,
-            )
+        chat = chat_class(
+            model,
+            base_url=base_url,
+            concurrency=concurrency,
+            timeout_s=timeout_s,
+            structured_output=structured_output,
+            retry=retry,
+        )
     except ValueError as exc:
         raise JudgeSpecError(str(exc)) from exc
     return LLMJudge(chat)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Protocol
 
 from veracity.judges import Judge, JudgeOutcome
-from veracity.types import MetricResult, Sample, Usage
+from veracity.types import MetricResult, Sample, Status, Usage
 
 
 class SampleWork:
@@ -39,6 +40,29 @@ class SampleWork:
             return Usage()
         self._charged.add(id(outcome))
         return outcome.usage
+
+
+def judge_error(
+    metric: str,
+    step: str,
+    outcome: JudgeOutcome[Any],
+    usage: Usage,
+    started: float,
+    **details: Any,
+) -> MetricResult:
+    """The result when the judge failed at ``step``: no score, the reason, the raw replies."""
+    details["raw_replies"] = list(outcome.raw_replies)
+    if outcome.notes:
+        details["notes"] = list(outcome.notes)
+    return MetricResult(
+        metric=metric,
+        score=None,
+        status=Status.JUDGE_ERROR,
+        reason=f"{step} failed: {outcome.error}",
+        details=details,
+        usage=usage,
+        latency_s=time.perf_counter() - started,
+    )
 
 
 class Metric(Protocol):

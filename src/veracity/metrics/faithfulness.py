@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.metrics.base import SampleWork
+from veracity.metrics.base import SampleWork, judge_error
 from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
 
 
@@ -33,15 +33,7 @@ class Faithfulness:
         extracted = await work.claims()
         usage = work.charge(extracted)
         if extracted.value is None:
-            return MetricResult(
-                metric=self.name,
-                score=None,
-                status=Status.JUDGE_ERROR,
-                reason=f"claim extraction failed: {extracted.error}",
-                details=_failure_details(extracted.raw_replies, extracted.notes),
-                usage=usage,
-                latency_s=time.perf_counter() - started,
-            )
+            return judge_error(self.name, "claim extraction", extracted, usage, started)
         claims = extracted.value
         if not claims:
             return self._no_claims("the answer makes no factual claim", started, usage)
@@ -69,17 +61,8 @@ class Faithfulness:
         )
         usage += verified.usage
         if verified.value is None:
-            return MetricResult(
-                metric=self.name,
-                score=None,
-                status=Status.JUDGE_ERROR,
-                reason=f"claim verification failed: {verified.error}",
-                details={
-                    "claims": list(claims),
-                    **_failure_details(verified.raw_replies, extracted.notes + verified.notes),
-                },
-                usage=usage,
-                latency_s=time.perf_counter() - started,
+            return judge_error(
+                self.name, "claim verification", verified, usage, started, claims=list(claims)
             )
         counts = Counter(v.verdict for v in verified.value)
         reason = (
@@ -138,10 +121,3 @@ class Faithfulness:
             usage=usage or Usage(),
             latency_s=time.perf_counter() - started,
         )
-
-
-def _failure_details(raw_replies: tuple[str, ...], notes: tuple[str, ...]) -> dict[str, Any]:
-    details: dict[str, Any] = {"raw_replies": list(raw_replies)}
-    if notes:
-        details["notes"] = list(notes)
-    return details

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import anthropic
 
-from veracity.judges.chat.base import ChatReply, StructuredOutput
-from veracity.judges.chat.retry import ErrorClass, RetryPolicy, classify_sdk_error
-from veracity.judges.chat.sdk import SDKChat
+from veracity.judges.chat.base import ChatReply
+from veracity.judges.chat.retry import ErrorClass, classify_sdk_error
+from veracity.judges.chat.sdk import ChatOptions, SDKChat
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.types import Usage
 
@@ -23,36 +22,15 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
     that the parser handles like any other."""
 
     provider = "anthropic"
+    key_env = "ANTHROPIC_API_KEY"
+    base_url_env = "ANTHROPIC_BASE_URL"
 
     def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        concurrency: int = 16,
-        timeout_s: float = 60.0,
-        structured_output: StructuredOutput = "json_schema",
-        max_tokens: int = 4096,
-        retry: RetryPolicy | None = None,
-        seed: int | None = None,
+        self, model: str, *, max_tokens: int = 4096, **options: Unpack[ChatOptions]
     ) -> None:
-        base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
-        api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-        if api_key is None and base_url is None:
-            raise ValueError("the anthropic judge needs ANTHROPIC_API_KEY in the environment")
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            concurrency=concurrency,
-            timeout_s=timeout_s,
-            structured_output=structured_output,
-            # Current Messages API models fix their own sampling; there is nothing to set.
-            temperature=None,
-            retry=retry,
-            seed=seed,
-        )
+        # Current Messages API models fix their own sampling: there is no temperature.
+        options["temperature"] = None
+        super().__init__(model, **options)
         self.max_tokens = max_tokens
 
     def _make_client(self, api_key: str) -> anthropic.AsyncAnthropic:

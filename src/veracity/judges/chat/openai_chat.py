@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -16,7 +15,7 @@ from veracity.judges.chat.base import (
     ChatReply,
     StructuredOutput,
 )
-from veracity.judges.chat.retry import ErrorClass, RetryPolicy, classify_sdk_error
+from veracity.judges.chat.retry import ErrorClass, classify_sdk_error
 from veracity.judges.chat.sdk import SDKChat
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.types import Usage
@@ -30,38 +29,8 @@ class OpenAIChat(SDKChat[openai.AsyncOpenAI]):
     """
 
     provider = "openai"
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        concurrency: int = 16,
-        timeout_s: float = 60.0,
-        structured_output: StructuredOutput = "json_schema",
-        temperature: float | None = 0.0,
-        retry: RetryPolicy | None = None,
-        seed: int | None = None,
-    ) -> None:
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = api_key or os.environ.get("OPENAI_API_KEY")
-        if api_key is None and base_url is None:
-            raise ValueError(
-                "the openai judge needs OPENAI_API_KEY in the environment, or a base URL "
-                "(--base-url or OPENAI_BASE_URL) for a local server"
-            )
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            concurrency=concurrency,
-            timeout_s=timeout_s,
-            structured_output=structured_output,
-            temperature=temperature,
-            retry=retry,
-            seed=seed,
-        )
+    key_env = "OPENAI_API_KEY"
+    base_url_env = "OPENAI_BASE_URL"
 
     def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(

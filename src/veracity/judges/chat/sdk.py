@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from veracity.judges.chat.base import StructuredOutput
@@ -29,22 +30,50 @@ def public_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+class ChatOptions(TypedDict, total=False):
+    """The settings every SDK chat model takes (see :class:`SDKChat`)."""
+
+    base_url: str | None
+    api_key: str | None
+    concurrency: int
+    timeout_s: float
+    structured_output: StructuredOutput
+    temperature: float | None
+    retry: RetryPolicy | None
+    seed: int | None
+
+
 class SDKChat(Generic[ClientT]):
+    """A provider's SDK behind :class:`~veracity.judges.chat.base.ChatModel`.
+
+    The key and base URL come from the arguments, else from the provider's environment
+    variables; the key is held in memory only and never described or written.
+    """
+
     provider: str = ""
+    key_env: str = ""
+    base_url_env: str = ""
 
     def __init__(
         self,
         model: str,
         *,
-        base_url: str | None,
-        api_key: str | None,
-        concurrency: int,
-        timeout_s: float,
-        structured_output: StructuredOutput,
-        temperature: float | None,
-        retry: RetryPolicy | None,
-        seed: int | None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        concurrency: int = 16,
+        timeout_s: float = 60.0,
+        structured_output: StructuredOutput = "json_schema",
+        temperature: float | None = 0.0,
+        retry: RetryPolicy | None = None,
+        seed: int | None = None,
     ) -> None:
+        base_url = base_url or os.environ.get(self.base_url_env) or None
+        api_key = api_key or os.environ.get(self.key_env) or None
+        if api_key is None and base_url is None:
+            raise ValueError(
+                f"the {self.provider} judge needs {self.key_env} in the environment, or a "
+                f"base URL (--base-url or {self.base_url_env}) for a local server"
+            )
         self.model = model
         self.base_url = base_url
         self._api_key = api_key
