@@ -139,6 +139,9 @@ async def aevaluate(
     except (KeyboardInterrupt, asyncio.CancelledError):
         status, error = "interrupted", "the run was interrupted"
         raise
+    except Exception as exc:
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+        raise
     finally:
         summary = builder.build(bad_rows=len(bad_rows))
         manifest.update(status=status, finished_at=_now(), bad_rows=len(bad_rows))

@@ -261,3 +261,20 @@ def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:
     assert overall["n"] == 13
     assert set(summary["metrics"]["faithfulness"]["by_system"]) == {"baseline", "reranked"}
     assert "rule-based fake" in proc.stderr
+
+
+def test_file_broken_halfway_stops_with_exit_2_and_keeps_results(tmp_path: Path) -> None:
+    good = json.dumps(ROWS[0])
+    dataset = tmp_path / "data.json"
+    dataset.write_text(f"[{good}, {good.replace('q1', 'q9')}, {{broken")
+    out = tmp_path / "run"
+    with FakeLLMServer() as server:
+        proc = veracity(
+            "run", str(dataset), "--judge", "openai/m", "--base-url", server.base_url,
+            "--out", str(out),
+        )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "data.json" in proc.stderr
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "failed"
+    assert (out / "summary.json").exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from veracity.judges import Judge, JudgeFatalError
+from veracity.judges import Judge
 from veracity.metrics import Metric, SampleWork
 from veracity.types import MetricResult, ResultRecord, Sample
 
@@ -45,7 +45,8 @@ async def run_metrics(
     ``on_bad_row``. Only ``max_in_flight`` samples (default: twice the judge's
     concurrency, so the judge always has the next call waiting) are held at once, so a
     dataset of any size streams through. Results go to ``on_result`` the moment they
-    exist. A :class:`~veracity.judges.JudgeFatalError` stops the run.
+    exist. A :class:`~veracity.judges.JudgeFatalError`, or an error while reading
+    ``items``, stops the run and is raised as it is.
     """
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, got {iterations}")
@@ -63,16 +64,16 @@ async def run_metrics(
         async with asyncio.TaskGroup() as workers:
             for _ in range(window):
                 workers.create_task(worker())
-    except* JudgeFatalError as group:
-        # One fatal error is enough to stop; the caller gets it plainly, not nested.
+    except BaseExceptionGroup as group:
+        # The first error stops the run (a fatal judge error, a file broken halfway, a
+        # bug); the caller gets it as it was raised, not nested in task groups.
         raise _first_leaf(group) from None
 
 
-def _first_leaf(group: BaseExceptionGroup[JudgeFatalError]) -> JudgeFatalError:
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
     exc: BaseException = group
     while isinstance(exc, BaseExceptionGroup):
         exc = exc.exceptions[0]
-    assert isinstance(exc, JudgeFatalError)
     return exc
 
 
