@@ -50,11 +50,13 @@ class EvaluationResult:
         return pd.DataFrame(rows)
 
 
-def _items_from(samples: str | Path | Iterable[SampleInput]) -> tuple[Iterator[object], str | None]:
+def _items_from(
+    samples: str | Path | Iterable[SampleInput],
+) -> tuple[Iterator[Sample | RowError], str | None]:
     if isinstance(samples, str | Path):
         return iter(read_dataset(samples)), str(samples)
 
-    def from_objects() -> Iterator[object]:
+    def from_objects() -> Iterator[Sample | RowError]:
         for index, item in enumerate(samples, start=1):
             if isinstance(item, Sample):
                 yield item
@@ -121,9 +123,6 @@ async def aevaluate(
         if keep_results:
             results.append(record)
 
-    def on_bad_row(row: object) -> None:
-        bad_rows.append(row if isinstance(row, RowError) else RowError("?", None, None, str(row)))
-
     status, error = "completed", None
     try:
         await run_metrics(
@@ -131,11 +130,12 @@ async def aevaluate(
             chosen,
             the_judge,
             on_result=on_result,
-            on_bad_row=on_bad_row,
+            on_bad_row=bad_rows.append,
             iterations=iterations,
         )
     except JudgeFatalError as exc:
         status, error = "failed", str(exc)
+        raise
     except (KeyboardInterrupt, asyncio.CancelledError):
         status, error = "interrupted", "the run was interrupted"
         raise
@@ -153,8 +153,6 @@ async def aevaluate(
             run_dir.close()
         # Connections belong to this event loop; the judge opens new ones if used again.
         await the_judge.aclose()
-    if error:
-        raise JudgeFatalError(error)
     return EvaluationResult(
         summary=summary,
         results=tuple(results),

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import random
 import time
+from collections.abc import Awaitable, Callable
 
 import pytest
 
@@ -64,6 +66,23 @@ class Flaky(Exception):
     pass
 
 
+async def retry(
+    attempt: Callable[[], Awaitable[str]],
+    kind: ErrorClass,
+    *,
+    policy: RetryPolicy,
+    limiter: RequestLimiter,
+) -> tuple[str, int]:
+    """Retry ``attempt``, every failure of which is classified as ``kind``."""
+    return await call_with_retries(
+        attempt,
+        classify=lambda exc: dataclasses.replace(kind, message=str(exc)),
+        policy=policy,
+        limiter=limiter,
+        rng=random.Random(0),
+    )
+
+
 async def test_retryable_errors_are_retried_until_success() -> None:
     failures = [Flaky("503"), Flaky("503")]
 
@@ -72,12 +91,11 @@ async def test_retryable_errors_are_retried_until_success() -> None:
             raise failures.pop()
         return "ok"
 
-    value, attempts = await call_with_retries(
+    value, attempts = await retry(
         attempt,
-        classify=lambda exc: ErrorClass(retryable=True, fatal=False, message=str(exc)),
+        ErrorClass(retryable=True, fatal=False, message=""),
         policy=_fast_policy(),
         limiter=RequestLimiter(2),
-        rng=random.Random(0),
     )
     assert (value, attempts) == ("ok", 3)
 
@@ -87,12 +105,11 @@ async def test_running_out_of_attempts_is_a_chat_call_error_naming_the_last_erro
         raise Flaky("HTTP 500: boom")
 
     with pytest.raises(ChatCallError, match=r"after 3 failed attempts.*HTTP 500: boom"):
-        await call_with_retries(
+        await retry(
             attempt,
-            classify=lambda exc: ErrorClass(retryable=True, fatal=False, message=str(exc)),
+            ErrorClass(retryable=True, fatal=False, message=""),
             policy=_fast_policy(3),
             limiter=RequestLimiter(1),
-            rng=random.Random(0),
         )
 
 
@@ -105,12 +122,11 @@ async def test_fatal_errors_stop_at_once() -> None:
         raise Flaky("HTTP 401: bad key")
 
     with pytest.raises(JudgeFatalError, match="401"):
-        await call_with_retries(
+        await retry(
             attempt,
-            classify=lambda exc: ErrorClass(retryable=False, fatal=True, message=str(exc)),
+            ErrorClass(retryable=False, fatal=True, message=""),
             policy=_fast_policy(),
             limiter=RequestLimiter(1),
-            rng=random.Random(0),
         )
     assert calls == 1
 
@@ -124,12 +140,11 @@ async def test_non_retryable_errors_are_not_retried() -> None:
         raise Flaky("HTTP 400: bad request")
 
     with pytest.raises(ChatCallError, match="400"):
-        await call_with_retries(
+        await retry(
             attempt,
-            classify=lambda exc: ErrorClass(retryable=False, fatal=False, message=str(exc)),
+            ErrorClass(retryable=False, fatal=False, message=""),
             policy=_fast_policy(),
             limiter=RequestLimiter(1),
-            rng=random.Random(0),
         )
     assert calls == 1
 
@@ -144,14 +159,11 @@ async def test_retry_after_waits_at_least_that_long_and_counts_throttling() -> N
         return "ok"
 
     started = time.perf_counter()
-    await call_with_retries(
+    await retry(
         attempt,
-        classify=lambda exc: ErrorClass(
-            retryable=True, fatal=False, message=str(exc), retry_after_s=0.2, throttled=True
-        ),
+        ErrorClass(retryable=True, fatal=False, message="", retry_after_s=0.2, throttled=True),
         policy=_fast_policy(),
         limiter=limiter,
-        rng=random.Random(0),
     )
     assert time.perf_counter() - started >= 0.2
     assert limiter.throttle_events == 1
@@ -204,14 +216,11 @@ async def test_429s_do_not_use_up_the_failure_budget() -> None:
             raise throttles.pop()
         return "ok"
 
-    value, attempts = await call_with_retries(
+    value, attempts = await retry(
         attempt,
-        classify=lambda exc: ErrorClass(
-            retryable=True, fatal=False, message=str(exc), retry_after_s=0.001, throttled=True
-        ),
+        ErrorClass(retryable=True, fatal=False, message="", retry_after_s=0.001, throttled=True),
         policy=_fast_policy(attempts=3),
         limiter=RequestLimiter(4),
-        rng=random.Random(0),
     )
     assert (value, attempts) == ("ok", 13)
 
@@ -221,12 +230,9 @@ async def test_throttling_gives_up_after_its_time_budget() -> None:
         raise Flaky("HTTP 429: slow down")
 
     with pytest.raises(ChatCallError, match="still throttled"):
-        await call_with_retries(
+        await retry(
             attempt,
-            classify=lambda exc: ErrorClass(
-                retryable=True, fatal=False, message=str(exc), retry_after_s=0.05, throttled=True
-            ),
+            ErrorClass(retryable=True, fatal=False, message="", retry_after_s=0.05, throttled=True),
             policy=RetryPolicy(max_throttled_s=0.2),
             limiter=RequestLimiter(1),
-            rng=random.Random(0),
         )

@@ -4,38 +4,34 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
 
 from veracity.judges import Judge
 from veracity.metrics import Metric, SampleWork
 from veracity.types import MetricResult, ResultRecord, Sample
 
+# Whatever the dataset yields that is not a sample (a bad row): the runner passes it on.
+Bad = TypeVar("Bad")
 ResultSink = Callable[[ResultRecord], None]
-BadRowSink = Callable[[object], None]
 
 
 def to_record(sample: Sample, iteration: int, result: MetricResult) -> ResultRecord:
     return ResultRecord(
+        **dict(result),
         sample_id=sample.id,
         system=sample.system,
         question_type=sample.question_type,
-        metric=result.metric,
         iteration=iteration,
-        score=result.score,
-        status=result.status,
-        reason=result.reason,
-        details=result.details,
-        usage=result.usage,
-        latency_s=result.latency_s,
     )
 
 
 async def run_metrics(
-    items: Iterable[object],
+    items: Iterable[Sample | Bad],
     metrics: Sequence[Metric],
     judge: Judge,
     *,
     on_result: ResultSink,
-    on_bad_row: BadRowSink,
+    on_bad_row: Callable[[Bad], None],
     iterations: int = 1,
     max_in_flight: int | None = None,
 ) -> None:
@@ -78,7 +74,7 @@ def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
 
 
 def _jobs(
-    items: Iterable[object], iterations: int, on_bad_row: BadRowSink
+    items: Iterable[Sample | Bad], iterations: int, on_bad_row: Callable[[Bad], None]
 ) -> Iterator[tuple[Sample, int]]:
     for item in items:
         if isinstance(item, Sample):

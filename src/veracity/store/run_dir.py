@@ -13,6 +13,7 @@ from veracity.types import ResultRecord
 MANIFEST = "run.json"
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
+RECORD_KEY = ("sample_id", "system", "question_type", "metric", "iteration")
 
 
 class RunDirectoryError(Exception):
@@ -45,7 +46,10 @@ class RunDirectory:
     def append(self, record: ResultRecord) -> None:
         if self._results is None:
             raise RunDirectoryError("the run directory is not open for writing")
-        self._results.write(dumps(record.model_dump(mode="json")) + "\n")
+        row = record.model_dump(mode="json")
+        # The key first, so that a line read by eye starts with what it is about.
+        keyed = {name: row.pop(name) for name in RECORD_KEY} | row
+        self._results.write(dumps(keyed) + "\n")
         self._results.flush()
 
     def update_manifest(self, **fields: Any) -> None:

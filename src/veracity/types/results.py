@@ -97,23 +97,14 @@ class MetricResult(BaseModel):
         return self
 
 
-class ResultRecord(BaseModel):
+class ResultRecord(MetricResult):
     """One line of ``results.jsonl``: a metric result keyed by sample, system and iteration."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     sample_id: str
     system: str | None
     question_type: str | None = None
-    metric: str
     iteration: int
-    score: float | None
-    status: Status
-    reason: str
-    details: dict[str, Any] = Field(default_factory=dict)
-    usage: Usage = Field(default_factory=Usage)
     cost_usd: float | None = None
-    latency_s: float = 0.0
 
     @property
     def key(self) -> tuple[str, str | None, str, int]:
