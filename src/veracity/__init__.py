@@ -3,11 +3,13 @@
 The public API is what ``__all__`` lists; everything else may change between versions.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from veracity._version import __version__
 from veracity.dataset import DatasetError, RowError, read_dataset
 from veracity.evaluation import EvaluationResult, aevaluate, evaluate
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, make_judge
-from veracity.judges.chat import AnthropicChat, OpenAIChat, RetryPolicy, ScriptedChat
+from veracity.judges.chat import OpenAIChat, RetryPolicy, ScriptedChat
 from veracity.metrics import Faithfulness, Metric
 from veracity.types import (
     ClaimVerdict,
@@ -45,3 +47,14 @@ __all__ = [
     "make_judge",
     "read_dataset",
 ]
+
+if TYPE_CHECKING:
+    from veracity.judges.chat.anthropic_chat import AnthropicChat
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AnthropicChat":  # imported on first use: the anthropic SDK is slow to load
+        from veracity.judges.chat.anthropic_chat import AnthropicChat
+
+        return AnthropicChat
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from veracity.judges.base import Judge
-from veracity.judges.chat.anthropic_chat import AnthropicChat
 from veracity.judges.chat.base import StructuredOutput
 from veracity.judges.chat.openai_chat import OpenAIChat
 from veracity.judges.chat.retry import RetryPolicy
 from veracity.judges.llm import LLMJudge
+
+if TYPE_CHECKING:
+    from veracity.judges.chat.anthropic_chat import AnthropicChat
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 PROVIDERS = ("openai", "anthropic")
@@ -50,7 +53,12 @@ def make_judge(
         raise JudgeSpecError(
             f"unknown judge {spec!r}: expected openai/MODEL, anthropic/MODEL or offline"
         )
-    chat_class = OpenAIChat if provider == "openai" else AnthropicChat
+    if provider == "openai":
+        chat_class: type[OpenAIChat | AnthropicChat] = OpenAIChat
+    else:
+        from veracity.judges.chat.anthropic_chat import AnthropicChat
+
+        chat_class = AnthropicChat
     try:
         chat = chat_class(
             model,

@@ -1,6 +1,7 @@
 """Chat models: the transports under an LLM judge."""
 
-from veracity.judges.chat.anthropic_chat import AnthropicChat
+from typing import TYPE_CHECKING, Any
+
 from veracity.judges.chat.base import ChatCallError, ChatModel, ChatReply, StructuredOutput
 from veracity.judges.chat.limits import RequestLimiter
 from veracity.judges.chat.openai_chat import OpenAIChat
@@ -20,3 +21,15 @@ __all__ = [
     "StructuredOutput",
     "retry_after_from_headers",
 ]
+
+if TYPE_CHECKING:
+    from veracity.judges.chat.anthropic_chat import AnthropicChat
+
+
+def __getattr__(name: str) -> Any:
+    # The anthropic SDK takes most of a second to import: only load it when asked for.
+    if name == "AnthropicChat":
+        from veracity.judges.chat.anthropic_chat import AnthropicChat
+
+        return AnthropicChat
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
