@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from veracity import LLMJudge, OpenAIChat, evaluate
-from veracity.judges.chat import RetryPolicy
 from veracity.testing import FakeLLMServer, Faults, synthetic_samples
+from veracity.transport import RetryPolicy
 
 
 def run_scenario(

@@ -9,8 +9,9 @@ from veracity._version import __version__
 from veracity.dataset import DatasetError, RowError, read_dataset
 from veracity.evaluation import EvaluationResult, aevaluate, evaluate
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, make_judge
-from veracity.judges.chat import OpenAIChat, RetryPolicy, ScriptedChat
+from veracity.judges.chat import OpenAIChat, ScriptedChat
 from veracity.metrics import Faithfulness, Metric
+from veracity.transport import RetryPolicy
 from veracity.types import (
     ClaimVerdict,
     MetricResult,

@@ -7,9 +7,10 @@ import time
 import pytest
 
 from veracity.judges import JudgeFatalError, LLMJudge
-from veracity.judges.chat import AnthropicChat, ChatCallError, OpenAIChat, RetryPolicy
+from veracity.judges.chat import AnthropicChat, OpenAIChat
 from veracity.prompts import CLAIM_EXTRACTION, render_extraction
 from veracity.testing import FakeLLMServer, Faults, scripted
+from veracity.transport import CallFailedError, RetryPolicy
 from veracity.types import Verdict
 
 FAST_RETRY = RetryPolicy(max_attempts=8, base_delay_s=0.01, max_delay_s=0.05)
@@ -185,7 +186,7 @@ def test_missing_credentials_are_a_clear_error(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_chat_call_error_is_exported() -> None:
-    assert issubclass(ChatCallError, Exception)
+    assert issubclass(CallFailedError, Exception)
 
 
 async def test_wrong_key_is_fatal_at_once() -> None:

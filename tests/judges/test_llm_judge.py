@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tests.helpers import claims_reply, verdicts_reply
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ChatCallError, ScriptedChat
+from veracity.judges.chat import ScriptedChat
+from veracity.transport import CallFailedError
 from veracity.types import Verdict
 
 CONTEXTS = ("Paris is the capital of France.",)
@@ -51,7 +52,7 @@ async def test_refusals_are_reported_as_refusals() -> None:
 
 
 async def test_failed_call_is_an_error_not_an_exception() -> None:
-    chat = ScriptedChat([ChatCallError("gave up after 8 attempts; last error: HTTP 503")])
+    chat = ScriptedChat([CallFailedError("gave up after 8 attempts; last error: HTTP 503")])
     outcome = await LLMJudge(chat).extract_claims("q?", "a", iteration=0)
     assert outcome.value is None
     assert outcome.error is not None and "HTTP 503" in outcome.error

@@ -12,13 +12,13 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from veracity.judges import JudgeFatalError
-from veracity.judges.chat import (
-    ChatCallError,
+from veracity.transport import (
+    CallFailedError,
     RequestLimiter,
     RetryPolicy,
     retry_after_from_headers,
 )
-from veracity.judges.chat.retry import ErrorClass, call_with_retries
+from veracity.transport.retry import ErrorClass, call_with_retries
 
 
 @pytest.mark.parametrize(
@@ -104,7 +104,7 @@ async def test_running_out_of_attempts_is_a_chat_call_error_naming_the_last_erro
     async def attempt() -> str:
         raise Flaky("HTTP 500: boom")
 
-    with pytest.raises(ChatCallError, match=r"after 3 failed attempts.*HTTP 500: boom"):
+    with pytest.raises(CallFailedError, match=r"after 3 failed attempts.*HTTP 500: boom"):
         await retry(
             attempt,
             ErrorClass(retryable=True, fatal=False, message=""),
@@ -139,7 +139,7 @@ async def test_non_retryable_errors_are_not_retried() -> None:
         calls += 1
         raise Flaky("HTTP 400: bad request")
 
-    with pytest.raises(ChatCallError, match="400"):
+    with pytest.raises(CallFailedError, match="400"):
         await retry(
             attempt,
             ErrorClass(retryable=False, fatal=False, message=""),
@@ -229,7 +229,7 @@ async def test_throttling_gives_up_after_its_time_budget() -> None:
     async def attempt() -> str:
         raise Flaky("HTTP 429: slow down")
 
-    with pytest.raises(ChatCallError, match="still throttled"):
+    with pytest.raises(CallFailedError, match="still throttled"):
         await retry(
             attempt,
             ErrorClass(retryable=True, fatal=False, message="", retry_after_s=0.05, throttled=True),

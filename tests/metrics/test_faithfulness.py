@@ -8,8 +8,9 @@ import pytest
 
 from tests.helpers import claims_reply, make_sample, verdicts_reply
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ChatCallError, ScriptedChat
+from veracity.judges.chat import ScriptedChat
 from veracity.metrics import Faithfulness, SampleWork
+from veracity.transport import CallFailedError
 from veracity.types import MetricResult, Sample, Status
 
 
@@ -113,7 +114,7 @@ async def test_verification_failure_is_a_judge_error_keeping_claims_and_raw_repl
 
 
 async def test_transport_failure_is_a_judge_error() -> None:
-    chat = ScriptedChat([ChatCallError("gave up after 8 attempts; last error: HTTP 429")])
+    chat = ScriptedChat([CallFailedError("gave up after 8 attempts; last error: HTTP 429")])
     result = await score(make_sample(), chat)
     assert result.status is Status.JUDGE_ERROR
     assert "HTTP 429" in result.reason

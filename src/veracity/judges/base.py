@@ -30,10 +30,6 @@ class JudgeOutcome(Generic[T]):
         return self.error is None and self.value is not None
 
 
-class JudgeFatalError(Exception):
-    """The judge cannot work at all (bad key, unknown model): stop the run, keep results."""
-
-
 class Judge(Protocol):
     """Answers the questions metrics ask. Implementations never raise for a bad reply:
     they return a :class:`JudgeOutcome` with ``error`` set instead."""

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from veracity.judges.base import Judge
 from veracity.judges.chat.base import StructuredOutput
 from veracity.judges.chat.openai_chat import OpenAIChat
-from veracity.judges.chat.retry import RetryPolicy
 from veracity.judges.llm import LLMJudge
+from veracity.transport.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from veracity.judges.chat.anthropic_chat import AnthropicChat

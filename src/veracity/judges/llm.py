@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from veracity.judges.base import JudgeOutcome
-from veracity.judges.chat.base import ChatCallError, ChatModel
+from veracity.judges.chat.base import ChatModel
 from veracity.judges.parsing import (
     ParsedClaims,
     ParsedVerdicts,
@@ -27,6 +27,7 @@ from veracity.prompts import (
     render_extraction,
     render_verification,
 )
+from veracity.transport import CallFailedError
 from veracity.types import ClaimVerdict, Usage
 
 P = TypeVar("P")
@@ -100,7 +101,7 @@ class LLMJudge:
         for attempt in (1, 2):
             try:
                 reply = await self.model.complete(messages, prompt.output, iteration=iteration)
-            except ChatCallError as exc:
+            except CallFailedError as exc:
                 raise _Unusable(f"judge call failed: {exc}") from exc
             exchange.usage += reply.usage
             exchange.raw_replies.append(reply.text)

@@ -1,5 +1,17 @@
 """Data types shared by every layer of veracity."""
 
+from veracity.types.judgements import (
+    AnswerClass,
+    ChunkJudgement,
+    Classification,
+    CriterionScore,
+    DimensionScore,
+    FactualGrades,
+    GeneratedQuestions,
+    RelevanceRating,
+    Rubric,
+    RubricDimension,
+)
 from veracity.types.results import (
     UNSCORED_STATUSES,
     ClaimVerdict,
@@ -13,9 +25,19 @@ from veracity.types.sample import Sample
 
 __all__ = [
     "UNSCORED_STATUSES",
+    "AnswerClass",
+    "ChunkJudgement",
     "ClaimVerdict",
+    "Classification",
+    "CriterionScore",
+    "DimensionScore",
+    "FactualGrades",
+    "GeneratedQuestions",
     "MetricResult",
+    "RelevanceRating",
     "ResultRecord",
+    "Rubric",
+    "RubricDimension",
     "Sample",
     "Status",
     "Usage",

@@ -2,24 +2,18 @@
 
 from typing import TYPE_CHECKING, Any
 
-from veracity.judges.chat.base import ChatCallError, ChatModel, ChatReply, StructuredOutput
-from veracity.judges.chat.limits import RequestLimiter
+from veracity.judges.chat.base import ChatModel, ChatReply, StructuredOutput
 from veracity.judges.chat.openai_chat import OpenAIChat
-from veracity.judges.chat.retry import RetryPolicy, retry_after_from_headers
 from veracity.judges.chat.scripted import ScriptedCall, ScriptedChat
 
 __all__ = [
     "AnthropicChat",
-    "ChatCallError",
     "ChatModel",
     "ChatReply",
     "OpenAIChat",
-    "RequestLimiter",
-    "RetryPolicy",
     "ScriptedCall",
     "ScriptedChat",
     "StructuredOutput",
-    "retry_after_from_headers",
 ]
 
 if TYPE_CHECKING:

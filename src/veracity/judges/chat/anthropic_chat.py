@@ -10,9 +10,9 @@ from typing import Any, Unpack
 import anthropic
 
 from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.retry import ErrorClass, classify_sdk_error
 from veracity.judges.chat.sdk import ChatOptions, SDKChat
 from veracity.prompts import ChatMessage, OutputSpec
+from veracity.transport.retry import ErrorClass, classify_sdk_error
 from veracity.types import Usage
 
 

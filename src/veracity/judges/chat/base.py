@@ -26,10 +26,6 @@ class ChatReply:
     model: str
 
 
-class ChatCallError(Exception):
-    """A call failed for good (after retries): the result becomes ``judge_error``."""
-
-
 class ChatModel(Protocol):
     @property
     def name(self) -> str:
@@ -44,7 +40,7 @@ class ChatModel(Protocol):
     async def complete(
         self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
     ) -> ChatReply:
-        """Send ``messages``; raise :class:`ChatCallError` or ``JudgeFatalError`` on failure."""
+        """Send ``messages``; raise :class:`CallFailedError` or ``JudgeFatalError`` on failure."""
         ...
 
     async def aclose(self) -> None: ...

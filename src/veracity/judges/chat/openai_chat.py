@@ -11,13 +11,13 @@ from openai.types.chat import ChatCompletionMessageParam
 
 from veracity.judges.chat.base import (
     STRUCTURED_OUTPUT_FALLBACK,
-    ChatCallError,
     ChatReply,
     StructuredOutput,
 )
-from veracity.judges.chat.retry import ErrorClass, classify_sdk_error
 from veracity.judges.chat.sdk import SDKChat
 from veracity.prompts import ChatMessage, OutputSpec
+from veracity.transport import CallFailedError
+from veracity.transport.retry import ErrorClass, classify_sdk_error
 from veracity.types import Usage
 
 
@@ -53,7 +53,7 @@ class OpenAIChat(SDKChat[openai.AsyncOpenAI]):
             mode = self.structured_output
             try:
                 return await self._complete_with(mode, messages, output)
-            except ChatCallError as exc:
+            except CallFailedError as exc:
                 fallback = STRUCTURED_OUTPUT_FALLBACK[mode]
                 if fallback is None or not _rejects_response_format(exc):
                     raise
@@ -82,7 +82,7 @@ class OpenAIChat(SDKChat[openai.AsyncOpenAI]):
         completion = await self.call(lambda: client.chat.completions.create(**params))
         latency = time.perf_counter() - started
         if not completion.choices:
-            raise ChatCallError("the endpoint returned no choices")
+            raise CallFailedError("the endpoint returned no choices")
         usage = completion.usage
         return ChatReply(
             text=completion.choices[0].message.content or "",
@@ -104,6 +104,6 @@ def _message_param(message: ChatMessage) -> ChatCompletionMessageParam:
     return {"role": "user", "content": message.content}
 
 
-def _rejects_response_format(exc: ChatCallError) -> bool:
+def _rejects_response_format(exc: CallFailedError) -> bool:
     message = str(exc).lower()
     return "http 400" in message and ("response_format" in message or "json_schema" in message)

@@ -8,9 +8,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.judges.chat.base import ChatCallError, ChatReply
-from veracity.judges.chat.limits import RequestLimiter
+from veracity.judges.chat.base import ChatReply
 from veracity.prompts import ChatMessage, OutputSpec
+from veracity.transport import CallFailedError
+from veracity.transport.limits import RequestLimiter
 from veracity.types import Usage
 
 Responder = Callable[[Sequence[ChatMessage], OutputSpec], str]
@@ -95,7 +96,7 @@ class ScriptedChat:
             return self._script.pop(0)
         if self._responder is not None:
             return self._responder
-        raise ChatCallError(f"the script ran out after {len(self.calls) - 1} replies")
+        raise CallFailedError(f"the script ran out after {len(self.calls) - 1} replies")
 
     async def aclose(self) -> None:
         return None

@@ -10,8 +10,8 @@ from typing import Any, Generic, TypedDict, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from veracity.judges.chat.base import StructuredOutput
-from veracity.judges.chat.limits import RequestLimiter
-from veracity.judges.chat.retry import ErrorClass, RetryPolicy, call_with_retries
+from veracity.transport.limits import RequestLimiter
+from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
 
 ClientT = TypeVar("ClientT")
 R = TypeVar("R")

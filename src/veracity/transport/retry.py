@@ -16,9 +16,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from veracity.judges.base import JudgeFatalError
-from veracity.judges.chat.base import ChatCallError
-from veracity.judges.chat.limits import RequestLimiter
+from veracity.transport.errors import CallFailedError, JudgeFatalError
+from veracity.transport.limits import RequestLimiter
 
 R = TypeVar("R")
 
@@ -121,7 +120,7 @@ async def call_with_retries(
 ) -> tuple[R, int]:
     """Run ``attempt`` until it succeeds; return its value and the number of attempts.
 
-    Raises :class:`JudgeFatalError` for errors no retry can fix and :class:`ChatCallError`
+    Raises :class:`JudgeFatalError` for errors no retry can fix and :class:`CallFailedError`
     when the failures or the time spent throttled run out.
     """
     attempts = failures = throttles = 0
@@ -133,7 +132,7 @@ async def call_with_retries(
                 value = await attempt()
             limiter.succeeded()
             return value, attempts
-        except (JudgeFatalError, ChatCallError):
+        except (JudgeFatalError, CallFailedError):
             raise
         except Exception as exc:
             kind = classify(exc)
@@ -142,13 +141,13 @@ async def call_with_retries(
             if kind.fatal:
                 raise JudgeFatalError(kind.message) from exc
             if not kind.retryable:
-                raise ChatCallError(kind.message) from exc
+                raise CallFailedError(kind.message) from exc
             if kind.throttled:
                 throttles += 1
                 pause = policy.delay_s(throttles, kind.retry_after_s, rng)
                 throttled_s += pause
                 if throttled_s > policy.max_throttled_s:
-                    raise ChatCallError(
+                    raise CallFailedError(
                         f"still throttled after waiting {throttled_s:.0f} s; "
                         f"last error: {kind.message}"
                     ) from exc
@@ -157,7 +156,7 @@ async def call_with_retries(
                 continue
             failures += 1
             if failures >= policy.max_attempts:
-                raise ChatCallError(
+                raise CallFailedError(
                     f"gave up after {failures} failed attempts; last error: {kind.message}"
                 ) from exc
             await asyncio.sleep(policy.delay_s(failures, kind.retry_after_s, rng))

@@ -1,0 +1,22 @@
+"""Calling model services: concurrency and throttling, retries, and how calls fail."""
+
+from veracity.transport.errors import CallFailedError, JudgeFatalError
+from veracity.transport.limits import RequestLimiter
+from veracity.transport.retry import (
+    ErrorClass,
+    RetryPolicy,
+    call_with_retries,
+    classify_sdk_error,
+    retry_after_from_headers,
+)
+
+__all__ = [
+    "CallFailedError",
+    "ErrorClass",
+    "JudgeFatalError",
+    "RequestLimiter",
+    "RetryPolicy",
+    "call_with_retries",
+    "classify_sdk_error",
+    "retry_after_from_headers",
+]
