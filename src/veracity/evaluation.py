@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 from veracity._version import __version__
 from veracity.dataset import RowError, dataset_fingerprint, read_dataset
 from veracity.dataset.normalize import normalize_row
+from veracity.embeddings import BertScorer, Embedder, make_bert_scorer, make_embedder
 from veracity.judges import Judge, JudgeFatalError, default_judge_spec, make_judge
-from veracity.metrics import Metric, resolve_metrics
+from veracity.metrics import Metric, Models, Need, resolve_metrics
 from veracity.report import SummaryBuilder
 from veracity.runner import run_metrics
 from veracity.store import RunDirectory
-from veracity.types import ResultRecord, Sample
+from veracity.types import ResultRecord, Rubric, Sample
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -79,26 +80,43 @@ async def aevaluate(
     iterations: int = 1,
     base_url: str | None = None,
     concurrency: int = 16,
+    embedder: Embedder | str | None = "auto",
+    bert_scorer: BertScorer | str | None = "auto",
+    rubrics: Mapping[str, Rubric] | None = None,
     keep_results: bool = True,
     settings: Mapping[str, Any] | None = None,
 ) -> EvaluationResult:
     """Evaluate ``samples`` (a dataset path, or samples / dicts) with ``metrics``.
 
-    With ``out``, results are written to that run directory as they finish. A judge
-    that cannot work at all (bad key, unknown model) raises
+    ``embedder`` and ``bert_scorer`` are made only when a chosen metric needs them:
+    ``"auto"`` is the local model when ``veracity[local]`` is installed (else none, and
+    the metrics say so), ``"local"`` insists on it, ``"openai/MODEL"`` is an embeddings
+    endpoint. ``rubrics`` are the user rubrics that ``rubric:NAME`` metrics name. With
+    ``out``, results are written to that run directory as they finish. A judge that
+    cannot work at all (bad key, unknown model) raises
     :class:`~veracity.judges.JudgeFatalError` after recording what was done.
     """
-    chosen = [resolve_metrics([m])[0] if isinstance(m, str) else m for m in metrics]
+    chosen = [resolve_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
+    needs = frozenset[Need]().union(*(m.needs for m in chosen))
     the_judge = (
         judge
         if judge is not None and not isinstance(judge, str)
         else make_judge(judge or default_judge_spec(), base_url=base_url, concurrency=concurrency)
+    )
+    models = Models(
+        judge=the_judge,
+        embedder=make_embedder(embedder, base_url=base_url, concurrency=concurrency)
+        if Need.EMBEDDER in needs
+        else None,
+        bert_scorer=make_bert_scorer(bert_scorer) if Need.BERT_SCORER in needs else None,
     )
     items, dataset_path = _items_from(samples)
     manifest: dict[str, Any] = {
         "veracity_version": __version__,
         "python": platform.python_version(),
         "judge": {"name": the_judge.name, **the_judge.describe()},
+        "embedder": models.embedder.describe() if models.embedder else None,
+        "bert_scorer": models.bert_scorer.describe() if models.bert_scorer else None,
         "metrics": [m.name for m in chosen],
         "settings": {"iterations": iterations, **(settings or {})},
         "dataset": {
@@ -128,7 +146,7 @@ async def aevaluate(
         await run_metrics(
             items,
             chosen,
-            the_judge,
+            models,
             on_result=on_result,
             on_bad_row=bad_rows.append,
             iterations=iterations,
@@ -153,6 +171,9 @@ async def aevaluate(
             run_dir.close()
         # Connections belong to this event loop; the judge opens new ones if used again.
         await the_judge.aclose()
+        for model in (models.embedder, models.bert_scorer):
+            if model is not None:
+                await model.aclose()
     return EvaluationResult(
         summary=summary,
         results=tuple(results),

@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import claims_reply, make_sample, verdicts_reply
 from veracity.judges import LLMJudge
 from veracity.judges.chat import ScriptedChat
-from veracity.metrics import Faithfulness, SampleWork
+from veracity.metrics import Faithfulness, Models, SampleWork
 from veracity.transport import CallFailedError
 from veracity.types import MetricResult, Sample, Status
 
@@ -17,8 +17,9 @@ from veracity.types import MetricResult, Sample, Status
 async def score(
     sample: Sample, chat: ScriptedChat, metric: Faithfulness | None = None
 ) -> MetricResult:
-    work = SampleWork(sample, LLMJudge(chat), iteration=0)
-    return await (metric or Faithfulness()).score(work)
+    metric = metric or Faithfulness()
+    work = SampleWork(sample, Models(LLMJudge(chat)), 0, {metric.name: metric})
+    return await metric.score(work)
 
 
 async def test_score_is_supported_over_claims_with_three_way_counts() -> None:
@@ -147,8 +148,9 @@ async def test_claims_are_extracted_once_per_sample_and_iteration() -> None:
         [claims_reply("Paris is in France."), verdicts_reply(("Paris is in France.", "yes"))] * 1
         + [verdicts_reply(("Paris is in France.", "yes"))]
     )
-    work = SampleWork(make_sample(), LLMJudge(chat), iteration=0)
-    first = await Faithfulness().score(work)
+    faithfulness = Faithfulness()
+    work = SampleWork(make_sample(), Models(LLMJudge(chat)), 0, {"faithfulness": faithfulness})
+    first = await faithfulness.score(work)
     second = await Faithfulness(batch_verification=False).score(work)
     extraction_calls = [c for c in chat.calls if c.output.name == "claim_extraction"]
     assert len(extraction_calls) == 1

@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import claims_reply, make_sample, verdicts_reply
 from veracity.judges import LLMJudge
 from veracity.judges.chat import ScriptedChat
-from veracity.metrics import Faithfulness
+from veracity.metrics import Faithfulness, Models
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.runner import run_metrics
 from veracity.types import ResultRecord, Sample
@@ -43,7 +43,7 @@ async def test_only_a_window_of_samples_is_read_ahead() -> None:
     await run_metrics(
         samples(),
         [Faithfulness()],
-        LLMJudge(chat),
+        Models(LLMJudge(chat)),
         on_result=on_result,
         on_bad_row=bad.append,
         max_in_flight=5,
@@ -59,7 +59,7 @@ async def test_iterations_are_independent_jobs_with_their_index() -> None:
     await run_metrics(
         [make_sample()],
         [Faithfulness()],
-        LLMJudge(chat),
+        Models(LLMJudge(chat)),
         on_result=records.append,
         on_bad_row=print,
         iterations=3,
@@ -77,7 +77,7 @@ async def test_a_bug_surfaces_as_itself() -> None:
         await run_metrics(
             [make_sample()],
             [Faithfulness()],
-            LLMJudge(ScriptedChat(responder=broken)),
+            Models(LLMJudge(ScriptedChat(responder=broken))),
             on_result=print,
             on_bad_row=print,
         )
@@ -86,6 +86,6 @@ async def test_a_bug_surfaces_as_itself() -> None:
 async def test_iterations_must_be_positive() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         await run_metrics(
-            [], [Faithfulness()], LLMJudge(ScriptedChat()), on_result=print, on_bad_row=print,
+            [], [Faithfulness()], Models(LLMJudge(ScriptedChat())), on_result=print, on_bad_row=print,
             iterations=0,
         )  # fmt: skip

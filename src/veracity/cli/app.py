@@ -11,7 +11,9 @@ import typer
 from rich.console import Console
 
 from veracity._version import __version__
+from veracity.config import ConfigError, load_config
 from veracity.dataset import DatasetError, RowError, read_dataset
+from veracity.embeddings import MissingLocalModelError, ModelIntegrityError
 from veracity.evaluation import aevaluate
 from veracity.judges import JudgeFatalError, JudgeSpecError, default_judge_spec, make_judge
 from veracity.judges.chat.base import StructuredOutput
@@ -71,15 +73,29 @@ def run(
     threshold: Annotated[
         list[str] | None, typer.Option(help="metric=value; exit 1 when a mean is below it.")
     ] = None,
+    embedder: Annotated[
+        str,
+        typer.Option(help="auto, local, local:DIR, openai/MODEL or none (for embeddings)."),
+    ] = "auto",
+    config: Annotated[
+        Path | None,
+        typer.Option(help="Config file (default: ./veracity.yaml or pyproject's [tool.veracity])."),
+    ] = None,
 ) -> None:
-    """Evaluate a dataset and write a run directory."""
+    """Evaluate a dataset and write a run directory.
+
+    Metrics: faithfulness, context_precision, context_recall, answer_relevance,
+    ragas_score, factual_accuracy, semantic_similarity, bert_score,
+    answer_classification, rubric, and rubric:NAME for a rubric of the config file.
+    """
     if not dataset.is_file():
         raise _fail(f"dataset not found: {dataset}")
     if structured_output not in ("json_schema", "json_object", "text"):
         raise _fail("--structured-output must be json_schema, json_object or text")
     mode: StructuredOutput = structured_output  # type: ignore[assignment]
     try:
-        chosen = resolve_metrics(metrics.split(","))
+        settings = load_config(config)
+        chosen = resolve_metrics(metrics.split(","), settings.rubrics)
         gates = parse_thresholds(threshold or [])
         the_judge = make_judge(
             judge or default_judge_spec(),
@@ -88,7 +104,7 @@ def run(
             timeout_s=timeout,
             structured_output=mode,
         )
-    except (UnknownMetricError, JudgeSpecError, ValueError) as exc:
+    except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
         raise _fail(str(exc)) from exc
     run_dir = out or Path("runs") / dataset.stem
     try:
@@ -101,11 +117,13 @@ def run(
                 the_judge,
                 out=run_dir,
                 iterations=iterations,
+                embedder=None if embedder == "none" else embedder,
+                base_url=base_url,
                 keep_results=False,
                 settings={"concurrency": concurrency, "timeout_s": timeout, "strict": strict},
             )
         )
-    except (DatasetError, RunDirectoryError) as exc:
+    except (DatasetError, RunDirectoryError, MissingLocalModelError, ModelIntegrityError) as exc:
         raise _fail(str(exc)) from exc
     except JudgeFatalError as exc:
         raise _fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc

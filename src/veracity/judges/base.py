@@ -6,7 +6,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from veracity.types import ClaimVerdict, Usage
+from veracity.types import (
+    ChunkJudgement,
+    ClaimVerdict,
+    Classification,
+    DimensionScore,
+    FactualGrades,
+    GeneratedQuestions,
+    RelevanceRating,
+    Rubric,
+    Usage,
+)
 
 T = TypeVar("T")
 
@@ -24,6 +34,9 @@ class JudgeOutcome(Generic[T]):
     latency_s: float = 0.0
     raw_replies: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    # The judge cannot answer this kind of question at all (the offline judge and a
+    # rubric, say): the metric says so with ``unsupported_by_judge``, never a made-up score.
+    unsupported: bool = False
 
     @property
     def ok(self) -> bool:
@@ -47,8 +60,10 @@ class Judge(Protocol):
         ...
 
     async def extract_claims(
-        self, question: str, answer: str, *, iteration: int
-    ) -> JudgeOutcome[tuple[str, ...]]: ...
+        self, question: str, text: str, *, iteration: int
+    ) -> JudgeOutcome[tuple[str, ...]]:
+        """Atomic, self-contained claims of ``text`` (an answer or a reference)."""
+        ...
 
     async def verify_claims(
         self,
@@ -58,5 +73,42 @@ class Judge(Protocol):
         iteration: int,
         batch: bool = True,
     ) -> JudgeOutcome[tuple[ClaimVerdict, ...]]: ...
+
+    async def judge_chunks(
+        self,
+        question: str,
+        contexts: Sequence[str],
+        reference: str | None,
+        *,
+        iteration: int,
+    ) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
+        """Every chunk's relevance to the question, in retrieval order."""
+        ...
+
+    async def generate_questions(
+        self, answer: str, contexts: Sequence[str], *, n: int, iteration: int
+    ) -> JudgeOutcome[GeneratedQuestions]: ...
+
+    async def rate_relevance(
+        self, question: str, answer: str, *, iteration: int
+    ) -> JudgeOutcome[RelevanceRating]: ...
+
+    async def grade_factual_accuracy(
+        self, question: str, answer: str, reference: str, *, iteration: int
+    ) -> JudgeOutcome[FactualGrades]: ...
+
+    async def classify_answer(
+        self, question: str, answer: str, reference: str, *, iteration: int
+    ) -> JudgeOutcome[Classification]: ...
+
+    async def score_rubric(
+        self,
+        rubric: Rubric,
+        question: str,
+        answer: str,
+        contexts: Sequence[str],
+        *,
+        iteration: int,
+    ) -> JudgeOutcome[tuple[DimensionScore, ...]]: ...
 
     async def aclose(self) -> None: ...

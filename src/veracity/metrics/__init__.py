@@ -1,15 +1,38 @@
-"""Metrics: each scores one sample from what the judge says about it."""
+"""Metrics: each scores one sample from what the judge (or a local model) says about it."""
 
-from veracity.metrics.base import Metric, SampleWork, judge_error
+from veracity.metrics.answer_classification import AnswerClassification
+from veracity.metrics.answer_relevance import AnswerRelevance
+from veracity.metrics.base import Metric, Models, Need, SampleWork, judge_error
+from veracity.metrics.context_precision import ContextPrecision, average_precision
+from veracity.metrics.context_recall import ContextRecall
+from veracity.metrics.factual_accuracy import FactualAccuracy, grade
 from veracity.metrics.faithfulness import Faithfulness
+from veracity.metrics.ragas_score import DEFAULT_WEIGHTS, RagasScore, weighted_mean
 from veracity.metrics.registry import METRICS, UnknownMetricError, resolve_metrics
+from veracity.metrics.rubric import RubricMetric
+from veracity.metrics.similarity import BertScore, SemanticSimilarity
 
 __all__ = [
+    "DEFAULT_WEIGHTS",
     "METRICS",
+    "AnswerClassification",
+    "AnswerRelevance",
+    "BertScore",
+    "ContextPrecision",
+    "ContextRecall",
+    "FactualAccuracy",
     "Faithfulness",
     "Metric",
+    "Models",
+    "Need",
+    "RagasScore",
+    "RubricMetric",
     "SampleWork",
+    "SemanticSimilarity",
     "UnknownMetricError",
+    "average_precision",
+    "grade",
     "judge_error",
     "resolve_metrics",
+    "weighted_mean",
 ]

@@ -1,38 +1,154 @@
-"""What a metric is, and the per-sample work that metrics share."""
+"""What a metric is, the models it may use, and the per-sample work metrics share."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol
 
 from veracity.judges import Judge, JudgeOutcome
-from veracity.types import MetricResult, Sample, Status, Usage
+from veracity.types import ClaimVerdict, MetricResult, Sample, Status, Usage
+
+if TYPE_CHECKING:
+    from veracity.embeddings import BertScorer, Embedder
+
+
+class Need(StrEnum):
+    """What a metric reads beyond the judge: shared judge work (planned so it takes as few
+    calls as possible) and the local or remote models a run must provide."""
+
+    ANSWER_CLAIMS = "answer_claims"
+    REFERENCE_STATEMENTS = "reference_statements"
+    VERDICTS = "verdicts"
+    EMBEDDER = "embedder"
+    BERT_SCORER = "bert_scorer"
+
+
+@dataclass(frozen=True)
+class Models:
+    """Everything metrics may ask: the judge, and local or remote embedding models."""
+
+    judge: Judge
+    embedder: Embedder | None = None
+    bert_scorer: BertScorer | None = None
+
+
+class Metric(Protocol):
+    """A metric scores one sample. It is stateless: all it needs is in ``work``."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def needs(self) -> frozenset[Need]:
+        """The shared work it reads, so that work is done in as few calls as possible."""
+        ...
+
+    async def score(self, work: SampleWork) -> MetricResult: ...
 
 
 class SampleWork:
     """Judge answers about one sample in one iteration, computed once and shared.
 
-    Claims extracted for faithfulness are the same claims any other metric of this
-    sample and iteration sees; the judge is asked once. The usage of shared work is
-    charged to the first result that uses it, so totals add up exactly.
+    Answer claims and reference statements are each extracted once, and when the metrics
+    of the run need verdicts for both, one batched call verifies them together (a text
+    that is both an answer claim and a reference statement is verified once). The usage
+    of shared work is charged to the first result that uses it, so totals add up.
     """
 
-    def __init__(self, sample: Sample, judge: Judge, iteration: int) -> None:
+    def __init__(
+        self,
+        sample: Sample,
+        models: Models,
+        iteration: int,
+        metrics: Mapping[str, Metric] | None = None,
+    ) -> None:
         self.sample = sample
-        self.judge = judge
+        self.models = models
         self.iteration = iteration
-        self._claims: asyncio.Task[JudgeOutcome[tuple[str, ...]]] | None = None
+        self.metrics = dict(metrics or {})
+        self.needs: frozenset[Need] = frozenset().union(*(m.needs for m in self.metrics.values()))
+        self._tasks: dict[str, asyncio.Task[Any]] = {}
         self._charged: set[int] = set()
 
+    @property
+    def judge(self) -> Judge:
+        return self.models.judge
+
+    def _once(self, key: str, make: Callable[[], Any]) -> asyncio.Task[Any]:
+        if key not in self._tasks:
+            self._tasks[key] = asyncio.ensure_future(make())
+        return self._tasks[key]
+
     async def claims(self) -> JudgeOutcome[tuple[str, ...]]:
-        if self._claims is None:
-            self._claims = asyncio.ensure_future(
-                self.judge.extract_claims(
-                    self.sample.question, self.sample.answer, iteration=self.iteration
-                )
+        """The answer's atomic claims."""
+        sample = self.sample
+        outcome: JudgeOutcome[tuple[str, ...]] = await self._once(
+            "claims",
+            lambda: self.judge.extract_claims(
+                sample.question, sample.answer, iteration=self.iteration
+            ),
+        )
+        return outcome
+
+    async def statements(self) -> JudgeOutcome[tuple[str, ...]]:
+        """The reference answer's statements (the caller checks there is a reference)."""
+        sample = self.sample
+        outcome: JudgeOutcome[tuple[str, ...]] = await self._once(
+            "statements",
+            lambda: self.judge.extract_claims(
+                sample.question, sample.reference or "", iteration=self.iteration
+            ),
+        )
+        return outcome
+
+    async def verdicts(self) -> JudgeOutcome[dict[str, ClaimVerdict]]:
+        """Verdicts against the contexts for every claim and statement the run needs,
+        keyed by text, from one batched call (none when there is nothing to verify)."""
+        outcome: JudgeOutcome[dict[str, ClaimVerdict]] = await self._once(
+            "verdicts", self._verify_all
+        )
+        return outcome
+
+    async def _verify_all(self) -> JudgeOutcome[dict[str, ClaimVerdict]]:
+        wanted = []
+        if Need.ANSWER_CLAIMS in self.needs and self.sample.answer.strip():
+            wanted.append(self.claims())
+        if Need.REFERENCE_STATEMENTS in self.needs and (self.sample.reference or "").strip():
+            wanted.append(self.statements())
+        texts: dict[str, None] = {}
+        for extracted in await asyncio.gather(*wanted):
+            texts.update(dict.fromkeys(extracted.value or ()))
+        if not texts:
+            return JudgeOutcome(value={})
+        verified = await self.judge.verify_claims(
+            list(texts), self.sample.contexts, iteration=self.iteration
+        )
+        if verified.value is None:
+            return JudgeOutcome(
+                value=None,
+                error=verified.error,
+                usage=verified.usage,
+                latency_s=verified.latency_s,
+                raw_replies=verified.raw_replies,
+                notes=verified.notes,
             )
-        return await self._claims
+        return JudgeOutcome(
+            value={verdict.claim: verdict for verdict in verified.value},
+            usage=verified.usage,
+            latency_s=verified.latency_s,
+            notes=verified.notes,
+        )
+
+    async def result_of(self, name: str, default: Callable[[], Metric]) -> MetricResult:
+        """The result of metric ``name`` for this sample, computed once: the run's own
+        instance if the run scores it, else ``default()``."""
+        metric = self.metrics.get(name) or default()
+        result: MetricResult = await self._once(f"metric:{name}", lambda: metric.score(self))
+        return result
 
     def charge(self, outcome: JudgeOutcome[Any]) -> Usage:
         """The usage of ``outcome`` the first time it is charged, nothing after."""
@@ -54,21 +170,42 @@ def judge_error(
     details["raw_replies"] = list(outcome.raw_replies)
     if outcome.notes:
         details["notes"] = list(outcome.notes)
+    if outcome.unsupported:
+        status, reason = Status.UNSUPPORTED_BY_JUDGE, f"{step}: {outcome.error}"
+    else:
+        status, reason = Status.JUDGE_ERROR, f"{step} failed: {outcome.error}"
     return MetricResult(
         metric=metric,
         score=None,
-        status=Status.JUDGE_ERROR,
-        reason=f"{step} failed: {outcome.error}",
+        status=status,
+        reason=reason,
         details=details,
         usage=usage,
         latency_s=time.perf_counter() - started,
     )
 
 
-class Metric(Protocol):
-    """A metric scores one sample. It is stateless: all it needs is in ``work``."""
+def unscored(
+    metric: str, status: Status, reason: str, started: float, **details: Any
+) -> MetricResult:
+    """A result without a judge call (missing reference, no contexts, …)."""
+    return MetricResult(
+        metric=metric,
+        score=None,
+        status=status,
+        reason=reason,
+        details=details,
+        latency_s=time.perf_counter() - started,
+    )
 
-    @property
-    def name(self) -> str: ...
 
-    async def score(self, work: SampleWork) -> MetricResult: ...
+def has_contexts(sample: Sample) -> bool:
+    return any(context.strip() for context in sample.contexts)
+
+
+def has_reference(sample: Sample) -> bool:
+    return bool(sample.reference and sample.reference.strip())
+
+
+def missing_reference(metric: str, started: float) -> MetricResult:
+    return unscored(metric, Status.MISSING_REFERENCE, "the sample has no reference answer", started)

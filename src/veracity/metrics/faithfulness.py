@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.metrics.base import SampleWork, judge_error
+from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error
 from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
 
 
@@ -24,6 +24,12 @@ class Faithfulness:
     no_claims_score: float | None = 1.0
     name: str = "faithfulness"
 
+    @property
+    def needs(self) -> frozenset[Need]:
+        if self.batch_verification:
+            return frozenset({Need.ANSWER_CLAIMS, Need.VERDICTS})
+        return frozenset({Need.ANSWER_CLAIMS})
+
     async def score(self, work: SampleWork) -> MetricResult:
         started = time.perf_counter()
         sample = work.sample
@@ -38,7 +44,7 @@ class Faithfulness:
         if not claims:
             return self._no_claims("the answer makes no factual claim", started, usage)
 
-        if not any(context.strip() for context in sample.contexts):
+        if not has_contexts(sample):
             verdicts = tuple(
                 ClaimVerdict(
                     claim=claim,
@@ -56,28 +62,32 @@ class Faithfulness:
                 extracted.notes,
             )
 
-        verified = await work.judge.verify_claims(
-            claims, sample.contexts, iteration=work.iteration, batch=self.batch_verification
-        )
-        usage += verified.usage
-        if verified.value is None:
-            return judge_error(
-                self.name, "claim verification", verified, usage, started, claims=list(claims)
+        if self.batch_verification:
+            shared = await work.verdicts()
+            usage += work.charge(shared)
+            if shared.value is None:
+                return judge_error(
+                    self.name, "claim verification", shared, usage, started, claims=list(claims)
+                )
+            verdicts = tuple(shared.value[claim] for claim in claims)
+            notes = extracted.notes + shared.notes
+        else:
+            verified = await work.judge.verify_claims(
+                claims, sample.contexts, iteration=work.iteration, batch=False
             )
-        counts = Counter(v.verdict for v in verified.value)
+            usage += verified.usage
+            if verified.value is None:
+                return judge_error(
+                    self.name, "claim verification", verified, usage, started, claims=list(claims)
+                )
+            verdicts, notes = verified.value, extracted.notes + verified.notes
+        counts = Counter(v.verdict for v in verdicts)
         reason = (
             f"{counts[Verdict.SUPPORTED]} of {len(claims)} claim(s) supported"
             f", {counts[Verdict.CONTRADICTED]} contradicted"
             f", {counts[Verdict.NOT_ENOUGH_INFO]} without enough information"
         )
-        return self._result(
-            verified.value,
-            Status.SCORED,
-            reason,
-            usage,
-            started,
-            extracted.notes + verified.notes,
-        )
+        return self._result(verdicts, Status.SCORED, reason, usage, started, notes)
 
     def _result(
         self,

@@ -2,41 +2,59 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+from veracity.metrics.answer_classification import AnswerClassification
+from veracity.metrics.answer_relevance import AnswerRelevance
 from veracity.metrics.base import Metric
+from veracity.metrics.context_precision import ContextPrecision
+from veracity.metrics.context_recall import ContextRecall
+from veracity.metrics.factual_accuracy import FactualAccuracy
 from veracity.metrics.faithfulness import Faithfulness
+from veracity.metrics.ragas_score import RagasScore
+from veracity.metrics.rubric import RubricMetric
+from veracity.metrics.similarity import BertScore, SemanticSimilarity
+from veracity.types import Rubric
 
-METRICS: dict[str, Callable[[], Metric]] = {"faithfulness": Faithfulness}
-
-# Named by the spec, not built yet: asking for one is an honest error, not a silent skip.
-PLANNED = (
-    "context_precision",
-    "context_recall",
-    "answer_relevance",
-    "ragas_score",
-    "factual_accuracy",
-    "semantic_similarity",
-    "bert_score",
-    "answer_classification",
-    "rubric",
-)
+METRICS: dict[str, Callable[[], Metric]] = {
+    "faithfulness": Faithfulness,
+    "context_precision": ContextPrecision,
+    "context_recall": ContextRecall,
+    "answer_relevance": AnswerRelevance,
+    "ragas_score": RagasScore,
+    "factual_accuracy": FactualAccuracy,
+    "semantic_similarity": SemanticSimilarity,
+    "bert_score": BertScore,
+    "answer_classification": AnswerClassification,
+    "rubric": RubricMetric,
+}
 
 
 class UnknownMetricError(ValueError):
     pass
 
 
-def resolve_metrics(names: Sequence[str]) -> list[Metric]:
-    """Metric objects for ``names`` (de-duplicated, order kept)."""
+def resolve_metrics(
+    names: Sequence[str], rubrics: Mapping[str, Rubric] | None = None
+) -> list[Metric]:
+    """Metric objects for ``names`` (de-duplicated, order kept). ``rubric:NAME`` is the
+    user-defined rubric ``NAME`` from ``rubrics`` (the config file's)."""
     metrics: list[Metric] = []
     for name in dict.fromkeys(n.strip() for n in names if n.strip()):
         if name in METRICS:
             metrics.append(METRICS[name]())
-        elif name in PLANNED:
-            raise UnknownMetricError(f"metric {name!r} is not available in this version yet")
+        elif name.startswith("rubric:"):
+            rubric = (rubrics or {}).get(name.removeprefix("rubric:"))
+            if rubric is None:
+                known = ", ".join(sorted(rubrics or {})) or "none defined"
+                raise UnknownMetricError(
+                    f"no rubric {name.removeprefix('rubric:')!r} in the config file ({known})"
+                )
+            metrics.append(RubricMetric(rubric))
         else:
-            raise UnknownMetricError(f"unknown metric {name!r}; available: {', '.join(METRICS)}")
+            raise UnknownMetricError(
+                f"unknown metric {name!r}; available: {', '.join(METRICS)}, rubric:NAME"
+            )
     if not metrics:
         raise UnknownMetricError("no metric named")
     return metrics

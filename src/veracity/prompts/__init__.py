@@ -1,5 +1,33 @@
 """Prompt templates: versioned, fingerprinted, with their output schemas."""
 
+from veracity.prompts.answer_relevance import (
+    DEFAULT_QUESTION_COUNT,
+    QUESTION_GENERATION,
+    RELEVANCE_RATING,
+    QuestionGenerationOutput,
+    RelevanceRatingOutput,
+    render_question_generation,
+    render_relevance_rating,
+)
+from veracity.prompts.classification import (
+    ANSWER_CLASSIFICATION,
+    DEFAULT_ABSTENTION_PHRASES,
+    ClassificationOutput,
+    find_abstention,
+    render_classification,
+)
+from veracity.prompts.context_precision import (
+    CHUNK_RELEVANCE,
+    ChunkRelevanceItem,
+    ChunkRelevanceOutput,
+    render_chunk_relevance,
+)
+from veracity.prompts.factual_accuracy import (
+    FACTUAL_ACCURACY,
+    CriterionOutput,
+    FactualAccuracyOutput,
+    render_factual_accuracy,
+)
 from veracity.prompts.faithfulness import (
     CLAIM_EXTRACTION,
     CLAIM_VERIFICATION,
@@ -8,6 +36,15 @@ from veracity.prompts.faithfulness import (
     ExtractedClaims,
     render_extraction,
     render_verification,
+)
+from veracity.prompts.rubric import (
+    DEFAULT_RUBRIC,
+    DEFAULT_RUBRIC_TEMPLATE,
+    DimensionScoreOutput,
+    RubricScoresOutput,
+    RubricTemplate,
+    render_rubric,
+    rubric_template,
 )
 from veracity.prompts.template import (
     ChatMessage,
@@ -18,21 +55,57 @@ from veracity.prompts.template import (
     untrusted,
 )
 
-ALL_TEMPLATES = (CLAIM_EXTRACTION, CLAIM_VERIFICATION)
+ALL_TEMPLATES = (
+    CLAIM_EXTRACTION,
+    CLAIM_VERIFICATION,
+    CHUNK_RELEVANCE,
+    QUESTION_GENERATION,
+    RELEVANCE_RATING,
+    FACTUAL_ACCURACY,
+    ANSWER_CLASSIFICATION,
+    DEFAULT_RUBRIC_TEMPLATE,
+)
 
 __all__ = [
     "ALL_TEMPLATES",
+    "ANSWER_CLASSIFICATION",
+    "CHUNK_RELEVANCE",
     "CLAIM_EXTRACTION",
     "CLAIM_VERIFICATION",
+    "DEFAULT_ABSTENTION_PHRASES",
+    "DEFAULT_QUESTION_COUNT",
+    "DEFAULT_RUBRIC",
+    "DEFAULT_RUBRIC_TEMPLATE",
+    "FACTUAL_ACCURACY",
+    "QUESTION_GENERATION",
+    "RELEVANCE_RATING",
     "ChatMessage",
+    "ChunkRelevanceItem",
+    "ChunkRelevanceOutput",
     "ClaimJudgement",
     "ClaimJudgements",
+    "ClassificationOutput",
+    "CriterionOutput",
+    "DimensionScoreOutput",
     "ExtractedClaims",
+    "FactualAccuracyOutput",
     "OutputSpec",
     "PromptTemplate",
+    "QuestionGenerationOutput",
+    "RelevanceRatingOutput",
     "RenderedPrompt",
+    "RubricScoresOutput",
+    "RubricTemplate",
+    "find_abstention",
     "numbered_block",
+    "render_chunk_relevance",
+    "render_classification",
     "render_extraction",
+    "render_factual_accuracy",
+    "render_question_generation",
+    "render_relevance_rating",
+    "render_rubric",
     "render_verification",
+    "rubric_template",
     "untrusted",
 ]

@@ -7,17 +7,29 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from veracity.types import ResultRecord, Status, Usage
+from veracity.types import AnswerClass, ResultRecord, Status, Usage
 
 OVERALL = "overall"
 # The by_system key of samples that name no system (JSON keys cannot be null).
 NO_SYSTEM = "(no system)"
 
 
+# Labels some metrics put in their details, counted in the summary (with rates over the
+# results that have one): correct / wrong / dont_know, the A–E grade, rubric pass or fail.
+LABELS = {"classification": "classification", "grade": "grades", "passed": "passed"}
+# Every label listed even at zero, so a reader never wonders whether one is missing.
+KNOWN_LABELS = {
+    "classification": [c.value for c in AnswerClass],
+    "grades": ["A", "B", "C", "D", "E"],
+    "passed": ["true", "false"],
+}
+
+
 @dataclass(slots=True)
 class _Group:
     scores: list[float] = field(default_factory=list)
     statuses: Counter[str] = field(default_factory=Counter)
+    labels: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     n: int = 0
 
     def add(self, record: ResultRecord) -> None:
@@ -25,6 +37,11 @@ class _Group:
         self.statuses[record.status.value] += 1
         if record.score is not None:
             self.scores.append(record.score)
+        for key, summary_key in LABELS.items():
+            if key in record.details:
+                value = record.details[key]
+                label = str(value).lower() if isinstance(value, bool) else str(value)
+                self.labels[summary_key][label] += 1
 
     def stats(self) -> dict[str, Any]:
         scores = self.scores
@@ -37,6 +54,13 @@ class _Group:
             "max": max(scores) if scores else None,
             "std": statistics.stdev(scores) if len(scores) > 1 else None,
             "counts_by_status": {s.value: self.statuses[s.value] for s in Status},
+            **{
+                key: {
+                    "counts": (full := {k: counts[k] for k in KNOWN_LABELS[key]} | counts),
+                    "rates": {k: v / sum(counts.values()) for k, v in full.items()},
+                }
+                for key, counts in self.labels.items()
+            },
         }
 
 

@@ -6,8 +6,7 @@ import asyncio
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from veracity.judges import Judge
-from veracity.metrics import Metric, SampleWork
+from veracity.metrics import Metric, Models, SampleWork
 from veracity.types import MetricResult, ResultRecord, Sample
 
 # Whatever the dataset yields that is not a sample (a bad row): the runner passes it on.
@@ -28,7 +27,7 @@ def to_record(sample: Sample, iteration: int, result: MetricResult) -> ResultRec
 async def run_metrics(
     items: Iterable[Sample | Bad],
     metrics: Sequence[Metric],
-    judge: Judge,
+    models: Models,
     *,
     on_result: ResultSink,
     on_bad_row: Callable[[Bad], None],
@@ -46,12 +45,13 @@ async def run_metrics(
     """
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, got {iterations}")
-    window = max_in_flight or 2 * judge.concurrency
+    window = max_in_flight or 2 * models.judge.concurrency
+    by_name = {metric.name: metric for metric in metrics}
     jobs = _jobs(items, iterations, on_bad_row)
 
     async def worker() -> None:
         for sample, iteration in jobs:
-            work = SampleWork(sample, judge, iteration)
+            work = SampleWork(sample, models, iteration, by_name)
             async with asyncio.TaskGroup() as tasks:
                 for metric in metrics:
                     tasks.create_task(_score(metric, work, on_result))
@@ -85,5 +85,6 @@ def _jobs(
 
 
 async def _score(metric: Metric, work: SampleWork, on_result: ResultSink) -> None:
-    result = await metric.score(work)
+    # Through the shared memo: a composite metric (ragas_score) reuses this very result.
+    result = await work.result_of(metric.name, lambda: metric)
     on_result(to_record(work.sample, work.iteration, result))

@@ -2,10 +2,18 @@
 
 Pure functions, no I/O: find the JSON (strict, fenced, embedded, repaired), fall back
 to the legacy text formats, recognise refusals, normalise verdict labels and match
-verdicts to claims by text, then by position.
+verdicts to claims by text, then by position. The other judge questions (chunk
+relevance, generated questions, ratings, G-Eval criteria, classification, rubric scores)
+have parsers of their own, as tolerant, with every coercion noted.
 """
 
+from veracity.judges.parsing.chunks import parse_chunks_reply
 from veracity.judges.parsing.claims import parse_claims_reply
+from veracity.judges.parsing.classification import (
+    parse_classification_reply,
+    read_classification_reply,
+)
+from veracity.judges.parsing.factual import parse_factual_reply, read_factual_reply
 from veracity.judges.parsing.json_extract import extract_json
 from veracity.judges.parsing.labels import normalise_verdict
 from veracity.judges.parsing.matching import FUZZY_THRESHOLD, match_verdicts
@@ -19,7 +27,11 @@ from veracity.judges.parsing.outcomes import (
     RawVerdict,
     VerdictMatch,
 )
+from veracity.judges.parsing.parsed import ParsedChunks, ParsedRubric, ParsedValue
+from veracity.judges.parsing.questions import parse_questions_reply, read_questions_reply
+from veracity.judges.parsing.rating import parse_rating_reply, read_rating_reply
 from veracity.judges.parsing.refusal import detect_refusal
+from veracity.judges.parsing.rubric import parse_rubric_reply
 from veracity.judges.parsing.verdicts import parse_verdicts_reply
 
 __all__ = [
@@ -28,7 +40,10 @@ __all__ = [
     "JsonFound",
     "JsonMethod",
     "ParseFailure",
+    "ParsedChunks",
     "ParsedClaims",
+    "ParsedRubric",
+    "ParsedValue",
     "ParsedVerdicts",
     "RawVerdict",
     "VerdictMatch",
@@ -36,6 +51,16 @@ __all__ = [
     "extract_json",
     "match_verdicts",
     "normalise_verdict",
+    "parse_chunks_reply",
     "parse_claims_reply",
+    "parse_classification_reply",
+    "parse_factual_reply",
+    "parse_questions_reply",
+    "parse_rating_reply",
+    "parse_rubric_reply",
     "parse_verdicts_reply",
+    "read_classification_reply",
+    "read_factual_reply",
+    "read_questions_reply",
+    "read_rating_reply",
 ]

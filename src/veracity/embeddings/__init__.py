@@ -1,0 +1,60 @@
+"""Text embeddings and BERTScore: local models (offline, verified weights) or an
+OpenAI-compatible endpoint.
+
+The heavy libraries (torch, sentence-transformers, bert-score) are imported only when a
+local model is first used, on its worker thread.
+"""
+
+from veracity.embeddings.base import (
+    Embedder,
+    Matrix,
+    ModelOutputError,
+    clipped_cosine,
+    cosine,
+    normalize_rows,
+)
+from veracity.embeddings.batching import MicroBatcher
+from veracity.embeddings.bertscore import MINILM_NUM_LAYERS, BertScorer, Scores
+from veracity.embeddings.cache import LRUCache
+from veracity.embeddings.factory import (
+    local_bert_scorer_available,
+    local_embedder_available,
+    make_bert_scorer,
+    make_embedder,
+)
+from veracity.embeddings.local import LocalEmbedder
+from veracity.embeddings.openai_embeddings import OpenAIEmbedder
+from veracity.embeddings.weights import (
+    MINILM_L6_V2,
+    MissingLocalModelError,
+    ModelIntegrityError,
+    PinnedFile,
+    default_minilm_dir,
+    verify_weights,
+)
+
+__all__ = [
+    "MINILM_L6_V2",
+    "MINILM_NUM_LAYERS",
+    "BertScorer",
+    "Embedder",
+    "LRUCache",
+    "LocalEmbedder",
+    "Matrix",
+    "MicroBatcher",
+    "MissingLocalModelError",
+    "ModelIntegrityError",
+    "ModelOutputError",
+    "OpenAIEmbedder",
+    "PinnedFile",
+    "Scores",
+    "clipped_cosine",
+    "cosine",
+    "default_minilm_dir",
+    "local_bert_scorer_available",
+    "local_embedder_available",
+    "make_bert_scorer",
+    "make_embedder",
+    "normalize_rows",
+    "verify_weights",
+]

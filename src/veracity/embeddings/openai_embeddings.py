@@ -1,0 +1,197 @@
+"""Embeddings from any OpenAI-compatible ``/v1/embeddings`` endpoint, through the ``openai`` SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+import openai
+
+from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
+from veracity.transport import (
+    CallFailedError,
+    JudgeFatalError,
+    RequestLimiter,
+    RetryPolicy,
+    call_with_retries,
+    classify_sdk_error,
+)
+from veracity.transport.retry import ErrorClass
+
+KEY_ENV = "OPENAI_API_KEY"
+BASE_URL_ENV = "OPENAI_BASE_URL"
+# Local servers (vLLM, Ollama, llama.cpp) take any key; the SDK insists on one.
+PLACEHOLDER_KEY = "not-needed"
+# Sent once, only to learn the vector size when a call has nothing but empty texts.
+_PROBE_TEXT = "dimension"
+
+
+class OpenAIEmbedder:
+    """An :class:`~veracity.embeddings.base.Embedder` on ``embeddings.create``.
+
+    The key and base URL come from the arguments, else from ``OPENAI_API_KEY`` /
+    ``OPENAI_BASE_URL``; the key is held in memory only and never described. The SDK's
+    own retries are off: every batch goes through :func:`call_with_retries` with a
+    :class:`RequestLimiter` of ``concurrency`` slots. Texts are split into batches of
+    ``batch_size`` sent concurrently; repeated texts are sent once and empty ones not at
+    all (they get zero rows). ``prompt_tokens`` is the running total the endpoint
+    reported, ``requests`` the number of successful calls.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        concurrency: int = 16,
+        timeout_s: float = 60.0,
+        retry: RetryPolicy | None = None,
+        batch_size: int = 256,
+        seed: int | None = None,
+    ) -> None:
+        base_url = base_url or os.environ.get(BASE_URL_ENV) or None
+        api_key = api_key or os.environ.get(KEY_ENV) or None
+        if api_key is None and base_url is None:
+            raise ValueError(
+                f"the openai embedder needs {KEY_ENV} in the environment, or a base URL "
+                f"({BASE_URL_ENV}) for a local server"
+            )
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self.model = model
+        self.base_url = base_url
+        self._api_key = api_key
+        self.timeout_s = timeout_s
+        self.batch_size = batch_size
+        self.retry = retry or RetryPolicy()
+        self.limiter = RequestLimiter(concurrency)
+        self.prompt_tokens = 0
+        self.requests = 0
+        self.dim: int | None = None
+        self._rng = random.Random(seed)
+        self._client: openai.AsyncOpenAI | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def name(self) -> str:
+        return f"openai/{self.model}"
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "provider": "openai",
+            "model": self.model,
+            "base_url": public_url(self.base_url),
+            "dim": self.dim,
+            "batch_size": self.batch_size,
+            "concurrency": self.limiter.concurrency,
+            "timeout_s": self.timeout_s,
+            "max_attempts": self.retry.max_attempts,
+        }
+
+    def client(self) -> openai.AsyncOpenAI:
+        # SDK clients hold connection pools bound to one event loop; each asyncio.run
+        # gets a fresh one.
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key or PLACEHOLDER_KEY,
+                base_url=self.base_url,
+                timeout=self.timeout_s,
+                max_retries=0,
+            )
+            self._client_loop = loop
+        return self._client
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        texts = list(texts)
+        unique = list(dict.fromkeys(text for text in texts if not is_blank(text)))
+        batches = [
+            unique[start : start + self.batch_size]
+            for start in range(0, len(unique), self.batch_size)
+        ]
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(self._embed_batch(batch)) for batch in batches]
+        except BaseExceptionGroup as failed:
+            # One failed batch cancels the others; callers get the error itself (a fatal
+            # one first), as from any other judge call, not an exception group.
+            error = _first_error(failed)
+            raise error from error.__cause__
+        vectors: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
+        for batch, task in zip(batches, tasks, strict=True):
+            vectors.update(zip(batch, task.result(), strict=True))
+        if self.dim is None:
+            await self._embed_batch([_PROBE_TEXT])
+        assert self.dim is not None
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for index, text in enumerate(texts):
+            vector = vectors.get(text)
+            if vector is not None:
+                out[index] = vector
+        return out
+
+    async def _embed_batch(self, batch: list[str]) -> Matrix:
+        client = self.client()
+        response, _ = await call_with_retries(
+            lambda: client.embeddings.create(
+                model=self.model, input=batch, encoding_format="float"
+            ),
+            classify=self._classify,
+            policy=self.retry,
+            limiter=self.limiter,
+            rng=self._rng,
+        )
+        self.requests += 1
+        if response.usage is not None:
+            self.prompt_tokens += response.usage.prompt_tokens
+        data = sorted(response.data, key=lambda item: item.index)
+        if len(data) != len(batch):
+            raise CallFailedError(
+                f"the endpoint returned {len(data)} embeddings for {len(batch)} texts"
+            )
+        try:
+            matrix = normalize_rows([item.embedding for item in data])
+        except (ValueError, ModelOutputError) as exc:  # ragged rows, NaN
+            raise CallFailedError(f"the endpoint returned unusable embeddings: {exc}") from exc
+        if self.dim is None:
+            self.dim = matrix.shape[1]
+        elif matrix.shape[1] != self.dim:
+            raise CallFailedError(
+                f"the endpoint returned {matrix.shape[1]}-dimensional embeddings after "
+                f"{self.dim}-dimensional ones"
+            )
+        return matrix
+
+    @staticmethod
+    def _classify(exc: BaseException) -> ErrorClass | None:
+        return classify_sdk_error(
+            exc, (openai.APIConnectionError, openai.APIResponseValidationError)
+        )
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        # A client of an event loop that has ended has nothing left to close.
+        if client is not None and self._client_loop is asyncio.get_running_loop():
+            await client.close()
+
+
+def _first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    errors = list(group.exceptions)
+    fatal = [error for error in errors if isinstance(error, JudgeFatalError)]
+    return (fatal or errors)[0]
+
+
+def public_url(url: str | None) -> str | None:
+    """A URL safe to record: no user info, query or fragment (they can carry secrets)."""
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -1,0 +1,141 @@
+"""Shared coercions for the parsers: numbers as judges write them, flags, and the driver."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+from veracity.judges.parsing.json_extract import extract_json
+from veracity.judges.parsing.outcomes import ParseFailure
+from veracity.judges.parsing.refusal import detect_refusal
+
+T = TypeVar("T")
+
+_NUMBER = re.compile(
+    r"^(?P<num>[-+]?\d+(?:\.\d+)?|[-+]?\.\d+)\s*"
+    r"(?:(?P<pct>%)|(?:/|\bout\s+of\b)\s*(?P<den>\d+(?:\.\d+)?))?"
+    r"(?:\s*(?:points?|pts))?$",
+    re.IGNORECASE,
+)
+_NON_WORD = re.compile(r"[\W_]+")
+_WRAPPING = " \t\r\n*_`'\""
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number as the judge wrote it: ``"4/5"`` is ``Number(4, 5, True, "4/5")``.
+
+    ``scale`` is the denominator written (100 for a percentage), else ``None``;
+    ``integral`` is false when the value was written with a fractional part.
+    """
+
+    value: float
+    scale: float | None
+    integral: bool
+    text: str
+
+
+def read_number(raw: object) -> Number | None:
+    """A finite number from a JSON number or a string such as ``"85"``, ``"4/5"``, ``"85%"``."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return Number(float(raw), None, True, str(raw))
+    if isinstance(raw, float):
+        if not math.isfinite(raw):
+            return None
+        return Number(raw, None, False, repr(raw))  # JSON wrote a decimal point
+    if not isinstance(raw, str):
+        return None
+    text = unicodedata.normalize("NFKC", raw).strip(_WRAPPING).rstrip(".").strip(_WRAPPING)
+    m = _NUMBER.match(text)
+    if m is None:
+        return None
+    den = m.group("den")
+    scale = 100.0 if m.group("pct") else float(den) if den else None
+    if scale == 0:
+        return None
+    num = m.group("num")
+    return Number(float(num), scale, "." not in num, text)
+
+
+def words(text: str) -> str:
+    """Lowercase words only: ``"Not-Relevant!"`` -> ``"not relevant"``."""
+    return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def compact(name: str) -> str:
+    """A name compared ignoring case, spaces, hyphens and underscores."""
+    return words(name).replace(" ", "")
+
+
+def read_label(raw: object, table: Mapping[str, T]) -> T | None:
+    """Look a label up in ``table`` (keys in :func:`words` form); 0/1 and booleans as text."""
+    if isinstance(raw, bool):
+        raw = "true" if raw else "false"
+    elif isinstance(raw, int | float) and not isinstance(raw, bool):
+        if raw not in (0, 1):
+            return None
+        raw = str(int(raw))
+    if not isinstance(raw, str):
+        return None
+    key = words(raw)
+    if key in ("1 0", "0 0"):  # "1.0" / "0.0"
+        key = key[0]
+    return table.get(key)
+
+
+def flag_table(true: tuple[str, ...], false: tuple[str, ...]) -> dict[str, bool]:
+    """A :func:`read_label` table mapping ``true`` words to True and ``false`` ones to False."""
+    return {**{words(w): True for w in true}, **{words(w): False for w in false}}
+
+
+YES_WORDS = ("yes", "y", "true", "1")
+NO_WORDS = ("no", "n", "false", "0")
+
+
+def is_weak(value: object, method: str) -> bool:
+    """JSON found in prose that may be a stray bracket (``[1]``) rather than the answer."""
+    return method in ("embedded", "repaired") and not isinstance(value, dict)
+
+
+def drive(
+    text: str,
+    from_json: Callable[[object, str], T | ParseFailure],
+    from_text: Callable[[str], T | ParseFailure | None],
+    expected: str,
+) -> T | ParseFailure:
+    """Parse ``text``: JSON, then the legacy text format, then refusal detection.
+
+    ``from_text`` returns ``None`` when the text has nothing of its format. JSON that may
+    be a stray bracket in prose (``[1]``) is tried after the legacy format. When nothing
+    succeeds, the first failure wins (JSON's, then the legacy format's).
+    """
+    found = extract_json(text)
+    failures: list[ParseFailure] = []
+    weak = found is not None and is_weak(found.value, found.method)
+    if found is not None and not weak:
+        result = from_json(found.value, found.method)
+        if not isinstance(result, ParseFailure):
+            return result
+        failures.append(result)
+    legacy = from_text(text)
+    if isinstance(legacy, ParseFailure):
+        failures.append(legacy)
+    elif legacy is not None:
+        return legacy
+    if found is not None and weak:
+        result = from_json(found.value, found.method)
+        if not isinstance(result, ParseFailure):
+            return result
+        failures.append(result)
+    if failures:
+        return failures[0]
+    refusal = detect_refusal(text)
+    if refusal is not None:
+        return ParseFailure("refusal", refusal)
+    return ParseFailure("unparseable", f"{expected}; found no JSON and nothing else usable")

@@ -1,0 +1,179 @@
+"""Named scores (G-Eval criteria, rubric dimensions) from JSON of any shape, or text lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from veracity.judges.parsing._coerce import compact
+from veracity.judges.parsing._text import as_text, collapse, field_of
+
+CONTAINER_KEYS = (
+    "scores",
+    "criteria",
+    "dimensions",
+    "results",
+    "evaluation",
+    "evaluations",
+    "grades",
+    "ratings",
+)
+NAME_KEYS = ("dimension", "criterion", "name", "axis", "aspect", "metric")
+SCORE_KEYS = ("score", "rating", "value", "grade", "points")
+REASONING_KEYS = (
+    "reasoning",
+    "reason",
+    "explanation",
+    "rationale",
+    "justification",
+    "comment",
+    "analysis",
+)
+_REASONING_SUFFIXES = tuple(compact(k) for k in REASONING_KEYS)
+_SCORE_SUFFIXES = tuple(compact(k) for k in SCORE_KEYS)
+_REASONING_BUCKETS = ("reasoning", "reasons", "explanations", "rationale", "justifications")
+
+
+@dataclass
+class RawCriterion:
+    """A score as written (``None`` if absent) and its reasoning."""
+
+    score: object = None
+    reasoning: str = ""
+
+
+@dataclass
+class Criteria:
+    """Criteria found by canonical name, and the keys that named none."""
+
+    found: dict[str, RawCriterion] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+
+    def get(self, name: str) -> RawCriterion:
+        return self.found.setdefault(name, RawCriterion())
+
+    def put(self, name: str, score: object, reasoning: str) -> None:
+        item = self.get(name)
+        if score is not None:
+            if item.score is not None:
+                self.duplicates.append(name)
+            else:
+                item.score = score
+        if reasoning and not item.reasoning:
+            item.reasoning = reasoning
+
+
+def _strip_suffix(key: str, suffixes: tuple[str, ...], aliases: Mapping[str, str]) -> str | None:
+    for suffix in suffixes:
+        if key.endswith(suffix) and key[: -len(suffix)] in aliases:
+            return aliases[key[: -len(suffix)]]
+    return None
+
+
+def _item(obj: dict[str, object], aliases: Mapping[str, str], out: Criteria) -> None:
+    name = field_of(obj, NAME_KEYS)
+    label = as_text(name[1]) if name is not None else ""
+    canonical = aliases.get(compact(label))
+    if canonical is None:
+        out.unknown.append(label or "an item without a name")
+        return
+    score = field_of(obj, SCORE_KEYS)
+    reasoning = field_of(obj, REASONING_KEYS)
+    out.put(canonical, None if score is None else score[1], as_text(reasoning and reasoning[1]))
+
+
+def _entry(key: str, value: object, aliases: Mapping[str, str], out: Criteria) -> None:
+    name = compact(key)
+    if name in aliases:
+        if isinstance(value, dict):
+            score = field_of(value, SCORE_KEYS)
+            reasoning = field_of(value, REASONING_KEYS)
+            out.put(
+                aliases[name],
+                None if score is None else score[1],
+                as_text(reasoning and reasoning[1]),
+            )
+        else:
+            out.put(aliases[name], value, "")
+    elif (target := _strip_suffix(name, _REASONING_SUFFIXES, aliases)) is not None:
+        out.put(target, None, as_text(value))
+    elif (target := _strip_suffix(name, _SCORE_SUFFIXES, aliases)) is not None:
+        out.put(target, value, "")
+    elif name in _REASONING_BUCKETS and isinstance(value, dict):
+        for sub, text in value.items():
+            if compact(sub) in aliases:
+                out.put(aliases[compact(sub)], None, as_text(text))
+    else:
+        out.unknown.append(key)
+
+
+def read_criteria(value: object, aliases: Mapping[str, str]) -> Criteria | None:
+    """Criteria from ``[{"dimension": n, "score": s, "reasoning": r}]``, ``{n: {...}}``,
+    ``{n: s, "n_reasoning": r}`` or any of these under a ``scores``/``criteria``/…
+    key; ``aliases`` maps :func:`compact` names to canonical ones. ``None`` if the value
+    has no usable shape."""
+    if isinstance(value, dict):
+        container = field_of(value, CONTAINER_KEYS)
+        if (
+            container is not None
+            and isinstance(container[1], list | dict)
+            and compact(container[0]) not in aliases
+        ):
+            value = container[1]
+    out = Criteria()
+    if isinstance(value, dict) and field_of(value, NAME_KEYS) and field_of(value, SCORE_KEYS):
+        value = [value]
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict):
+                _item(item, aliases, out)
+            else:
+                out.unknown.append(f"a non-object item {as_text(item)!r}")
+        return out
+    if isinstance(value, dict) and value:
+        for key, v in value.items():
+            _entry(str(key), v, aliases, out)
+        return out
+    return None
+
+
+_NUM = r"[-+]?\d+(?:\.\d+)?(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?%?"
+_LINE = re.compile(
+    r"^[\W_]*(?P<name>[A-Za-z][A-Za-z _\-]{0,40}?)[\s*_]*(?:\((?:[^()]{0,20})\))?\s*"
+    rf"[:=\-\u2013\u2014]\s*[*_]*\s*(?P<num>{_NUM})[*_]*(?P<rest>.*)$",
+)
+_HEADER = re.compile(r"^[\W_]*(?P<name>[A-Za-z][A-Za-z _\-]{0,40}?)[\W_]*$")
+_TRAIL = " \t*_.,;:-\u2013\u2014()"
+_REASONING_LABEL = re.compile(r"^[\W_]*(?:reasoning|reason|explanation)\s*[:=]\s*", re.I)
+
+
+def read_criteria_lines(text: str, aliases: Mapping[str, str]) -> Criteria | None:
+    """Criteria from lines such as ``Correctness: 80 - why`` or a ``## Faithfulness``
+    header followed by ``Reasoning: …`` and ``Score: 4/5`` lines; ``None`` if none."""
+    out = Criteria()
+    current: str | None = None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = _LINE.match(line)
+        name = compact(m.group("name")) if m else ""
+        if m is not None and name in aliases:
+            current = aliases[name]
+            out.put(current, m.group("num"), collapse(m.group("rest")).strip(_TRAIL))
+        elif m is not None and name in _SCORE_SUFFIXES and current is not None:
+            out.put(current, m.group("num"), "")
+        elif m is not None:
+            out.unknown.append(m.group("name").strip())
+            current = None
+        elif (h := _HEADER.match(line)) is not None and compact(h.group("name")) in aliases:
+            current = aliases[compact(h.group("name"))]
+            out.get(current)
+        elif current is not None:
+            extra = re.sub(
+                r"^[\W_]*(?:reasoning|reason|explanation)\s*[:=]\s*", "", line, flags=re.I
+            )
+            item = out.get(current)
+            item.reasoning = collapse(f"{item.reasoning} {extra.strip(_TRAIL)}")
+    return out if any(c.score is not None for c in out.found.values()) else None

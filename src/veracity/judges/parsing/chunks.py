@@ -1,0 +1,173 @@
+"""Read the chunk relevance verdicts out of a context-precision reply."""
+
+from __future__ import annotations
+
+import re
+from types import MappingProxyType
+
+from veracity.judges.parsing._chunk_items import RawChunk, complete, read_index
+from veracity.judges.parsing._coerce import drive
+from veracity.judges.parsing._text import as_text, describe_json, field_of, plural
+from veracity.judges.parsing.chunk_lines import parse_chunk_lines
+from veracity.judges.parsing.outcomes import ParseFailure
+from veracity.judges.parsing.parsed import ParsedChunks
+from veracity.types.judgements import ChunkJudgement
+
+__all__ = ["parse_chunks_reply"]
+
+CONTAINER_KEYS = (
+    "chunks",
+    "contexts",
+    "results",
+    "judgements",
+    "judgments",
+    "verdicts",
+    "items",
+    "evaluations",
+)
+INDEX_KEYS = (
+    "index",
+    "chunk",
+    "id",
+    "context",
+    "chunk_index",
+    "context_index",
+    "chunk_id",
+    "context_id",
+    "number",
+    "position",
+    "idx",
+)
+RELEVANT_KEYS = ("relevant", "is_relevant", "verdict", "label", "useful", "is_useful")
+RELEVANCE_KEYS = ("relevance", "relevance_score", "score", "rating")
+REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
+_POSITIONAL_KEY = re.compile(r"^\W*(?:(?:chunk|context|doc(?:ument)?|passage)\W*)?\d{1,4}\W*$")
+
+_Read = tuple[list[RawChunk], list[str]]
+
+
+def _expected(n_chunks: int) -> str:
+    return (
+        "expected a JSON object with a 'chunks' array holding one object per chunk "
+        f"({plural(n_chunks, 'chunk')}, numbered 1 to {n_chunks}) with 'index', 'reason', "
+        "'relevance' (an integer 0-100) and 'relevant' (true or false)"
+    )
+
+
+def _value(obj: dict[str, object], keys: tuple[str, ...]) -> object:
+    found = field_of(obj, keys)
+    return None if found is None else found[1]
+
+
+def _item(value: object, where: str, index: int | None, notes: list[str]) -> RawChunk | None:
+    """One chunk verdict: an object, or a bare label, boolean or number."""
+    if not isinstance(value, dict):
+        return complete(index, value, None, "", where, notes)
+    raw_index = field_of(value, INDEX_KEYS)
+    if raw_index is not None:
+        index = read_index(raw_index[1])
+        if index is None:
+            notes.append(f"{where}: unreadable index {raw_index[1]!r}; matched by position")
+    reason = as_text(_value(value, REASON_KEYS))
+    return complete(
+        index, _value(value, RELEVANT_KEYS), _value(value, RELEVANCE_KEYS), reason, where, notes
+    )
+
+
+def _read_json(value: object) -> _Read | None:
+    notes: list[str] = []
+    if isinstance(value, dict):
+        container = field_of(value, CONTAINER_KEYS)
+        if container is not None and isinstance(container[1], list | dict):
+            value = container[1]
+        elif any(field_of(value, keys) for keys in (RELEVANT_KEYS, RELEVANCE_KEYS)):
+            value = [value]  # a single verdict object
+    if isinstance(value, list):
+        items = [_item(v, f"item {n}", None, notes) for n, v in enumerate(value, 1)]
+        return [i for i in items if i is not None], notes
+    if isinstance(value, dict) and value:
+        read: list[RawChunk | None] = []
+        for key, v in value.items():
+            if _POSITIONAL_KEY.match(key.strip()) is None:
+                notes.append(f"ignored the key {key!r}: it names no chunk")
+                continue
+            read.append(_item(v, f"the entry {key!r}", read_index(key), notes))
+        return [i for i in read if i is not None], notes
+    return None
+
+
+def _match(items: list[RawChunk], n_chunks: int, notes: list[str]) -> dict[int, RawChunk]:
+    """Chunk verdicts by 0-based index: by the index written, then by list position."""
+    indices = [i.index for i in items if i.index is not None]
+    shift = 0
+    if 0 in indices and all(0 <= i < n_chunks for i in indices):
+        shift = 1
+        notes.append("the chunk indices look 0-based; read them as 1-based plus one")
+    assigned: dict[int, RawChunk] = {}
+    for item in items:
+        if item.index is None:
+            continue
+        number = item.index + shift
+        if not 1 <= number <= n_chunks:
+            notes.append(f"dropped the verdict for chunk {number}: there are only {n_chunks}")
+        elif number - 1 in assigned:
+            notes.append(f"dropped a second verdict for chunk {number}; kept the first")
+        else:
+            assigned[number - 1] = item
+    for position, item in enumerate(items):
+        if item.index is not None:
+            continue
+        if position < n_chunks and position not in assigned:
+            assigned[position] = item
+        else:
+            notes.append(f"dropped verdict {position + 1} without an index: no free chunk there")
+    return assigned
+
+
+def _result(read: _Read, n_chunks: int, method: str) -> ParsedChunks | ParseFailure:
+    items, notes = read
+    assigned = _match(items, n_chunks, notes)
+    if n_chunks and not assigned:
+        telling = [n for n in notes if "dropped" in n or "skipped" in n] or notes
+        why = f" ({telling[0]})" if telling else ""
+        return ParseFailure(
+            "schema", f"{_expected(n_chunks)}; no usable verdict for any chunk{why}"
+        )
+    judgements = {
+        i: ChunkJudgement(index=i, relevant=r.relevant, relevance=r.relevance, reason=r.reason)
+        for i, r in sorted(assigned.items())
+    }
+    missing = tuple(i for i in range(n_chunks) if i not in judgements)
+    if missing:
+        notes.append(f"no verdict for chunk(s) {', '.join(str(i + 1) for i in missing)}")
+    return ParsedChunks(MappingProxyType(judgements), missing, tuple(notes), method)
+
+
+def parse_chunks_reply(text: str, n_chunks: int) -> ParsedChunks | ParseFailure:
+    """Read one relevance verdict per chunk from a context-precision reply.
+
+    JSON first (``{"chunks": [...]}``, container synonyms, a bare array of objects or of
+    labels, a single object, a ``{"1": "relevant"}`` mapping), then text lines (``1.
+    relevant``, ``Chunk 2: not relevant - why``, ``Verdict: 1``), then refusal detection.
+    Verdicts are matched to chunks by their 1-based ``index`` (``chunk``/``id``/``context``
+    keys too; out of range dropped), then by list position. A missing ``relevant`` comes
+    from relevance >= 50, a missing ``relevance`` from ``relevant`` (100/0). ``items`` is
+    keyed by 0-based chunk index; unjudged chunks are in ``missing``. Notes say it all.
+    """
+    expected = _expected(n_chunks)
+
+    def from_json(value: object, method: str) -> ParsedChunks | ParseFailure:
+        read = _read_json(value)
+        if read is None or (not read[0] and not read[1] and n_chunks):
+            return ParseFailure("schema", f"{expected}; got {describe_json(value)}")
+        return _result(read, n_chunks, method)
+
+    def from_text(reply: str) -> ParsedChunks | ParseFailure | None:
+        read = parse_chunk_lines(reply)
+        if read is None:
+            return None
+        items, notes = read
+        notes.insert(0, f"read {plural(len(items), 'verdict')} from text lines, not JSON")
+        return _result((items, notes), n_chunks, "legacy_lines")
+
+    return drive(text, from_json, from_text, expected)

@@ -1,0 +1,122 @@
+"""Read the correct / wrong / dont_know label out of an answer-classification reply."""
+
+from __future__ import annotations
+
+import re
+
+from veracity.judges.parsing._coerce import drive, read_label, words
+from veracity.judges.parsing._text import as_text, describe_json, field_of, preview
+from veracity.judges.parsing.outcomes import ParseFailure
+from veracity.judges.parsing.parsed import ParsedValue
+from veracity.types.judgements import AnswerClass, Classification
+
+__all__ = ["parse_classification_reply", "read_classification_reply"]
+
+LABEL_KEYS = ("classification", "class", "label", "verdict", "category", "result", "answer_class")
+REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
+_LABELS = {
+    AnswerClass.CORRECT: ("correct", "right", "true", "yes", "accurate", "1"),
+    AnswerClass.WRONG: (
+        "wrong",
+        "incorrect",
+        "not correct",
+        "false",
+        "no",
+        "inaccurate",
+        "hallucinated",
+        "hallucination",
+        "0",
+    ),
+    AnswerClass.DONT_KNOW: (
+        "dont_know",
+        "dont know",
+        "don't know",
+        "do not know",
+        "unknown",
+        "abstain",
+        "abstained",
+        "abstains",
+        "abstention",
+        "idk",
+        "not answered",
+        "no answer",
+        "refused",
+        "refusal",
+    ),
+}
+TABLE = {words(label): cls for cls, labels in _LABELS.items() for label in labels}
+_EXPECTED = (
+    "expected a JSON object with 'reason' and 'classification' (one of 'correct', 'wrong', "
+    "'dont_know')"
+)
+_LABEL_LINE = re.compile(
+    r"^\W*(?:final\s+)?(?:classification|class|label|verdict|category)\W*[:=]\s*(?P<v>.+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I | re.M)
+_MAX_LABEL_WORDS = 4
+
+
+def _label(raw: object) -> AnswerClass | None:
+    found = read_label(raw, TABLE)
+    if found is None and isinstance(raw, str):  # "correct - it matches", "**Wrong.**"
+        tokens = list(re.finditer(r"\S+", raw))
+        for n in range(min(len(tokens), _MAX_LABEL_WORDS), 0, -1):
+            found = read_label(raw[: tokens[n - 1].end()], TABLE)
+            if found is not None:
+                break
+    return found
+
+
+def _build(
+    raw: object, reason: str, method: str, notes: list[str]
+) -> ParsedValue[Classification] | ParseFailure:
+    label = _label(raw)
+    if label is None:
+        return ParseFailure(
+            "schema", f"{_EXPECTED}; {preview(as_text(raw))} is not one of these labels"
+        )
+    if words(as_text(raw)) != words(label.value):
+        notes.append(f"read the label {preview(as_text(raw))} as {label.value!r}")
+    return ParsedValue(Classification(label=label, reason=reason), method, tuple(notes))
+
+
+def _from_json(value: object, method: str) -> ParsedValue[Classification] | ParseFailure:
+    if isinstance(value, str | bool | int):
+        return _build(value, "", method, ["the reply is a bare label"])
+    if not isinstance(value, dict):
+        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
+    found = field_of(value, LABEL_KEYS)
+    if found is None:
+        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
+    reason = field_of(value, REASON_KEYS)
+    return _build(found[1], as_text(reason and reason[1]), method, [])
+
+
+def _from_text(text: str) -> ParsedValue[Classification] | ParseFailure | None:
+    clean = re.sub(r"\*{2,}|__|`", "", text)
+    m = _LABEL_LINE.search(clean)
+    if m is None:
+        if read_label(clean.strip(), TABLE) is None:
+            return None
+        return _build(clean.strip(), "", "legacy_text", ["the reply is a bare label"])
+    reason = _REASON_LINE.search(clean)
+    notes = ["read the label from text, not JSON"]
+    return _build(m.group("v"), reason.group("v").strip() if reason else "", "legacy_text", notes)
+
+
+def read_classification_reply(text: str) -> ParsedValue[Classification] | ParseFailure:
+    """:func:`parse_classification_reply` with how the label was found and the notes."""
+    return drive(text, _from_json, _from_text, _EXPECTED)
+
+
+def parse_classification_reply(text: str) -> Classification | ParseFailure:
+    """Read the classification of an answer: correct, wrong or dont_know.
+
+    ``{"reason", "classification"}`` (``label``/``verdict``/``class`` too), a bare label,
+    or a ``Classification: correct`` line. Synonyms: right/true/yes/accurate are correct;
+    incorrect/false/no/inaccurate/hallucinated are wrong; "don't know"/unknown/abstain/
+    idk/"not answered"/refused are dont_know. An unknown label is a ``"schema"`` failure.
+    """
+    result = read_classification_reply(text)
+    return result if isinstance(result, ParseFailure) else result.value

@@ -1,0 +1,136 @@
+"""Read the G-Eval criterion scores out of a factual-accuracy reply."""
+
+from __future__ import annotations
+
+import re
+
+from veracity.judges.parsing._coerce import Number, compact, drive, read_number
+from veracity.judges.parsing._criteria import Criteria, read_criteria, read_criteria_lines
+from veracity.judges.parsing._text import describe_json, preview
+from veracity.judges.parsing.outcomes import ParseFailure
+from veracity.judges.parsing.parsed import ParsedValue
+from veracity.types.judgements import CriterionScore, FactualGrades
+
+__all__ = ["parse_factual_reply", "read_factual_reply"]
+
+CRITERIA = ("correctness", "completeness", "consistency")
+SYNONYMS = {
+    "correctness": ("correctness", "accuracy", "factual_correctness", "factuality", "correct"),
+    "completeness": ("completeness", "coverage", "complete"),
+    "consistency": ("consistency", "coherence", "consistent", "internal_consistency"),
+}
+ALIASES = {compact(s): name for name, names in SYNONYMS.items() for s in names}
+OVERALL = {compact(k) for k in ("overall", "overall_score", "total", "total_score", "score")}
+OVERALL |= {compact(k) for k in ("final_score", "weighted_score", "final", "average", "grade")}
+_TEN_SCALE = re.compile(r"/\s*10\b(?!\s*0)|\bout\s+of\s+10\b(?!\s*0)", re.IGNORECASE)
+_EXPECTED = (
+    "expected a JSON object with 'correctness', 'completeness' and 'consistency', each an "
+    "object with 'reasoning' and 'score' (an integer 0 to 100)"
+)
+
+_Scores = dict[str, Number]
+
+
+def _numbers(criteria: Criteria) -> _Scores | ParseFailure:
+    missing = [c for c in CRITERIA if criteria.found.get(c, None) is None]
+    missing += [c for c in CRITERIA if c not in missing and criteria.found[c].score is None]
+    if missing:
+        names = ", ".join(repr(m) for m in missing)
+        return ParseFailure("schema", f"{_EXPECTED}; no score for {names}")
+    numbers: _Scores = {}
+    for name in CRITERIA:
+        raw = criteria.found[name].score
+        number = read_number(raw)
+        if number is None:
+            return ParseFailure(
+                "schema", f"{_EXPECTED}; the {name} score {preview(str(raw))} is not a number"
+            )
+        numbers[name] = number
+    return numbers
+
+
+def _scale(numbers: _Scores, criteria: Criteria, notes: list[str]) -> dict[str, float]:
+    """Scores on 0–100: an explicit ``x/y`` is converted; a 0–10 or 0–1 scale only when
+    every score fits it and, for 0–10, the reasoning says "/10" or "out of 10"."""
+    values = {n: v.value for n, v in numbers.items()}
+    for name, number in numbers.items():
+        if number.scale is not None and number.scale != 100:
+            values[name] = number.value / number.scale * 100
+            notes.append(f"{name}: read {number.text!r} as {round(values[name])}/100")
+    bare = [n for n, v in numbers.items() if v.scale is None]
+    texts = " ".join(criteria.found[n].reasoning for n in CRITERIA)
+    if bare and all(0 <= values[n] <= 10 for n in bare) and _TEN_SCALE.search(texts):
+        for name in bare:
+            values[name] *= 10
+        notes.append(f"the reasoning scores out of 10: multiplied {', '.join(bare)} by 10")
+    elif (
+        bare
+        and all(0 <= values[n] <= 1 for n in bare)
+        and any(not numbers[n].integral for n in bare)
+    ):
+        for name in bare:
+            values[name] *= 100
+        notes.append(f"the scores look like 0-1 fractions: multiplied {', '.join(bare)} by 100")
+    elif len(bare) == len(CRITERIA) and all(0 <= values[n] <= 10 for n in bare):
+        notes.append("every score is at most 10; taken as 0-100 (no sign of a 0-10 scale)")
+    return values
+
+
+def _grades(
+    criteria: Criteria, method: str, notes: list[str]
+) -> ParsedValue[FactualGrades] | ParseFailure:
+    for key in criteria.unknown:
+        if compact(key) in OVERALL:
+            notes.append(f"ignored the judge's {key!r}: veracity computes the weighted score")
+        else:
+            notes.append(f"ignored the unknown key {preview(key)}")
+    notes.extend(f"kept the first of two scores for {d}" for d in criteria.duplicates)
+    numbers = _numbers(criteria)
+    if isinstance(numbers, ParseFailure):
+        return numbers
+    values = _scale(numbers, criteria, notes)
+    scores: dict[str, CriterionScore] = {}
+    for name in CRITERIA:
+        value = values[name]
+        if not 0 <= value <= 100:
+            return ParseFailure(
+                "schema",
+                f"{_EXPECTED}; the {name} score {numbers[name].text} is outside 0 to 100",
+            )
+        if value != round(value):
+            notes.append(f"{name}: rounded {value:g} to {round(value)}")
+        scores[name] = CriterionScore(score=round(value), reasoning=criteria.found[name].reasoning)
+    return ParsedValue(FactualGrades(**scores), method, tuple(notes))
+
+
+def read_factual_reply(text: str) -> ParsedValue[FactualGrades] | ParseFailure:
+    """:func:`parse_factual_reply` with how the grades were found and the notes."""
+
+    def from_json(value: object, method: str) -> ParsedValue[FactualGrades] | ParseFailure:
+        criteria = read_criteria(value, ALIASES)
+        if criteria is None:
+            return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
+        return _grades(criteria, method, [])
+
+    def from_text(reply: str) -> ParsedValue[FactualGrades] | ParseFailure | None:
+        criteria = read_criteria_lines(reply, ALIASES)
+        if criteria is None:
+            return None
+        return _grades(criteria, "legacy_lines", ["read the scores from text lines, not JSON"])
+
+    return drive(text, from_json, from_text, _EXPECTED)
+
+
+def parse_factual_reply(text: str) -> FactualGrades | ParseFailure:
+    """Read the correctness, completeness and consistency scores (0–100) and reasoning.
+
+    Nested (``{"correctness": {"reasoning": …, "score": 80}}``), flat (``{"correctness":
+    80, "correctness_reasoning": …}``), a list of ``{"criterion", "score", "reasoning"}``
+    or ``Correctness: 80 - why`` lines; synonyms accuracy, coverage and coherence. Scores
+    are 0–100 numbers or numeric strings; ``"8/10"`` is converted (noted), bare scores
+    are multiplied by 10 only when all are at most 10 and the reasoning says "/10" or
+    "out of 10" (noted). An ``overall`` is ignored (noted); a missing criterion is a
+    ``"schema"`` failure naming it.
+    """
+    result = read_factual_reply(text)
+    return result if isinstance(result, ParseFailure) else result.value

@@ -1,0 +1,107 @@
+"""Read the direct 0–1 relevance rating out of a relevance-rating reply."""
+
+from __future__ import annotations
+
+import re
+
+from veracity.judges.parsing._coerce import Number, drive, read_number
+from veracity.judges.parsing._text import as_text, collapse, describe_json, field_of, preview
+from veracity.judges.parsing.outcomes import ParseFailure
+from veracity.judges.parsing.parsed import ParsedValue
+from veracity.types.judgements import RelevanceRating
+
+__all__ = ["parse_rating_reply", "read_rating_reply"]
+
+SCORE_KEYS = ("score", "rating", "relevance", "relevance_score", "answer_relevance", "value")
+REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
+_EXPECTED = "expected a JSON object with 'reason' and 'score' (an integer 0 to 100)"
+_NUM = r"[-+]?\d+(?:\.\d+)?(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?\s*%?"
+_SCORE_LINE = re.compile(
+    rf"\b(?:score|rating|relevance)\b[^\S\n]*(?:is|of)?[^\S\n]*[:=]?[^\S\n]*[*_]*(?P<n>{_NUM})",
+    re.IGNORECASE,
+)
+# "I rate it 8/10": one fraction over 5, 10 or 100 anywhere in the text.
+_FRACTION = re.compile(r"(?<![\w/.])(?P<n>\d+(?:\.\d+)?\s*(?:/|out\s+of)\s*(?:5|10|100))(?![\w/])")
+_REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I | re.M)
+
+
+def _fraction(number: Number, notes: list[str]) -> float | ParseFailure:
+    """The score on 0–1: ``x/y`` as a fraction, an integer as 0–100, a decimal in [0, 1]
+    as it is, any other number as 0–100."""
+    value = number.value
+    if number.scale is not None:
+        if not 0 <= value <= number.scale:
+            return ParseFailure("schema", f"{_EXPECTED}; the score {number.text!r} is out of range")
+        if number.scale != 100:
+            notes.append(f"read the score {number.text!r} as {value / number.scale:g}")
+        return value / number.scale
+    if not number.integral and 0 <= value <= 1:
+        notes.append(f"read the score {number.text} as a 0-1 fraction")
+        return value
+    if not 0 <= value <= 100:
+        return ParseFailure("schema", f"{_EXPECTED}; the score {number.text} is outside 0 to 100")
+    return value / 100
+
+
+def _build(
+    raw: object, reason: str, method: str, notes: list[str]
+) -> ParsedValue[RelevanceRating] | ParseFailure:
+    number = read_number(raw)
+    if number is None:
+        return ParseFailure(
+            "schema", f"{_EXPECTED}; the score {preview(as_text(raw))} is not a number"
+        )
+    score = _fraction(number, notes)
+    if isinstance(score, ParseFailure):
+        return score
+    return ParsedValue(RelevanceRating(score=score, reason=reason), method, tuple(notes))
+
+
+def _from_json(value: object, method: str) -> ParsedValue[RelevanceRating] | ParseFailure:
+    if isinstance(value, int | float | str) and not isinstance(value, bool):
+        return _build(value, "", method, ["the reply is a bare score"])
+    if not isinstance(value, dict):
+        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
+    score = field_of(value, SCORE_KEYS)
+    if score is None:
+        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
+    reason = field_of(value, REASON_KEYS)
+    return _build(score[1], as_text(reason and reason[1]), method, [])
+
+
+def _from_text(text: str) -> ParsedValue[RelevanceRating] | ParseFailure | None:
+    clean = re.sub(r"\*{2,}|__|`", "", text)
+    m = _SCORE_LINE.search(clean)
+    keyed = m is not None
+    if m is None:
+        fractions = list(_FRACTION.finditer(clean))
+        m = fractions[0] if len(fractions) == 1 else None
+    raw = m.group("n") if m is not None else clean.strip()
+    if m is None and read_number(raw) is None:
+        return None
+    reason_line = _REASON_LINE.search(clean)
+    if reason_line is not None:
+        reason = reason_line.group("v").strip()
+    elif keyed and m is not None:  # the text around "Score: 85"
+        reason = collapse(clean[: m.start()] + " " + clean[m.end() :]).strip(" .,;:-")
+    else:  # "I rate it 8/10 overall." is its own reason; a bare number has none
+        around = clean[: m.start()] + clean[m.end() :] if m is not None else ""
+        reason = collapse(clean) if any(ch.isalpha() for ch in around) else ""
+    return _build(raw, reason, "legacy_text", ["read the score from text, not JSON"])
+
+
+def read_rating_reply(text: str) -> ParsedValue[RelevanceRating] | ParseFailure:
+    """:func:`parse_rating_reply` with how the rating was found and the notes."""
+    return drive(text, _from_json, _from_text, _EXPECTED)
+
+
+def parse_rating_reply(text: str) -> RelevanceRating | ParseFailure:
+    """Read a direct relevance rating and scale it to 0–1.
+
+    ``{"reason", "score"}`` (``rating``/``relevance`` too), a bare number, or text such
+    as ``Score: 85`` or ``8/10``. An integer is on 0–100 (``85`` -> 0.85), ``"x/y"`` is
+    x/y (``"8/10"`` -> 0.8), a decimal in [0, 1] is taken as it is (``0.85``); anything
+    out of range is a ``"schema"`` failure.
+    """
+    result = read_rating_reply(text)
+    return result if isinstance(result, ParseFailure) else result.value

@@ -1,0 +1,61 @@
+"""Answer classification: correct, wrong, or an honest "don't know"."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from veracity.metrics.base import Need, SampleWork, has_reference, judge_error, missing_reference
+from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, find_abstention
+from veracity.types import AnswerClass, MetricResult, Status, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerClassification:
+    """An abstention ("I don't know", "cannot determine", … on word boundaries; the
+    phrases are configurable) is ``dont_know`` without a judge call; otherwise the judge
+    classifies the answer against the reference. Score: 1 correct, 0 otherwise."""
+
+    abstention_phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES
+    name: str = "answer_classification"
+    needs: frozenset[Need] = frozenset()
+
+    async def score(self, work: SampleWork) -> MetricResult:
+        started = time.perf_counter()
+        sample = work.sample
+        if not sample.answer.strip():
+            return self._result(AnswerClass.DONT_KNOW, "the answer is empty", "empty_answer",
+                                Usage(), started)  # fmt: skip
+        phrase = find_abstention(sample.answer, self.abstention_phrases)
+        if phrase is not None:
+            return self._result(
+                AnswerClass.DONT_KNOW,
+                f"the answer abstains ({phrase!r})",
+                "abstention_phrase",
+                Usage(),
+                started,
+            )
+        if not has_reference(sample):
+            return missing_reference(self.name, started)
+        outcome = await work.judge.classify_answer(
+            sample.question, sample.answer, sample.reference or "", iteration=work.iteration
+        )
+        if outcome.value is None:
+            return judge_error(self.name, "classification", outcome, outcome.usage, started)
+        return self._result(
+            outcome.value.label, outcome.value.reason, "judge", outcome.usage, started
+        )
+
+    def _result(
+        self, label: AnswerClass, why: str, method: str, usage: Usage, started: float
+    ) -> MetricResult:
+        return MetricResult(
+            metric=self.name,
+            score=1.0 if label is AnswerClass.CORRECT else 0.0,
+            status=Status.SCORED,
+            reason=f"{label.value}: {why}" if why else label.value,
+            details={"classification": label.value, "method": method},
+            usage=usage,
+            latency_s=time.perf_counter() - started,
+        )

@@ -1,0 +1,108 @@
+"""Answer relevance: does the answer address the question that was asked?"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from veracity.embeddings import Embedder, clipped_cosine
+from veracity.metrics.base import Need, SampleWork, judge_error
+from veracity.transport import CallFailedError
+from veracity.types import MetricResult, Status, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRelevance:
+    """The judge writes ``n_questions`` questions the answer would answer (one call,
+    which also flags a noncommittal answer); the score is the mean cosine similarity,
+    clipped at 0, between the real question and each generated one. A noncommittal
+    answer scores 0. Without an embedder, or if generation or embedding fails, the judge
+    rates relevance directly (0–1) and the details say so and why."""
+
+    n_questions: int = 3
+    name: str = "answer_relevance"
+    needs: frozenset[Need] = frozenset({Need.EMBEDDER})
+
+    async def score(self, work: SampleWork) -> MetricResult:
+        started = time.perf_counter()
+        if not work.sample.answer.strip():
+            return self._result(0.0, "the answer is empty: it addresses nothing",
+                                {"method": "empty_answer"}, Usage(), started)  # fmt: skip
+        usage = Usage()
+        embedder = work.models.embedder
+        fallback_because = "no embedding model is available"
+        if embedder is not None:
+            found, usage, fallback_because = await self._by_questions(work, embedder, started)
+            if found is not None:
+                return found
+        rated = await work.judge.rate_relevance(
+            work.sample.question, work.sample.answer, iteration=work.iteration
+        )
+        usage += rated.usage
+        if rated.value is None:
+            return judge_error(self.name, "relevance rating", rated, usage, started,
+                               fallback_because=fallback_because)  # fmt: skip
+        return self._result(
+            rated.value.score,
+            f"rated {rated.value.score:.2f} by the judge directly ({fallback_because})",
+            {"method": "judge_rating", "fallback_because": fallback_because,
+             "judge_reason": rated.value.reason},
+            usage,
+            started,
+        )  # fmt: skip
+
+    async def _by_questions(
+        self, work: SampleWork, embedder: Embedder, started: float
+    ) -> tuple[MetricResult | None, Usage, str]:
+        """The generated-questions score, or ``None`` and why it could not be had."""
+        sample = work.sample
+        generated = await work.judge.generate_questions(
+            sample.answer, sample.contexts, n=self.n_questions, iteration=work.iteration
+        )
+        usage = generated.usage
+        if generated.value is None:
+            return None, usage, f"question generation failed: {generated.error}"
+        found = generated.value
+        details: dict[str, Any] = {"method": "generated_questions", "judge_reason": found.reason}
+        if found.noncommittal:
+            details.update(noncommittal=True, questions=list(found.questions))
+            return (
+                self._result(0.0, "the answer is noncommittal", details, usage, started),
+                usage,
+                "",
+            )
+        if not found.questions:
+            return None, usage, "the judge generated no question"
+        try:
+            vectors = await embedder.embed([sample.question, *found.questions])
+        except CallFailedError as exc:
+            return None, usage, f"embedding failed: {exc}"
+        similarities = [clipped_cosine(vectors[0], row) for row in vectors[1:]]
+        score = sum(similarities) / len(similarities)
+        details.update(
+            noncommittal=False,
+            embedder=embedder.name,
+            questions=[
+                {"question": q, "similarity": s}
+                for q, s in zip(found.questions, similarities, strict=True)
+            ],
+        )
+        reason = (
+            f"mean similarity {score:.3f} between the question and {len(similarities)} "
+            "question(s) the answer would answer"
+        )
+        return self._result(score, reason, details, usage, started), usage, ""
+
+    def _result(
+        self, score: float, reason: str, details: dict[str, Any], usage: Usage, started: float
+    ) -> MetricResult:
+        return MetricResult(
+            metric=self.name,
+            score=score,
+            status=Status.SCORED,
+            reason=reason,
+            details=details,
+            usage=usage,
+            latency_s=time.perf_counter() - started,
+        )

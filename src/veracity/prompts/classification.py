@@ -1,0 +1,114 @@
+"""The prompt behind answer_classification, and the judge-free abstention check."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from veracity.prompts._rules import data_rule
+from veracity.prompts.template import PromptTemplate, untrusted
+
+DEFAULT_ABSTENTION_PHRASES: tuple[str, ...] = (
+    "i don't know",
+    "i do not know",
+    "i'm not sure",
+    "i am not sure",
+    "cannot determine",
+    "can't determine",
+    "cannot be determined",
+    "cannot answer",
+    "can't answer",
+    "unable to answer",
+    "unable to determine",
+    "no information",
+    "not enough information",
+    "insufficient information",
+    "don't have enough information",
+    "do not have enough information",
+    "not mentioned in the context",
+    "not provided in the context",
+    "the context does not say",
+    "i cannot find",
+    "i can't find",
+    "i could not find",
+    "i couldn't find",
+)
+
+# Apostrophe look-alikes judges and users type: right/left single quotes, modifier
+# letter apostrophe, prime, backtick and acute accent.
+_APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u2032`\u00b4", "'"))
+
+
+class ClassificationOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str
+    classification: Literal["correct", "wrong", "dont_know"]
+
+
+ANSWER_CLASSIFICATION = PromptTemplate(
+    id="answer_classification",
+    version=1,
+    system=(
+        "You classify an answer to a question against a reference answer, which you take "
+        "as the truth (do not use your own knowledge). `correct`: the answer agrees with the "
+        "reference on what the question asks, in any wording; extra details that do not "
+        "contradict the reference are fine. `wrong`: the answer states something that "
+        "disagrees with the reference on what the question asks, or answers something else. "
+        "`dont_know`: the answer abstains, saying it does not know, cannot answer or lacks "
+        "the information, without committing to an answer. A hedged answer that still "
+        "commits to an answer is `correct` or `wrong` by what it commits to. Give `reason` "
+        "first, one or two sentences, then `classification`.\n"
+        + data_rule("question", "answer", "reference")
+    ),
+    user="{question}\n\n{answer}\n\n{reference}\n\nClassify the answer against the reference.",
+    output_model=ClassificationOutput,
+)
+
+
+def render_classification(question: str, answer: str, reference: str) -> dict[str, str]:
+    """The blocks of :data:`ANSWER_CLASSIFICATION`."""
+    return {
+        "question": untrusted("question", question),
+        "answer": untrusted("answer", answer),
+        "reference": untrusted("reference", reference),
+    }
+
+
+def _phrase_pattern(phrase: str) -> str:
+    """A phrase as a regex: words joined by any whitespace, apostrophes optional."""
+    words = phrase.translate(_APOSTROPHES).casefold().split()
+    parts = [re.escape(word).replace("'", "'?") for word in words]
+    return r"\s+".join(parts)
+
+
+@lru_cache(maxsize=32)
+def _compiled(phrases: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple(
+        (phrase, re.compile(rf"(?<!\w){_phrase_pattern(phrase)}(?!\w)"))
+        for phrase in phrases
+        if phrase.strip()
+    )
+
+
+def find_abstention(answer: str, phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES) -> str | None:
+    """The abstention phrase ``answer`` contains, or ``None``.
+
+    Phrases match whole words only (``"no information"`` is not found in ``"piano
+    information"``), in any case, across any whitespace, with straight, curly or missing
+    apostrophes (``"I don’t know"`` and ``"I dont know"`` match ``"i don't know"``). When
+    several match, the one starting first in the answer wins, then the longest.
+    """
+    text = answer.translate(_APOSTROPHES).casefold()
+    best: tuple[int, int, str] | None = None
+    for phrase, pattern in _compiled(tuple(phrases)):
+        m = pattern.search(text)
+        if m is not None:
+            key = (m.start(), -(m.end() - m.start()), phrase)
+            if best is None or key[:2] < best[:2]:
+                best = key
+    return None if best is None else best[2]

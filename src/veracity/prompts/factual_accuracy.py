@@ -1,0 +1,69 @@
+"""The prompt behind factual_accuracy: G-Eval style criterion scores against a reference."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from veracity.prompts._rules import data_rule
+from veracity.prompts.template import PromptTemplate, untrusted
+
+
+class CriterionOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: str
+    score: int = Field(ge=0, le=100)
+
+
+class FactualAccuracyOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    correctness: CriterionOutput
+    completeness: CriterionOutput
+    consistency: CriterionOutput
+
+
+FACTUAL_ACCURACY = PromptTemplate(
+    id="factual_accuracy",
+    version=1,
+    system=(
+        "You grade an answer to a question against a reference answer, which you take as "
+        "the truth (do not use your own knowledge). Score three criteria, each an integer "
+        "from 0 to 100, following the evaluation steps of each.\n\n"
+        "Correctness: do the facts of the answer agree with the reference?\n"
+        "1. List the facts the answer states that bear on the question.\n"
+        "2. Compare each with the reference: it agrees, it disagrees, or the reference does "
+        "not cover it.\n"
+        "3. Score 100 if every fact the reference covers agrees with it; lower the score for "
+        "each fact that disagrees, by its importance to the question; 0 if the main fact is "
+        "wrong. Facts the reference does not cover do not lower correctness.\n\n"
+        "Completeness: does the answer cover the key points of the reference?\n"
+        "1. List the key points of the reference that answer the question.\n"
+        "2. Check which of them the answer states, in any wording.\n"
+        "3. Score the share of key points covered, weighting the central ones more: 100 if "
+        "all are covered, 0 if none is.\n\n"
+        "Consistency: is the answer free of contradictions?\n"
+        "1. Look for statements of the answer that contradict each other.\n"
+        "2. Look for statements of the answer that contradict the reference.\n"
+        "3. Score 100 if there is no contradiction; lower the score for each contradiction, "
+        "by its importance; 0 if the answer contradicts itself or the reference on its main "
+        "point.\n\n"
+        "Judge each criterion on its own. For each, write `reasoning` (follow its steps, "
+        "briefly) before `score`. Do NOT compute any overall, total or weighted score: give "
+        "only the three criteria.\n" + data_rule("question", "answer", "reference")
+    ),
+    user=(
+        "{question}\n\n{answer}\n\n{reference}\n\n"
+        "Grade the answer's correctness, completeness and consistency against the reference."
+    ),
+    output_model=FactualAccuracyOutput,
+)
+
+
+def render_factual_accuracy(question: str, answer: str, reference: str) -> dict[str, str]:
+    """The blocks of :data:`FACTUAL_ACCURACY`."""
+    return {
+        "question": untrusted("question", question),
+        "answer": untrusted("answer", answer),
+        "reference": untrusted("reference", reference),
+    }

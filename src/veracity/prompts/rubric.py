@@ -1,0 +1,144 @@
+"""The prompt behind the rubric metric: independent 1–5 axes, scored in one call."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from veracity.prompts._rules import data_rule
+from veracity.prompts.template import OutputSpec, PromptTemplate, numbered_block, untrusted
+from veracity.types.judgements import Rubric, RubricDimension
+
+RUBRIC_ID_PREFIX = "rubric:"
+
+
+class DimensionScoreOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    dimension: str
+    reasoning: str
+    score: int = Field(ge=1, le=5)
+
+
+class RubricScoresOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    scores: list[DimensionScoreOutput]
+
+
+DEFAULT_RUBRIC = Rubric(
+    name="default",
+    dimensions=(
+        RubricDimension(
+            name="faithfulness",
+            description="Is every statement of the answer supported by the retrieved contexts?",
+            levels={
+                5: "Every statement is fully supported by the contexts.",
+                4: "Nearly every statement is supported; a minor detail goes slightly beyond "
+                "the contexts without changing the meaning.",
+                3: "The main point is supported, but several statements are not supported by "
+                "the contexts.",
+                2: "Most statements are not supported by the contexts, though none "
+                "contradicts them.",
+                1: "The answer contradicts the contexts, or is pure hallucination.",
+            },
+        ),
+        RubricDimension(
+            name="completeness",
+            description=(
+                "Does the answer explain why it fits the user's need, with reasoning, rather "
+                "than only listing facts or items?"
+            ),
+            levels={
+                5: "It meets the need and explains why the answer fits it, with clear "
+                "reasoning tied to the question.",
+                4: "It meets the need and explains why it fits, but the reasoning is brief or "
+                "partly missing.",
+                3: "It meets the need but explains little; the reasoning is mostly implicit.",
+                2: "It gives relevant facts or items with almost no explanation of why they "
+                "fit the need.",
+                1: "A bare list or a bare fact, with no reasoning at all.",
+            },
+        ),
+    ),
+    default_pass_min=4,
+)
+
+
+def _describe(rubric: Rubric) -> str:
+    lines = [f"Rubric {rubric.name!r}:"]
+    for dimension in rubric.dimensions:
+        lines.append(f"\n## {dimension.name}: {dimension.description}")
+        lines.extend(f"{level}: {dimension.levels[level]}" for level in range(5, 0, -1))
+    return "\n".join(lines)
+
+
+def _system(rubric: Rubric) -> str:
+    names = ", ".join(f"`{d.name}`" for d in rubric.dimensions)
+    return (
+        "You grade an answer to a question on a rubric. Each dimension is an independent "
+        "axis, scored from 1 to 5: judge each on its own, and never let one dimension's "
+        "score change another's. Where a dimension concerns facts, the retrieved contexts are "
+        "the only source of truth. "
+        f"Give one entry per dimension, in this order: {names}. For each, write "
+        "`dimension` (its name exactly), then `reasoning` (what in the answer and the "
+        "contexts decides the level), then `score` (the integer level whose description "
+        "fits best). Do not compute any overall score.\n"
+        + data_rule("question", "answer", "context")
+        + "\n\n"
+        + _describe(rubric)
+    )
+
+
+def _schema_name(rubric_name: str) -> str:
+    """A json_schema name OpenAI accepts (``[A-Za-z0-9_-]{1,64}``): no colon."""
+    return ("rubric_" + re.sub(r"[^A-Za-z0-9_-]", "_", rubric_name))[:64]
+
+
+@dataclass(frozen=True)
+class RubricTemplate(PromptTemplate):
+    """A rubric's template: id ``rubric:<name>``, output schema named ``rubric_<name>``."""
+
+    @cached_property
+    def output(self) -> OutputSpec:
+        name = _schema_name(self.id.removeprefix(RUBRIC_ID_PREFIX))
+        return OutputSpec(name=name, json_schema=self.output_model.model_json_schema())
+
+
+_CACHE: dict[str, RubricTemplate] = {}
+
+
+def rubric_template(rubric: Rubric) -> PromptTemplate:
+    """The template that scores ``rubric`` (cached by its name and dimensions).
+
+    The dimensions, descriptions and levels are in the system text, so any change to them
+    changes the fingerprint; the pass rule is not (veracity applies it, not the judge).
+    """
+    key = rubric.model_dump_json(include={"name", "dimensions"})
+    template = _CACHE.get(key)
+    if template is None:
+        template = RubricTemplate(
+            id=RUBRIC_ID_PREFIX + rubric.name,
+            version=1,
+            system=_system(rubric),
+            user="{question}\n\n{answer}\n\n{contexts}\n\nScore the answer on every dimension.",
+            output_model=RubricScoresOutput,
+        )
+        _CACHE[key] = template
+    return template
+
+
+DEFAULT_RUBRIC_TEMPLATE = rubric_template(DEFAULT_RUBRIC)
+
+
+def render_rubric(question: str, answer: str, contexts: Sequence[str]) -> dict[str, str]:
+    """The blocks of any :func:`rubric_template`."""
+    return {
+        "question": untrusted("question", question),
+        "answer": untrusted("answer", answer),
+        "contexts": numbered_block("contexts", "context", list(contexts)),
+    }

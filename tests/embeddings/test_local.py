@@ -1,0 +1,140 @@
+"""The local sentence-transformers embedder on the real all-MiniLM-L6-v2."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.embeddings.conftest import Loaded
+from veracity.embeddings import Embedder, LocalEmbedder, clipped_cosine, default_minilm_dir
+
+
+def test_loading_verifies_offline_and_never_touches_the_network(
+    loaded_embedder: Loaded,
+) -> None:
+    assert loaded_embedder.attempts == []
+    embedder: LocalEmbedder = loaded_embedder.model
+    assert isinstance(embedder, Embedder)
+    assert embedder.name == "local/all-MiniLM-L6-v2"
+    description = embedder.describe()
+    assert description["dim"] == 384
+    assert (
+        description["sha256"] == "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+    )
+    assert not any("/" in str(value) for value in description.values())  # no local paths
+
+
+async def test_shapes_normalisation_and_empty_texts(embedder: LocalEmbedder) -> None:
+    vectors = await embedder.embed(["A short sentence.", "", "  \n\t", "Another one here."])
+    assert vectors.shape == (4, 384)
+    assert vectors.dtype == np.float32
+    assert np.isfinite(vectors).all()
+    norms = np.linalg.norm(vectors, axis=1)
+    np.testing.assert_allclose(norms[[0, 3]], 1.0, atol=1e-5)
+    assert not vectors[1].any()
+    assert not vectors[2].any()
+    assert (await embedder.embed([])).shape == (0, 384)
+    only_empty = await embedder.embed(["", " "])
+    assert only_empty.shape == (2, 384)
+    assert not only_empty.any()
+
+
+async def test_paraphrases_are_closer_than_unrelated_texts(embedder: LocalEmbedder) -> None:
+    a, b, c = await embedder.embed(
+        [
+            "A man is playing a guitar on stage.",
+            "Someone performs a song on the guitar at a concert.",
+            "Interest rates rose sharply after the central bank meeting.",
+        ]
+    )
+    paraphrase, unrelated = clipped_cosine(a, b), clipped_cosine(a, c)
+    assert paraphrase > 0.5
+    assert unrelated < 0.2
+    assert paraphrase > unrelated + 0.3
+
+
+def _count_encodes(monkeypatch: pytest.MonkeyPatch, embedder: LocalEmbedder) -> list[int]:
+    """Wrap the loaded model's ``encode``; the list gets each call's number of texts."""
+    model: Any = embedder._model
+    real: Callable[..., Any] = model.encode
+    sizes: list[int] = []
+
+    def encode(texts: list[str], *args: Any, **kwargs: Any) -> Any:
+        sizes.append(len(texts))
+        return real(texts, *args, **kwargs)
+
+    monkeypatch.setattr(model, "encode", encode)
+    return sizes
+
+
+async def test_concurrent_calls_are_micro_batched_and_routed_back(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = [f"Question number {i} about the history of Rome." for i in range(20)]
+    sizes = _count_encodes(monkeypatch, embedder)
+    before = embedder.encode_calls
+    results = await asyncio.gather(*(embedder.embed([text]) for text in texts))
+    assert len(sizes) <= 2  # 20 callers, one or two encode calls
+    assert sum(sizes) == 20
+    assert embedder.encode_calls - before == len(sizes)
+    direct = embedder._model.encode(texts, normalize_embeddings=True)  # type: ignore[union-attr]
+    for text_index, result in enumerate(results):
+        assert result.shape == (1, 384)
+        np.testing.assert_allclose(result[0], direct[text_index], atol=1e-5)
+
+
+async def test_repeated_texts_come_from_the_cache(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "What is the boiling point of water at sea level?"
+    first = await embedder.embed([text, text])  # a duplicate within a call: encoded once
+    sizes = _count_encodes(monkeypatch, embedder)
+    hits = embedder.cache_hits
+    again = await embedder.embed([text])
+    assert sizes == []  # no encode call at all
+    assert embedder.cache_hits == hits + 1
+    np.testing.assert_array_equal(first[0], first[1])
+    np.testing.assert_array_equal(again[0], first[0])
+
+
+async def test_encoding_does_not_block_the_event_loop(embedder: LocalEmbedder) -> None:
+    texts = [f"Sentence {i}: the quick brown fox jumps over the lazy dog." * 2 for i in range(200)]
+    ticks: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(0.005)
+
+    tick_task = asyncio.create_task(ticker())
+    started = time.perf_counter()
+    vectors = await embedder.embed(texts)
+    elapsed = time.perf_counter() - started
+    done.set()
+    await tick_task
+    assert vectors.shape == (200, 384)
+    # The loop kept running while the worker thread encoded.
+    assert len(ticks) >= 5, (len(ticks), elapsed)
+
+
+def test_one_embedder_serves_successive_event_loops(embedder: LocalEmbedder) -> None:
+    first = asyncio.run(embedder.embed(["Loop one sentence."]))
+    second = asyncio.run(embedder.embed(["Loop two sentence."]))
+    assert first.shape == second.shape == (1, 384)
+    assert clipped_cosine(first[0], second[0]) > 0.5
+
+
+async def test_a_user_directory_is_named_after_it_and_loaded_unpinned() -> None:
+    embedder = LocalEmbedder(default_minilm_dir(), batch_size=8, cache_size=0)
+    assert embedder.name == "local/model"
+    assert embedder.describe()["sha256"] is None
+    vectors = await embedder.embed(["Hello there.", "Hello there."])
+    assert vectors.shape == (2, 384)
+    assert embedder.cache_hits == 0
+    await embedder.aclose()

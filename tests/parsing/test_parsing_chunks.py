@@ -1,0 +1,262 @@
+"""parse_chunks_reply: JSON shapes, index matching, derivations, legacy lines, failures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from veracity.judges.parsing import ParsedChunks, ParseFailure, parse_chunks_reply
+from veracity.types import ChunkJudgement
+
+FULL = {
+    "chunks": [
+        {"index": 1, "reason": "names the author", "relevance": 95, "relevant": True},
+        {"index": 2, "reason": "another play", "relevance": 5, "relevant": False},
+    ]
+}
+FULL_ITEMS = {
+    0: ChunkJudgement(index=0, relevant=True, relevance=95, reason="names the author"),
+    1: ChunkJudgement(index=1, relevant=False, relevance=5, reason="another play"),
+}
+
+
+def _parsed(text: str, n: int = 2) -> ParsedChunks:
+    result = parse_chunks_reply(text, n)
+    assert isinstance(result, ParsedChunks), result
+    return result
+
+
+def _failure(text: str, n: int = 2) -> ParseFailure:
+    result = parse_chunks_reply(text, n)
+    assert isinstance(result, ParseFailure), result
+    return result
+
+
+def _flags(result: ParsedChunks) -> dict[int, bool]:
+    return {i: j.relevant for i, j in result.items.items()}
+
+
+@pytest.mark.parametrize(
+    ("text", "method"),
+    [
+        (json.dumps(FULL), "strict"),
+        (json.dumps(FULL["chunks"]), "strict"),
+        (f"```json\n{json.dumps(FULL)}\n```", "fenced"),
+        (f"Here you go: {json.dumps(FULL)} Done.", "embedded"),
+        (json.dumps(FULL).replace('"', "'"), "repaired"),
+        (json.dumps(FULL)[:-2] + ",]}", "repaired"),
+    ],
+)
+def test_json_paths(text: str, method: str) -> None:
+    result = _parsed(text)
+    assert dict(result.items) == FULL_ITEMS
+    assert result.missing == ()
+    assert result.notes == ()
+    assert result.method == method
+
+
+@pytest.mark.parametrize("key", ["chunks", "contexts", "results", "verdicts", "judgements"])
+def test_container_key_synonyms(key: str) -> None:
+    assert dict(_parsed(json.dumps({key: FULL["chunks"]})).items) == FULL_ITEMS
+
+
+@pytest.mark.parametrize("index_key", ["index", "chunk", "id", "context", "chunk_index"])
+def test_index_key_synonyms_match_out_of_order(index_key: str) -> None:
+    items = [
+        {index_key: 2, "relevance": 10, "relevant": False},
+        {index_key: "1", "relevance": 90, "relevant": True},
+    ]
+    result = _parsed(json.dumps({"chunks": items}))
+    assert _flags(result) == {0: True, 1: False}
+    assert result.items[1].relevance == 10
+
+
+@pytest.mark.parametrize("written", ["chunk 2", "[2]", "Context #2", 2.0])
+def test_index_values_in_many_forms(written: object) -> None:
+    result = _parsed(json.dumps([{"index": written, "relevant": "yes", "relevance": 80}]))
+    assert list(result.items) == [1]
+    assert result.missing == (0,)
+
+
+def test_out_of_range_index_is_dropped_with_a_note() -> None:
+    items = [{"index": 1, "relevant": True, "relevance": 90}, {"index": 9, "relevant": True}]
+    result = _parsed(json.dumps(items))
+    assert list(result.items) == [0]
+    assert result.missing == (1,)
+    assert any("chunk 9" in n and "only 2" in n for n in result.notes)
+
+
+def test_duplicate_index_keeps_the_first() -> None:
+    items = [
+        {"index": 1, "relevant": True, "relevance": 90},
+        {"index": 1, "relevant": False, "relevance": 0},
+        {"index": 2, "relevant": False, "relevance": 0},
+    ]
+    result = _parsed(json.dumps(items))
+    assert _flags(result) == {0: True, 1: False}
+    assert any("second verdict for chunk 1" in n for n in result.notes)
+
+
+def test_zero_based_indices_are_shifted_with_a_note() -> None:
+    items = [{"index": 0, "relevant": True, "relevance": 80}, {"index": 1, "relevant": False}]
+    result = _parsed(json.dumps(items))
+    assert _flags(result) == {0: True, 1: False}
+    assert any("0-based" in n for n in result.notes)
+
+
+def test_items_without_index_go_by_position() -> None:
+    items = [{"relevant": False, "relevance": 0}, {"relevant": True, "relevance": 70}]
+    assert _flags(_parsed(json.dumps({"chunks": items}))) == {0: False, 1: True}
+
+
+def test_unindexed_item_whose_position_is_taken_is_dropped() -> None:
+    items = [{"index": 2, "relevant": True, "relevance": 90}, {"relevant": False}]
+    result = _parsed(json.dumps(items), 3)
+    assert list(result.items) == [1]
+    assert result.missing == (0, 2)
+    assert any("dropped verdict 2 without an index" in n for n in result.notes)
+
+
+def test_missing_flag_is_derived_from_relevance() -> None:
+    result = _parsed(json.dumps([{"index": 1, "relevance": 50}, {"index": 2, "relevance": 49}]))
+    assert _flags(result) == {0: True, 1: False}
+    assert sum("derived" in n for n in result.notes) == 2
+
+
+def test_missing_relevance_is_derived_from_the_flag() -> None:
+    result = _parsed(json.dumps([{"index": 1, "relevant": True}, {"index": 2, "relevant": 0}]))
+    assert [j.relevance for j in result.items.values()] == [100, 0]
+    assert sum("no relevance; derived" in n for n in result.notes) == 2
+
+
+@pytest.mark.parametrize(
+    ("label", "flag"),
+    [
+        ("yes", True),
+        ("No", False),
+        ("true", True),
+        (False, False),
+        (1, True),
+        ("0", False),
+        ("relevant", True),
+        ("Not Relevant", False),
+        ("irrelevant", False),
+        ("not_relevant", False),
+    ],
+)
+def test_relevant_label_synonyms(label: object, flag: bool) -> None:
+    result = _parsed(json.dumps([{"index": 1, "relevant": label, "relevance": 60}]), 1)
+    assert result.items[0].relevant is flag
+
+
+@pytest.mark.parametrize(
+    ("relevance", "expected"),
+    [(85, 85), ("85", 85), ("85/100", 85), ("8/10", 80), ("85%", 85), (0.85, 85)],
+)
+def test_relevance_number_forms(relevance: object, expected: int) -> None:
+    result = _parsed(json.dumps([{"index": 1, "relevant": True, "relevance": relevance}]), 1)
+    assert result.items[0].relevance == expected
+
+
+def test_relevance_out_of_range_is_ignored_and_derived() -> None:
+    result = _parsed(json.dumps([{"index": 1, "relevant": True, "relevance": 250}]), 1)
+    assert result.items[0].relevance == 100
+    assert any("outside 0-100" in n for n in result.notes)
+
+
+def test_a_label_under_relevance_is_read_as_the_flag() -> None:
+    result = _parsed(json.dumps([{"index": 1, "relevance": "not relevant"}]), 1)
+    assert result.items[0].relevant is False
+
+
+def test_an_item_with_neither_flag_nor_relevance_is_missing() -> None:
+    items = [{"index": 1, "reason": "hmm"}, {"index": 2, "relevant": "yes"}]
+    result = _parsed(json.dumps(items))
+    assert result.missing == (0,)
+    assert any("neither" in n for n in result.notes)
+
+
+@pytest.mark.parametrize("text", ['[true, "no", "relevant"]', "[1, 0, 1]", '["yes", "no", "yes"]'])
+def test_a_bare_list_of_labels_goes_by_position(text: str) -> None:
+    result = _parsed(text, 3)
+    assert [j.relevant for j in result.items.values()] == [True, False, True]
+
+
+def test_a_mapping_by_chunk_number() -> None:
+    result = _parsed('{"1": "relevant", "chunk 2": {"relevant": false, "reason": "off"}}')
+    assert _flags(result) == {0: True, 1: False}
+    assert result.items[1].reason == "off"
+
+
+def test_a_single_object_is_one_verdict() -> None:
+    result = _parsed('{"index": 1, "reason": "r", "relevance": 70, "relevant": true}', 1)
+    assert result.items[0] == ChunkJudgement(index=0, relevant=True, relevance=70, reason="r")
+
+
+def test_no_chunks_accepts_an_empty_array() -> None:
+    result = _parsed('{"chunks": []}', 0)
+    assert dict(result.items) == {}
+    assert result.missing == ()
+
+
+# ---------------------------------------------------------------- legacy lines
+
+
+def test_numbered_label_lines() -> None:
+    text = "1. relevant\n2. not relevant - talks about Macbeth\nChunk 3: irrelevant"
+    result = _parsed(text, 3)
+    assert result.method == "legacy_lines"
+    assert _flags(result) == {0: True, 1: False, 2: False}
+    assert result.items[1].reason == "talks about Macbeth"
+    assert "from text lines" in result.notes[0]
+
+
+def test_verdict_lines_by_position_and_under_headers() -> None:
+    assert _flags(_parsed("Verdict: 1\nVerdict: 0", 2)) == {0: True, 1: False}
+    text = "**Chunk 2:**\nReason: about Macbeth\nVerdict: 0\nChunk 1:\nVerdict: 1\nReason: yes"
+    result = _parsed(text, 2)
+    assert _flags(result) == {0: True, 1: False}
+    assert result.items[1].reason == "about Macbeth"
+    assert result.items[0].reason == "yes"
+
+
+def test_a_one_word_reply_is_the_first_chunk() -> None:
+    result = _parsed("Relevant.", 1)
+    assert result.items[0].relevant is True
+
+
+def test_a_citation_in_prose_does_not_beat_the_lines() -> None:
+    result = _parsed("As [2] shows:\n1. not relevant\n2. relevant", 2)
+    assert _flags(result) == {0: False, 1: True}
+
+
+# ---------------------------------------------------------------- failures
+
+
+def test_a_partial_reply_lists_the_missing_chunks() -> None:
+    result = _parsed(json.dumps([{"index": 2, "relevant": True, "relevance": 90}]), 3)
+    assert result.missing == (0, 2)
+    assert "no verdict for chunk(s) 1, 3" in result.notes
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"chunks": [{"index": 7, "relevant": true}]}', '{"answer": "Paris"}', '"Paris"', "42"],
+)
+def test_wrong_shapes_are_schema_failures(text: str) -> None:
+    failure = _failure(text)
+    assert failure.kind == "schema"
+    assert "'chunks' array" in failure.message
+    assert "2 chunks, numbered 1 to 2" in failure.message
+
+
+def test_out_of_range_only_says_why() -> None:
+    assert "chunk 7" in _failure('[{"index": 7, "relevant": true}]').message
+
+
+def test_refusal_and_unparseable() -> None:
+    assert _failure("I'm sorry, I cannot help with that.").kind == "refusal"
+    failure = _failure("The chunks discuss Shakespeare at length.")
+    assert failure.kind == "unparseable"
+    assert "'chunks' array" in failure.message

@@ -1,0 +1,158 @@
+"""parse_questions_reply / read_questions_reply: questions, the noncommittal flag, legacy text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from veracity.judges.parsing import (
+    ParsedValue,
+    ParseFailure,
+    parse_questions_reply,
+    read_questions_reply,
+)
+from veracity.types import GeneratedQuestions
+
+FULL = {
+    "reason": "it commits",
+    "noncommittal": False,
+    "questions": [
+        "Who wrote Hamlet?",
+        "Who is the author of Hamlet?",
+        "Which writer wrote Hamlet?",
+    ],
+}
+EXPECTED = GeneratedQuestions(
+    questions=tuple(FULL["questions"]),  # type: ignore[arg-type]
+    noncommittal=False,
+    reason="it commits",
+)
+
+
+def _read(text: str) -> ParsedValue[GeneratedQuestions]:
+    result = read_questions_reply(text)
+    assert isinstance(result, ParsedValue), result
+    return result
+
+
+def _failure(text: str) -> ParseFailure:
+    result = parse_questions_reply(text)
+    assert isinstance(result, ParseFailure), result
+    return result
+
+
+@pytest.mark.parametrize(
+    ("text", "method"),
+    [
+        (json.dumps(FULL), "strict"),
+        (f"```json\n{json.dumps(FULL)}\n```", "fenced"),
+        (f"Sure! {json.dumps(FULL)}", "embedded"),
+        (json.dumps(FULL).replace('"', "'").replace("false", "False"), "repaired"),
+    ],
+)
+def test_json_paths(text: str, method: str) -> None:
+    result = _read(text)
+    assert result.value == EXPECTED
+    assert result.method == method
+    assert parse_questions_reply(text) == EXPECTED
+
+
+@pytest.mark.parametrize("key", ["questions", "generated_questions", "Generated Questions"])
+def test_question_key_synonyms(key: str) -> None:
+    value = _read(json.dumps({key: ["a?", "b?"], "noncommittal": 0})).value
+    assert value.questions == ("a?", "b?")
+
+
+def test_a_single_question_string() -> None:
+    value = _read('{"question": "Who wrote Hamlet?", "noncommittal": 0}').value
+    assert value.questions == ("Who wrote Hamlet?",)
+
+
+def test_question_items_may_be_objects_and_are_cleaned() -> None:
+    text = json.dumps(
+        {"questions": [{"question": " a? "}, {"text": "b?"}, "a?", "", 3], "noncommittal": False}
+    )
+    result = _read(text)
+    assert result.value.questions == ("a?", "b?")
+    assert any("duplicate" in n for n in result.notes)
+    assert sum("not a question string" in n for n in result.notes) == 2
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "noncommittal"),
+    [
+        ("noncommittal", True, True),
+        ("noncommittal", 1, True),
+        ("noncommittal", "yes", True),
+        ("noncommittal", "no", False),
+        ("non_committal", "1", True),
+        ("non-committal", 0, False),
+        ("committal", 1, False),
+        ("committal", "no", True),
+        ("committal", False, True),
+    ],
+)
+def test_noncommittal_synonyms(field: str, value: object, noncommittal: bool) -> None:
+    result = _read(json.dumps({"questions": ["a?"], field: value}))
+    assert result.value.noncommittal is noncommittal
+    if field == "committal":
+        assert any("as noncommittal" in n for n in result.notes)
+
+
+def test_a_missing_flag_is_false_with_a_note() -> None:
+    result = _read('{"questions": ["a?"]}')
+    assert result.value.noncommittal is False
+    assert any("no noncommittal flag" in n for n in result.notes)
+
+
+def test_a_bare_list_of_questions() -> None:
+    result = _read('["a?", "b?"]')
+    assert result.value.questions == ("a?", "b?")
+    assert result.value.noncommittal is False
+
+
+def test_ragas_style_list_of_objects_keeps_their_flags() -> None:
+    value = _read('[{"question": "a?", "noncommittal": 1}]').value
+    assert value == GeneratedQuestions(questions=("a?",), noncommittal=True)
+
+
+def test_noncommittal_without_questions_is_valid() -> None:
+    value = _read('{"reason": "evasive", "noncommittal": true, "questions": []}').value
+    assert value == GeneratedQuestions(questions=(), noncommittal=True, reason="evasive")
+
+
+def test_legacy_numbered_lines_and_flag_line() -> None:
+    text = "1. Who wrote Hamlet?\n2) Who is its author?\nNoncommittal: 1\nReason: hedges"
+    result = _read(text)
+    assert result.method == "legacy_lines"
+    assert result.value == GeneratedQuestions(
+        questions=("Who wrote Hamlet?", "Who is its author?"), noncommittal=True, reason="hedges"
+    )
+
+
+def test_legacy_question_lines_and_bare_question_marks() -> None:
+    text = "Question 1: Who wrote Hamlet?\nWhich writer wrote Hamlet?\nThat is all."
+    value = _read(text).value
+    assert value.questions == ("Who wrote Hamlet?", "Which writer wrote Hamlet?")
+    assert value.noncommittal is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"questions": [], "noncommittal": false}',
+        '{"answer": "Paris"}',
+        '{"questions": ["a?"], "noncommittal": "maybe"}',
+        "42",
+    ],
+)
+def test_schema_failures(text: str) -> None:
+    failure = _failure(text)
+    assert failure.kind == "schema"
+    assert "'questions'" in failure.message
+
+
+def test_refusal_and_unparseable() -> None:
+    assert _failure("I apologize, but I won't do that.").kind == "refusal"
+    assert _failure("The answer talks about plays.").kind == "unparseable"

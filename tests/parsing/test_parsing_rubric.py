@@ -1,0 +1,146 @@
+"""parse_rubric_reply: dimension matching, score forms, extras, failures, order."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from veracity.judges.parsing import ParsedRubric, ParseFailure, parse_rubric_reply
+from veracity.prompts import DEFAULT_RUBRIC
+from veracity.types import DimensionScore, Rubric, RubricDimension
+
+FULL = {
+    "scores": [
+        {"dimension": "faithfulness", "reasoning": "all supported", "score": 5},
+        {"dimension": "completeness", "reasoning": "a bare list", "score": 2},
+    ]
+}
+EXPECTED = (
+    DimensionScore(name="faithfulness", score=5, reasoning="all supported"),
+    DimensionScore(name="completeness", score=2, reasoning="a bare list"),
+)
+
+
+def _parsed(text: str, rubric: Rubric = DEFAULT_RUBRIC) -> ParsedRubric:
+    result = parse_rubric_reply(text, rubric)
+    assert isinstance(result, ParsedRubric), result
+    return result
+
+
+def _failure(text: str, rubric: Rubric = DEFAULT_RUBRIC) -> ParseFailure:
+    result = parse_rubric_reply(text, rubric)
+    assert isinstance(result, ParseFailure), result
+    return result
+
+
+@pytest.mark.parametrize(
+    ("text", "method"),
+    [
+        (json.dumps(FULL), "strict"),
+        (json.dumps(FULL["scores"]), "strict"),
+        (f"```json\n{json.dumps(FULL)}\n```", "fenced"),
+        (f"My grades: {json.dumps(FULL)}", "embedded"),
+        (json.dumps(FULL).replace('"', "'"), "repaired"),
+    ],
+)
+def test_json_paths(text: str, method: str) -> None:
+    result = _parsed(text)
+    assert result.scores == EXPECTED
+    assert result.method == method
+    assert result.notes == ()
+
+
+def test_result_follows_the_rubric_order() -> None:
+    reversed_items = {"scores": list(reversed(FULL["scores"]))}
+    assert _parsed(json.dumps(reversed_items)).scores == EXPECTED
+
+
+@pytest.mark.parametrize(
+    "name", ["Faithfulness", "FAITHFULNESS", " faithfulness ", "faith-fulness", "Faith Fulness"]
+)
+def test_names_match_ignoring_case_spaces_and_underscores(name: str) -> None:
+    body = {name: {"score": 5, "reasoning": "all supported"}, "completeness": 2}
+    assert _parsed(json.dumps(body)).scores[0] == EXPECTED[0]
+
+
+def test_mapping_forms() -> None:
+    body = {
+        "faithfulness": {"score": "5/5", "reasoning": "all supported"},
+        "completeness": 2,
+        "completeness_reasoning": "a bare list",
+    }
+    assert _parsed(json.dumps(body)).scores == EXPECTED
+    assert _parsed(json.dumps({"scores": {"faithfulness": 5, "completeness": "2"}})).scores[
+        1
+    ] == DimensionScore(name="completeness", score=2)
+
+
+@pytest.mark.parametrize(("written", "score"), [("4/5", 4), ("4", 4), (4.0, 4), ("8/10", 4)])
+def test_score_forms(written: object, score: int) -> None:
+    result = _parsed(json.dumps({"faithfulness": written, "completeness": 3}))
+    assert result.scores[0].score == score
+    if written == "8/10":
+        assert any("'8/10' as 4/5" in n for n in result.notes)
+
+
+def test_extra_dimensions_and_overall_are_dropped_with_notes() -> None:
+    items = [*FULL["scores"], {"dimension": "clarity", "reasoning": "clear", "score": 5}]
+    result = _parsed(json.dumps(items))
+    assert result.scores == EXPECTED
+    assert any("clarity" in n and "not a dimension" in n for n in result.notes)
+    flat = _parsed(json.dumps({"faithfulness": 5, "completeness": 2, "overall": 3.5}))
+    assert any("'overall'" in n and "computes the overall" in n for n in flat.notes)
+
+
+def test_legacy_lines() -> None:
+    text = "Faithfulness: 5/5 - all supported\nCompleteness: 2 - a bare list"
+    result = _parsed(text)
+    assert result.method == "legacy_lines"
+    assert result.scores == EXPECTED
+
+
+def test_legacy_header_blocks() -> None:
+    text = (
+        "## Faithfulness\nReasoning: all supported\nScore: 5\n\n"
+        "## Completeness\nReasoning: a bare list\nScore: 2/5\n"
+    )
+    assert _parsed(text).scores == EXPECTED
+
+
+def test_a_custom_rubric() -> None:
+    levels = {i: str(i) for i in range(1, 6)}
+    rubric = Rubric(
+        name="support",
+        dimensions=(
+            RubricDimension(name="tone", description="polite?", levels=levels),
+            RubricDimension(name="next_steps", description="actionable?", levels=levels),
+        ),
+    )
+    result = _parsed('{"Next Steps": 3, "tone": {"score": 4, "reasoning": "kind"}}', rubric)
+    assert [(s.name, s.score) for s in result.scores] == [("tone", 4), ("next_steps", 3)]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"faithfulness": 6, "completeness": 3}, "not an integer from 1 to 5"),
+        ({"faithfulness": 0, "completeness": 3}, "not an integer from 1 to 5"),
+        ({"faithfulness": 4.5, "completeness": 3}, "not an integer from 1 to 5"),
+        ({"faithfulness": "7/10", "completeness": 3}, "not an integer from 1 to 5"),
+        ({"faithfulness": "great", "completeness": 3}, "not a number"),
+        ({"faithfulness": 4}, "no score for 'completeness'"),
+        ({"clarity": 4}, "no score for 'faithfulness', 'completeness'"),
+        ({"faithfulness": {"reasoning": "x"}, "completeness": 2}, "no score for 'faithfulness'"),
+    ],
+)
+def test_schema_failures_name_the_problem(body: dict[str, object], words: str) -> None:
+    failure = _failure(json.dumps(body))
+    assert failure.kind == "schema"
+    assert words in failure.message
+    assert "('faithfulness', 'completeness')" in failure.message
+
+
+def test_refusal_and_unparseable() -> None:
+    assert _failure("I cannot grade this.").kind == "refusal"
+    assert _failure("Pretty good answer overall.").kind == "unparseable"
