@@ -86,6 +86,10 @@ async def test_a_bug_surfaces_as_itself() -> None:
 async def test_iterations_must_be_positive() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         await run_metrics(
-            [], [Faithfulness()], Models(LLMJudge(ScriptedChat())), on_result=print, on_bad_row=print,
+            [],
+            [Faithfulness()],
+            Models(LLMJudge(ScriptedChat())),
+            on_result=print,
+            on_bad_row=print,
             iterations=0,
-        )  # fmt: skip
+        )
