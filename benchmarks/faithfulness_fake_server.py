@@ -18,15 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
-import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from veracity import LLMJudge, OpenAIChat, evaluate
-from veracity.testing import FakeLLMServer, Faults, synthetic_samples
-from veracity.transport import RetryPolicy
+from fake_server_run import run_against_fake_server
+from veracity.testing import Faults
 
 
 def run_scenario(
@@ -37,51 +33,14 @@ def run_scenario(
     latency_s: float = 0.0,
     faults: Faults | None = None,
 ) -> dict[str, Any]:
-    data = synthetic_samples(samples, seed=7)
-    with FakeLLMServer(latency_s=latency_s, faults=faults or Faults(), seed=11) as server:
-        chat = OpenAIChat(
-            "fake-judge",
-            base_url=server.base_url,
-            api_key="benchmark",
-            concurrency=concurrency,
-            retry=RetryPolicy(max_attempts=10),
-        )
-        with tempfile.TemporaryDirectory() as out:
-            started = time.perf_counter()
-            result = evaluate(data, ["faithfulness"], LLMJudge(chat), out=out)
-            wall = time.perf_counter() - started
-            files = {p.name: p.read_text() for p in Path(out).iterdir() if p.is_file()}
-        stats = server.stats
-    rps = faults.rate_limit_rps if faults and faults.rate_limit_rps else None
-    burst = max(1.0, rps) if rps else 0.0
-    statuses = Counter(r.status.value for r in result.results)
-    completions = stats.completions
-    bound = completions * latency_s / concurrency
-    errors = [r for r in result.results if r.status.value == "judge_error"]
-    return {
-        "scenario": name,
-        "samples": samples,
-        "concurrency": concurrency,
-        "latency_s": latency_s,
-        "http_requests": stats.requests,
-        "completions": completions,
-        "calls_per_sample": completions / samples,
-        "max_calls_for_a_sample": max(r.usage.calls for r in result.results),
-        "wall_s": round(wall, 3),
-        "bound_s": round(bound, 3),
-        "wall_over_bound": round(wall / bound, 3) if bound else None,
-        # With a rate limit, the floor is the calls past the first burst at the allowed rate.
-        "rate_bound_s": round((completions - burst) / rps, 3) if rps else None,
-        "statuses": dict(statuses),
-        "judge_error_rate": len(errors) / samples,
-        "judge_errors_with_reason_and_raw": all(
-            r.reason and r.details.get("raw_replies") for r in errors
-        ),
-        "faults": dict(stats.faults),
-        "http_status": {str(k): v for k, v in stats.by_status.items()},
-        "nan_in_outputs": any("NaN" in text for text in files.values()),
-        "mean_faithfulness": result.summary["metrics"]["faithfulness"]["overall"]["mean"],
-    }
+    return run_against_fake_server(
+        name,
+        ["faithfulness"],
+        samples=samples,
+        concurrency=concurrency,
+        latency_s=latency_s,
+        faults=faults,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,8 +86,8 @@ def main(argv: list[str] | None = None) -> int:
             "judge_errors_with_reason_and_raw"
         ],
         "no NaN in any output": not any(r["nan_in_outputs"] for r in rows),
-        "rate-limit: every sample scored": limited["statuses"].get("scored", 0)
-        + limited["statuses"].get("no_claims", 0)
+        "rate-limit: every sample scored": limited["statuses"].get("faithfulness:scored", 0)
+        + limited["statuses"].get("faithfulness:no_claims", 0)
         == args.samples,
     }
     for check, ok in checks.items():

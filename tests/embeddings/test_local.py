@@ -22,7 +22,7 @@ def test_loading_verifies_offline_and_never_touches_the_network(
     assert isinstance(embedder, Embedder)
     assert embedder.name == "local/all-MiniLM-L6-v2"
     description = embedder.describe()
-    assert description["dim"] == 384
+    assert description["model"] == "all-MiniLM-L6-v2"
     assert (
         description["sha256"] == "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
     )

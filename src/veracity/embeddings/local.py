@@ -83,7 +83,6 @@ class LocalEmbedder:
             "provider": "local",
             "model": self._name.removeprefix("local/"),
             "sha256": self._pinned.sha256 if self._pinned else None,
-            "dim": self._dim,
             "device": self.device,
             "batch_size": self.batch_size,
         }

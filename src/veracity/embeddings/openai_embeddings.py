@@ -7,7 +7,6 @@ import os
 import random
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 import openai
@@ -22,6 +21,7 @@ from veracity.transport import (
     classify_sdk_error,
 )
 from veracity.transport.retry import ErrorClass
+from veracity.transport.urls import public_url
 
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -87,7 +87,6 @@ class OpenAIEmbedder:
             "provider": "openai",
             "model": self.model,
             "base_url": public_url(self.base_url),
-            "dim": self.dim,
             "batch_size": self.batch_size,
             "concurrency": self.limiter.concurrency,
             "timeout_s": self.timeout_s,
@@ -185,13 +184,3 @@ def _first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
     errors = list(group.exceptions)
     fatal = [error for error in errors if isinstance(error, JudgeFatalError)]
     return (fatal or errors)[0]
-
-
-def public_url(url: str | None) -> str | None:
-    """A URL safe to record: no user info, query or fragment (they can carry secrets)."""
-    if url is None:
-        return None
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

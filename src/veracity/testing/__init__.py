@@ -5,6 +5,7 @@ scripted or rule-based replies and injectable faults.
 """
 
 from veracity.testing._request import ChatRequest, Latency, Responder
+from veracity.testing.embedders import HashingEmbedder
 from veracity.testing.faults import FaultKind, Faults
 from veracity.testing.mangle import MANGLINGS, Mangled, Mangling, mangle_content
 from veracity.testing.payloads import EMBEDDING_DIM, hashed_embedding
@@ -21,6 +22,7 @@ __all__ = [
     "FakeLLMServer",
     "FaultKind",
     "Faults",
+    "HashingEmbedder",
     "Latency",
     "Mangled",
     "Mangling",

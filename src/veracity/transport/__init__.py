@@ -9,6 +9,7 @@ from veracity.transport.retry import (
     classify_sdk_error,
     retry_after_from_headers,
 )
+from veracity.transport.urls import public_url
 
 __all__ = [
     "CallFailedError",
@@ -18,5 +19,6 @@ __all__ = [
     "RetryPolicy",
     "call_with_retries",
     "classify_sdk_error",
+    "public_url",
     "retry_after_from_headers",
 ]

@@ -7,27 +7,17 @@ import os
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypedDict, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 from veracity.judges.chat.base import StructuredOutput
 from veracity.transport.limits import RequestLimiter
 from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
+from veracity.transport.urls import public_url
 
 ClientT = TypeVar("ClientT")
 R = TypeVar("R")
 
 # Local servers (vLLM, Ollama, llama.cpp) take any key; the SDKs insist on one.
 PLACEHOLDER_KEY = "not-needed"
-
-
-def public_url(url: str | None) -> str | None:
-    """A URL safe to record: no user info, query or fragment (they can carry secrets)."""
-    if url is None:
-        return None
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 class ChatOptions(TypedDict, total=False):
