@@ -130,7 +130,7 @@ async def aevaluate(
     if run_dir is not None:
         run_dir.create(manifest)
 
-    builder = SummaryBuilder()
+    builder = SummaryBuilder([m.name for m in chosen])
     results: list[ResultRecord] = []
     bad_rows: list[RowError] = []
 

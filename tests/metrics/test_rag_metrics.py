@@ -14,6 +14,7 @@ from veracity.judges.chat import ScriptedChat
 from veracity.metrics import (
     AnswerClassification,
     AnswerRelevance,
+    BertScore,
     ContextPrecision,
     ContextRecall,
     FactualAccuracy,
@@ -326,3 +327,48 @@ async def test_user_rubric_with_its_own_pass_minimum() -> None:
     ]
     assert result.details["passed"] is True
     assert result.score == pytest.approx(0.5)
+
+
+class FixedScorer:
+    """A BERT scorer stand-in returning fixed (P, R, F1)."""
+
+    name = "fixed"
+
+    def __init__(self, scores: tuple[float, float, float]) -> None:
+        self.scores = scores
+        self.calls = 0
+
+    async def score(
+        self, candidates: Sequence[str], references: Sequence[str]
+    ) -> list[tuple[float, float, float]]:
+        self.calls += 1
+        return [self.scores for _ in candidates]
+
+
+async def test_bert_score_reports_f1_with_precision_and_recall() -> None:
+    scorer = FixedScorer((0.9, 0.6, 0.72))
+    sample = make_sample(reference="Paris is the capital.")
+    work = SampleWork(
+        sample,
+        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),
+        0,
+        {},  # type: ignore[arg-type]
+    )
+    result = await BertScore().score(work)
+    assert result.score == pytest.approx(0.72)
+    assert (result.details["precision"], result.details["recall"]) == (0.9, 0.6)
+    empty = SampleWork(make_sample(answer="", reference="x"), work.models, 0, {})
+    assert (await BertScore().score(empty)).score == 0.0
+    assert scorer.calls == 1  # the empty answer needed no model
+    no_ref = SampleWork(make_sample(), work.models, 0, {})
+    assert (await BertScore().score(no_ref)).status is Status.MISSING_REFERENCE
+
+
+async def test_classification_needs_a_reference_unless_it_abstains() -> None:
+    chat = judge_replying({})
+    result = (await run([AnswerClassification()], make_sample(), chat))["answer_classification"]
+    assert result.status is Status.MISSING_REFERENCE and chat.calls == []
+    empty = (await run([AnswerClassification()], make_sample(answer=""), chat))[
+        "answer_classification"
+    ]
+    assert empty.details["classification"] == "dont_know"

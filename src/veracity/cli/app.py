@@ -22,6 +22,14 @@ from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.store import RunDirectoryError
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+DEMO_METRICS = (
+    "faithfulness",
+    "context_precision",
+    "context_recall",
+    "answer_relevance",
+    "ragas_score",
+    "answer_classification",
+)
 
 app = typer.Typer(
     name="veracity",
@@ -77,6 +85,9 @@ def run(
         str,
         typer.Option(help="auto, local, local:DIR, openai/MODEL or none (for embeddings)."),
     ] = "auto",
+    bert_model: Annotated[
+        str, typer.Option(help="BERTScore model: auto, local or local:DIR (a model folder).")
+    ] = "auto",
     config: Annotated[
         Path | None,
         typer.Option(help="Config file (default: ./veracity.yaml or pyproject's [tool.veracity])."),
@@ -118,6 +129,7 @@ def run(
                 out=run_dir,
                 iterations=iterations,
                 embedder=None if embedder == "none" else embedder,
+                bert_scorer=bert_model,
                 base_url=base_url,
                 keep_results=False,
                 settings={"concurrency": concurrency, "timeout_s": timeout, "strict": strict},
@@ -152,6 +164,7 @@ def demo(
     """
     from importlib.resources import as_file, files
 
+    from veracity.embeddings import OpenAIEmbedder
     from veracity.judges import LLMJudge
     from veracity.judges.chat import OpenAIChat
     from veracity.testing import FakeLLMServer
@@ -164,10 +177,10 @@ def demo(
     example = files("veracity") / "examples" / "rag_sample.jsonl"
     with as_file(example) as dataset, FakeLLMServer() as server:
         judge = LLMJudge(OpenAIChat("rule-based-fake", base_url=server.base_url, api_key="demo"))
+        embedder = OpenAIEmbedder("hashed-fake", base_url=server.base_url, api_key="demo")
+        metrics = resolve_metrics(DEMO_METRICS)
         try:
-            result = asyncio.run(
-                aevaluate(dataset, resolve_metrics(["faithfulness"]), judge, out=out)
-            )
+            result = asyncio.run(aevaluate(dataset, metrics, judge, out=out, embedder=embedder))
         except RunDirectoryError as exc:
             raise _fail(str(exc)) from exc
     print_summary(result.summary, out_console)

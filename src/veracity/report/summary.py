@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +68,9 @@ class _Group:
 class SummaryBuilder:
     """Folds result records into the summary, one at a time (a run streams through it)."""
 
-    def __init__(self) -> None:
+    def __init__(self, metric_order: Sequence[str] = ()) -> None:
+        # Metrics appear in the order the run named them, not the order results arrived.
+        self._order = {name: i for i, name in enumerate(metric_order)}
         self._groups: dict[str, dict[str, _Group]] = defaultdict(lambda: defaultdict(_Group))
         self.usage = Usage()
         self.results = 0
@@ -81,7 +84,8 @@ class SummaryBuilder:
 
     def build(self, *, bad_rows: int) -> dict[str, Any]:
         metrics: dict[str, Any] = {}
-        for metric, groups in self._groups.items():
+        ordered = sorted(self._groups.items(), key=lambda item: self._order.get(item[0], 1 << 30))
+        for metric, groups in ordered:
             metrics[metric] = {
                 OVERALL: groups[OVERALL].stats(),
                 "by_system": {
