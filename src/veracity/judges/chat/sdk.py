@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypedDict, TypeVar
 
 from veracity.judges.chat.base import StructuredOutput
+from veracity.transport.credentials import resolve_endpoint
 from veracity.transport.limits import RequestLimiter
 from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
 from veracity.transport.urls import public_url
@@ -57,13 +57,14 @@ class SDKChat(Generic[ClientT]):
         retry: RetryPolicy | None = None,
         seed: int | None = None,
     ) -> None:
-        base_url = base_url or os.environ.get(self.base_url_env) or None
-        api_key = api_key or os.environ.get(self.key_env) or None
-        if api_key is None and base_url is None:
-            raise ValueError(
-                f"the {self.provider} judge needs {self.key_env} in the environment, or a "
-                f"base URL (--base-url or {self.base_url_env}) for a local server"
-            )
+        endpoint = resolve_endpoint(
+            f"{self.provider} judge",
+            base_url,
+            api_key,
+            key_env=self.key_env,
+            base_url_env=self.base_url_env,
+        )
+        base_url, api_key = endpoint.base_url, endpoint.api_key
         self.model = model
         self.base_url = base_url
         self._api_key = api_key

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -93,3 +93,30 @@ async def ask_once(
     except Unusable as exc:
         return exchange.outcome(None, str(exc))
     return exchange.outcome(value)
+
+
+V = TypeVar("V")
+Round = Callable[[list[int]], Awaitable[tuple[Mapping[int, V], Sequence[int]]]]
+
+
+async def ask_for_all(n_items: int, ask_round: Round[V], exchange: Exchange, noun: str) -> list[V]:
+    """One answer for each of ``n_items`` items judged in one batched call.
+
+    ``ask_round(pending)`` asks about the items ``pending`` (indices into all items) and
+    returns what it found and what is missing, both by position in ``pending``. Items
+    missing after the first round are asked for again, only those; still missing after
+    that, the question is :class:`Unusable`.
+    """
+    found: dict[int, V] = {}
+    pending = list(range(n_items))
+    for round_ in (1, 2):
+        got, missing = await ask_round(pending)
+        for local, value in got.items():
+            found[pending[local]] = value
+        pending = [pending[local] for local in missing]
+        if not pending:
+            return [found[i] for i in range(n_items)]
+        if round_ == 1:
+            exchange.notes.append(f"asked again for {len(pending)} {noun}(s) without a verdict")
+    numbers = ", ".join(str(i + 1) for i in pending)
+    raise Unusable(f"judge gave no verdict for {noun}(s) {numbers} even when asked again")

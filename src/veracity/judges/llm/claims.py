@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.chat.base import ChatModel
-from veracity.judges.llm.asking import Exchange, Unusable, ask
+from veracity.judges.llm.asking import Exchange, Unusable, ask, ask_for_all
 from veracity.judges.parsing import (
     ParsedClaims,
     ParsedVerdicts,
@@ -69,31 +69,16 @@ async def _verify_group(
     exchange: Exchange,
     iteration: int,
 ) -> list[ClaimVerdict]:
-    assigned: dict[int, RawVerdict] = {}
-    pending = list(range(len(claims)))
-    for round_ in (1, 2):
+    async def ask_round(pending: list[int]) -> tuple[Mapping[int, RawVerdict], Sequence[int]]:
         asked = [claims[i] for i in pending]
         prompt = CLAIM_VERIFICATION.render(**render_verification(asked, tuple(contexts)))
         parsed: ParsedVerdicts = await ask(model, prompt, parse_verdicts_reply, exchange, iteration)
-        exchange.notes.extend(parsed.notes)
         match = match_verdicts(asked, parsed.items)
-        exchange.notes.extend(match.notes)
-        for local, verdict in match.assigned.items():
-            assigned[pending[local]] = verdict
-        pending = [pending[local] for local in match.missing]
-        if not pending:
-            break
-        if round_ == 1:
-            exchange.notes.append(f"asked again for {len(pending)} claim(s) without a verdict")
-    if pending:
-        numbers = ", ".join(str(i + 1) for i in pending)
-        raise Unusable(f"judge gave no verdict for claim(s) {numbers} even when asked again")
+        exchange.notes.extend((*parsed.notes, *match.notes))
+        return match.assigned, match.missing
+
+    verdicts = await ask_for_all(len(claims), ask_round, exchange, "claim")
     return [
-        ClaimVerdict(
-            claim=claims[i],
-            verdict=assigned[i].verdict,
-            reason=assigned[i].reason,
-            evidence=assigned[i].evidence,
-        )
-        for i in range(len(claims))
+        ClaimVerdict(claim=claim, verdict=v.verdict, reason=v.reason, evidence=v.evidence)
+        for claim, v in zip(claims, verdicts, strict=True)
     ]
