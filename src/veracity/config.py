@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from veracity.prompts.rubric import DEFAULT_RUBRIC
+from veracity.transport.pricing import Price
 from veracity.types.judgements import Rubric, RubricDimension
 
 __all__ = ["CONFIG_FILE_NAMES", "ConfigError", "VeracityConfig", "load_config"]
@@ -51,6 +52,18 @@ class VeracityConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     rubrics: dict[str, Rubric] = Field(default_factory=dict)
+    judge: str | None = None
+    base_url: str | None = None
+    metrics: tuple[str, ...] | None = None
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    weights: dict[str, float] | None = None
+    prices: dict[str, Price] = Field(default_factory=dict)
+    concurrency: int | None = None
+    rpm: float | None = None
+    iterations: int | None = None
+    timeout: float | None = None
+    embedder: str | None = None
+    cache: bool | str | None = None
 
     @model_validator(mode="after")
     def _named_by_key(self) -> VeracityConfig:
@@ -116,8 +129,28 @@ class _RubricSpec(_Spec):
         return pass_min
 
 
+class _PriceSpec(_Spec):
+    input_per_million: float = Field(ge=0)
+    output_per_million: float = Field(ge=0)
+
+
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
 class _FileSpec(_Spec):
     rubrics: dict[RubricName, _RubricSpec] = Field(default_factory=dict)
+    judge: str | None = None
+    base_url: str | None = None
+    metrics: list[str] | None = None
+    thresholds: dict[str, Fraction] = Field(default_factory=dict)
+    weights: dict[str, Annotated[float, Field(ge=0.0)]] | None = None
+    prices: dict[str, _PriceSpec] = Field(default_factory=dict)
+    concurrency: StrictInt | None = Field(default=None, ge=1)
+    rpm: float | None = Field(default=None, gt=0)
+    iterations: StrictInt | None = Field(default=None, ge=1)
+    timeout: float | None = Field(default=None, gt=0)
+    embedder: str | None = None
+    cache: bool | str | None = None
 
 
 def _rubrics(specs: Mapping[str, _RubricSpec]) -> dict[str, Rubric]:
@@ -132,7 +165,15 @@ def _rubrics(specs: Mapping[str, _RubricSpec]) -> dict[str, Rubric]:
     }
 
 
-_CONVERTERS: dict[str, Callable[[Any], Any]] = {"rubrics": _rubrics}
+def _prices(specs: Mapping[str, _PriceSpec]) -> dict[str, Price]:
+    return {name: Price(s.input_per_million, s.output_per_million) for name, s in specs.items()}
+
+
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    "rubrics": _rubrics,
+    "prices": _prices,
+    "metrics": lambda names: None if names is None else tuple(names),
+}
 
 
 def _key_path(loc: tuple[int | str, ...]) -> str:

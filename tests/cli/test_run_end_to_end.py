@@ -136,9 +136,9 @@ def test_run_writes_manifest_results_and_summary(tmp_path: Path) -> None:
     assert summary["usage"]["calls"] == 5
 
     for path in out.iterdir():
-        text = path.read_text()
-        assert SECRET not in text
-        assert "NaN" not in text
+        assert SECRET.encode() not in path.read_bytes()
+        if path.suffix in {".json", ".jsonl"}:
+            assert "NaN" not in path.read_text()
     assert _no_nan(summary) and all(_no_nan(r) for r in results)
     assert "data.jsonl:5" in proc.stderr  # the bad row is named with file and line
     assert "data.jsonl:6" in proc.stderr
@@ -218,7 +218,7 @@ def test_bad_usage_exits_2_with_a_clear_message(
     assert message in proc.stderr
 
 
-def test_existing_results_are_not_overwritten(tmp_path: Path) -> None:
+def test_results_of_another_tool_are_not_overwritten(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data.jsonl", ROWS[:1])
     out = tmp_path / "run"
     out.mkdir()
@@ -229,7 +229,7 @@ def test_existing_results_are_not_overwritten(tmp_path: Path) -> None:
             "--out", str(out),
         )  # fmt: skip
     assert proc.returncode == 2
-    assert "already holds results" in proc.stderr
+    assert "holds results of an older format" in proc.stderr
     assert (out / "results.jsonl").read_text() == '{"kept": true}\n'
 
 
@@ -249,7 +249,7 @@ def test_fatal_judge_error_stops_the_run_keeps_results_and_exits_2(tmp_path: Pat
     assert "401" in manifest["error"]
     assert (out / "summary.json").exists()
     for path in out.iterdir():
-        assert SECRET not in path.read_text()
+        assert SECRET.encode() not in path.read_bytes()
 
 
 def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:

@@ -134,8 +134,8 @@ def test_the_config_is_frozen_and_strict() -> None:
     config = VeracityConfig()
     with pytest.raises(ValueError, match="frozen"):
         config.rubrics = {}  # type: ignore[misc]
-    with pytest.raises(ValueError, match="judge"):
-        VeracityConfig.model_validate({"judge": "x"})
+    with pytest.raises(ValueError, match="colour"):
+        VeracityConfig.model_validate({"colour": "x"})
     with pytest.raises(ValueError, match="filed under the key"):
         VeracityConfig(rubrics={"other": DEFAULT_RUBRIC})
 
@@ -182,8 +182,8 @@ rubrics:
             "(expected one of: dimensions, default_pass_min, pass_min)",
         ),
         (
-            DIMENSION + "judge: openai/gpt\n",
-            "veracity.yaml: judge: unknown key (expected one of: rubrics)",
+            DIMENSION + "colour: blue\n",
+            "veracity.yaml: colour: unknown key (expected one of: rubrics, judge, base_url,",
         ),
         (
             DIMENSION.replace("        description: Is every fact right?\n", ""),
@@ -277,7 +277,7 @@ def test_discovered_files_are_named_with_their_folder(tmp_path: Path) -> None:
             "pyproject.toml: tool.veracity.rubrics.support_answer.dimensions[0].levels: "
             "levels must describe exactly 1 to 5",
         ),
-        ("[tool.veracity]\njudge = 'x'\n", "pyproject.toml: tool.veracity.judge: unknown key"),
+        ("[tool.veracity]\ncolour = 'x'\n", "pyproject.toml: tool.veracity.colour: unknown key"),
         ("[tool.veracity\n", "pyproject.toml: invalid TOML: "),
         ("tool = 3\n", "pyproject.toml: tool: must be a table, not an integer"),
     ],
@@ -303,3 +303,26 @@ def test_unsupported_and_missing_files(tmp_path: Path) -> None:
         load_config(_write(tmp_path, "config.json", "{}"))
     with pytest.raises(ConfigError, match=r"absent\.yaml: cannot read the file"):
         load_config(tmp_path / "absent.yaml")
+
+
+def test_run_settings_and_prices_load(tmp_path: Path) -> None:
+    path = tmp_path / "veracity.yaml"
+    path.write_text(
+        "judge: openai/gpt-4o-mini\nmetrics: [faithfulness, context_recall]\n"
+        "thresholds: {faithfulness: 0.8}\nweights: {faithfulness: 1, answer_relevance: 1}\n"
+        "concurrency: 8\nrpm: 300\niterations: 2\ncache: false\n"
+        "prices: {my-model: {input_per_million: 1.5, output_per_million: 2}}\n"
+    )
+    config = load_config(path)
+    assert config.judge == "openai/gpt-4o-mini"
+    assert config.metrics == ("faithfulness", "context_recall")
+    assert config.thresholds == {"faithfulness": 0.8}
+    assert (config.concurrency, config.rpm, config.iterations, config.cache) == (8, 300, 2, False)
+    assert config.prices["my-model"].input_per_million == 1.5
+
+
+def test_a_threshold_outside_0_1_names_its_key(tmp_path: Path) -> None:
+    path = tmp_path / "veracity.yaml"
+    path.write_text("thresholds: {faithfulness: 80}\n")
+    with pytest.raises(ConfigError, match=r"thresholds\.faithfulness"):
+        load_config(path)

@@ -46,7 +46,15 @@ def test_summary_statistics_by_metric_and_system() -> None:
     assert by_system["a"]["n"] == 3 and by_system["a"]["n_scored"] == 2
     assert by_system[NO_SYSTEM]["n"] == 1
     assert summary["bad_rows"] == 2
-    assert summary["usage"] == {"calls": 10, "input_tokens": 50, "output_tokens": 15}
+    assert summary["usage"] == {
+        "calls": 10,
+        "input_tokens": 50,
+        "output_tokens": 15,
+        "cached_calls": 0,
+    }
+    # no record carries a price, and calls were made: the cost is unknown, not zero
+    assert summary["cost"]["total_usd"] is None
+    assert summary["cost"]["per_iteration"]["0"]["calls"] == 10
 
 
 def test_nothing_scored_gives_null_statistics_not_nan() -> None:
@@ -69,3 +77,15 @@ def test_thresholds() -> None:
 def test_bad_threshold_specs(spec: str) -> None:
     with pytest.raises(ValueError, match="bad threshold"):
         parse_thresholds([spec])
+
+
+def test_cost_per_iteration_and_total() -> None:
+    builder = SummaryBuilder()
+    for iteration, cost in [(0, 0.5), (0, 0.25), (1, 1.0)]:
+        builder.add(
+            record(1.0, Status.SCORED).model_copy(update={"iteration": iteration, "cost_usd": cost})
+        )
+    cost = builder.build(bad_rows=0)["cost"]
+    assert cost["total_usd"] == pytest.approx(1.75)
+    assert cost["per_iteration"]["0"]["cost_usd"] == pytest.approx(0.75)
+    assert cost["per_iteration"]["1"]["calls"] == 2

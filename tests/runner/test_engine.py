@@ -34,7 +34,7 @@ async def test_only_a_window_of_samples_is_read_ahead() -> None:
             if i == 30:
                 yield "a bad row"
 
-    def on_result(record: ResultRecord) -> None:
+    def on_result(record: ResultRecord, position: int) -> None:
         nonlocal finished
         finished += 1
 
@@ -60,7 +60,7 @@ async def test_iterations_are_independent_jobs_with_their_index() -> None:
         [make_sample()],
         [Faithfulness()],
         Models(LLMJudge(chat)),
-        on_result=records.append,
+        on_result=lambda record, position: records.append(record),
         on_bad_row=print,
         iterations=3,
     )
@@ -78,7 +78,7 @@ async def test_a_bug_surfaces_as_itself() -> None:
             [make_sample()],
             [Faithfulness()],
             Models(LLMJudge(ScriptedChat(responder=broken))),
-            on_result=print,
+            on_result=lambda record, position: None,
             on_bad_row=print,
         )
 
@@ -89,7 +89,23 @@ async def test_iterations_must_be_positive() -> None:
             [],
             [Faithfulness()],
             Models(LLMJudge(ScriptedChat())),
-            on_result=print,
+            on_result=lambda record, position: None,
             on_bad_row=print,
             iterations=0,
         )
+
+
+async def test_done_metrics_are_skipped_and_positions_follow_the_dataset() -> None:
+    chat = ScriptedChat(responder=respond)
+    seen: list[tuple[str, int]] = []
+    samples = [make_sample(id="a"), make_sample(id="b"), make_sample(id="c")]
+    await run_metrics(
+        samples,
+        [Faithfulness()],
+        Models(LLMJudge(chat)),
+        on_result=lambda record, position: seen.append((record.sample_id, position)),
+        on_bad_row=print,
+        done=lambda sample, iteration: {"faithfulness"} if sample.id == "b" else set(),
+    )
+    assert sorted(seen) == [("a", 0), ("c", 2)]
+    assert len(chat.calls) == 4  # sample b made no call

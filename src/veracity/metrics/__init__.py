@@ -7,12 +7,13 @@ from veracity.metrics.context_precision import ContextPrecision, average_precisi
 from veracity.metrics.context_recall import ContextRecall
 from veracity.metrics.factual_accuracy import FactualAccuracy, grade
 from veracity.metrics.faithfulness import Faithfulness
-from veracity.metrics.ragas_score import DEFAULT_WEIGHTS, RagasScore, weighted_mean
+from veracity.metrics.ragas_score import COMPONENTS, DEFAULT_WEIGHTS, RagasScore, weighted_mean
 from veracity.metrics.registry import METRICS, UnknownMetricError, resolve_metrics
 from veracity.metrics.rubric import RubricMetric
 from veracity.metrics.similarity import BertScore, SemanticSimilarity
 
 __all__ = [
+    "COMPONENTS",
     "DEFAULT_WEIGHTS",
     "METRICS",
     "AnswerClassification",

@@ -42,9 +42,11 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
                 others or "—",
             )
     console.print(table)
-    usage = summary["usage"]
+    usage, cost = summary["usage"], summary["cost"]["total_usd"]
+    spent = "cost unknown (no price for this model)" if cost is None else f"${cost:.4f}"
     console.print(
         f"{summary['results']} results · {summary['bad_rows']} bad row(s) · "
-        f"{usage['calls']} judge calls · {usage['input_tokens']} input / "
-        f"{usage['output_tokens']} output tokens"
+        f"{usage['calls']} judge calls ({usage['cached_calls']} more from the cache) · "
+        f"{usage['input_tokens']} input / {usage['output_tokens']} output tokens · {spent}",
+        highlight=False,
     )

@@ -65,6 +65,18 @@ class _Group:
         }
 
 
+@dataclass(slots=True)
+class _Spent:
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        # A cost with unpriced calls in it would be too low: say unknown instead.
+        cost = None if self.unpriced_calls else self.cost_usd
+        return {**self.usage.model_dump(), "cost_usd": cost}
+
+
 class SummaryBuilder:
     """Folds result records into the summary, one at a time (a run streams through it)."""
 
@@ -74,10 +86,17 @@ class SummaryBuilder:
         self._groups: dict[str, dict[str, _Group]] = defaultdict(lambda: defaultdict(_Group))
         self.usage = Usage()
         self.results = 0
+        self._iterations: dict[int, _Spent] = defaultdict(_Spent)
 
     def add(self, record: ResultRecord) -> None:
         self.results += 1
         self.usage += record.usage
+        spent = self._iterations[record.iteration]
+        spent.usage += record.usage
+        if record.cost_usd is not None:
+            spent.cost_usd += record.cost_usd
+        elif record.usage.calls:
+            spent.unpriced_calls += 1
         by_metric = self._groups[record.metric]
         by_metric[OVERALL].add(record)
         by_metric[f"system:{record.system or ''}"].add(record)
@@ -99,4 +118,11 @@ class SummaryBuilder:
             "results": self.results,
             "bad_rows": bad_rows,
             "usage": self.usage.model_dump(),
+            "cost": self._cost(),
         }
+
+    def _cost(self) -> dict[str, Any]:
+        per_iteration = {str(i): spent.as_dict() for i, spent in sorted(self._iterations.items())}
+        costs = [entry["cost_usd"] for entry in per_iteration.values()]
+        total = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+        return {"currency": "USD", "total_usd": total, "per_iteration": per_iteration}

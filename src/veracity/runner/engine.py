@@ -11,7 +11,10 @@ from veracity.types import MetricResult, ResultRecord, Sample
 
 # Whatever the dataset yields that is not a sample (a bad row): the runner passes it on.
 Bad = TypeVar("Bad")
-ResultSink = Callable[[ResultRecord], None]
+# A finished result, and the position of its sample in the dataset (for stable order).
+ResultSink = Callable[[ResultRecord, int], None]
+# The metrics already done for a sample and iteration (a resumed run skips them).
+DoneLookup = Callable[[Sample, int], set[str]]
 
 
 def to_record(sample: Sample, iteration: int, result: MetricResult) -> ResultRecord:
@@ -33,6 +36,7 @@ async def run_metrics(
     on_bad_row: Callable[[Bad], None],
     iterations: int = 1,
     max_in_flight: int | None = None,
+    done: DoneLookup | None = None,
 ) -> None:
     """Score every sample of ``items`` with every metric, ``iterations`` times.
 
@@ -40,8 +44,9 @@ async def run_metrics(
     ``on_bad_row``. Only ``max_in_flight`` samples (default: twice the judge's
     concurrency, so the judge always has the next call waiting) are held at once, so a
     dataset of any size streams through. Results go to ``on_result`` the moment they
-    exist. A :class:`~veracity.judges.JudgeFatalError`, or an error while reading
-    ``items``, stops the run and is raised as it is.
+    exist. ``done`` names the metrics a resumed run already has for a sample and
+    iteration; only the others are scored. A :class:`~veracity.judges.JudgeFatalError`,
+    or an error while reading ``items``, stops the run and is raised as it is.
     """
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, got {iterations}")
@@ -50,11 +55,15 @@ async def run_metrics(
     jobs = _jobs(items, iterations, on_bad_row)
 
     async def worker() -> None:
-        for sample, iteration in jobs:
+        for position, sample, iteration in jobs:
+            finished = done(sample, iteration) if done is not None else set()
+            todo = [metric for metric in metrics if metric.name not in finished]
+            if not todo:
+                continue
             work = SampleWork(sample, models, iteration, by_name)
             async with asyncio.TaskGroup() as tasks:
-                for metric in metrics:
-                    tasks.create_task(_score(metric, work, on_result))
+                for metric in todo:
+                    tasks.create_task(_score(metric, work, position, on_result))
 
     try:
         async with asyncio.TaskGroup() as workers:
@@ -75,16 +84,16 @@ def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
 
 def _jobs(
     items: Iterable[Sample | Bad], iterations: int, on_bad_row: Callable[[Bad], None]
-) -> Iterator[tuple[Sample, int]]:
-    for item in items:
+) -> Iterator[tuple[int, Sample, int]]:
+    for position, item in enumerate(items):
         if isinstance(item, Sample):
             for iteration in range(iterations):
-                yield item, iteration
+                yield position, item, iteration
         else:
             on_bad_row(item)
 
 
-async def _score(metric: Metric, work: SampleWork, on_result: ResultSink) -> None:
+async def _score(metric: Metric, work: SampleWork, position: int, on_result: ResultSink) -> None:
     # Through the shared memo: a composite metric (ragas_score) reuses this very result.
     result = await work.result_of(metric.name, lambda: metric)
-    on_result(to_record(work.sample, work.iteration, result))
+    on_result(to_record(work.sample, work.iteration, result), position)

@@ -2,6 +2,7 @@
 
 from veracity.store.files import dumps, write_json_atomic
 from veracity.store.run_dir import (
+    DATABASE,
     MANIFEST,
     RESULTS,
     SUMMARY,
@@ -11,6 +12,7 @@ from veracity.store.run_dir import (
 )
 
 __all__ = [
+    "DATABASE",
     "MANIFEST",
     "RESULTS",
     "SUMMARY",

@@ -1,9 +1,19 @@
-"""A run directory: ``run.json``, ``results.jsonl`` and ``summary.json``."""
+"""A run directory: results committed to SQLite as they exist, files exported from it.
+
+``veracity.sqlite3`` holds every finished (sample, system, metric, iteration) result, each
+committed the moment it exists; ``results.jsonl`` and ``summary.json`` are regenerated
+from it (written atomically), so they always agree with it and a run killed at any
+instant leaves no corrupt file. A lock file stops two runs writing one directory.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import json
-from collections.abc import Iterator
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -13,7 +23,25 @@ from veracity.types import ResultRecord
 MANIFEST = "run.json"
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
+DATABASE = "veracity.sqlite3"
+LOCK = ".lock"
 RECORD_KEY = ("sample_id", "system", "question_type", "metric", "iteration")
+# A run may be resumed only by a run of the same data and judge: anything else would mix
+# results that do not belong together.
+MUST_MATCH = (("dataset", "sha256"), ("judge", "name"), ("judge", "prompts"))
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    sample_id TEXT NOT NULL,
+    system TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    iteration INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    metric_order INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (sample_id, system, metric, iteration)
+)
+"""
 
 
 class RunDirectoryError(Exception):
@@ -21,52 +49,140 @@ class RunDirectoryError(Exception):
 
 
 class RunDirectory:
-    """Owns the files of one run. Results are appended and flushed one line at a time."""
+    """Owns the files of one run while it is open (and holds its lock)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._results: IO[str] | None = None
+        self._db: sqlite3.Connection | None = None
+        self._lock: IO[str] | None = None
         self._manifest: dict[str, Any] = {}
+        self.resumed_results = 0
 
-    @property
-    def results_path(self) -> Path:
-        return self.path / RESULTS
-
-    def create(self, manifest: dict[str, Any]) -> None:
-        if self.results_path.exists() and self.results_path.stat().st_size > 0:
-            raise RunDirectoryError(
-                f"{self.path} already holds results; choose a new --out directory "
-                "(resuming a run is not supported in this version)"
-            )
+    def open(self, manifest: Mapping[str, Any]) -> None:
+        """Lock the directory and open its store; an earlier run of the same dataset and
+        judge here is resumed, anything else is refused."""
         self.path.mkdir(parents=True, exist_ok=True)
-        self._manifest = dict(manifest)
+        self._lock = (self.path / LOCK).open("w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            self._lock = None
+            raise RunDirectoryError(f"another veracity run is writing {self.path}") from None
+        previous = self._previous_manifest()
+        self._db = sqlite3.connect(self.path / DATABASE, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(SCHEMA)
+        (self.resumed_results,) = self._db.execute("SELECT COUNT(*) FROM results").fetchone()
+        if self.resumed_results and previous is not None:
+            _check_same_run(self.path, previous, manifest)
+        elif self.resumed_results == 0 and (self.path / RESULTS).exists():
+            self.close()
+            raise RunDirectoryError(
+                f"{self.path} holds results of an older format or another tool; "
+                "choose a new --out directory"
+            )
+        self._manifest = {**manifest, "resumed_results": self.resumed_results}
+        if previous is not None:
+            self._manifest["started_at"] = previous.get("started_at", manifest.get("started_at"))
         write_json_atomic(self.path / MANIFEST, self._manifest)
-        self._results = self.results_path.open("w", encoding="utf-8")
 
-    def append(self, record: ResultRecord) -> None:
-        if self._results is None:
-            raise RunDirectoryError("the run directory is not open for writing")
-        row = record.model_dump(mode="json")
-        # The key first, so that a line read by eye starts with what it is about.
-        keyed = {name: row.pop(name) for name in RECORD_KEY} | row
-        self._results.write(dumps(keyed) + "\n")
-        self._results.flush()
+    def _previous_manifest(self) -> dict[str, Any] | None:
+        try:
+            loaded = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except ValueError as exc:
+            raise RunDirectoryError(f"{self.path / MANIFEST} is not valid JSON: {exc}") from exc
+        return loaded if isinstance(loaded, dict) else None
 
-    def update_manifest(self, **fields: Any) -> None:
-        self._manifest.update(fields)
+    def _database(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise RunDirectoryError("the run directory is not open")
+        return self._db
+
+    def done(self, sample_id: str, system: str | None, iteration: int) -> set[str]:
+        """The metrics already finished for this sample and iteration."""
+        rows = self._database().execute(
+            "SELECT metric FROM results WHERE sample_id = ? AND system = ? AND iteration = ?",
+            (sample_id, system or "", iteration),
+        )
+        return {metric for (metric,) in rows}
+
+    def add(self, record: ResultRecord, position: int, metric_order: int) -> None:
+        """Commit one result (autocommit: it is durable when this returns)."""
+        self._database().execute(
+            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.sample_id,
+                record.system or "",
+                record.metric,
+                record.iteration,
+                position,
+                metric_order,
+                dumps(_keyed(record)),
+            ),
+        )
+
+    def records(self) -> Iterator[ResultRecord]:
+        """Every result, in dataset order, then the run's metric order, then iteration."""
+        rows = self._database().execute(
+            "SELECT record FROM results ORDER BY position, metric_order, iteration"
+        )
+        for (text,) in rows:
+            yield ResultRecord.model_validate_json(text)
+
+    def export(self, summary: Mapping[str, Any], **manifest_fields: Any) -> None:
+        """Regenerate ``results.jsonl`` and ``summary.json`` and update the manifest."""
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{RESULTS}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                rows = self._database().execute(
+                    "SELECT record FROM results ORDER BY position, metric_order, iteration"
+                )
+                for (text,) in rows:
+                    handle.write(text + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            Path(tmp).replace(self.path / RESULTS)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        write_json_atomic(self.path / SUMMARY, dict(summary))
+        self._manifest.update(manifest_fields)
         write_json_atomic(self.path / MANIFEST, self._manifest)
-
-    def write_summary(self, summary: dict[str, Any]) -> None:
-        write_json_atomic(self.path / SUMMARY, summary)
 
     def close(self) -> None:
-        if self._results is not None:
-            self._results.close()
-            self._results = None
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if self._lock is not None:
+            fcntl.flock(self._lock, fcntl.LOCK_UN)
+            self._lock.close()
+            self._lock = None
+
+
+def _keyed(record: ResultRecord) -> dict[str, Any]:
+    row = record.model_dump(mode="json")
+    # The key first, so that a line read by eye starts with what it is about.
+    return {name: row.pop(name) for name in RECORD_KEY} | row
+
+
+def _check_same_run(path: Path, previous: Mapping[str, Any], current: Mapping[str, Any]) -> None:
+    for section, field in MUST_MATCH:
+        before = (previous.get(section) or {}).get(field)
+        now = (current.get(section) or {}).get(field)
+        if before != now:
+            raise RunDirectoryError(
+                f"{path} holds a run with a different {section} {field} "
+                f"({before!r}, now {now!r}); resume it with the same inputs or choose a new "
+                "--out directory"
+            )
 
 
 def read_results(path: Path) -> Iterator[ResultRecord]:
-    """The records of a run directory's ``results.jsonl``, in the order they were written."""
+    """The records of a run directory's ``results.jsonl``, in order."""
     with (path / RESULTS).open(encoding="utf-8") as handle:
         for line in handle:
             if line.strip():

@@ -71,6 +71,7 @@ class Backend:
         seed: int,
         supports_json_schema: bool,
         api_key: str | None = None,
+        record_requests: bool = True,
     ) -> None:
         self.responder = responder
         self.api_key = api_key
@@ -78,7 +79,7 @@ class Backend:
         self.injector = FaultInjector(faults, seed)
         self.seed = seed
         self.supports_json_schema = supports_json_schema
-        self.stats = StatsCollector()
+        self.stats = StatsCollector(record_requests=record_requests)
         self.stopping = threading.Event()
 
     def handle(

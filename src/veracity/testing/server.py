@@ -26,6 +26,7 @@ class FakeLLMServer:
     veracity's own prompts); ``faults`` injects rate limits, server errors, dropped
     connections and broken bodies or contents, drawn from a RNG seeded with ``seed``.
     With ``api_key``, requests without that key (bearer or ``x-api-key``) get HTTP 401.
+    ``record_requests=False`` keeps no request bodies (for long load runs).
 
     Example::
 
@@ -44,6 +45,7 @@ class FakeLLMServer:
         seed: int = 0,
         supports_json_schema: bool = True,
         api_key: str | None = None,
+        record_requests: bool = True,
     ) -> None:
         self._backend = Backend(
             responder if responder is not None else RuleBasedResponder(),
@@ -52,6 +54,7 @@ class FakeLLMServer:
             seed=seed,
             supports_json_schema=supports_json_schema,
             api_key=api_key,
+            record_requests=record_requests,
         )
         self._lock = threading.Lock()
         self._httpd: LLMHTTPServer | None = None

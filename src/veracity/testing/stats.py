@@ -30,13 +30,16 @@ class ServerStats:
     completion_tokens: int
     max_concurrent: int
     """The most requests being handled at the same time."""
+    in_flight: int = 0
+    """Requests being handled right now."""
 
 
 class StatsCollector:
     """Thread-safe counters behind :class:`ServerStats`, plus the recorded request bodies."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, record_requests: bool = True) -> None:
         self._lock = threading.Lock()
+        self._record = record_requests
         self._in_flight = 0
         self._clear()
 
@@ -69,6 +72,8 @@ class StatsCollector:
                 self._by_status[status] += 1
 
     def body(self, body: dict[str, Any]) -> None:
+        if not self._record:
+            return
         with self._lock:
             self._bodies.append(body)
 
@@ -104,4 +109,5 @@ class StatsCollector:
                 prompt_tokens=self._prompt_tokens,
                 completion_tokens=self._completion_tokens,
                 max_concurrent=self._max_concurrent,
+                in_flight=self._in_flight,
             )

@@ -9,7 +9,8 @@ from contextlib import asynccontextmanager, suppress
 
 
 class RequestLimiter:
-    """At most ``concurrency`` calls at once, shared by every metric of a run.
+    """At most ``concurrency`` calls at once (and, with ``rpm``, at most that many starts a
+    minute, evenly spaced), shared by every metric of a run.
 
     When the endpoint throttles (HTTP 429, or any reply with ``Retry-After``), every
     caller pauses until the time it named, and the allowed concurrency is halved
@@ -22,10 +23,14 @@ class RequestLimiter:
     ``asyncio.run`` calls.
     """
 
-    def __init__(self, concurrency: int) -> None:
+    def __init__(self, concurrency: int, rpm: float | None = None) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        if rpm is not None and rpm <= 0:
+            raise ValueError(f"rpm must be positive, got {rpm}")
         self.concurrency = concurrency
+        self.rpm = rpm
+        self._next_start = 0.0
         self.throttle_events = 0
         self._limit = float(concurrency)
         self._in_flight = 0
@@ -42,7 +47,7 @@ class RequestLimiter:
         loop = asyncio.get_running_loop()
         if self._condition is None or self._loop is not loop:
             self._loop, self._condition = loop, asyncio.Condition()
-            self._in_flight, self._resume_at = 0, 0.0
+            self._in_flight, self._resume_at, self._next_start = 0, 0.0, 0.0
         return loop, self._condition
 
     @asynccontextmanager
@@ -61,7 +66,17 @@ class RequestLimiter:
                     break
                 await condition.wait()
             self._in_flight += 1
+            if self.rpm is not None:
+                # Requests start at most rpm a minute, evenly spaced: the schedule is
+                # claimed under the lock, the wait happens outside it.
+                start = max(loop.time(), self._next_start)
+                self._next_start = start + 60.0 / self.rpm
+                delay = start - loop.time()
+            else:
+                delay = 0.0
         try:
+            if delay > 0:
+                await asyncio.sleep(delay)
             yield
         finally:
             async with condition:

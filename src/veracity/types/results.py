@@ -43,19 +43,25 @@ class Verdict(StrEnum):
 
 
 class Usage(BaseModel):
-    """Tokens and calls spent by the judge on one result."""
+    """Calls and tokens spent by the judge on one result.
+
+    ``calls`` and the tokens count what was sent to the endpoint (and paid for);
+    ``cached_calls`` the replies taken from the response cache instead, at no cost.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_calls: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             calls=self.calls + other.calls,
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            cached_calls=self.cached_calls + other.cached_calls,
         )
 
 

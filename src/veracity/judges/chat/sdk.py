@@ -26,6 +26,7 @@ class ChatOptions(TypedDict, total=False):
     base_url: str | None
     api_key: str | None
     concurrency: int
+    rpm: float | None
     timeout_s: float
     structured_output: StructuredOutput
     temperature: float | None
@@ -51,6 +52,7 @@ class SDKChat(Generic[ClientT]):
         base_url: str | None = None,
         api_key: str | None = None,
         concurrency: int = 16,
+        rpm: float | None = None,
         timeout_s: float = 60.0,
         structured_output: StructuredOutput = "json_schema",
         temperature: float | None = 0.0,
@@ -72,7 +74,7 @@ class SDKChat(Generic[ClientT]):
         self.structured_output: StructuredOutput = structured_output
         self.temperature = temperature
         self.retry = retry or RetryPolicy()
-        self.limiter = RequestLimiter(concurrency)
+        self.limiter = RequestLimiter(concurrency, rpm)
         self.notes: list[str] = []
         self._rng = random.Random(seed)
         self._client: ClientT | None = None
@@ -95,6 +97,7 @@ class SDKChat(Generic[ClientT]):
             "temperature": self.temperature,
             "timeout_s": self.timeout_s,
             "concurrency": self.concurrency,
+            "rpm": self.limiter.rpm,
             "max_attempts": self.retry.max_attempts,
         }
 

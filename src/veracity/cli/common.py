@@ -1,0 +1,102 @@
+"""What the commands share: consoles, failing with exit code 2, the run settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from veracity.config import VeracityConfig, load_config
+from veracity.judges import default_judge_spec
+
+EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+
+out_console = Console()
+# soft_wrap: messages keep their lines whole, so paths and file:line stay greppable.
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def fail(message: str) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(EXIT_USAGE)
+
+
+# The options ``run`` and ``estimate`` share. ``None`` means "not given": the config file's
+# value applies, else the built-in default.
+Metrics = Annotated[str | None, typer.Option(help="Comma-separated metric names.")]
+JudgeOption = Annotated[
+    str | None,
+    typer.Option("--judge", help="openai/MODEL or anthropic/MODEL (default: from environment)."),
+]
+BaseUrl = Annotated[
+    str | None, typer.Option(help="OpenAI-compatible base URL (or OPENAI_BASE_URL).")
+]
+Concurrency = Annotated[int | None, typer.Option(min=1, help="Judge calls in flight (16).")]
+Rpm = Annotated[float | None, typer.Option(min=0.001, help="At most this many calls a minute.")]
+Iterations = Annotated[int | None, typer.Option(min=1, help="Judge every sample N times (1).")]
+EmbedderOption = Annotated[
+    str | None,
+    typer.Option("--embedder", help="auto, local, local:DIR, openai/MODEL or none."),
+]
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", help="Config file (default ./veracity.yaml or [tool.veracity])."),
+]
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The settings of a run: command-line flags over the config file over defaults."""
+
+    config: VeracityConfig
+    metrics: tuple[str, ...]
+    judge: str
+    base_url: str | None
+    concurrency: int
+    rpm: float | None
+    iterations: int
+    timeout: float
+    embedder: str | None
+    cache: bool | str
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "concurrency": self.concurrency,
+            "rpm": self.rpm,
+            "timeout_s": self.timeout,
+            "cache": self.cache is not False,
+        }
+
+
+def settings_from(
+    config_path: Path | None,
+    *,
+    metrics: str | None,
+    judge: str | None,
+    base_url: str | None,
+    concurrency: int | None,
+    rpm: float | None,
+    iterations: int | None,
+    timeout: float | None = None,
+    embedder: str | None = None,
+    cache: bool | str | None = None,
+) -> RunSettings:
+    config = load_config(config_path)
+    chosen_embedder = embedder if embedder is not None else config.embedder or "auto"
+    return RunSettings(
+        config=config,
+        metrics=tuple(m.strip() for m in metrics.split(","))
+        if metrics
+        else config.metrics or ("faithfulness",),
+        judge=judge or config.judge or default_judge_spec(),
+        base_url=base_url or config.base_url,
+        concurrency=concurrency or config.concurrency or 16,
+        rpm=rpm or config.rpm,
+        iterations=iterations or config.iterations or 1,
+        timeout=timeout or config.timeout or 60.0,
+        embedder=None if chosen_embedder == "none" else chosen_embedder,
+        cache=cache if cache is not None else (config.cache if config.cache is not None else True),
+    )

@@ -1,0 +1,225 @@
+"""``veracity run`` and ``veracity estimate``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from veracity.cli.common import (
+    BaseUrl,
+    Concurrency,
+    ConfigOption,
+    EmbedderOption,
+    Iterations,
+    JudgeOption,
+    Metrics,
+    Rpm,
+    RunSettings,
+    err_console,
+    fail,
+    out_console,
+    settings_from,
+)
+from veracity.cli.progress import RunProgress
+from veracity.config import ConfigError
+from veracity.dataset import DatasetError, RowError, read_dataset
+from veracity.embeddings import MissingLocalModelError, ModelIntegrityError
+from veracity.embeddings.factory import local_embedder_available
+from veracity.evaluation import aevaluate
+from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
+from veracity.judges.chat.base import StructuredOutput
+from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
+from veracity.report import check_thresholds, parse_thresholds, print_summary
+from veracity.runner.estimate import estimate_run
+from veracity.store import MANIFEST, RunDirectoryError
+from veracity.transport.pricing import find_price
+from veracity.types import Sample, Usage
+
+MAX_SHOWN = 20
+
+
+def _bad_rows(rows: list[RowError], what: str) -> None:
+    for row in rows[:MAX_SHOWN]:
+        err_console.print(f"[yellow]{what}[/] {row}", highlight=False)
+    if len(rows) > MAX_SHOWN:
+        err_console.print(f"… and {len(rows) - MAX_SHOWN} more", highlight=False)
+
+
+def _metrics(settings: RunSettings) -> list[Metric]:
+    return resolve_metrics(settings.metrics, settings.config.rubrics)
+
+
+def _count_samples(dataset: Path) -> int | None:
+    """For the progress bar's total; a file that breaks is left to the run to report."""
+    try:
+        return sum(isinstance(item, Sample) for item in read_dataset(dataset))
+    except DatasetError:
+        return None
+
+
+def run(
+    dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
+    metrics: Metrics = None,
+    judge: JudgeOption = None,
+    base_url: BaseUrl = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory (default runs/<dataset name>).")
+    ] = None,
+    concurrency: Concurrency = None,
+    rpm: Rpm = None,
+    iterations: Iterations = None,
+    timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per call (60).")] = None,
+    structured_output: Annotated[
+        str, typer.Option(help="json_schema, json_object or text.")
+    ] = "json_schema",
+    strict: Annotated[bool, typer.Option(help="Fail on any bad row before judging.")] = False,
+    resume: Annotated[
+        bool, typer.Option(help="Continue the run in --out (re-running into it does too).")
+    ] = False,
+    cache: Annotated[
+        bool, typer.Option(help="Use the judge-response cache (--no-cache bypasses it).")
+    ] = True,
+    threshold: Annotated[
+        list[str] | None, typer.Option(help="metric=value; exit 1 when a mean is below it.")
+    ] = None,
+    embedder: EmbedderOption = None,
+    bert_model: Annotated[
+        str, typer.Option(help="BERTScore model: auto, local or local:DIR (a model folder).")
+    ] = "auto",
+    html: Annotated[bool, typer.Option(help="Also write report.html (not built yet).")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Evaluate a dataset and write a run directory.
+
+    Metrics: faithfulness, context_precision, context_recall, answer_relevance,
+    ragas_score, factual_accuracy, semantic_similarity, bert_score,
+    answer_classification, rubric, and rubric:NAME for a rubric of the config file.
+    """
+    if not dataset.is_file():
+        raise fail(f"dataset not found: {dataset}")
+    if structured_output not in ("json_schema", "json_object", "text"):
+        raise fail("--structured-output must be json_schema, json_object or text")
+    if html:
+        raise fail("--html is not available in this version yet")
+    mode: StructuredOutput = structured_output  # type: ignore[assignment]
+    run_dir = out or Path("runs") / dataset.stem
+    if resume and not (run_dir / MANIFEST).exists():
+        raise fail(f"--resume: there is no run to resume in {run_dir}")
+    try:
+        settings = settings_from(
+            config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
+            rpm=rpm, iterations=iterations, timeout=timeout, embedder=embedder,
+            cache=None if cache else False,
+        )  # fmt: skip
+        chosen = _metrics(settings)
+        gates = {**settings.config.thresholds, **parse_thresholds(threshold or [])}
+        the_judge = make_judge(
+            settings.judge,
+            base_url=settings.base_url,
+            concurrency=settings.concurrency,
+            rpm=settings.rpm,
+            timeout_s=settings.timeout,
+            structured_output=mode,
+        )
+    except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
+        raise fail(str(exc)) from exc
+    try:
+        if strict:
+            errors = [row for row in read_dataset(dataset) if isinstance(row, RowError)]
+            if errors:
+                _bad_rows(errors, "bad row")
+                raise fail(f"--strict: {len(errors)} bad row(s) in {dataset}; no judge call made")
+        samples = _count_samples(dataset) if err_console.is_terminal else None
+        total = None if samples is None else samples * len(chosen) * settings.iterations
+        with RunProgress(err_console, total) as progress:
+            result = asyncio.run(
+                aevaluate(
+                    dataset,
+                    chosen,
+                    the_judge,
+                    out=run_dir,
+                    iterations=settings.iterations,
+                    embedder=settings.embedder,
+                    bert_scorer=bert_model,
+                    base_url=settings.base_url,
+                    cache=settings.cache,
+                    prices=settings.config.prices,
+                    keep_results=False,
+                    on_result=progress,
+                    settings={**settings.describe(), "strict": strict},
+                )
+            )
+    except (DatasetError, RunDirectoryError, MissingLocalModelError, ModelIntegrityError) as exc:
+        raise fail(str(exc)) from exc
+    except JudgeFatalError as exc:
+        raise fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
+
+    _bad_rows(list(result.bad_rows), "bad row")
+    print_summary(result.summary, out_console)
+    resumed = result.manifest.get("resumed_results", 0)
+    if resumed:
+        out_console.print(f"resumed: {resumed} result(s) were already done", highlight=False)
+    out_console.print(f"run directory: {run_dir}", highlight=False)
+    checks = check_thresholds(result.summary, gates)
+    for check in checks:
+        out_console.print(str(check), style="green" if check.met else "bold red", highlight=False)
+    if not all(check.met for check in checks):
+        raise typer.Exit(1)
+
+
+def estimate(
+    dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
+    metrics: Metrics = None,
+    judge: JudgeOption = None,
+    base_url: BaseUrl = None,
+    concurrency: Concurrency = None,
+    rpm: Rpm = None,
+    iterations: Iterations = None,
+    embedder: EmbedderOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Predict the judge calls, tokens, cost and time of a run, making no call."""
+    if not dataset.is_file():
+        raise fail(f"dataset not found: {dataset}")
+    try:
+        settings = settings_from(
+            config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
+            rpm=rpm, iterations=iterations, embedder=embedder,
+        )  # fmt: skip
+        chosen = _metrics(settings)
+    except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
+        raise fail(str(exc)) from exc
+    has_embedder = settings.embedder is not None and (
+        settings.embedder != "auto" or local_embedder_available()
+    )
+    try:
+        samples = (item for item in read_dataset(dataset) if isinstance(item, Sample))
+        found = estimate_run(
+            samples, chosen, iterations=settings.iterations, has_embedder=has_embedder
+        )
+    except DatasetError as exc:
+        raise fail(str(exc)) from exc
+    price = find_price(settings.judge, settings.config.prices)
+    out_console.print(
+        f"{found.samples} samples × {len(chosen)} metric(s) × {settings.iterations} "
+        f"iteration(s) with {settings.judge}:",
+        highlight=False,
+    )
+    out_console.print(f"  judge calls     {found.calls:,}", highlight=False)
+    for prompt, count in sorted(found.calls_by_prompt.items()):
+        out_console.print(f"    {prompt:<22}{count:,}", highlight=False)
+    out_console.print(f"  input tokens    ~{found.input_tokens:,}", highlight=False)
+    out_console.print(f"  output tokens   ~{found.output_tokens:,}", highlight=False)
+    if price is None:
+        unknown = "unknown: no price for this model (add one under prices: in the config file)"
+        out_console.print(f"  cost            {unknown}", highlight=False)
+    else:
+        usage = Usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens)
+        cost = price.cost(usage)
+        out_console.print(f"  cost            ~${cost:.4f}", highlight=False)
+    if settings.rpm:
+        minutes = found.calls / settings.rpm
+        out_console.print(f"  time at {settings.rpm:g} rpm  ≥ {minutes:.1f} min", highlight=False)

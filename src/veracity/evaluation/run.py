@@ -1,0 +1,201 @@
+"""``evaluate``: the Python API of ``veracity run``."""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from veracity._version import __version__
+from veracity.dataset import RowError, dataset_fingerprint
+from veracity.embeddings import BertScorer, Embedder, make_bert_scorer, make_embedder
+from veracity.evaluation.inputs import SampleInput, items_from
+from veracity.evaluation.result import EvaluationResult
+from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
+from veracity.judges.chat.cache import CachedChat, ResponseCache, default_cache_path
+from veracity.metrics import Metric, Models, Need, resolve_metrics
+from veracity.report import SummaryBuilder
+from veracity.runner import run_metrics
+from veracity.store import RunDirectory
+from veracity.transport.pricing import Price, find_price
+from veracity.types import ResultRecord, Rubric, Sample
+
+
+def _with_cache(judge: Judge, cache: bool | str | Path) -> Judge:
+    """The judge with its chat model behind the response cache (LLM judges only)."""
+    if cache is False or not isinstance(judge, LLMJudge) or isinstance(judge.model, CachedChat):
+        return judge
+    path = default_cache_path() if cache is True else Path(cache)
+    return LLMJudge(CachedChat(judge.model, ResponseCache(path)))
+
+
+async def aevaluate(
+    samples: str | Path | Iterable[SampleInput],
+    metrics: Sequence[str | Metric] = ("faithfulness",),
+    judge: Judge | str | None = None,
+    *,
+    out: str | Path | None = None,
+    iterations: int = 1,
+    base_url: str | None = None,
+    concurrency: int = 16,
+    rpm: float | None = None,
+    embedder: Embedder | str | None = "auto",
+    bert_scorer: BertScorer | str | None = "auto",
+    rubrics: Mapping[str, Rubric] | None = None,
+    cache: bool | str | Path = True,
+    prices: Mapping[str, Price] | None = None,
+    keep_results: bool = True,
+    on_result: Callable[[ResultRecord], None] | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> EvaluationResult:
+    """Evaluate ``samples`` (a dataset path, or samples / dicts) with ``metrics``.
+
+    ``judge`` is a judge object or a spec (``openai/MODEL``, ``anthropic/MODEL``); an LLM
+    judge's replies go through the response cache (``cache=False`` to bypass it, or a
+    path). ``embedder`` and ``bert_scorer`` are made only when a chosen metric needs them:
+    ``"auto"`` is the local model when ``veracity[local]`` is installed (else none, and
+    the metrics say so), ``"local"`` insists on it, ``"openai/MODEL"`` is an embeddings
+    endpoint. ``rubrics`` are the user rubrics ``rubric:NAME`` metrics name; ``prices``
+    override the built-in price table. With ``out``, every result is committed to that
+    run directory the moment it exists, a run already there (same dataset and judge) is
+    resumed, and the files are regenerated at the end. A judge that cannot work at all
+    (bad key, unknown model) raises :class:`~veracity.judges.JudgeFatalError` after
+    recording what was done.
+    """
+    chosen = [resolve_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
+    needs = frozenset[Need]().union(*(m.needs for m in chosen))
+    if judge is None or isinstance(judge, str):
+        judge = make_judge(
+            judge or default_judge_spec(), base_url=base_url, concurrency=concurrency, rpm=rpm
+        )
+    the_judge = _with_cache(judge, cache)
+    models = Models(
+        judge=the_judge,
+        embedder=make_embedder(embedder, base_url=base_url, concurrency=concurrency)
+        if Need.EMBEDDER in needs
+        else None,
+        bert_scorer=make_bert_scorer(bert_scorer) if Need.BERT_SCORER in needs else None,
+    )
+    price = find_price(the_judge.name, prices)
+    items, dataset_path = items_from(samples)
+    manifest = _manifest(models, chosen, price, dataset_path, {"iterations": iterations,
+                                                               **(settings or {})})  # fmt: skip
+    run_dir = RunDirectory(Path(out)) if out is not None else None
+    if run_dir is not None:
+        run_dir.open(manifest)
+    order = {m.name: i for i, m in enumerate(chosen)}
+    kept: list[ResultRecord] = []
+    bad_rows: list[RowError] = []
+
+    def finished(record: ResultRecord, position: int) -> None:
+        if price is not None:
+            record = record.model_copy(update={"cost_usd": price.cost(record.usage)})
+        if run_dir is not None:
+            run_dir.add(record, position, order[record.metric])
+        else:
+            kept.append(record)
+        if on_result is not None:
+            on_result(record)
+
+    def done(sample: Sample, iteration: int) -> set[str]:
+        return run_dir.done(sample.id, sample.system, iteration) if run_dir else set()
+
+    status, error = "completed", None
+    try:
+        await run_metrics(
+            items,
+            chosen,
+            models,
+            on_result=finished,
+            on_bad_row=bad_rows.append,
+            iterations=iterations,
+            done=done if run_dir is not None and run_dir.resumed_results else None,
+        )
+    except JudgeFatalError as exc:
+        status, error = "failed", str(exc)
+        raise
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        status, error = "interrupted", "the run was interrupted"
+        raise
+    except Exception as exc:
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        records = list(run_dir.records()) if run_dir is not None else kept
+        summary = _summarize(records, chosen, len(bad_rows))
+        manifest.update(status=status, finished_at=_now(), bad_rows=len(bad_rows))
+        if error:
+            manifest["error"] = error
+        if run_dir is not None:
+            run_dir.export(summary, **manifest)
+            run_dir.close()
+        await _close(models)
+    return EvaluationResult(
+        summary=summary,
+        results=tuple(records) if keep_results else (),
+        bad_rows=tuple(bad_rows),
+        run_dir=run_dir.path if run_dir else None,
+        manifest=manifest,
+    )
+
+
+def evaluate(
+    samples: str | Path | Iterable[SampleInput],
+    metrics: Sequence[str | Metric] = ("faithfulness",),
+    judge: Judge | str | None = None,
+    **options: Any,
+) -> EvaluationResult:
+    """Synchronous :func:`aevaluate` (not for use inside a running event loop)."""
+    return asyncio.run(aevaluate(samples, metrics, judge, **options))
+
+
+def _summarize(
+    records: Iterable[ResultRecord], metrics: Sequence[Metric], bad_rows: int
+) -> dict[str, Any]:
+    builder = SummaryBuilder([m.name for m in metrics])
+    for record in records:
+        builder.add(record)
+    return builder.build(bad_rows=bad_rows)
+
+
+async def _close(models: Models) -> None:
+    # Connections belong to this event loop; the judge opens new ones if used again.
+    await models.judge.aclose()
+    for model in (models.embedder, models.bert_scorer):
+        if model is not None:
+            await model.aclose()
+
+
+def _manifest(
+    models: Models,
+    metrics: Sequence[Metric],
+    price: Price | None,
+    dataset_path: str | None,
+    settings: Mapping[str, Any],
+) -> dict[str, Any]:
+    """``run.json`` as the run starts: what ran, on what, with which prompts and settings."""
+    return {
+        "veracity_version": __version__,
+        "python": platform.python_version(),
+        "judge": {"name": models.judge.name, **models.judge.describe()},
+        "embedder": models.embedder.describe() if models.embedder else None,
+        "bert_scorer": models.bert_scorer.describe() if models.bert_scorer else None,
+        "metrics": [m.name for m in metrics],
+        "settings": dict(settings),
+        "price_per_million_tokens": None
+        if price is None
+        else {"input": price.input_per_million, "output": price.output_per_million},
+        "dataset": {
+            "path": dataset_path,
+            "sha256": dataset_fingerprint(dataset_path) if dataset_path else None,
+        },
+        "started_at": _now(),
+        "status": "running",
+    }
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

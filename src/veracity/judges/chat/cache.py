@@ -1,0 +1,137 @@
+"""The judge-response cache: a SQLite file of replies keyed by everything that shapes them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from veracity.judges.chat.base import ChatModel, ChatReply
+from veracity.prompts import ChatMessage, OutputSpec
+from veracity.types import Usage
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS replies (
+    key TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    model TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL
+)
+"""
+
+
+def default_cache_path() -> Path:
+    """``$VERACITY_CACHE`` if set, else ``veracity/responses.sqlite3`` in the user cache."""
+    if explicit := os.environ.get("VERACITY_CACHE"):
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "veracity" / "responses.sqlite3"
+
+
+class ResponseCache:
+    """Replies by key, in SQLite (WAL mode: readers and a killed writer never corrupt it).
+
+    Every stored reply is committed at once, so a run killed at any moment keeps every
+    reply it had received.
+    """
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.execute(SCHEMA)
+
+    def get(self, key: str) -> ChatReply | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, model FROM replies WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None:
+            return None
+        # A cached reply costs nothing; its original tokens stay in the table for reference.
+        return ChatReply(text=row[0], usage=Usage(cached_calls=1), latency_s=0.0, model=row[1])
+
+    def put(self, key: str, reply: ChatReply) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?)",
+                (
+                    key,
+                    reply.text,
+                    reply.model,
+                    reply.usage.input_tokens,
+                    reply.usage.output_tokens,
+                ),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            (count,) = self._db.execute("SELECT COUNT(*) FROM replies").fetchone()
+        return int(count)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+# Settings that change how calls are made, not what the reply says.
+_NOT_IN_KEY = frozenset({"concurrency", "timeout_s", "max_attempts", "rpm", "cache"})
+
+
+def cache_key(
+    model: ChatModel, messages: Sequence[ChatMessage], output: OutputSpec, iteration: int
+) -> str:
+    """A digest of the judge, its settings, the rendered prompt and the iteration index:
+    each iteration is its own key, so repeated iterations stay independent."""
+    judge = {k: v for k, v in model.describe().items() if k not in _NOT_IN_KEY}
+    payload: dict[str, Any] = {
+        "judge": judge,
+        "messages": [[m.role, m.content] for m in messages],
+        "output": [output.name, output.json_schema],
+        "iteration": iteration,
+    }
+    encoded = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+class CachedChat:
+    """A chat model behind the response cache: a reply seen before is not asked again."""
+
+    def __init__(self, model: ChatModel, cache: ResponseCache) -> None:
+        self.model = model
+        self.cache = cache
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def concurrency(self) -> int:
+        return self.model.concurrency
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.model.describe(), "cache": True}
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
+    ) -> ChatReply:
+        key = cache_key(self.model, messages, output, iteration)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        reply = await self.model.complete(messages, output, iteration=iteration)
+        self.cache.put(key, reply)
+        return reply
+
+    async def aclose(self) -> None:
+        await self.model.aclose()

@@ -1,0 +1,60 @@
+"""What calls cost: a built-in price table of common models, overridable in the config."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from veracity.types import Usage
+
+# List prices per million tokens when this table was written; providers change them, so
+# the config file's ``prices`` section overrides any entry (or adds a model).
+PRICES_AS_OF = "2025-10"
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    input_per_million: float
+    output_per_million: float
+
+    def cost(self, usage: Usage) -> float:
+        return (
+            usage.input_tokens * self.input_per_million
+            + usage.output_tokens * self.output_per_million
+        ) / 1_000_000
+
+
+BUILT_IN_PRICES: Mapping[str, Price] = {
+    "gpt-4o-mini": Price(0.15, 0.60),
+    "gpt-4o": Price(2.50, 10.00),
+    "gpt-4.1-nano": Price(0.10, 0.40),
+    "gpt-4.1-mini": Price(0.40, 1.60),
+    "gpt-4.1": Price(2.00, 8.00),
+    "gpt-5-nano": Price(0.05, 0.40),
+    "gpt-5-mini": Price(0.25, 2.00),
+    "gpt-5": Price(1.25, 10.00),
+    "o3-mini": Price(1.10, 4.40),
+    "o4-mini": Price(1.10, 4.40),
+    "o3": Price(2.00, 8.00),
+    "claude-3-5-haiku": Price(0.80, 4.00),
+    "claude-haiku-4-5": Price(1.00, 5.00),
+    "claude-3-5-sonnet": Price(3.00, 15.00),
+    "claude-3-7-sonnet": Price(3.00, 15.00),
+    "claude-sonnet-4": Price(3.00, 15.00),
+    "claude-opus-4-5": Price(5.00, 25.00),
+    "claude-opus-4": Price(15.00, 75.00),
+    "text-embedding-3-small": Price(0.02, 0.0),
+    "text-embedding-3-large": Price(0.13, 0.0),
+}
+
+
+def find_price(model: str, overrides: Mapping[str, Price] | None = None) -> Price | None:
+    """The price of ``model`` (``provider/`` prefix and date suffixes allowed): an exact
+    override, else the longest built-in or override name it starts with; ``None`` when
+    unknown — a cost is never guessed."""
+    name = model.split("/", 1)[-1].strip().lower()
+    table = {**BUILT_IN_PRICES, **{k.lower(): v for k, v in (overrides or {}).items()}}
+    if name in table:
+        return table[name]
+    matches = [key for key in table if name.startswith(key + "-")]
+    return table[max(matches, key=len)] if matches else None

@@ -1,0 +1,35 @@
+"""Prices: exact names, dated versions, overrides, and unknown models left unpriced."""
+
+from __future__ import annotations
+
+import pytest
+
+from veracity.transport.pricing import Price, find_price
+from veracity.types import Usage
+
+
+def test_cost_from_tokens() -> None:
+    price = find_price("openai/gpt-4o-mini")
+    assert price == Price(0.15, 0.60)
+    assert price.cost(Usage(calls=1, input_tokens=1_000_000, output_tokens=500_000)) == (
+        pytest.approx(0.15 + 0.30)
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("gpt-4o-2024-08-06", Price(2.50, 10.00)),
+        ("gpt-4o-mini-2024-07-18", Price(0.15, 0.60)),  # the longer name wins
+        ("anthropic/claude-sonnet-4-5-20250929", Price(3.00, 15.00)),
+        ("my-local-llama", None),
+    ],
+)
+def test_names_match_by_longest_prefix(model: str, expected: Price | None) -> None:
+    assert find_price(model) == expected
+
+
+def test_overrides_win_and_add_models() -> None:
+    overrides = {"gpt-4o": Price(1.0, 2.0), "my-local-llama": Price(0.0, 0.0)}
+    assert find_price("gpt-4o", overrides) == Price(1.0, 2.0)
+    assert find_price("my-local-llama", overrides) == Price(0.0, 0.0)
