@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -214,3 +215,19 @@ async def test_anthropic_wrong_key_is_fatal() -> None:
         with pytest.raises(JudgeFatalError, match="401"):
             await LLMJudge(chat).extract_claims("q", "Paris is in France.", iteration=0)
         await chat.aclose()
+
+
+async def test_rpm_spaces_calls_so_the_endpoint_never_throttles() -> None:
+    faults = Faults(rate_limit_rps=20.0, rate_limit_burst=2.0)
+    with FakeLLMServer(faults=faults) as server:
+        judge = openai_judge(server, rpm=600.0, concurrency=8)  # 10 a second, half the limit
+        started = time.perf_counter()
+        outcomes = await asyncio.gather(
+            *(judge.extract_claims("q", f"Fact {i} holds.", iteration=0) for i in range(12))
+        )
+        elapsed = time.perf_counter() - started
+        await judge.aclose()
+        stats = server.stats
+    assert all(o.ok for o in outcomes)
+    assert stats.by_status.get(429, 0) == 0
+    assert elapsed >= 11 / 10  # 12 starts, evenly spaced at 10 a second

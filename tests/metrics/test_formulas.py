@@ -59,3 +59,13 @@ def test_average_precision_is_rank_aware(relevant: list[bool], expected: float) 
 )
 def test_grade_boundaries(score: float, letter: str) -> None:
     assert grade(score) == letter
+
+
+def test_configured_ragas_weights_are_used() -> None:
+    from veracity.metrics import RagasScore, resolve_metrics
+
+    [metric] = resolve_metrics(["ragas_score"], ragas_weights={"faithfulness": 1.0})
+    assert isinstance(metric, RagasScore)
+    assert metric.weights == {"faithfulness": 1.0}
+    with pytest.raises(ValueError, match="weights"):
+        resolve_metrics(["ragas_score"], ragas_weights={"speed": 1.0})

@@ -49,7 +49,8 @@ def _bad_rows(rows: list[RowError], what: str) -> None:
 
 
 def _metrics(settings: RunSettings) -> list[Metric]:
-    return resolve_metrics(settings.metrics, settings.config.rubrics)
+    config = settings.config
+    return resolve_metrics(settings.metrics, config.rubrics, ragas_weights=config.weights)
 
 
 def _count_samples(dataset: Path) -> int | None:

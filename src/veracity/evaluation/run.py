@@ -114,28 +114,24 @@ async def aevaluate(
             iterations=iterations,
             done=done if run_dir is not None and run_dir.resumed_results else None,
         )
-    except JudgeFatalError as exc:
-        status, error = "failed", str(exc)
-        raise
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        status, error = "interrupted", "the run was interrupted"
-        raise
-    except Exception as exc:
-        status, error = "failed", f"{type(exc).__name__}: {exc}"
+    except BaseException as exc:
+        status, error = _stopped_by(exc)
         raise
     finally:
-        records = list(run_dir.records()) if run_dir is not None else kept
-        summary = _summarize(records, chosen, len(bad_rows))
+        # Streamed from the store: a run of any size is summarised in constant memory.
+        summary = _summarize(run_dir.records() if run_dir else kept, chosen, len(bad_rows))
         manifest.update(status=status, finished_at=_now(), bad_rows=len(bad_rows))
         if error:
             manifest["error"] = error
         if run_dir is not None:
             run_dir.export(summary, **manifest)
+            if keep_results:
+                kept = list(run_dir.records())
             run_dir.close()
         await _close(models)
     return EvaluationResult(
         summary=summary,
-        results=tuple(records) if keep_results else (),
+        results=tuple(kept) if keep_results else (),
         bad_rows=tuple(bad_rows),
         run_dir=run_dir.path if run_dir else None,
         manifest=manifest,
@@ -150,6 +146,15 @@ def evaluate(
 ) -> EvaluationResult:
     """Synchronous :func:`aevaluate` (not for use inside a running event loop)."""
     return asyncio.run(aevaluate(samples, metrics, judge, **options))
+
+
+def _stopped_by(exc: BaseException) -> tuple[str, str]:
+    """The run's status and error when ``exc`` stopped it."""
+    if isinstance(exc, JudgeFatalError):
+        return "failed", str(exc)
+    if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
+        return "interrupted", "the run was interrupted"
+    return "failed", f"{type(exc).__name__}: {exc}"
 
 
 def _summarize(

@@ -35,13 +35,19 @@ class UnknownMetricError(ValueError):
 
 
 def resolve_metrics(
-    names: Sequence[str], rubrics: Mapping[str, Rubric] | None = None
+    names: Sequence[str],
+    rubrics: Mapping[str, Rubric] | None = None,
+    *,
+    ragas_weights: Mapping[str, float] | None = None,
 ) -> list[Metric]:
     """Metric objects for ``names`` (de-duplicated, order kept). ``rubric:NAME`` is the
-    user-defined rubric ``NAME`` from ``rubrics`` (the config file's)."""
+    user-defined rubric ``NAME`` from ``rubrics`` (the config file's); ``ragas_weights``
+    replace the ragas score's default weights."""
     metrics: list[Metric] = []
     for name in dict.fromkeys(n.strip() for n in names if n.strip()):
-        if name in METRICS:
+        if name == "ragas_score" and ragas_weights:
+            metrics.append(RagasScore(weights=dict(ragas_weights)))
+        elif name in METRICS:
             metrics.append(METRICS[name]())
         elif name.startswith("rubric:"):
             rubric = (rubrics or {}).get(name.removeprefix("rubric:"))

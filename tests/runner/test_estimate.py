@@ -1,0 +1,69 @@
+"""``veracity estimate`` against what a run really does, on the fake server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_run_end_to_end import veracity
+from veracity import LLMJudge, OpenAIChat, evaluate
+from veracity.metrics import resolve_metrics
+from veracity.runner.estimate import estimate_run
+from veracity.testing import FakeLLMServer, HashingEmbedder, synthetic_samples
+
+METRICS = [
+    "faithfulness",
+    "context_precision",
+    "context_recall",
+    "answer_relevance",
+    "factual_accuracy",
+    "answer_classification",
+    "rubric",
+]
+
+
+@pytest.mark.parametrize("iterations", [1, 2])
+def test_estimate_is_within_15_percent_of_calls_and_tokens(iterations: int) -> None:
+    samples = synthetic_samples(40, seed=9)
+    metrics = resolve_metrics(METRICS)
+    predicted = estimate_run(samples, metrics, iterations=iterations, has_embedder=True)
+    with FakeLLMServer() as server:
+        judge = LLMJudge(OpenAIChat("fake", base_url=server.base_url, api_key="k"))
+        evaluate(samples, metrics, judge, iterations=iterations, embedder=HashingEmbedder(),
+                 cache=False)  # fmt: skip
+        stats = server.stats
+    actual_tokens = stats.prompt_tokens + stats.completion_tokens
+    predicted_tokens = predicted.input_tokens + predicted.output_tokens
+    assert predicted.calls == pytest.approx(stats.completions, rel=0.15)
+    assert predicted_tokens == pytest.approx(actual_tokens, rel=0.15)
+    assert predicted.input_tokens == pytest.approx(stats.prompt_tokens, rel=0.15)
+
+
+def test_estimate_command_prints_calls_tokens_and_cost(tmp_path: Path) -> None:
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text(
+        "".join(json.dumps(s.model_dump(mode="json")) + "\n" for s in synthetic_samples(3))
+    )
+    proc = veracity(
+        "estimate", str(dataset), "--metrics", "faithfulness,context_recall",
+        "--judge", "openai/gpt-4o-mini", "--rpm", "60",
+        env={"OPENAI_API_KEY": "unused"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "3 samples × 2 metric(s)" in proc.stdout
+    assert "judge calls     9" in proc.stdout  # 2 extractions + 1 shared verification each
+    assert "cost            ~$" in proc.stdout
+    assert "time at 60 rpm" in proc.stdout
+
+
+def test_no_price_is_said_not_guessed(tmp_path: Path) -> None:
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text(json.dumps(synthetic_samples(1)[0].model_dump(mode="json")) + "\n")
+    proc = veracity(
+        "estimate", str(dataset), "--judge", "openai/my-own-model", "--base-url",
+        "http://127.0.0.1:9/v1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "cost            unknown" in proc.stdout
