@@ -9,6 +9,7 @@ import typer
 from veracity._version import __version__
 from veracity.cli.common import err_console, out_console
 from veracity.cli.demo import demo
+from veracity.cli.report import compare, report
 from veracity.cli.run import estimate, run
 
 app = typer.Typer(
@@ -20,6 +21,8 @@ app = typer.Typer(
 )
 app.command()(run)
 app.command()(estimate)
+app.command()(report)
+app.command()(compare)
 app.command()(demo)
 
 

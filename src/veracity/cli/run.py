@@ -150,7 +150,7 @@ def run(
                     prices=settings.config.prices,
                     keep_results=False,
                     on_result=progress,
-                    settings={**settings.describe(), "strict": strict},
+                    settings={**settings.describe(), "strict": strict, "thresholds": gates},
                 )
             )
     except (DatasetError, RunDirectoryError, MissingLocalModelError, ModelIntegrityError) as exc:

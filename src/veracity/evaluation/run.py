@@ -17,7 +17,7 @@ from veracity.evaluation.result import EvaluationResult
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
 from veracity.judges.chat.cache import CachedChat, ResponseCache, default_cache_path
 from veracity.metrics import Metric, Models, Need, resolve_metrics
-from veracity.report import SummaryBuilder
+from veracity.report import SummaryBuilder, thresholds_from_settings
 from veracity.runner import run_metrics
 from veracity.store import RunDirectory
 from veracity.transport.pricing import Price, find_price
@@ -119,7 +119,12 @@ async def aevaluate(
         raise
     finally:
         # Streamed from the store: a run of any size is summarised in constant memory.
-        summary = _summarize(run_dir.records() if run_dir else kept, chosen, len(bad_rows))
+        summary = _summarize(
+            run_dir.records() if run_dir else kept,
+            chosen,
+            len(bad_rows),
+            thresholds_from_settings(settings),
+        )
         manifest.update(status=status, finished_at=_now(), bad_rows=len(bad_rows))
         if error:
             manifest["error"] = error
@@ -158,9 +163,12 @@ def _stopped_by(exc: BaseException) -> tuple[str, str]:
 
 
 def _summarize(
-    records: Iterable[ResultRecord], metrics: Sequence[Metric], bad_rows: int
+    records: Iterable[ResultRecord],
+    metrics: Sequence[Metric],
+    bad_rows: int,
+    thresholds: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
-    builder = SummaryBuilder([m.name for m in metrics])
+    builder = SummaryBuilder([m.name for m in metrics], thresholds)
     for record in records:
         builder.add(record)
     return builder.build(bad_rows=bad_rows)

@@ -1,15 +1,54 @@
-"""Reports: the summary of a run, on disk and on screen."""
+"""Reports: the summary of a run, its analysis and comparisons, on disk and on screen."""
 
+from veracity.report.analysis import AnalysisBuilder
+from veracity.report.compare import (
+    CompareError,
+    Comparison,
+    MetricComparison,
+    compare_records,
+    compare_runs,
+    compare_systems,
+)
 from veracity.report.console import print_summary
-from veracity.report.summary import NO_SYSTEM, OVERALL, SummaryBuilder
-from veracity.report.thresholds import ThresholdCheck, check_thresholds, parse_thresholds
+from veracity.report.console_compare import print_comparison
+from veracity.report.console_report import print_report
+from veracity.report.load import ReportError, load_summary
+from veracity.report.summary import (
+    DEFAULT_THRESHOLD,
+    NO_SYSTEM,
+    NO_TYPE,
+    OVERALL,
+    SummaryBuilder,
+    summarize,
+)
+from veracity.report.thresholds import (
+    ThresholdCheck,
+    check_thresholds,
+    parse_thresholds,
+    thresholds_from_settings,
+)
 
 __all__ = [
+    "DEFAULT_THRESHOLD",
     "NO_SYSTEM",
+    "NO_TYPE",
     "OVERALL",
+    "AnalysisBuilder",
+    "CompareError",
+    "Comparison",
+    "MetricComparison",
+    "ReportError",
     "SummaryBuilder",
     "ThresholdCheck",
     "check_thresholds",
+    "compare_records",
+    "compare_runs",
+    "compare_systems",
+    "load_summary",
     "parse_thresholds",
+    "print_comparison",
+    "print_report",
     "print_summary",
+    "summarize",
+    "thresholds_from_settings",
 ]

@@ -1,52 +1,101 @@
-"""The summary as readable tables in the terminal."""
+"""The summary as readable tables in the terminal.
+
+Every text that comes from the data (system names, question types, reasons) goes into a
+``Text``, never through rich markup, so a ``[bold]`` in an answer prints as written.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from veracity.report.summary import OVERALL
+from veracity.report.groups import OVERALL
 
 
-def _pct(value: float | None) -> str:
+def pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}"
 
 
-def print_summary(summary: dict[str, Any], console: Console) -> None:
-    table = Table(title="veracity summary (scores ×100)")
-    for column in ("metric", "system"):
-        table.add_column(column, no_wrap=True)
-    for column in ("mean", "min", "max", "n", "scored"):
+def ci(stats: Mapping[str, Any]) -> str:
+    interval = stats.get("ci95")
+    return "—" if not interval else f"{pct(interval[0])}–{pct(interval[1])}"
+
+
+def others(stats: Mapping[str, Any]) -> str:
+    found = ", ".join(
+        f"{status} {count}"
+        for status, count in stats.get("counts_by_status", {}).items()
+        if count and status != "scored"
+    )
+    return found or "—"
+
+
+def thresholds_line(summary: Mapping[str, Any]) -> str:
+    """Which threshold each metric's pass rate used."""
+    parts = []
+    for metric, groups in summary["metrics"].items():
+        threshold = groups.get("threshold")
+        if isinstance(threshold, Mapping):
+            default = "" if threshold.get("source") == "given" else " (default)"
+            parts.append(f"{metric} {threshold['value']:g}{default}")
+    return "pass: share of scored results at or above the threshold — " + ", ".join(parts)
+
+
+def stats_columns(table: Table) -> None:
+    for column in ("mean", "95% CI", "pass", "scored"):
         table.add_column(column, justify="right", no_wrap=True)
     table.add_column("other statuses", overflow="fold")
+
+
+def stats_cells(stats: Mapping[str, Any]) -> list[str | Text]:
+    return [
+        pct(stats["mean"]),
+        ci(stats),
+        pct(stats.get("pass_rate")),
+        f"{stats['n_scored']}/{stats['n']}",
+        Text(others(stats)),
+    ]
+
+
+def metrics_table(summary: Mapping[str, Any], *, with_systems: bool) -> Table:
+    """One row per metric (and per system below it when asked and there are several)."""
+    table = Table(title="veracity summary (scores ×100)")
+    table.add_column("metric", overflow="fold")
+    stats_columns(table)
     for metric, groups in summary["metrics"].items():
-        rows = [(OVERALL, groups[OVERALL])]
-        if len(groups["by_system"]) > 1:
-            rows += list(groups["by_system"].items())
-        for index, (system, stats) in enumerate(rows):
-            others = ", ".join(
-                f"{status} {count}"
-                for status, count in stats["counts_by_status"].items()
-                if count and status != "scored"
-            )
-            table.add_row(
-                metric if index == 0 else "",
-                system,
-                _pct(stats["mean"]),
-                _pct(stats["min"]),
-                _pct(stats["max"]),
-                str(stats["n"]),
-                str(stats["n_scored"]),
-                others or "—",
-            )
-    console.print(table)
+        table.add_row(Text(metric, style="bold"), *stats_cells(groups[OVERALL]))
+        if with_systems and len(groups.get("by_system", {})) > 1:
+            for system, stats in groups["by_system"].items():
+                table.add_row(Text(f"  {system}"), *stats_cells(stats))
+    return table
+
+
+def usage_line(summary: Mapping[str, Any]) -> str:
     usage, cost = summary["usage"], summary["cost"]["total_usd"]
     spent = "cost unknown (no price for this model)" if cost is None else f"${cost:.4f}"
-    console.print(
+    return (
         f"{summary['results']} results · {summary['bad_rows']} bad row(s) · "
         f"{usage['calls']} judge calls ({usage['cached_calls']} more from the cache) · "
-        f"{usage['input_tokens']} input / {usage['output_tokens']} output tokens · {spent}",
-        highlight=False,
+        f"{usage['input_tokens']} input / {usage['output_tokens']} output tokens · {spent}"
     )
+
+
+def print_recommendations(summary: Mapping[str, Any], console: Console) -> None:
+    found = (summary.get("analysis") or {}).get("recommendations") or []
+    if not found:
+        return
+    console.print("recommendations:", style="bold")
+    for item in found:
+        console.print(Text("  • ") + Text(str(item["message"])))
+
+
+def print_summary(summary: dict[str, Any], console: Console) -> None:
+    """The short summary printed after a run: the metrics table, usage, recommendations."""
+    console.print(metrics_table(summary, with_systems=True))
+    console.print(thresholds_line(summary), style="dim", highlight=False)
+    console.print(usage_line(summary), highlight=False)
+    print_recommendations(summary, console)

@@ -1,68 +1,40 @@
-"""``summary.json``: per metric, overall and per system, what the scores add up to."""
+"""``summary.json``: per metric — overall, per system, per question type and per
+iteration — what the scores add up to, the judge variance, the cost, and the analysis."""
 
 from __future__ import annotations
 
-import statistics
-from collections import Counter, defaultdict
-from collections.abc import Sequence
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from veracity.types import AnswerClass, ResultRecord, Status, Usage
+from veracity.report.analysis import WORST_N, AnalysisBuilder
+from veracity.report.groups import (
+    DEFAULT_THRESHOLD,
+    KNOWN_LABELS,
+    LABELS,
+    NO_SYSTEM,
+    NO_TYPE,
+    OVERALL,
+    Group,
+    Spread,
+)
+from veracity.types import ResultRecord, Usage
 
-OVERALL = "overall"
-# The by_system key of samples that name no system (JSON keys cannot be null).
-NO_SYSTEM = "(no system)"
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "KNOWN_LABELS",
+    "LABELS",
+    "NO_SYSTEM",
+    "NO_TYPE",
+    "OVERALL",
+    "SummaryBuilder",
+    "summarize",
+]
 
-
-# Labels some metrics put in their details, counted in the summary (with rates over the
-# results that have one): correct / wrong / dont_know, the A–E grade, rubric pass or fail.
-LABELS = {"classification": "classification", "grade": "grades", "passed": "passed"}
-# Every label listed even at zero, so a reader never wonders whether one is missing.
-KNOWN_LABELS = {
-    "classification": [c.value for c in AnswerClass],
-    "grades": ["A", "B", "C", "D", "E"],
-    "passed": ["true", "false"],
-}
-
-
-@dataclass(slots=True)
-class _Group:
-    scores: list[float] = field(default_factory=list)
-    statuses: Counter[str] = field(default_factory=Counter)
-    labels: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    n: int = 0
-
-    def add(self, record: ResultRecord) -> None:
-        self.n += 1
-        self.statuses[record.status.value] += 1
-        if record.score is not None:
-            self.scores.append(record.score)
-        for key, summary_key in LABELS.items():
-            if key in record.details:
-                value = record.details[key]
-                label = str(value).lower() if isinstance(value, bool) else str(value)
-                self.labels[summary_key][label] += 1
-
-    def stats(self) -> dict[str, Any]:
-        scores = self.scores
-        return {
-            "n": self.n,
-            "n_scored": len(scores),
-            "mean": statistics.fmean(scores) if scores else None,
-            "median": statistics.median(scores) if scores else None,
-            "min": min(scores) if scores else None,
-            "max": max(scores) if scores else None,
-            "std": statistics.stdev(scores) if len(scores) > 1 else None,
-            "counts_by_status": {s.value: self.statuses[s.value] for s in Status},
-            **{
-                key: {
-                    "counts": (full := {k: counts[k] for k in KNOWN_LABELS[key]} | counts),
-                    "rates": {k: v / sum(counts.values()) for k, v in full.items()},
-                }
-                for key, counts in self.labels.items()
-            },
-        }
+# The group sections of a metric, in the order they appear.
+SECTIONS = ("by_system", "by_question_type", "by_iteration")
 
 
 @dataclass(slots=True)
@@ -77,16 +49,47 @@ class _Spent:
         return {**self.usage.model_dump(), "cost_usd": cost}
 
 
-class SummaryBuilder:
-    """Folds result records into the summary, one at a time (a run streams through it)."""
+def _checked(thresholds: Mapping[str, float] | None) -> dict[str, float]:
+    checked = {}
+    for metric, value in (thresholds or {}).items():
+        number = float(value)
+        if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+            raise ValueError(f"threshold of {metric} must be in [0, 1], not {value!r}")
+        checked[metric] = number
+    return checked
 
-    def __init__(self, metric_order: Sequence[str] = ()) -> None:
+
+class SummaryBuilder:
+    """Folds result records into the summary, one at a time (a run streams through it).
+
+    ``thresholds`` (metric → value in [0, 1]) set where a score passes, for pass rates,
+    flip rates and the analysis; a metric without one uses ``DEFAULT_THRESHOLD``.
+    """
+
+    def __init__(
+        self,
+        metric_order: Sequence[str] = (),
+        thresholds: Mapping[str, float] | None = None,
+        *,
+        worst_n: int = WORST_N,
+    ) -> None:
         # Metrics appear in the order the run named them, not the order results arrived.
         self._order = {name: i for i, name in enumerate(metric_order)}
-        self._groups: dict[str, dict[str, _Group]] = defaultdict(lambda: defaultdict(_Group))
+        self._thresholds = _checked(thresholds)
+        # metric → (section, group key) → group; the section "overall" has one group.
+        self._groups: dict[str, dict[tuple[str, str], Group]] = defaultdict(
+            lambda: defaultdict(Group)
+        )
+        self._spread: dict[str, Spread] = defaultdict(Spread)
+        # (sample_id, system) → item number: an item's iterations share one number.
+        self._items: dict[tuple[str, str | None], int] = {}
+        self._analysis = AnalysisBuilder(self._thresholds, worst_n)
         self.usage = Usage()
         self.results = 0
         self._iterations: dict[int, _Spent] = defaultdict(_Spent)
+
+    def threshold(self, metric: str) -> float:
+        return self._thresholds.get(metric, DEFAULT_THRESHOLD)
 
     def add(self, record: ResultRecord) -> None:
         self.results += 1
@@ -97,28 +100,48 @@ class SummaryBuilder:
             spent.cost_usd += record.cost_usd
         elif record.usage.calls:
             spent.unpriced_calls += 1
-        by_metric = self._groups[record.metric]
-        by_metric[OVERALL].add(record)
-        by_metric[f"system:{record.system or ''}"].add(record)
+        item = self._items.setdefault((record.sample_id, record.system), len(self._items))
+        groups = self._groups[record.metric]
+        for key in (
+            (OVERALL, OVERALL),
+            ("by_system", record.system or NO_SYSTEM),
+            ("by_question_type", record.question_type or NO_TYPE),
+            ("by_iteration", str(record.iteration)),
+        ):
+            groups[key].add(record, item)
+        self._spread[record.metric].add(item, record)
+        self._analysis.add(record)
 
     def build(self, *, bad_rows: int) -> dict[str, Any]:
         metrics: dict[str, Any] = {}
         ordered = sorted(self._groups.items(), key=lambda item: self._order.get(item[0], 1 << 30))
         for metric, groups in ordered:
-            metrics[metric] = {
-                OVERALL: groups[OVERALL].stats(),
-                "by_system": {
-                    key.removeprefix("system:") or NO_SYSTEM: group.stats()
-                    for key, group in sorted(groups.items())
-                    if key.startswith("system:")
+            threshold = self.threshold(metric)
+            entry: dict[str, Any] = {
+                "threshold": {
+                    "value": threshold,
+                    "source": "given" if metric in self._thresholds else "default",
                 },
+                OVERALL: groups[OVERALL, OVERALL].stats(threshold),
             }
+            for section in SECTIONS:
+                keys = sorted(key for sec, key in groups if sec == section)
+                if section == "by_iteration":
+                    keys.sort(key=int)
+                if section == "by_iteration" and len(keys) == 1:
+                    # One iteration holds every result: its statistics are the overall ones.
+                    entry[section] = {keys[0]: dict(entry[OVERALL])}
+                    continue
+                entry[section] = {key: groups[section, key].stats(threshold) for key in keys}
+            entry["judge_variance"] = self._spread[metric].stats(threshold)
+            metrics[metric] = entry
         return {
             "metrics": metrics,
             "results": self.results,
             "bad_rows": bad_rows,
             "usage": self.usage.model_dump(),
             "cost": self._cost(),
+            "analysis": self._analysis.build(metrics),
         }
 
     def _cost(self) -> dict[str, Any]:
@@ -126,3 +149,17 @@ class SummaryBuilder:
         costs = [entry["cost_usd"] for entry in per_iteration.values()]
         total = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
         return {"currency": "USD", "total_usd": total, "per_iteration": per_iteration}
+
+
+def summarize(
+    records: Iterable[ResultRecord],
+    metric_order: Sequence[str] = (),
+    thresholds: Mapping[str, float] | None = None,
+    *,
+    bad_rows: int = 0,
+) -> dict[str, Any]:
+    """The summary of ``records`` (any iterable of result records), in one pass."""
+    builder = SummaryBuilder(metric_order, thresholds)
+    for record in records:
+        builder.add(record)
+    return builder.build(bad_rows=bad_rows)

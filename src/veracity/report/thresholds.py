@@ -50,3 +50,18 @@ def check_thresholds(
         )
         for metric, threshold in thresholds.items()
     ]
+
+
+def thresholds_from_settings(settings: Mapping[str, Any] | None) -> dict[str, float]:
+    """The pass thresholds a run's ``settings`` carry under ``"thresholds"`` (metric →
+    value in [0, 1]); anything else there is ignored, so a summary never fails on it."""
+    given = (settings or {}).get("thresholds")
+    if not isinstance(given, Mapping):
+        return {}
+    return {
+        str(metric): float(value)
+        for metric, value in given.items()
+        if isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and 0.0 <= float(value) <= 1.0
+    }

@@ -1,0 +1,88 @@
+"""``veracity report`` and ``veracity compare``."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from veracity.cli.common import err_console, fail, out_console
+from veracity.report.compare import CompareError, Comparison, compare_runs, compare_systems
+from veracity.report.console_compare import print_comparison
+from veracity.report.console_report import print_report
+from veracity.report.load import ReportError, load_summary
+from veracity.store import RESULTS, write_json_atomic
+
+HTML_MODULE = "veracity.report.html"
+
+
+def _html_writer() -> Any:
+    """``write_report`` of the HTML module, imported only when asked for; ``None`` when this
+    installation has no HTML report."""
+    try:
+        module = importlib.import_module(HTML_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name == HTML_MODULE:
+            return None
+        raise
+    return getattr(module, "write_report", None)
+
+
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (written by veracity run).")],
+    html: Annotated[bool, typer.Option(help="Also write report.html into the run.")] = False,
+) -> None:
+    """Print a run's summary: statistics per metric, system and question type, the failures
+    by severity, the worst items with their failing claims, and recommendations."""
+    try:
+        summary, rebuilt = load_summary(run_dir)
+    except ReportError as exc:
+        raise fail(str(exc)) from exc
+    write_report = _html_writer() if html else None
+    if html and write_report is None:
+        raise fail("--html is not available in this version")
+    if rebuilt:
+        err_console.print(f"summary rebuilt from {RESULTS} (not written)", highlight=False)
+    print_report(summary, out_console)
+    if write_report is not None:
+        written = write_report(run_dir)
+        out_console.print(f"report: {written or run_dir / 'report.html'}", highlight=False)
+
+
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="Run A, the baseline (or the run of --systems).")],
+    run_b: Annotated[Path | None, typer.Argument(help="Run B, compared against A.")] = None,
+    systems: Annotated[
+        str | None, typer.Option(help="A,B: compare system B against system A inside RUN_A.")
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the comparison to this JSON file.")
+    ] = None,
+    top: Annotated[int, typer.Option(min=0, help="Regressed items shown per metric.")] = 10,
+) -> None:
+    """Paired per-metric differences B − A with a 95 % CI and a p-value, and the items
+    that regressed most. Results pair on sample id, metric and iteration."""
+    if (run_b is None) == (systems is None):
+        raise fail("give two run directories, or one run and --systems A,B")
+    for path in (run_a, run_b):
+        if path is not None and not (path / RESULTS).is_file():
+            raise fail(f"not a run directory (no {RESULTS}): {path}")
+    try:
+        comparison = _compare(run_a, run_b, systems, top)
+    except (CompareError, ValueError) as exc:
+        raise fail(str(exc)) from exc
+    print_comparison(comparison, out_console)
+    if json_out is not None:
+        write_json_atomic(json_out, comparison.as_dict())
+        out_console.print(f"comparison written to {json_out}", highlight=False)
+
+
+def _compare(run_a: Path, run_b: Path | None, systems: str | None, top: int) -> Comparison:
+    if run_b is not None:
+        return compare_runs(run_a, run_b, top=top)
+    names = [name.strip() for name in (systems or "").split(",")]
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise CompareError(f"--systems needs two different names, A,B (got {systems!r})")
+    return compare_systems(run_a, names[0], names[1], top=top)

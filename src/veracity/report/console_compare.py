@@ -1,0 +1,98 @@
+"""``veracity compare``: the paired differences as a table, then the regressed items."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from veracity.report.compare import Comparison, MetricComparison
+from veracity.report.console import pct
+
+
+def _signed(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:+.1f}"
+
+
+def _p(value: float | None, method: str | None) -> str:
+    if value is None:
+        return "—"
+    mark = "" if method == "exact" else "~"
+    return f"{mark}{value:.3g}" if value >= 0.001 else f"{mark}<0.001"
+
+
+def _missing(entry: MetricComparison) -> str:
+    """What of a metric was not compared: results without a partner, unscored pairs."""
+    return ", ".join(
+        [
+            f"{count} only in {side}"
+            for side, count in (("A", entry.unpaired_a), ("B", entry.unpaired_b))
+            if count
+        ]
+        + [
+            f"{count} unscored in {side}"
+            for side, count in (
+                ("A", entry.unscored_in_a),
+                ("B", entry.unscored_in_b),
+                ("both", entry.unscored_in_both),
+            )
+            if count
+        ]
+    )
+
+
+def comparison_table(comparison: Comparison) -> Table:
+    table = Table(
+        title=Text(f"B − A (scores ×100) · A: {comparison.label_a} · B: {comparison.label_b}"),
+        caption=(
+            "n: pairs both scored · A, B: their means · +/−/=: pairs up, down, unchanged · "
+            "p: two-sided paired sign-flip permutation test (~ Monte Carlo, else exact)"
+        ),
+    )
+    longest = max((len(m.metric) for m in comparison.metrics), default=6)
+    table.add_column("metric", overflow="fold", min_width=min(longest, 24))
+    for name in ("n", "A", "B", "B − A", "95% CI", "p", "+/−/="):
+        table.add_column(name, justify="right", no_wrap=True)
+    for entry in comparison.metrics:
+        stats = entry.stats
+        interval = (
+            "—" if stats.ci95 is None else f"{_signed(stats.ci95[0])}…{_signed(stats.ci95[1])}"
+        )
+        table.add_row(
+            Text(entry.metric),
+            str(stats.n),
+            pct(stats.mean_a),
+            pct(stats.mean_b),
+            _signed(stats.mean_diff),
+            interval,
+            _p(stats.test.p_value, stats.test.method),
+            f"{entry.improved}/{entry.regressed_count}/{entry.unchanged}",
+        )
+    return table
+
+
+def print_comparison(comparison: Comparison, console: Console) -> None:
+    console.print(comparison_table(comparison))
+    for entry in comparison.metrics:
+        missing = _missing(entry)
+        if missing:
+            console.print(Text(f"{entry.metric} not compared: {missing}", style="yellow"))
+    if any(m.stats.n == 0 and (m.unpaired_a or m.unpaired_b) for m in comparison.metrics):
+        console.print(
+            "some metrics have nothing paired: results pair on "
+            f"{' + '.join(comparison.pairing)}; give samples the same id in both.",
+            style="yellow",
+            highlight=False,
+        )
+    for entry in comparison.metrics:
+        if not entry.regressed:
+            continue
+        console.print(Text(f"most regressed on {entry.metric}:", style="bold"))
+        for r in entry.regressed:
+            where = f"system {r.system_a}, " if r.system_a and r.system_a == r.system_b else ""
+            line = Text(f"  {_signed(r.diff)}  ", style="red")
+            line.append(f"{r.sample_id} ({where}iteration {r.iteration}): ")
+            line.append(f"{pct(r.score_a)} → {pct(r.score_b)}")
+            console.print(line)
+            console.print(Text(f"      B: {r.reason_b}", style="dim"))
+            console.print(Text(f"      A: {r.reason_a}", style="dim"))

@@ -1,0 +1,115 @@
+"""The building blocks of the summary: one group of results, and judge variance.
+
+A group keeps only the scores (and, per score, the number of the item it belongs to, so
+the bootstrap can resample items rather than iterations), the status counts and the
+label counts: memory proportional to the number of results, nothing else of them.
+"""
+
+from __future__ import annotations
+
+import statistics
+from array import array
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from veracity.report.statistics import bootstrap_ci, describe, pass_rate
+from veracity.types import AnswerClass, ResultRecord, Status
+
+OVERALL = "overall"
+# The by_system / by_question_type keys of results that name none (JSON keys cannot be null).
+NO_SYSTEM = "(no system)"
+NO_TYPE = "(no type)"
+# The pass threshold of a metric no threshold was given for.
+DEFAULT_THRESHOLD = 0.5
+
+# Labels some metrics put in their details, counted in the summary (with rates over the
+# results that have one): correct / wrong / dont_know, the A–E grade, rubric pass or fail.
+LABELS = {"classification": "classification", "grade": "grades", "passed": "passed"}
+# Every label listed even at zero, so a reader never wonders whether one is missing.
+KNOWN_LABELS = {
+    "classification": [c.value for c in AnswerClass],
+    "grades": ["A", "B", "C", "D", "E"],
+    "passed": ["true", "false"],
+}
+
+
+@dataclass(slots=True)
+class Group:
+    """The results of one metric in one group (overall, a system, a question type…)."""
+
+    scores: array[float] = field(default_factory=lambda: array("d"))
+    items: array[int] = field(default_factory=lambda: array("q"))
+    statuses: Counter[str] = field(default_factory=Counter)
+    labels: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    n: int = 0
+
+    def add(self, record: ResultRecord, item: int) -> None:
+        self.n += 1
+        self.statuses[record.status.value] += 1
+        if record.score is not None:
+            self.scores.append(record.score)
+            self.items.append(item)
+        for key, summary_key in LABELS.items():
+            if key in record.details:
+                value = record.details[key]
+                label = str(value).lower() if isinstance(value, bool) else str(value)
+                self.labels[summary_key][label] += 1
+
+    def stats(self, threshold: float) -> dict[str, Any]:
+        scores = list(self.scores)
+        interval = bootstrap_ci(scores, list(self.items))
+        return {
+            "n": self.n,
+            "n_scored": len(scores),
+            **describe(scores),
+            "ci95": None if interval is None else list(interval),
+            "pass_rate": pass_rate(scores, threshold),
+            "counts_by_status": {s.value: self.statuses[s.value] for s in Status},
+            **{
+                key: {
+                    "counts": (full := {k: counts[k] for k in KNOWN_LABELS[key]} | counts),
+                    "rates": {k: v / sum(counts.values()) for k, v in full.items()},
+                }
+                for key, counts in self.labels.items()
+            },
+        }
+
+
+@dataclass(slots=True)
+class Spread:
+    """Every item's scores across iterations, for the judge variance of one metric."""
+
+    scores: dict[int, array[float]] = field(default_factory=dict)
+    iterations: set[int] = field(default_factory=set)
+
+    def add(self, item: int, record: ResultRecord) -> None:
+        self.iterations.add(record.iteration)
+        if record.score is not None:
+            self.scores.setdefault(item, array("d")).append(record.score)
+
+    def stats(self, threshold: float) -> dict[str, Any] | None:
+        """``None`` with a single iteration; else per-item spread and the flip rate over
+        the items scored in at least two iterations."""
+        if len(self.iterations) < 2:
+            return None
+        repeated = [list(s) for s in self.scores.values() if len(s) > 1]
+        stds = [statistics.stdev(s) for s in repeated]
+        ranges = [max(s) - min(s) for s in repeated]
+        flips = sum(len({score >= threshold for score in s}) > 1 for s in repeated)
+        return {
+            "iterations": len(self.iterations),
+            "items_scored": len(self.scores),
+            "items_compared": len(repeated),
+            "std": _mean_max(stds),
+            "range": _mean_max(ranges),
+            "flipped_items": flips,
+            "flip_rate": flips / len(repeated) if repeated else None,
+        }
+
+
+def _mean_max(values: list[float]) -> dict[str, float | None]:
+    return {
+        "mean": statistics.fmean(values) if values else None,
+        "max": max(values) if values else None,
+    }

@@ -1,0 +1,79 @@
+"""Reading a run directory's summary back, re-summarising its results when needed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from veracity.report.summary import summarize
+from veracity.report.thresholds import thresholds_from_settings
+from veracity.store import MANIFEST, RESULTS, SUMMARY, read_results
+
+
+class ReportError(ValueError):
+    """A run directory that cannot be reported on."""
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
+def is_current(summary: Mapping[str, Any]) -> bool:
+    """Whether ``summary`` has every section this version writes."""
+    metrics = summary.get("metrics")
+    return (
+        isinstance(metrics, Mapping)
+        and isinstance(summary.get("analysis"), Mapping)
+        and all(
+            isinstance(groups, Mapping)
+            and "ci95" in groups.get("overall", {})
+            and "by_question_type" in groups
+            for groups in metrics.values()
+        )
+    )
+
+
+def given_thresholds(
+    summary: Mapping[str, Any] | None, manifest: Mapping[str, Any] | None
+) -> dict[str, float]:
+    """The thresholds a run used: those its summary says were given, else its settings'."""
+    found = thresholds_from_settings((manifest or {}).get("settings"))
+    metrics = (summary or {}).get("metrics")
+    if isinstance(metrics, Mapping):
+        for metric, groups in metrics.items():
+            threshold = groups.get("threshold") if isinstance(groups, Mapping) else None
+            if isinstance(threshold, Mapping) and threshold.get("source") == "given":
+                found[metric] = float(threshold["value"])
+    return found
+
+
+def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
+    """The run's summary, and whether it was rebuilt from ``results.jsonl`` (because
+    ``summary.json`` is missing, unreadable or from an older version). Nothing is written.
+    """
+    if not run_dir.is_dir():
+        raise ReportError(f"run directory not found: {run_dir}")
+    summary = _read_json(run_dir / SUMMARY)
+    if summary is not None and is_current(summary):
+        return summary, False
+    if not (run_dir / RESULTS).is_file():
+        raise ReportError(f"{run_dir} holds neither a readable {SUMMARY} nor {RESULTS}")
+    manifest = _read_json(run_dir / MANIFEST)
+    metric_order = (manifest or {}).get("metrics")
+    bad_rows = (manifest or {}).get("bad_rows", (summary or {}).get("bad_rows", 0))
+    try:
+        rebuilt = summarize(
+            read_results(run_dir),
+            metric_order if isinstance(metric_order, list) else (),
+            given_thresholds(summary, manifest),
+            bad_rows=bad_rows if isinstance(bad_rows, int) else 0,
+        )
+    except ValueError as exc:
+        raise ReportError(f"{run_dir / RESULTS} cannot be read: {exc}") from exc
+    return rebuilt, True

@@ -1,0 +1,214 @@
+"""``veracity report`` and ``veracity compare`` on run directories written by real runs.
+
+The commands are plain functions; the test registers them on its own typer app.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner, Result
+
+from tests.helpers import claims_reply, verdicts_reply
+from veracity import LLMJudge, ScriptedChat, evaluate
+from veracity.cli import report as report_module
+from veracity.cli.common import err_console, out_console
+from veracity.cli.report import compare, report
+
+GOOD, BAD = "The tower is in Paris.", "The tower is green."
+
+
+def respond(messages: Sequence[Any], output: Any) -> str:
+    prompt = messages[-1].content
+    if getattr(output, "name", "") == "claim_extraction":
+        return claims_reply(BAD if "WRONG" in prompt else GOOD)
+    if BAD in prompt:
+        return verdicts_reply((BAD, "contradicted", "the context says grey", "The tower is grey"))
+    return verdicts_reply((GOOD, "supported"))
+
+
+def rows(wrong: set[int], system: str | None = None) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"s{i}",
+            "question": "Where is the tower?",
+            "contexts": ["The grey tower is in Paris."],
+            "answer": "WRONG: it is green." if i in wrong else "It is in Paris.",
+            "question_type": "lookup" if i % 2 else "simple",
+            **({"system": system} if system else {}),
+        }
+        for i in range(6)
+    ]
+
+
+def run(path: Path, data: list[dict[str, Any]], **options: Any) -> Path:
+    evaluate(data, ["faithfulness"], LLMJudge(ScriptedChat(responder=respond)), out=path,
+             **options)  # fmt: skip
+    return path
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    # wide consoles: a message is never wrapped in the middle of what a test looks for
+    monkeypatch.setattr(out_console, "_width", 250)
+    monkeypatch.setattr(err_console, "_width", 250)
+    return CliRunner()
+
+
+def invoke(runner: CliRunner, *args: str) -> Result:
+    app = typer.Typer()
+    app.command()(report)
+    app.command()(compare)
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> tuple[Path, Path]:
+    baseline = run(tmp_path / "a", rows(set()))
+    worse = run(tmp_path / "b", rows({1, 3, 5}), settings={"thresholds": {"faithfulness": 0.8}})
+    return baseline, worse
+
+
+def test_report_prints_statistics_analysis_and_recommendations(
+    cli: CliRunner, runs: tuple[Path, Path]
+) -> None:
+    summary = json.loads((runs[1] / "summary.json").read_text())
+    # the threshold in the run's settings reached the summary
+    assert summary["metrics"]["faithfulness"]["threshold"] == {"value": 0.8, "source": "given"}
+    result = invoke(cli, "report", str(runs[1]))
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "faithfulness" in out and "50.0" in out  # mean ×100
+    assert "per question type" in out and "lookup" in out
+    assert "faithfulness 0.8" in out  # the threshold used
+    assert "failures by severity" in out and "3/6" in out
+    assert "worst faithfulness results:" in out
+    assert f"✗ contradicted: {BAD}" in out
+    assert "evidence: The tower is grey" in out
+    assert "many contradicted claims (faithfulness: 3 claims in 3 of 6 answers, 50%)" in out
+
+
+def test_report_rebuilds_a_missing_summary_without_writing_it(
+    cli: CliRunner, runs: tuple[Path, Path]
+) -> None:
+    (runs[1] / "summary.json").unlink()
+    result = invoke(cli, "report", str(runs[1]))
+    assert result.exit_code == 0, result.output
+    assert "summary rebuilt from results.jsonl" in result.stderr
+    assert "worst faithfulness results:" in result.stdout
+    assert not (runs[1] / "summary.json").exists()
+    # the threshold is recovered from the run's settings in run.json
+    assert "faithfulness 0.8" in result.stdout
+
+
+def test_report_rejects_what_is_not_a_run(cli: CliRunner, tmp_path: Path) -> None:
+    missing = invoke(cli, "report", str(tmp_path / "nope"))
+    assert missing.exit_code == 2 and "run directory not found" in missing.stderr
+    (tmp_path / "empty").mkdir()
+    empty = invoke(cli, "report", str(tmp_path / "empty"))
+    assert empty.exit_code == 2 and "neither a readable summary.json" in empty.stderr
+
+
+def test_report_html_when_the_module_is_missing(
+    cli: CliRunner, runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(report_module, "HTML_MODULE", "veracity.report.no_such_module")
+    result = invoke(cli, "report", str(runs[0]), "--html")
+    assert result.exit_code == 2 and "--html is not available" in result.stderr
+    assert result.stdout == ""  # failed before printing anything
+
+
+def test_report_html_calls_the_writer_lazily(
+    cli: CliRunner, runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[Path] = []
+
+    def write_report(run_dir: Path) -> Path:
+        calls.append(run_dir)
+        return run_dir / "report.html"
+
+    fake = types.ModuleType("fake_html")
+    fake.write_report = write_report  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "veracity.report.fake_html", fake)
+    monkeypatch.setattr(report_module, "HTML_MODULE", "veracity.report.fake_html")
+    assert invoke(cli, "report", str(runs[0])).exit_code == 0 and calls == []
+    result = invoke(cli, "report", str(runs[0]), "--html")
+    assert result.exit_code == 0 and calls == [runs[0]]
+    assert "report.html" in result.stdout
+
+
+def test_compare_two_runs(cli: CliRunner, runs: tuple[Path, Path], tmp_path: Path) -> None:
+    out = tmp_path / "comparison.json"
+    result = invoke(cli, "compare", str(runs[0]), str(runs[1]), "--json", str(out))
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "faithfulness" in text and "-50.0" in text  # 100 → 50
+    # three of six samples dropped by 1: exact p = 2 / 2**3
+    assert "0.25" in text
+    assert "most regressed on faithfulness:" in text and "s1 (iteration 0)" in text
+    assert "contradicted" in text  # B's reason is shown
+    written = json.loads(out.read_text())["metrics"]["faithfulness"]
+    assert written["mean_diff"] == pytest.approx(-0.5) and written["p_method"] == "exact"
+    assert [r["sample_id"] for r in written["regressed"]] == ["s1", "s3", "s5"]
+
+
+def test_compare_writes_nothing_unless_asked(cli: CliRunner, runs: tuple[Path, Path]) -> None:
+    before = {p: p.stat().st_mtime_ns for run_dir in runs for p in run_dir.iterdir()}
+    assert invoke(cli, "compare", str(runs[0]), str(runs[1])).exit_code == 0
+    after = {p: p.stat().st_mtime_ns for run_dir in runs for p in run_dir.iterdir()}
+    assert before == after
+
+
+def test_compare_two_systems_inside_one_run(cli: CliRunner, tmp_path: Path) -> None:
+    both = run(tmp_path / "both", rows(set(), "old") + rows({0, 1}, "new"))
+    result = invoke(cli, "compare", str(both), "--systems", "old,new")
+    assert result.exit_code == 0, result.output
+    assert "A: old" in result.stdout and "B: new" in result.stdout
+    assert "-33.3" in result.stdout and "s0" in result.stdout
+    unknown = invoke(cli, "compare", str(both), "--systems", "old,newer")
+    assert unknown.exit_code == 2 and "system 'newer' is not in" in unknown.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["A"], "give two run directories, or one run and --systems A,B"),
+        (["A", "B", "--systems", "x,y"], "give two run directories"),
+        (["A", "--systems", "x"], "--systems needs two different names"),
+        (["MISSING", "B"], "not a run directory (no results.jsonl)"),
+    ],
+)
+def test_compare_bad_input_exits_2(
+    cli: CliRunner, runs: tuple[Path, Path], tmp_path: Path, args: list[str], message: str
+) -> None:
+    paths = {"A": str(runs[0]), "B": str(runs[1]), "MISSING": str(tmp_path / "missing")}
+    result = invoke(cli, "compare", *[paths.get(a, a) for a in args])
+    assert result.exit_code == 2 and message in result.stderr
+
+
+def test_compare_lists_what_it_could_not_compare(cli: CliRunner, tmp_path: Path) -> None:
+    def write(path: Path, ids: list[str]) -> Path:
+        path.mkdir()
+        lines = [
+            json.dumps({"sample_id": i, "system": None, "metric": "faithfulness",
+                        "iteration": 0, "score": 0.5, "status": "scored", "reason": "r"})
+            for i in ids
+        ]  # fmt: skip
+        (path / "results.jsonl").write_text("\n".join(lines) + "\n")
+        return path
+
+    a = write(tmp_path / "a", ["x", "y"])
+    b = write(tmp_path / "b", ["y", "z", "w"])
+    result = invoke(cli, "compare", str(a), str(b))
+    assert result.exit_code == 0, result.output
+    assert "faithfulness not compared: 1 only in A, 2 only in B" in result.stdout
+    unrelated = write(tmp_path / "c", ["p", "q"])
+    nothing = invoke(cli, "compare", str(a), str(unrelated))
+    assert "nothing paired" in nothing.stdout and "same id in both" in nothing.stdout
