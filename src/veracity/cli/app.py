@@ -11,6 +11,7 @@ from veracity.cli.common import err_console, out_console
 from veracity.cli.demo import demo
 from veracity.cli.report import compare, report
 from veracity.cli.run import estimate, run
+from veracity.cli.testset import testset_app
 
 app = typer.Typer(
     name="veracity",
@@ -24,6 +25,7 @@ app.command()(estimate)
 app.command()(report)
 app.command()(compare)
 app.command()(demo)
+app.add_typer(testset_app, name="testset")
 
 
 @app.command()

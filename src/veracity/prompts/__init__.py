@@ -54,6 +54,15 @@ from veracity.prompts.template import (
     numbered_block,
     untrusted,
 )
+from veracity.prompts.testset import (
+    CHUNKS_PER_ITEM,
+    QUESTION_TYPES,
+    TESTSET_GENERATION,
+    GeneratedTestItem,
+    GeneratedTestItems,
+    QuestionType,
+    render_testset_generation,
+)
 
 ALL_TEMPLATES = (
     CLAIM_EXTRACTION,
@@ -108,4 +117,16 @@ __all__ = [
     "render_verification",
     "rubric_template",
     "untrusted",
+]
+
+# Test-set generation. Not in ALL_TEMPLATES: the judge describes those, and its description
+# is part of the response cache's key.
+__all__ += [
+    "CHUNKS_PER_ITEM",
+    "QUESTION_TYPES",
+    "TESTSET_GENERATION",
+    "GeneratedTestItem",
+    "GeneratedTestItems",
+    "QuestionType",
+    "render_testset_generation",
 ]

@@ -1,0 +1,59 @@
+"""Asking for generated items, and running many such calls at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from veracity.judges import LLMJudge
+from veracity.judges.llm.asking import Exchange, Unusable, ask
+from veracity.prompts.testset import CHUNKS_PER_ITEM, TESTSET_GENERATION, render_testset_generation
+from veracity.testset.chunking import Chunk
+from veracity.testset.parsing import ParsedItems, parse_items_reply
+from veracity.testset.plan import PlannedCall
+from veracity.types import Usage
+
+T = TypeVar("T")
+
+
+async def run_all(coroutines: list[Coroutine[Any, Any, T]]) -> list[T]:
+    """Run the coroutines concurrently; the first to raise cancels the others, and its
+    exception (a ``JudgeFatalError``, say) is raised as itself, not in a group."""
+    try:
+        async with asyncio.TaskGroup() as tasks:
+            started = [tasks.create_task(coroutine) for coroutine in coroutines]
+    except BaseExceptionGroup as group:
+        raise group.exceptions[0] from None
+    return [task.result() for task in started]
+
+
+@dataclass
+class ItemsReply:
+    """What one generation call gave: its items, or the reason it gave none."""
+
+    parsed: ParsedItems | None
+    error: str | None
+    usage: Usage
+
+
+async def ask_items(judge: LLMJudge, chunks: Sequence[Chunk], call: PlannedCall) -> ItemsReply:
+    """The items one planned call produced, or why it produced none (after one re-ask)."""
+    texts = [chunks[i].text for i in call.chunks]
+    prompt = TESTSET_GENERATION.render(
+        **render_testset_generation(texts, call.question_type, call.n)
+    )
+    least = min(CHUNKS_PER_ITEM[call.question_type][0], len(texts))
+    exchange = Exchange()
+    try:
+        parsed = await ask(
+            judge.model,
+            prompt,
+            lambda text: parse_items_reply(text, len(texts), least),
+            exchange,
+            call.round,
+        )
+    except Unusable as exc:
+        return ItemsReply(None, str(exc), exchange.usage)
+    return ItemsReply(parsed, None, exchange.usage)

@@ -1,0 +1,153 @@
+"""Read generated test items out of a reply, without trusting its shape."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from veracity.judges.parsing import ParseFailure, detect_refusal, extract_json
+
+ITEM_LIST_KEYS = ("items", "questions", "test_questions", "qa_pairs", "pairs", "data", "results")
+QUESTION_KEYS = ("question", "query", "user_input", "q")
+REFERENCE_KEYS = (
+    "reference",
+    "reference_answer",
+    "answer",
+    "ground_truth",
+    "expected_answer",
+    "a",
+)
+CHUNK_KEYS = (
+    "chunks",
+    "chunk_numbers",
+    "chunk_ids",
+    "chunk_indices",
+    "chunk",
+    "sources",
+    "contexts",
+    "context_ids",
+)
+_EXPECTED = (
+    "expected a JSON object with 'items': an array of objects with 'question', "
+    "'reference' and 'chunks' (the numbers of the chunks the reference rests on)"
+)
+_NUMBER = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class DraftItem:
+    """A generated item as the model wrote it; ``chunks`` are 0-based, in cited order."""
+
+    question: str
+    reference: str
+    chunks: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ParsedItems:
+    """The well-formed items of a reply, and why each other item was rejected."""
+
+    items: tuple[DraftItem, ...]
+    malformed: tuple[str, ...]
+    method: str
+    notes: tuple[str, ...] = ()
+
+
+def _field(obj: dict[str, object], keys: tuple[str, ...]) -> object:
+    lowered = {str(key).strip().casefold(): value for key, value in obj.items()}
+    for key in keys:
+        if key in lowered:
+            return lowered[key]
+    return None
+
+
+def _item_list(value: object, notes: list[str]) -> list[object] | None:
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, dict):
+        return None
+    found = _field(value, ITEM_LIST_KEYS)
+    if isinstance(found, list):
+        return found
+    if _field(value, QUESTION_KEYS) is not None:
+        notes.append("the reply is a single item, not a list")
+        return [value]
+    lists = [v for v in value.values() if isinstance(v, list)]
+    if len(lists) == 1:
+        notes.append("took the only array in the reply as the items")
+        return lists[0]
+    return None
+
+
+def _numbers(value: object) -> list[int] | None:
+    """The chunk numbers cited: ints, digit strings ("2", "chunk 2") or a list of them."""
+    values = value if isinstance(value, list) else [value]
+    numbers: list[int] = []
+    for item in values:
+        if isinstance(item, bool):
+            return None
+        if isinstance(item, int):
+            numbers.append(item)
+        elif isinstance(item, float) and item.is_integer():
+            numbers.append(int(item))
+        elif isinstance(item, str) and _NUMBER.search(item):
+            numbers.extend(int(digits) for digits in _NUMBER.findall(item))
+        else:
+            return None
+    return list(dict.fromkeys(numbers))
+
+
+def _item(raw: object, n_chunks: int, min_chunks: int, notes: list[str]) -> DraftItem | str:
+    if not isinstance(raw, dict):
+        return "not an object"
+    question, reference = _field(raw, QUESTION_KEYS), _field(raw, REFERENCE_KEYS)
+    if not isinstance(question, str) or not question.strip():
+        return "no question"
+    if not isinstance(reference, str) or not reference.strip():
+        return f"no reference answer for {question.strip()!r}"
+    numbers = _numbers(_field(raw, CHUNK_KEYS))
+    if not numbers:
+        return f"no chunk numbers for {question.strip()!r}"
+    if 0 in numbers and max(numbers) < n_chunks:
+        notes.append("read chunk numbers given from 0 as 0-based")
+        numbers = [n + 1 for n in numbers]
+    outside = [n for n in numbers if not 1 <= n <= n_chunks]
+    if outside:
+        return f"cites chunk {outside[0]} but there are {n_chunks} chunk(s)"
+    if len(numbers) < min_chunks:
+        return f"rests on {len(numbers)} chunk(s), at least {min_chunks} needed"
+    return DraftItem(question.strip(), reference.strip(), tuple(n - 1 for n in numbers))
+
+
+def parse_items_reply(text: str, n_chunks: int, min_chunks: int = 1) -> ParsedItems | ParseFailure:
+    """The items of a test-set generation reply.
+
+    The JSON is found as for any judge reply (strict, fenced, embedded, repaired). Items
+    sit under ``items`` (or ``questions``, ``qa_pairs``, …) or form a bare array; in each,
+    ``question``, ``reference`` (or ``answer``, ``ground_truth``) and ``chunks`` (numbers
+    1..``n_chunks``, as ints or strings such as ``"chunk 2"``). An item that lacks one of
+    them, cites a chunk that does not exist or fewer than ``min_chunks`` chunks is
+    *malformed*: counted, not fatal. A reply with no item list at all, or an empty one, is
+    a failure (which earns a re-ask).
+    """
+    found = extract_json(text)
+    if found is None:
+        refusal = detect_refusal(text)
+        if refusal is not None:
+            return ParseFailure("refusal", refusal)
+        return ParseFailure("unparseable", f"no JSON found; {_EXPECTED}")
+    notes: list[str] = []
+    raw_items = _item_list(found.value, notes)
+    if raw_items is None:
+        return ParseFailure("schema", f"{_EXPECTED}; found no array of items")
+    if not raw_items:
+        return ParseFailure("schema", f"{_EXPECTED}; the array of items is empty")
+    items: list[DraftItem] = []
+    malformed: list[str] = []
+    for number, raw in enumerate(raw_items, 1):
+        result = _item(raw, n_chunks, min_chunks, notes)
+        if isinstance(result, str):
+            malformed.append(f"item {number}: {result}")
+        else:
+            items.append(result)
+    return ParsedItems(tuple(items), tuple(malformed), found.method, tuple(dict.fromkeys(notes)))
