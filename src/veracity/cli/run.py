@@ -33,6 +33,7 @@ from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
 from veracity.judges.chat.base import StructuredOutput
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
+from veracity.report.html import write_report
 from veracity.runner.estimate import estimate_run
 from veracity.store import MANIFEST, RunDirectoryError
 from veracity.transport.pricing import find_price
@@ -90,7 +91,7 @@ def run(
     bert_model: Annotated[
         str, typer.Option(help="BERTScore model: auto, local or local:DIR (a model folder).")
     ] = "auto",
-    html: Annotated[bool, typer.Option(help="Also write report.html (not built yet).")] = False,
+    html: Annotated[bool, typer.Option(help="Also write report.html (self-contained).")] = False,
     config: ConfigOption = None,
 ) -> None:
     """Evaluate a dataset and write a run directory.
@@ -103,8 +104,6 @@ def run(
         raise fail(f"dataset not found: {dataset}")
     if structured_output not in ("json_schema", "json_object", "text"):
         raise fail("--structured-output must be json_schema, json_object or text")
-    if html:
-        raise fail("--html is not available in this version yet")
     mode: StructuredOutput = structured_output  # type: ignore[assignment]
     run_dir = out or Path("runs") / dataset.stem
     if resume and not (run_dir / MANIFEST).exists():
@@ -164,6 +163,8 @@ def run(
     if resumed:
         out_console.print(f"resumed: {resumed} result(s) were already done", highlight=False)
     out_console.print(f"run directory: {run_dir}", highlight=False)
+    if html:
+        out_console.print(f"report: {write_report(run_dir, dataset=dataset)}", highlight=False)
     checks = check_thresholds(result.summary, gates)
     for check in checks:
         out_console.print(str(check), style="green" if check.met else "bold red", highlight=False)

@@ -1,0 +1,105 @@
+"""``rag_eval``: evaluate samples with the test session's judge, and assert on the scores."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from veracity.evaluation import EvaluationResult, evaluate
+from veracity.evaluation.inputs import SampleInput
+from veracity.judges import Judge, LLMJudge
+from veracity.judges.chat import ScriptedChat
+from veracity.metrics import Metric
+from veracity.pytest_plugin.assertions import assert_scores
+from veracity.types import Sample
+
+# The minimum when neither the test nor --veracity-threshold gives one (as the summary's
+# default pass threshold).
+DEFAULT_MINIMUM = 0.5
+Samples = SampleInput | Iterable[SampleInput] | str | Path
+
+
+def _as_input(samples: Samples) -> str | Path | Iterable[SampleInput]:
+    """One sample (or dict) becomes a list of one; a dataset path or a list stays."""
+    if isinstance(samples, Sample | Mapping):
+        return [samples]
+    return samples
+
+
+class RagEval:
+    """Evaluates with ``judge`` and asserts; minimums default to ``thresholds``.
+
+    ``options`` go to :func:`veracity.evaluate` (``embedder``, ``cache``, ``base_url``...).
+    A minimum left out is the metric's ``--veracity-threshold``, else 0.5; the default
+    check is on the mean, which for one sample is its score.
+    """
+
+    def __init__(
+        self, judge: Judge, thresholds: Mapping[str, float] | None = None, **options: Any
+    ) -> None:
+        self.judge = judge
+        self.thresholds = dict(thresholds or {})
+        if isinstance(judge, LLMJudge) and isinstance(judge.model, ScriptedChat):
+            # A scripted judge's replies are the test's: never answer from the cache.
+            options.setdefault("cache", False)
+        self.options = options
+        self.last: EvaluationResult | None = None
+
+    def __repr__(self) -> str:
+        return f"RagEval(judge={self.judge.name!r}, thresholds={self.thresholds!r})"
+
+    def threshold(self, metric: str) -> float:
+        return self.thresholds.get(metric, DEFAULT_MINIMUM)
+
+    def evaluate(
+        self, samples: Samples, metrics: Sequence[str | Metric] = ("faithfulness",), **options: Any
+    ) -> EvaluationResult:
+        """Every metric on every sample; the result is also kept as ``self.last``."""
+        self.last = evaluate(_as_input(samples), metrics, self.judge, **{**self.options, **options})
+        return self.last
+
+    def assert_metric(
+        self,
+        samples: Samples,
+        metric: str | Metric,
+        *,
+        min_score: float | None = None,
+        min_mean: float | None = None,
+        allow: Sequence[str] = (),
+    ) -> EvaluationResult:
+        """Evaluate ``metric`` and assert: every result ≥ ``min_score`` and / or the mean
+        ≥ ``min_mean`` (with neither, the mean ≥ the configured threshold)."""
+        __tracebackhide__ = True
+        result = self.evaluate(samples, [metric])
+        name = metric if isinstance(metric, str) else metric.name
+        if min_score is None and min_mean is None:
+            min_mean = self.threshold(name)
+        assert_scores(result, min_score, min_mean=min_mean, metrics=[name], allow=allow)
+        return result
+
+    def assert_metrics(
+        self,
+        samples: Samples,
+        minimums: Mapping[str, float] | None = None,
+        *,
+        per_sample: bool = False,
+    ) -> EvaluationResult:
+        """Evaluate several metrics at once (``minimums``, default the configured
+        thresholds) and assert each mean — or with ``per_sample``, each result — meets it."""
+        __tracebackhide__ = True
+        wanted = dict(minimums if minimums is not None else self.thresholds)
+        if not wanted:
+            raise ValueError("assert_metrics needs minimums (or --veracity-threshold)")
+        result = self.evaluate(samples, list(wanted))
+        if per_sample:
+            assert_scores(result, wanted, metrics=list(wanted))
+        else:
+            assert_scores(result, min_mean=wanted, metrics=list(wanted))
+        return result
+
+    def assert_faithful(self, samples: Samples, min_score: float | None = None) -> EvaluationResult:
+        """Every sample's faithfulness ≥ ``min_score`` (default: the configured threshold)."""
+        __tracebackhide__ = True
+        floor = self.threshold("faithfulness") if min_score is None else min_score
+        return self.assert_metric(samples, "faithfulness", min_score=floor)

@@ -1,0 +1,277 @@
+"""The HTML tables of ``report.html``: the run header, the per-metric summary, and whatever
+else ``summary.json`` holds (read defensively: keys may be missing or shaped otherwise).
+
+Every value is escaped with :func:`e`; nothing from a run reaches the page unescaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from veracity.report.html_charts import Bar
+
+OVERALL = "overall"
+KNOWN_METRIC_KEYS = {
+    OVERALL, "by_system", "by_question_type", "by_iteration", "threshold", "judge_variance",
+}  # fmt: skip
+MAX_ITEMS = 50
+
+
+def e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def number(value: Any, digits: int = 3) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "—"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def ci95(stats: Any) -> tuple[float, float] | None:
+    """The 95 % interval of a stats block, whichever of the usual shapes it has."""
+    if not isinstance(stats, Mapping):
+        return None
+    raw = next((stats[k] for k in ("ci95", "ci_95", "ci") if k in stats), None)
+    if isinstance(raw, Mapping):
+        raw = next(
+            ((raw[a], raw[b]) for a, b in (("low", "high"), ("lo", "hi"), ("lower", "upper"))
+             if a in raw and b in raw),
+            None,
+        )  # fmt: skip
+    if isinstance(raw, list | tuple) and len(raw) == 2 and all(_real(v) for v in raw):
+        return float(raw[0]), float(raw[1])
+    return None
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def bar_of(stats: Any) -> Bar | None:
+    if not isinstance(stats, Mapping) or not _real(stats.get("mean")):
+        return None
+    interval = ci95(stats)
+    n = stats.get("n_scored")
+    return Bar(
+        float(stats["mean"]),
+        interval[0] if interval else None,
+        interval[1] if interval else None,
+        n if isinstance(n, int) else None,
+    )
+
+
+def mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def percent(value: Any) -> str:
+    return f"{100 * float(value):.1f} %" if _real(value) else "—"
+
+
+def _when(value: Any) -> Any:
+    """An ISO timestamp made easier to read (other values as they are)."""
+    if not isinstance(value, str) or "T" not in value:
+        return value
+    return value.replace("T", " ", 1).replace("+00:00", " UTC")
+
+
+def run_header(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> str:
+    judge, dataset = mapping(manifest.get("judge")), mapping(manifest.get("dataset"))
+    cost, usage = mapping(summary.get("cost")), mapping(summary.get("usage"))
+    settings = mapping(manifest.get("settings"))
+    total = cost.get("total_usd")
+    facts: list[tuple[str, Any]] = [
+        ("judge", judge.get("name")),
+        ("model", judge.get("model")),
+        ("dataset", dataset.get("path") or "(samples given in Python)"),
+        ("started", _when(manifest.get("started_at"))),
+        ("finished", _when(manifest.get("finished_at"))),
+        ("status", manifest.get("status")),
+        ("cost", f"${total:.4f}" if _real(total) else "unknown (no price for this model)"),
+        ("judge calls", usage.get("calls")),
+        (
+            "tokens in / out",
+            f"{usage.get('input_tokens', '—')} / {usage.get('output_tokens', '—')}",
+        ),
+        ("results", summary.get("results")),
+        ("bad rows", summary.get("bad_rows", manifest.get("bad_rows"))),
+        ("iterations", settings.get("iterations")),
+        ("veracity", manifest.get("veracity_version")),
+        ("error", manifest.get("error")),
+    ]
+    items = "".join(
+        f'<div class="fact"><dt>{e(k)}</dt><dd class="fact-{e(k.replace(" ", "-"))}">{e(v)}</dd>'
+        "</div>"
+        for k, v in facts
+        if v is not None
+    )
+    return f'<dl class="facts">{items}</dl>'
+
+
+def _statuses(stats: Mapping[str, Any]) -> str:
+    counts = stats.get("counts_by_status")
+    if not isinstance(counts, Mapping):
+        return "—"
+    shown = [f"{k} {v}" for k, v in counts.items() if v and k != "scored"]
+    return ", ".join(shown) or "—"
+
+
+def _labels(stats: Mapping[str, Any]) -> str:
+    parts = []
+    for key in ("classification", "grades", "passed"):
+        block = stats.get(key)
+        counts = block.get("counts") if isinstance(block, Mapping) else None
+        if isinstance(counts, Mapping):
+            parts.append(f"{key}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return "; ".join(parts) or "—"
+
+
+def _pass_rate(stats: Mapping[str, Any]) -> str:
+    rate = stats.get("pass_rate")
+    if isinstance(rate, Mapping):
+        rate = rate.get("rate", rate.get("value"))
+    return percent(rate)
+
+
+def _threshold(value: Any) -> str:
+    if isinstance(value, Mapping):
+        value = value.get("value")
+    return number(float(value)) if _real(value) else "—"
+
+
+def summary_table(metrics: Mapping[str, Any]) -> str:
+    head = ("metric", "n", "scored", "mean", "95 % CI", "median", "std", "min", "max",
+            "threshold", "pass rate", "other statuses", "labels")  # fmt: skip
+    rows = []
+    for metric, groups in metrics.items():
+        stats = groups.get(OVERALL) if isinstance(groups, Mapping) else None
+        if not isinstance(stats, Mapping):
+            continue
+        interval = ci95(stats)
+        cells = [
+            number(stats.get("n")),
+            number(stats.get("n_scored")),
+            number(stats.get("mean")),
+            "—" if interval is None else f"{interval[0]:.3f} – {interval[1]:.3f}",
+            number(stats.get("median")),
+            number(stats.get("std")),
+            number(stats.get("min")),
+            number(stats.get("max")),
+            _threshold(groups.get("threshold")),
+            _pass_rate(stats),
+        ]
+        rows.append(
+            f'<tr><th scope="row">{e(metric)}</th>'
+            + "".join(f'<td class="num">{e(c)}</td>' for c in cells)
+            + f"<td>{e(_statuses(stats))}</td><td>{e(_labels(stats))}</td></tr>"
+        )
+    header = "".join(f'<th scope="col">{e(h)}</th>' for h in head)
+    return (
+        f'<table class="summary"><thead><tr>{header}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _spread(variance: Any, key: str) -> str:
+    block = variance.get(key) if isinstance(variance, Mapping) else None
+    if isinstance(block, Mapping):
+        return f"{number(block.get('mean'))} / {number(block.get('max'))}"
+    return number(block)
+
+
+def iteration_table(metrics: Mapping[str, Any]) -> str:
+    """Mean per iteration and the judge variance of each metric, when a run has several
+    iterations (``by_iteration`` and ``judge_variance`` in the summary)."""
+    iterations = dict[str, None]()
+    for groups in metrics.values():
+        by = groups.get("by_iteration") if isinstance(groups, Mapping) else None
+        if isinstance(by, Mapping):
+            iterations.update(dict.fromkeys(str(k) for k in by))
+    if len(iterations) < 2:
+        return ""
+    rows = []
+    for metric, groups in metrics.items():
+        if not isinstance(groups, Mapping):
+            continue
+        by = groups.get("by_iteration")
+        by = by if isinstance(by, Mapping) else {}
+        cells = [
+            number(by[it].get("mean")) if isinstance(by.get(it), Mapping) else "—"
+            for it in iterations
+        ]
+        variance = groups.get("judge_variance")
+        flips = variance.get("flip_rate") if isinstance(variance, Mapping) else None
+        cells += [
+            _spread(variance, "std"),
+            _spread(variance, "range"),
+            percent(flips),
+        ]
+        rows.append(
+            f'<tr><th scope="row">{e(metric)}</th>'
+            + "".join(f'<td class="num">{e(c)}</td>' for c in cells)
+            + "</tr>"
+        )
+    head = "".join(f'<th scope="col">iteration {e(it)}</th>' for it in iterations)
+    head += (
+        '<th scope="col">per-item std (mean / max)</th>'
+        '<th scope="col">per-item range (mean / max)</th><th scope="col">pass/fail flips</th>'
+    )
+    return (
+        f'<table class="summary iterations"><thead><tr><th scope="col">metric</th>{head}</tr>'
+        f"</thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def generic(value: Any, depth: int = 0) -> str:
+    """Any JSON value as nested HTML (lists of uniform objects as tables), escaped."""
+    if isinstance(value, Mapping):
+        if not value:
+            return "—"
+        if depth > 5:
+            return f"<code>{e(value)}</code>"
+        items = "".join(
+            f"<div><dt>{e(k)}</dt><dd>{generic(v, depth + 1)}</dd></div>" for k, v in value.items()
+        )
+        return f'<dl class="generic">{items}</dl>'
+    if isinstance(value, list | tuple):
+        return _generic_list(value, depth)
+    if isinstance(value, float):
+        return e(number(value))
+    return e("—" if value is None else value)
+
+
+def _generic_list(items: Sequence[Any], depth: int) -> str:
+    if not items:
+        return "—"
+    more = (
+        f'<p class="more">… and {len(items) - MAX_ITEMS} more</p>' if len(items) > MAX_ITEMS else ""
+    )
+    shown = items[:MAX_ITEMS]
+    if all(isinstance(i, Mapping) for i in shown):
+        keys = list(dict.fromkeys(k for i in shown for k in i))
+        if len(keys) <= 8:
+            head = "".join(f'<th scope="col">{e(k)}</th>' for k in keys)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{generic(i.get(k), depth + 1)}</td>" for k in keys) + "</tr>"
+                for i in shown
+            )
+            return (
+                f'<table class="generic"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table>{more}"
+            )
+    lis = "".join(f"<li>{generic(i, depth + 1)}</li>" for i in shown)
+    return f'<ul class="generic">{lis}</ul>{more}'
+
+
+def extras(metrics: Mapping[str, Any]) -> str:
+    """Per-metric summary keys this report does not draw itself, shown as they are."""
+    blocks = []
+    for metric, groups in metrics.items():
+        if not isinstance(groups, Mapping):
+            continue
+        rest = {k: v for k, v in groups.items() if k not in KNOWN_METRIC_KEYS and v is not None}
+        if rest:
+            blocks.append(f"<details><summary>{e(metric)}</summary>{generic(rest)}</details>")
+    return "".join(blocks)

@@ -1,0 +1,168 @@
+"""``write_report`` without a browser: escaping, the embedded data, the sample cap, and
+run directories whose files are missing or shaped unexpectedly."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.html.conftest import IMG, PAYLOAD, SCRIPT, dataset_rows, make_run
+from veracity.report.html import script_json, write_report
+from veracity.types import ResultRecord, Status
+
+DATA_RE = re.compile(r'<script type="application/json" id="veracity-data">(.*?)</script>', re.S)
+
+
+def embedded(page: str) -> dict[str, Any]:
+    match = DATA_RE.search(page)
+    assert match is not None
+    data: dict[str, Any] = json.loads(match.group(1))
+    return data
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_run(tmp_path_factory.mktemp("small"), dataset_rows(3), metrics=["faithfulness"])
+
+
+def test_script_json_cannot_close_the_script() -> None:
+    value = {"a": "</script><script>alert(1)</script><!-- & \u2028\u2029 >"}
+    text = script_json(value)
+    for forbidden in ("<", ">", "&", "\u2028", "\u2029"):
+        assert forbidden not in text
+    assert json.loads(text) == value
+
+
+def test_user_text_is_escaped_everywhere(small_run: Path) -> None:
+    page = write_report(small_run).read_text(encoding="utf-8")
+    assert SCRIPT not in page
+    assert "<img" not in page and IMG not in page
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # server-rendered, escaped
+    data = embedded(page)
+    evil = next(s for s in data["samples"] if s["id"].startswith("evil-"))
+    assert evil["system"] == f"sys {IMG}"
+    assert PAYLOAD in evil["answer"] and PAYLOAD in evil["contexts"][0]
+    claims = evil["results"][0]["details"]["claims"]
+    assert any(PAYLOAD in claim["reason"] for claim in claims)
+
+
+def test_page_is_self_contained(small_run: Path) -> None:
+    page = write_report(small_run).read_text(encoding="utf-8")
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
+    assert "@import" not in page and "url(" not in page
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert csp is not None and "default-src 'none'" in html.unescape(csp.group(1))
+
+
+def test_out_path_and_embedded_results(small_run: Path, tmp_path: Path) -> None:
+    target = write_report(small_run, tmp_path / "nested" / "r.html")
+    assert target == tmp_path / "nested" / "r.html" and target.is_file()
+    data = embedded(target.read_text(encoding="utf-8"))
+    assert data["metrics"] == ["faithfulness"]
+    assert len(data["samples"]) == data["total_samples"] == 7
+    assert not data["truncated"]
+    assert all(s["question"] for s in data["samples"])
+
+
+def test_large_runs_embed_at_most_max_samples(small_run: Path, tmp_path: Path) -> None:
+    page = write_report(small_run, tmp_path / "r.html", max_samples=2).read_text("utf-8")
+    data = embedded(page)
+    assert len(data["samples"]) == 2 and data["total_samples"] == 7 and data["truncated"]
+    assert "The drill-down holds the first 2 of 7 samples" in page
+    # The charts still count every result.
+    bars = re.findall(r"faithfulness: (\d+) result\(s\) scored", page)
+    assert sum(int(n) for n in bars) == 7
+
+
+def test_dataset_gone_or_changed(small_run: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "run"
+    shutil.copytree(small_run, copy)
+    manifest = json.loads((copy / "run.json").read_text())
+    manifest["dataset"]["path"] = str(tmp_path / "gone.jsonl")
+    (copy / "run.json").write_text(json.dumps(manifest))
+    page = write_report(copy).read_text("utf-8")
+    assert "Questions and answers are not shown" in page and "was not found" in page
+    assert all("question" not in s for s in embedded(page)["samples"])
+
+    changed = tmp_path / "gone.jsonl"
+    changed.write_text(json.dumps(dataset_rows(1)[0]) + "\n")
+    assert "has changed since the run" in write_report(copy).read_text("utf-8")
+    # Named explicitly, the dataset is used whatever run.json says.
+    page = write_report(copy, dataset=small_run.parent / "data.jsonl").read_text("utf-8")
+    assert all(s["question"] for s in embedded(page)["samples"])
+
+
+def _record(sample: str, score: float | None, **fields: Any) -> str:
+    status = Status.SCORED if score is not None else Status.JUDGE_ERROR
+    record = ResultRecord(
+        metric=fields.pop("metric", "faithfulness"),
+        score=score,
+        status=status,
+        reason="the judge said so" if score is not None else "the judge's reply was not JSON",
+        details=fields.pop("details", {}),
+        sample_id=sample,
+        system=fields.pop("system", None),
+        iteration=0,
+        **fields,
+    )
+    return record.model_dump_json() + "\n"
+
+
+def test_hand_made_run_with_odd_summary(tmp_path: Path) -> None:
+    (tmp_path / "run.json").write_text(json.dumps({"judge": {"name": "x/y"}, "status": "done"}))
+    (tmp_path / "results.jsonl").write_text(
+        _record("a", 0.25, question_type="q1", details={"raw_replies": ["x" * 5000]})
+        + _record("b", None, question_type="q2")
+        + _record("c", 1.0, metric="rubric", details={"dimensions": "not a list"})
+    )
+    summary = {
+        "metrics": {
+            "faithfulness": {
+                "overall": {"mean": 0.25, "ci95": {"low": 0.1, "high": 0.4}, "pass_rate": 0.5},
+                "by_system": {"(no system)": {"mean": 0.25, "ci95": {"low": 0.1, "high": 0.4}}},
+                "by_question_type": ["unexpected"],
+                "by_iteration": "unexpected",
+                "judge_variance": None,
+                "something_new": {"k": [1, 2, {"deep": "<b>x</b>"}]},
+            },
+            "rubric": "unexpected",
+        },
+        "analysis": {"recommendations": ["<b>fix</b> retrieval"], "worst": [], "extra": 1},
+        "cost": {"total_usd": 0.5},
+    }
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    page = write_report(tmp_path).read_text("utf-8")
+    assert "0.100 – 0.400" in page  # the CI, from a dict
+    assert 'class="ci"' in page  # whiskers on the systems chart
+    assert "&lt;b&gt;fix&lt;/b&gt; retrieval" in page and "<b>" not in page
+    assert "something_new" in page and "$0.5000" in page
+    assert "run names no dataset file" in page
+    data = embedded(page)
+    assert [len(s["results"]) for s in data["samples"]] == [1, 1, 1]
+    raw = data["samples"][0]["results"][0]["details"]["raw_replies"][0]
+    assert len(raw) < 1100
+
+
+def test_missing_summary_is_rebuilt(tmp_path: Path) -> None:
+    (tmp_path / "results.jsonl").write_text(_record("a", 0.5) + _record("b", 1.0))
+    page = write_report(tmp_path).read_text("utf-8")
+    assert "summary.json is missing" in page
+    assert "0.750" in page  # the rebuilt mean
+
+
+def test_empty_run(tmp_path: Path) -> None:
+    (tmp_path / "results.jsonl").write_text("")
+    page = write_report(tmp_path).read_text("utf-8")
+    assert embedded(page)["samples"] == []
+
+
+def test_not_a_run_directory(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"has no results\.jsonl"):
+        write_report(tmp_path)

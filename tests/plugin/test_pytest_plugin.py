@@ -1,0 +1,188 @@
+"""The pytest plugin as its users meet it: test files run by pytest's own ``pytester``."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+
+import pytest
+
+from veracity.testing import FakeLLMServer
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture(autouse=True)
+def _quiet_ini(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+
+
+# Until the entry point is installed the plugin is loaded by name; once it is, loading it
+# again under another name would be an error.
+INSTALLED = any(ep.name == "veracity" for ep in entry_points(group="pytest11"))
+PLUGIN = () if INSTALLED else ("-p", "veracity.pytest_plugin")
+
+# A conftest as a user writes it: the session's judge replaced by a scripted one that
+# answers veracity's prompts with the rule-based fake judge (word overlap, negations).
+CONFTEST = """
+import pytest
+
+from veracity import LLMJudge, ScriptedChat
+from veracity.testing import ChatRequest, RuleBasedResponder
+
+RULES = RuleBasedResponder()
+
+
+def reply(messages, output):
+    request = ChatRequest(
+        "scripted", tuple((m.role, m.content) for m in messages), None, "openai", {}
+    )
+    return RULES(request)
+
+
+@pytest.fixture
+def veracity_judge():
+    return LLMJudge(ScriptedChat(responder=reply))
+"""
+
+CONTEXT = "The Eiffel Tower is a wrought-iron tower in Paris. It was completed in 1889."
+GOOD = {"id": "good", "question": "Where is the Eiffel Tower?", "contexts": [CONTEXT],
+        "answer": "The Eiffel Tower is in Paris. It was completed in 1889.",
+        "reference": "The Eiffel Tower is in Paris."}  # fmt: skip
+BAD = {"id": "bad", "question": "Where is the Eiffel Tower?", "contexts": [CONTEXT],
+       "answer": "The Eiffel Tower is in Paris. It was not completed in 1889.",
+       "reference": "The Eiffel Tower is in Paris. It is painted gold."}  # fmt: skip
+
+TESTS = f"""
+import pytest
+
+from veracity.pytest_plugin import RagAssertionError, assert_scores
+
+GOOD = {GOOD!r}
+BAD = {BAD!r}
+
+
+def test_grounded_answer_is_faithful(rag_eval):
+    rag_eval.assert_faithful(GOOD, min_score=1.0)
+
+
+def test_contradicted_claim_fails(rag_eval):
+    rag_eval.assert_faithful(BAD, min_score=0.8)
+
+
+def test_recall_mean(rag_eval):
+    rag_eval.assert_metric([GOOD, BAD], "context_recall", min_mean=0.9)
+
+
+def test_evaluate_returns_the_result(rag_eval):
+    result = rag_eval.evaluate([GOOD, BAD], ["faithfulness", "context_recall"])
+    assert len(result.results) == 4
+    scores = {{(r.sample_id, r.metric): r.score for r in result.results}}
+    assert scores["good", "faithfulness"] == 1.0 and scores["bad", "faithfulness"] == 0.5
+    assert_scores(result, {{"faithfulness": 0.5, "context_recall": 0.5}})
+    with pytest.raises(RagAssertionError, match="faithfulness"):
+        assert_scores(result, min_mean={{"faithfulness": 0.9}})
+"""
+
+
+def test_fixtures_evaluate_and_fail_with_the_claims(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_rag=TESTS)
+    result = pytester.runpytest(*PLUGIN)
+    result.assert_outcomes(passed=2, failed=2)
+    output = result.stdout.str()
+    # The failing claim, its verdict, the judge's reason and the evidence.
+    result.stdout.fnmatch_lines(
+        [
+            "*test_contradicted_claim_fails*",
+            "*faithfulness: 1 of 1 result(s) below 0.8*",
+            "*sample 'bad': faithfulness 0.500 < 0.8*1 contradicted*",
+            "*contradicted claim: 'It was not completed in 1889.'*",
+            "*reason: *the negation differs*",
+            "*evidence: 'It was completed in 1889.'*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*test_recall_mean*",
+            "*context_recall: mean 0.750 < 0.9 over 2 scored of 2 result(s)*",
+            "*not_enough_info reference statement: 'It is painted gold.'*",
+        ]
+    )
+    assert "supported claim" not in output  # only what failed is listed
+
+
+def test_a_judge_error_is_a_failure_with_its_reason(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+import pytest
+from veracity import LLMJudge, ScriptedChat
+
+@pytest.fixture
+def veracity_judge():
+    return LLMJudge(ScriptedChat(responder=lambda messages, output: "I cannot answer that."))
+"""
+    )
+    pytester.makepyfile(
+        test_err=f"""
+def test_faithful(rag_eval):
+    rag_eval.assert_faithful({GOOD!r}, min_score=0.0)
+"""
+    )
+    result = pytester.runpytest(*PLUGIN)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*faithfulness has no score (judge_error)*"])
+
+
+def test_without_a_judge_the_tests_skip(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_skip="""
+def test_needs_judge(rag_eval):
+    raise AssertionError("must not run")
+
+def test_plain():
+    pass
+"""
+    )
+    result = pytester.runpytest(*PLUGIN, "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*no veracity judge configured*--veracity-judge*"])
+
+
+def test_judge_and_threshold_from_the_command_line(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_cli=f"""
+def test_judge(veracity_judge, veracity_thresholds):
+    assert veracity_judge.name == "openai/fake"
+    assert veracity_thresholds == {{"faithfulness": 0.9}}
+
+def test_default_threshold(rag_eval):
+    rag_eval.assert_faithful({BAD!r})
+
+def test_passes(rag_eval):
+    rag_eval.assert_faithful({GOOD!r})
+"""
+    )
+    with FakeLLMServer() as server:
+        result = pytester.runpytest(
+            *PLUGIN, "--veracity-judge", "openai/fake", "--veracity-base-url",
+            server.base_url, "--veracity-threshold", "faithfulness=0.9",
+        )  # fmt: skip
+        calls = server.stats.completions
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "veracity: judge openai/fake, thresholds faithfulness=0.9",
+            "*sample 'bad': faithfulness 0.500 < 0.9*",
+        ]
+    )
+    assert calls > 0  # the real HTTP judge was used
+
+
+def test_bad_options(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_x="def test_judge(veracity_judge):\n    pass\n")
+    result = pytester.runpytest(*PLUGIN, "--veracity-judge", "nonsense")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*--veracity-judge nonsense: unknown judge*"])
+    result = pytester.runpytest(*PLUGIN, "--veracity-threshold", "faithfulness=2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--veracity-threshold: bad threshold*"])
