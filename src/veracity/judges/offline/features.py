@@ -1,0 +1,234 @@
+"""Alignment features of a claim against its contexts: what cosine similarity misses.
+
+The contexts are cut into windows (every sentence, and every pair of neighbouring
+sentences). For each claim, the best-aligned window is the one with the highest cosine;
+the features then compare the claim's words, numbers, names and negation with that window
+and with all the contexts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
+
+from veracity.embeddings import Matrix
+from veracity.judges.offline import text as tx
+
+PERSONAL = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "you", "your"})
+FEATURES: tuple[str, ...] = (
+    "cosine",
+    "coverage_best",
+    "coverage_window",
+    "coverage_all",
+    "coverage_words",
+    "bigram_all",
+    "trigram_all",
+    "log_bigrams_missing",
+    "number_missing",
+    "name_missing",
+    "negation_flip",
+    "personal",
+    "log_length",
+    "log_uncovered",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """One or two neighbouring sentences of one context."""
+
+    text: str
+    context: int
+    sentences: tuple[int, ...]  # indexes into Evidence.sentences
+    content: frozenset[str]
+    numbers: frozenset[str]
+    negated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The contexts of one verification, cut into sentences and windows."""
+
+    sentences: tuple[str, ...]
+    windows: tuple[Window, ...]
+    content: frozenset[str]
+    tokens: frozenset[str]
+    words: frozenset[str]
+    bigrams: frozenset[tuple[str, str]]
+    trigrams: frozenset[tuple[str, str, str]]
+    numbers: frozenset[str]
+
+    @classmethod
+    def build(cls, contexts: Sequence[str]) -> Evidence:
+        sentences: list[str] = []
+        windows: list[Window] = []
+        bigrams: set[tuple[str, str]] = set()
+        trigrams: set[tuple[str, str, str]] = set()
+        for index, context in enumerate(contexts):
+            first = len(sentences)
+            sentences.extend(tx.sentences(context))
+            for i in range(first, len(sentences)):
+                tokens = tx.all_tokens(sentences[i])
+                bigrams.update(pairwise(tokens))
+                trigrams.update(zip(tokens, tokens[1:], tokens[2:], strict=False))
+                spans = [(i,)] + ([(i, i + 1)] if i + 1 < len(sentences) else [])
+                for span in spans:
+                    body = " ".join(sentences[j] for j in span)
+                    windows.append(
+                        Window(
+                            text=body,
+                            context=index,
+                            sentences=span,
+                            content=frozenset(tx.content_tokens(body)),
+                            numbers=frozenset(tx.numbers(body)),
+                            negated=tx.negated(body),
+                        )
+                    )
+        whole = " ".join(contexts)
+        return cls(
+            sentences=tuple(sentences),
+            windows=tuple(windows),
+            content=frozenset(tx.content_tokens(whole)),
+            tokens=frozenset(tx.all_tokens(whole)),
+            words=frozenset(tx.words(whole)),
+            bigrams=frozenset(bigrams),
+            trigrams=frozenset(trigrams),
+            numbers=frozenset(tx.numbers(whole)),
+        )
+
+    def window_vectors(self, sentence_vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """A window's vector: the normalised sum of its sentences' vectors (one embedding
+        per sentence, not one per window, halves the model's work)."""
+        out = np.zeros((len(self.windows), sentence_vectors.shape[1]), dtype=np.float32)
+        for k, window in enumerate(self.windows):
+            out[k] = sentence_vectors[list(window.sentences)].sum(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.asarray(out / np.where(norms > 0, norms, 1.0), dtype=np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimFeatures:
+    """A claim's feature values (in :data:`FEATURES` order) and what a reason needs."""
+
+    values: tuple[float, ...]
+    best: Window | None
+    cosine: float
+    coverage_all: float
+    missing_words: tuple[str, ...]
+    missing_numbers: tuple[str, ...]
+    other_numbers: tuple[str, ...]  # numbers in the best window that the claim lacks
+    missing_names: tuple[str, ...]
+    other_names: tuple[str, ...]  # names in the best window that the claim lacks
+    negation_flip: bool
+    claim_negated: bool
+
+    def value(self, name: str) -> float:
+        return self.values[FEATURES.index(name)]
+
+
+def _share(part: set[str] | frozenset[str], whole: Sequence[str]) -> float:
+    return sum(t in part for t in whole) / len(whole) if whole else 0.0
+
+
+def claim_features(
+    claim: str, similarities: npt.NDArray[np.float32], ev: Evidence
+) -> ClaimFeatures:
+    """Features of ``claim`` given its cosine with every window of ``ev``."""
+    words = list(dict.fromkeys(tx.content_tokens(claim))) or list(
+        dict.fromkeys(tx.all_tokens(claim))
+    )
+    originals = {tx.stem(tx.NUMBER_WORDS.get(w, w).removesuffix("'s")): w for w in tx.words(claim)}
+    claim_numbers = tx.numbers(claim)
+    claim_names = tx.names(claim)
+    best: Window | None = None
+    sentence: Window | None = None  # the best-aligned single sentence
+    cosine = 0.0
+    if ev.windows:
+        k = int(np.argmax(similarities))
+        best, cosine = ev.windows[k], float(similarities[k])
+        singles = [i for i, w in enumerate(ev.windows) if len(w.sentences) == 1]
+        sentence = ev.windows[max(singles, key=lambda i: float(similarities[i]))]
+    coverage_best = _share(best.content, words) if best else 0.0
+    coverage_window = max((_share(w.content, words) for w in ev.windows), default=0.0)
+    pool = ev.content | ev.tokens
+    coverage_all = _share(pool, words)
+    claim_words = tx.words(claim)
+    coverage_words = (
+        sum(w in ev.words for w in claim_words) / len(claim_words) if claim_words else 0.0
+    )
+    tokens = tx.all_tokens(claim)
+    grams = list(pairwise(tokens))
+    bigrams_found = sum(g in ev.bigrams for g in grams)
+    bigram_all = bigrams_found / len(grams) if grams else _share(ev.tokens, tokens)
+    triples = list(zip(tokens, tokens[1:], tokens[2:], strict=False))
+    trigram_all = sum(g in ev.trigrams for g in triples) / len(triples) if triples else bigram_all
+    missing_numbers = sorted(n for n in claim_numbers if n not in ev.numbers)
+    missing_names = sorted(surface for n, surface in claim_names.items() if n not in ev.tokens)
+    negation_flip = sentence is not None and tx.negated(claim) != sentence.negated
+    personal = any(w in PERSONAL and w not in ev.words for w in claim_words)
+    missing = [originals.get(w, w) for w in words if w not in pool]
+    values = (
+        cosine,
+        coverage_best,
+        coverage_window,
+        coverage_all,
+        coverage_words,
+        bigram_all,
+        trigram_all,
+        math.log1p(len(grams) - bigrams_found),
+        float(bool(missing_numbers)),
+        float(bool(missing_names)),
+        float(negation_flip),
+        float(personal),
+        math.log1p(len(words)),
+        math.log1p(len(missing)),
+    )
+    return ClaimFeatures(
+        values=values,
+        best=best,
+        cosine=cosine,
+        coverage_all=coverage_all,
+        missing_words=tuple(missing),
+        missing_numbers=tuple(missing_numbers),
+        other_numbers=tuple(sorted(best.numbers - claim_numbers)) if best else (),
+        missing_names=tuple(missing_names),
+        other_names=tuple(sorted(v for k, v in tx.names(best.text).items() if k not in claim_names))
+        if best
+        else (),
+        negation_flip=negation_flip,
+        claim_negated=tx.negated(claim),
+    )
+
+
+async def features_of(
+    embed: Callable[[Sequence[str]], Awaitable[Matrix]],
+    claims: Sequence[str],
+    contexts: Sequence[str],
+) -> tuple[ClaimFeatures, ...]:
+    """Every claim's features against ``contexts``: one embedding call for the claims and
+    the context sentences; the text and numpy work runs on a worker thread."""
+    claims = list(claims)
+    if not claims:
+        return ()
+    evidence = await asyncio.to_thread(Evidence.build, [c for c in contexts if c.strip()])
+    vectors = (
+        await embed([*claims, *evidence.sentences])
+        if evidence.windows
+        else np.zeros((len(claims), 1), dtype=np.float32)
+    )
+
+    def compute() -> tuple[ClaimFeatures, ...]:
+        n = len(claims)
+        if evidence.windows:
+            similarities = vectors[:n] @ evidence.window_vectors(vectors[n:]).T
+        else:
+            similarities = np.zeros((n, 0), dtype=np.float32)
+        return tuple(claim_features(c, similarities[i], evidence) for i, c in enumerate(claims))
+
+    return await asyncio.to_thread(compute)

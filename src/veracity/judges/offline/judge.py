@@ -1,0 +1,258 @@
+"""The offline judge: every judge question answered with a local embedding model and
+alignment features, no network and no cost."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from veracity.embeddings import Embedder, Matrix, ModelOutputError, clipped_cosine
+from veracity.embeddings.local import DEFAULT_NAME as DEFAULT_EMBEDDER
+from veracity.embeddings.weights import (
+    MissingLocalModelError,
+    ModelIntegrityError,
+    require_modules,
+)
+from veracity.judges.base import JudgeOutcome
+from veracity.judges.offline.chunks import judge_chunks
+from veracity.judges.offline.claims import extract
+from veracity.judges.offline.features import FEATURES, ClaimFeatures, features_of
+from veracity.judges.offline.params import OfflineParams, ParamsError, load_params
+from veracity.judges.offline.verdicts import Assessment, assess, classify
+from veracity.prompts import find_abstention
+from veracity.transport import JudgeFatalError
+from veracity.types import (
+    AnswerClass,
+    ChunkJudgement,
+    ClaimVerdict,
+    Classification,
+    DimensionScore,
+    FactualGrades,
+    GeneratedQuestions,
+    RelevanceRating,
+    Rubric,
+)
+
+NEEDS_LLM = "needs an LLM judge: the offline judge cannot {what} honestly, so it gives no score"
+
+
+class OfflineJudge:
+    """A :class:`~veracity.judges.Judge` with local models only (see ``docs/offline_judge.md``).
+
+    Claims come from sentence segmentation and clause splitting; verdicts from a logistic
+    model (fitted on the development sets, shipped as ``params.json``) over the cosine of
+    the claim with its best-aligned context window and features cosine misses: word
+    coverage, numbers, names and negation. Chunk relevance and answer relevance come from
+    the embeddings. Question generation, factual accuracy and rubrics are unsupported.
+
+    ``embedder`` defaults to the local all-MiniLM-L6-v2, created on first use.
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder | None = None,
+        params: OfflineParams | None = None,
+        *,
+        concurrency: int = 4,
+        split_clauses: bool = True,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        require_modules(("pysbd",), "the offline judge")
+        self.params = params if params is not None else load_params()
+        if self.params.features != FEATURES:
+            raise ParamsError(
+                f"the parameters are for features {list(self.params.features)}, "
+                f"this judge computes {list(FEATURES)}: refit with benchmarks/offline_fit.py"
+            )
+        self.split_clauses = split_clauses
+        self._embedder = embedder
+        self._owns_embedder = embedder is None
+        self._concurrency = concurrency
+
+    @property
+    def name(self) -> str:
+        model = "minilm" if self._owns_embedder else self.embedder_name.replace("/", "-")
+        return f"offline/{model}-{self.params.version}"
+
+    @property
+    def embedder_name(self) -> str:
+        return self._embedder.name if self._embedder is not None else DEFAULT_EMBEDDER
+
+    @property
+    def concurrency(self) -> int:
+        return self._concurrency
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "provider": "offline",
+            "model": self.name,
+            "embedder": self._embedder.describe() if self._embedder else DEFAULT_EMBEDDER,
+            "params_version": self.params.version,
+            "params_fingerprint": self.params.fingerprint,
+            "thresholds": {
+                "t_support": self.params.t_support,
+                "t_align": self.params.t_align,
+                "t_chunk": self.params.t_chunk,
+            },
+            "split_clauses": self.split_clauses,
+        }
+
+    async def aclose(self) -> None:
+        if self._owns_embedder and self._embedder is not None:
+            await self._embedder.aclose()
+
+    # embeddings -------------------------------------------------------------------------
+
+    def _model(self) -> Embedder:
+        if self._embedder is None:
+            from veracity.embeddings import LocalEmbedder
+
+            try:
+                self._embedder = LocalEmbedder()
+            except MissingLocalModelError as exc:
+                raise JudgeFatalError(f"the offline judge needs its local model: {exc}") from exc
+        return self._embedder
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        """Embeddings of ``texts``; a model that cannot load stops the run."""
+        try:
+            return await self._model().embed(list(texts))
+        except (MissingLocalModelError, ModelIntegrityError) as exc:
+            raise JudgeFatalError(f"the offline judge's model cannot be used: {exc}") from exc
+
+    # claims -----------------------------------------------------------------------------
+
+    async def extract_claims(
+        self, question: str, text: str, *, iteration: int
+    ) -> JudgeOutcome[tuple[str, ...]]:
+        started = time.perf_counter()
+        found = await asyncio.to_thread(extract, text, split_clauses=self.split_clauses)
+        return JudgeOutcome(
+            value=found.claims, latency_s=time.perf_counter() - started, notes=found.notes()
+        )
+
+    async def claim_features(
+        self, claims: Sequence[str], contexts: Sequence[str]
+    ) -> tuple[ClaimFeatures, ...]:
+        """Every claim's alignment features against ``contexts`` (raises on a model error)."""
+        return await features_of(self.embed, claims, contexts)
+
+    async def assess_claims(
+        self, claims: Sequence[str], contexts: Sequence[str]
+    ) -> tuple[Assessment, ...]:
+        """Every claim's features, P(supported), verdict and reason (raises on a model error)."""
+        found = await self.claim_features(claims, contexts)
+        return tuple(assess(c, f, self.params) for c, f in zip(claims, found, strict=True))
+
+    async def verify_claims(
+        self,
+        claims: Sequence[str],
+        contexts: Sequence[str],
+        *,
+        iteration: int,
+        batch: bool = True,
+    ) -> JudgeOutcome[tuple[ClaimVerdict, ...]]:
+        # ``batch`` changes nothing: every claim is judged on its own either way.
+        started = time.perf_counter()
+        try:
+            assessed = await self.assess_claims(claims, contexts)
+        except ModelOutputError as exc:
+            return JudgeOutcome(value=None, error=str(exc), latency_s=time.perf_counter() - started)
+        return JudgeOutcome(
+            value=tuple(a.to_verdict() for a in assessed), latency_s=time.perf_counter() - started
+        )
+
+    # chunks and relevance ---------------------------------------------------------------
+
+    async def judge_chunks(
+        self,
+        question: str,
+        contexts: Sequence[str],
+        reference: str | None,
+        *,
+        iteration: int,
+    ) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
+        started = time.perf_counter()
+        try:
+            value = await judge_chunks(self.embed, question, contexts, reference, self.params)
+        except ModelOutputError as exc:
+            return JudgeOutcome(value=None, error=str(exc), latency_s=time.perf_counter() - started)
+        return JudgeOutcome(value=value, latency_s=time.perf_counter() - started)
+
+    async def generate_questions(
+        self, answer: str, contexts: Sequence[str], *, n: int, iteration: int
+    ) -> JudgeOutcome[GeneratedQuestions]:
+        return JudgeOutcome(
+            value=None,
+            error="the offline judge cannot write questions (it has no generative model)",
+            unsupported=True,
+        )
+
+    async def rate_relevance(
+        self, question: str, answer: str, *, iteration: int
+    ) -> JudgeOutcome[RelevanceRating]:
+        started = time.perf_counter()
+        phrase = find_abstention(answer)
+        if phrase is not None:
+            rating = RelevanceRating(score=0.0, reason=f"the answer abstains ({phrase!r})")
+            return JudgeOutcome(value=rating, latency_s=time.perf_counter() - started)
+        try:
+            vectors = await self.embed([question, answer])
+        except ModelOutputError as exc:
+            return JudgeOutcome(value=None, error=str(exc), latency_s=time.perf_counter() - started)
+        score = clipped_cosine(vectors[0], vectors[1])
+        reason = (
+            f"cosine similarity {score:.2f} between the question and the answer "
+            f"({self.embedder_name})"
+        )
+        return JudgeOutcome(
+            value=RelevanceRating(score=score, reason=reason),
+            latency_s=time.perf_counter() - started,
+        )
+
+    async def classify_answer(
+        self, question: str, answer: str, reference: str, *, iteration: int
+    ) -> JudgeOutcome[Classification]:
+        started = time.perf_counter()
+        phrase = find_abstention(answer)
+        found = await asyncio.to_thread(extract, answer, split_clauses=self.split_clauses)
+        if phrase is not None or not found.claims:
+            why = f"the answer abstains ({phrase!r})" if phrase else "the answer makes no claim"
+            label = Classification(label=AnswerClass.DONT_KNOW, reason=why)
+            return JudgeOutcome(value=label, latency_s=time.perf_counter() - started)
+        try:
+            assessed = await self.assess_claims(found.claims, [reference])
+        except ModelOutputError as exc:
+            return JudgeOutcome(value=None, error=str(exc), latency_s=time.perf_counter() - started)
+        label = classify(assessed)
+        return JudgeOutcome(
+            value=label, latency_s=time.perf_counter() - started, notes=found.notes()
+        )
+
+    async def grade_factual_accuracy(
+        self, question: str, answer: str, reference: str, *, iteration: int
+    ) -> JudgeOutcome[FactualGrades]:
+        what = "grade correctness, completeness and consistency"
+        return JudgeOutcome(value=None, error=NEEDS_LLM.format(what=what), unsupported=True)
+
+    async def score_rubric(
+        self,
+        rubric: Rubric,
+        question: str,
+        answer: str,
+        contexts: Sequence[str],
+        *,
+        iteration: int,
+    ) -> JudgeOutcome[tuple[DimensionScore, ...]]:
+        what = f"score the rubric {rubric.name!r} on a 1–5 scale"
+        return JudgeOutcome(value=None, error=NEEDS_LLM.format(what=what), unsupported=True)
+
+
+if TYPE_CHECKING:
+    from veracity.judges.base import Judge
+
+    # mypy proves the offline judge satisfies the Judge protocol.
+    _AS_JUDGE: Judge = OfflineJudge()

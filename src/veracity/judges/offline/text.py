@@ -1,0 +1,160 @@
+"""Text analysis for the offline judge: sentences, clauses, tokens, numbers, names, negation.
+
+Everything here is plain Python on short strings; it is cheap next to the embeddings.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+_lock = threading.Lock()
+
+# Two sentences glued without a space ("…19th century.First for Women is …").
+_GLUED = re.compile(r"(?<=[a-z0-9)\]][.!?])(?=[A-Z][a-z])")
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9'&.-]*[A-Za-z0-9]|\b[A-Z]\b")
+_INITIAL = re.compile(r"(?:^|[\s(])[A-Za-z]\.$")
+_APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u2032`\u00b4", "'"))
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|without|nobody|nothing|none|neither|nor|cannot|nowhere)\b|n't\b"
+)
+
+
+def wordlist(text: str) -> list[str]:
+    return text.split()
+
+
+STOPWORDS = frozenset(
+    wordlist(
+        """a about above after again against all also am an and any are as at be because been
+        before being below between both but by can could did do does doing down during each
+        few for from further had has have having he her here hers herself him himself his how
+        i if in into is it its itself just let me more most my myself of off on once only or
+        other our ours ourselves out over own same she should so some such than that the their
+        theirs them themselves then there these they this those through to too under until up
+        very was we were what when where which while who whom why will with would you your
+        yours yourself yourselves yes yeah yep ok okay oh well really like get got one s t
+        don didn doesn isn wasn weren aren won wouldn couldn shouldn hasn haven hadn i'm it's
+        that's there's he's she's they're we're you're i've i'd i'll think know much many
+        may might must shall lot lots thing things"""
+    )
+)
+
+_NUMBER_NAMES = wordlist(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty"""
+)
+NUMBER_WORDS = {word: str(value) for value, word in enumerate(_NUMBER_NAMES)} | {
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "sixty": "60",
+    "seventy": "70",
+    "eighty": "80",
+    "ninety": "90",
+    "hundred": "100",
+}
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> Any:
+    import pysbd  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+@lru_cache(maxsize=4096)
+def sentences(text: str) -> tuple[str, ...]:
+    """The sentences of ``text`` (pysbd, after unglueing "end.Start"), stripped, non-empty."""
+    text = _GLUED.sub(" ", text.strip())
+    if not text:
+        return ()
+    segmenter = _segmenter()
+    with _lock:  # pysbd keeps state while segmenting
+        parts = segmenter.segment(text)
+    merged: list[str] = []
+    for part in (p.strip() for p in parts):
+        if merged and _unfinished(merged[-1]):
+            merged[-1] = f"{merged[-1]} {part}"
+        else:
+            merged.append(part)
+    return tuple(s for s in merged if re.search(r"\w", s))
+
+
+def _unfinished(segment: str) -> bool:
+    """pysbd split after an initial ("J. R. Cash") or inside parentheses."""
+    return bool(_INITIAL.search(segment)) or segment.count("(") > segment.count(")")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens (apostrophes normalised)."""
+    return _WORD.findall(text.translate(_APOSTROPHES).casefold())
+
+
+def stem(word: str) -> str:
+    """A very light stemmer, enough to match "house"/"houses", "jump"/"jumping"/"jumped",
+    "city"/"cities": plural and verb endings off, then a final "e"."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    elif word.endswith("ing") and len(word) >= 6:
+        word = word[:-3]
+        if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+            word = word[:-1]
+    elif word.endswith("ed") and len(word) >= 5:
+        word = word[:-2]
+        if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+            word = word[:-1]
+    elif word.endswith("ly") and len(word) >= 6:
+        word = word[:-2]
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def content_tokens(text: str) -> list[str]:
+    """Stemmed words that are not stopwords (numbers included, number words as digits)."""
+    out = []
+    for raw in words(text):
+        if raw not in STOPWORDS:
+            out.append(stem(NUMBER_WORDS.get(raw, raw).removesuffix("'s")))
+    return out
+
+
+def all_tokens(text: str) -> list[str]:
+    return [stem(NUMBER_WORDS.get(w, w).removesuffix("'s")) for w in words(text)]
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers in ``text``, normalised ("1,000" → "1000"), with number words as digits."""
+    found = {m.group().replace(",", "") for m in _NUMBER.finditer(text)}
+    found |= {NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS and w != "one"}
+    return {n.rstrip(".") for n in found if n}
+
+
+def names(text: str) -> dict[str, str]:
+    """Capitalised words (two letters or more) that do not start a sentence: likely names,
+    as {stemmed lower-case form: the word as written}."""
+    found: dict[str, str] = {}
+    for m in _CAPITALISED.finditer(text.translate(_APOSTROPHES)):
+        before = text[: m.start()].rstrip()
+        if not before or before[-1] in ".!?:;\"'(“‘-–—":
+            continue
+        surface = m.group().rstrip(".").removesuffix("'s")
+        word = surface.casefold()
+        common = word in STOPWORDS or word in NUMBER_WORDS
+        if len(word) > 1 and not common and not word.isdigit():
+            found.setdefault(stem(word), surface)
+    return found
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` has a negation word (not, never, no, n't, without, …)."""
+    return _NEGATION.search(text.translate(_APOSTROPHES).casefold()) is not None

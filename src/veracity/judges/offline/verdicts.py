@@ -1,0 +1,131 @@
+"""From a claim's features to a three-way verdict, with a reason in words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from veracity.judges.offline.features import ClaimFeatures
+from veracity.judges.offline.params import OfflineParams
+from veracity.types import AnswerClass, ClaimVerdict, Classification, Verdict
+
+NO_TEXT = "the contexts contain no text to check the claim against"
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """One claim judged: its features, P(supported), verdict and reason."""
+
+    claim: str
+    features: ClaimFeatures
+    probability: float
+    verdict: Verdict
+    reason: str
+
+    def to_verdict(self) -> ClaimVerdict:
+        best = self.features.best
+        return ClaimVerdict(
+            claim=self.claim,
+            verdict=self.verdict,
+            reason=self.reason,
+            evidence=best.text if best is not None else "",
+        )
+
+
+def _listed(items: tuple[str, ...], limit: int = 4) -> str:
+    shown = ", ".join(repr(i) for i in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def conflicts(f: ClaimFeatures) -> list[str]:
+    """What the best-aligned context disagrees with the claim on, in words: a different
+    number, a different name (the claim's appears in no context), or a negation."""
+    found = []
+    if f.missing_numbers and f.other_numbers:
+        found.append(f"says {', '.join(f.other_numbers[:3])}, not {', '.join(f.missing_numbers)}")
+    if f.missing_names and f.other_names:
+        found.append(
+            f"names {_listed(f.other_names, 3)}, and no context names {_listed(f.missing_names)}"
+        )
+    if f.negation_flip:
+        side = "the claim is negated, the context is not"
+        if not f.claim_negated:
+            side = "the context is negated, the claim is not"
+        found.append(f"disagrees on negation ({side})")
+    return found
+
+
+def blocked(f: ClaimFeatures) -> bool:
+    """A claim with a number or a name no context has, or whose best-aligned sentence
+    differs from it in negation, is never ``supported``, whatever P(supported) says."""
+    return bool(f.missing_numbers or f.missing_names or f.negation_flip)
+
+
+def decide(p: float, f: ClaimFeatures, params: OfflineParams) -> Verdict:
+    """Contradicted when the best-aligned window is strongly aligned (cosine ≥ t_align) yet
+    disagrees on a number, a name or a negation; supported when P ≥ t_support and nothing
+    blocks it; else not enough information."""
+    if f.best is None:
+        return Verdict.NOT_ENOUGH_INFO
+    if f.cosine >= params.t_align and conflicts(f):
+        return Verdict.CONTRADICTED
+    if p >= params.t_support and not blocked(f):
+        return Verdict.SUPPORTED
+    return Verdict.NOT_ENOUGH_INFO
+
+
+def _gaps(f: ClaimFeatures) -> list[str]:
+    gaps = []
+    if f.missing_numbers:
+        gaps.append(f"number(s) {', '.join(f.missing_numbers)} appear in no context")
+    if f.missing_names:
+        gaps.append(f"the contexts never mention {_listed(f.missing_names)}")
+    if f.negation_flip:
+        gaps.append("the best-aligned context sentence differs from it in negation")
+    if f.missing_words:
+        gaps.append(
+            f"{f.coverage_all:.0%} of its content words appear in the contexts "
+            f"(missing: {_listed(f.missing_words)})"
+        )
+    return gaps
+
+
+def assess(claim: str, f: ClaimFeatures, params: OfflineParams) -> Assessment:
+    """The verdict of :func:`decide`, with a reason naming the features that decided it."""
+    if f.best is None:
+        return Assessment(claim, f, 0.0, Verdict.NOT_ENOUGH_INFO, NO_TEXT)
+    p = params.probability(f.values)
+    verdict = decide(p, f, params)
+    head = f"best-aligned context sentence has cosine {f.cosine:.2f}"
+    if verdict is Verdict.CONTRADICTED:
+        reason = f"{head} but {'; '.join(conflicts(f))} (P(supported) {p:.2f})"
+    elif verdict is Verdict.SUPPORTED:
+        reason = (
+            f"P(supported) {p:.2f} ≥ {params.t_support:.2f}: {head} and contains "
+            f"{f.value('coverage_best'):.0%} of the claim's content words "
+            f"({f.coverage_all:.0%} across all contexts)"
+        )
+    else:
+        gaps = "; ".join(_gaps(f) or [f"{head}, too weak an alignment"])
+        if p >= params.t_support:
+            reason = f"P(supported) {p:.2f} would pass, but {gaps}; {head}"
+        else:
+            reason = f"P(supported) {p:.2f} < {params.t_support:.2f}: {gaps}; {head}"
+    return Assessment(claim, f, p, verdict, reason)
+
+
+def classify(assessed: Sequence[Assessment]) -> Classification:
+    """``correct`` when most claims are supported by the reference and none contradicted."""
+    n = len(assessed)
+    supported = sum(a.verdict is Verdict.SUPPORTED for a in assessed)
+    contradicted = [a for a in assessed if a.verdict is Verdict.CONTRADICTED]
+    if contradicted:
+        first = contradicted[0]
+        why = f"the reference contradicts {first.claim!r}: {first.reason}"
+        return Classification(label=AnswerClass.WRONG, reason=why)
+    summary = f"{supported} of {n} claim(s) supported by the reference, none contradicted"
+    if 2 * supported > n:
+        return Classification(label=AnswerClass.CORRECT, reason=summary)
+    weakest = min(assessed, key=lambda a: a.probability)
+    why = f"{summary}; weakest claim {weakest.claim!r}: {weakest.reason}"
+    return Classification(label=AnswerClass.WRONG, reason=why)

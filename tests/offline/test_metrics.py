@@ -1,0 +1,69 @@
+"""The metrics run with the offline judge: same result schema as with an LLM judge."""
+
+from __future__ import annotations
+
+from veracity import aevaluate
+from veracity.embeddings import LocalEmbedder
+from veracity.judges.offline import OfflineJudge
+from veracity.types import ResultRecord, Status
+
+SAMPLE = {
+    "id": "eiffel",
+    "question": "When was the Eiffel Tower completed, and who designed it?",
+    "contexts": [
+        "Bananas are rich in potassium and grow in tropical climates.",
+        "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. "
+        "It was designed by the engineering company of Gustave Eiffel.",
+    ],
+    "answer": "The Eiffel Tower was completed in 1889. It was designed by Thomas Edison.",
+    "reference": "The tower was completed in 1889 and was designed by Gustave Eiffel's company.",
+}
+METRICS = [
+    "faithfulness",
+    "context_precision",
+    "context_recall",
+    "answer_relevance",
+    "answer_classification",
+    "factual_accuracy",
+]
+
+
+async def run(embedder: LocalEmbedder) -> dict[str, ResultRecord]:
+    result = await aevaluate([SAMPLE], METRICS, OfflineJudge(embedder), embedder=embedder)
+    return {record.metric: record for record in result.results}
+
+
+async def test_every_metric_ends_with_a_score_or_an_honest_status(
+    local_embedder: LocalEmbedder,
+) -> None:
+    results = await run(local_embedder)
+    assert set(results) == set(METRICS)
+    for record in results.values():
+        assert record.usage.calls == 0 and record.reason
+
+    faithfulness = results["faithfulness"]
+    assert faithfulness.status is Status.SCORED and faithfulness.score == 0.5
+    claims = faithfulness.details["claims"]
+    assert claims[0]["verdict"] == "supported" and "1889" in claims[0]["evidence"]
+    # "It was designed by …": no pronoun resolution offline, so the alignment is weak and
+    # the unknown name makes it not supported rather than contradicted.
+    assert claims[1]["verdict"] == "not_enough_info"
+    assert "Edison" in claims[1]["reason"] and "Gustave Eiffel" in claims[1]["evidence"]
+
+    precision = results["context_precision"]
+    assert [c["relevant"] for c in precision.details["chunks"]] == [False, True]
+    assert precision.score == 0.5
+
+    recall = results["context_recall"]
+    assert recall.status is Status.SCORED and recall.score == 1.0
+
+    relevance = results["answer_relevance"]
+    assert relevance.details["method"] == "judge_rating"
+    assert "cannot write questions" in relevance.details["fallback_because"]
+    assert relevance.score is not None and relevance.score > 0.3
+
+    assert results["answer_classification"].details["classification"] == "wrong"
+
+    factual = results["factual_accuracy"]
+    assert factual.status is Status.UNSUPPORTED_BY_JUDGE and factual.score is None
+    assert "needs an LLM judge" in factual.reason

@@ -1,0 +1,87 @@
+"""Claim extraction and the text features, without a model."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pysbd")
+
+from veracity.judges.offline import text as tx
+from veracity.judges.offline.claims import extract
+
+
+def test_sentences_are_split_and_glued_sentences_unglued() -> None:
+    found = tx.sentences("It was built in 1889.It is in Paris. Dr. Smith lives there.")
+    assert found == ("It was built in 1889.", "It is in Paris.", "Dr. Smith lives there.")
+
+
+def test_initials_do_not_end_a_sentence() -> None:
+    assert tx.sentences("He was born J. R. Cash in Arkansas.") == (
+        "He was born J. R. Cash in Arkansas.",
+    )
+
+
+def test_claims_split_sentences_and_drop_refusals_and_greetings() -> None:
+    found = extract("Hello! Paris is the capital of France. I don't know its population.")
+    assert found.claims == ("Paris is the capital of France.",)
+    reasons = [why for _, why in found.dropped]
+    assert reasons == ["a greeting or filler", 'a refusal ("i don\'t know")']
+    assert any("pronouns are not resolved" in note for note in found.notes())
+
+
+def test_clauses_split_only_where_both_sides_are_clauses() -> None:
+    found = extract(
+        "The tower was built in 1889 and it was designed by Gustave Eiffel; it is tall."
+    )
+    assert found.claims == (
+        "The tower was built in 1889.",
+        "It was designed by Gustave Eiffel.",
+        "It is tall.",
+    )
+    kept = extract("Crayola makes products for home and school use, beginning with chalk.")
+    assert len(kept.claims) == 1
+    assert extract("It was built in 1889 and it was tall.", split_clauses=False).claims == (
+        "It was built in 1889 and it was tall.",
+    )
+
+
+def test_hedges_and_questions_keep_the_statement_inside() -> None:
+    assert extract("I'm not sure, but the film was released in 2004.").claims == (
+        "The film was released in 2004.",
+    )
+    assert extract("Did you know that Jefferson wrote his own Bible?").claims == (
+        "Jefferson wrote his own Bible.",
+    )
+    assert extract("Goldendoodles are designer dogs, do you like them?").claims == (
+        "Goldendoodles are designer dogs.",
+    )
+    assert extract("What do you think? Yes, it is.").claims == ()
+
+
+def test_empty_and_refusal_only_texts_have_no_claims() -> None:
+    assert extract("").claims == ()
+    assert extract("I don't know. Thanks!").claims == ()
+
+
+def test_numbers_names_and_negation() -> None:
+    assert tx.numbers("In 1889 it cost 1,000 francs and weighed 7.3 tons; two lifts.") == {
+        "1889",
+        "1000",
+        "7.3",
+        "2",
+    }
+    found = tx.names("The tower, designed by Gustave Eiffel, is in Paris.")
+    assert set(found.values()) == {"Gustave", "Eiffel", "Paris"}
+    assert tx.names("The tower is tall.") == {}
+    assert tx.negated("It isn't open") and tx.negated("It was never finished")
+    assert not tx.negated("It is open on Mondays")
+
+
+def test_content_tokens_are_stemmed_without_stopwords() -> None:
+    assert tx.content_tokens("The lifts were jumping over two houses") == tx.content_tokens(
+        "lift jumped over 2 house"
+    )
+    assert tx.content_tokens("It was the one") == []
+    for a, b in [("cities", "city"), ("making", "make"), ("boxes", "box"), ("ran", "ran")]:
+        assert tx.stem(a) == tx.stem(b)
+    assert tx.stem("status") != tx.stem("statue")

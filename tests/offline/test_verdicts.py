@@ -1,0 +1,121 @@
+"""The offline judge's verdicts on hand-written cases, with the real embeddings."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.embeddings.conftest import no_network
+from veracity.embeddings import LocalEmbedder
+from veracity.judges.offline import OfflineJudge
+from veracity.types import ClaimVerdict, Verdict
+
+EIFFEL = (
+    "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. "
+    "It was designed by the engineering company of Gustave Eiffel."
+)
+BELL = "The telephone was patented by Alexander Graham Bell in 1876."
+MUSEUM = "The museum is open on Mondays from 9 am to 5 pm."
+
+
+async def verdict(judge: OfflineJudge, claim: str, *contexts: str) -> ClaimVerdict:
+    outcome = await judge.verify_claims([claim], contexts, iteration=0)
+    assert outcome.ok and outcome.value is not None, outcome.error
+    assert outcome.usage.calls == 0 and not outcome.unsupported
+    (found,) = outcome.value
+    assert found.claim == claim and found.reason
+    return found
+
+
+async def test_a_supported_paraphrase_is_supported_with_its_evidence(judge: OfflineJudge) -> None:
+    found = await verdict(judge, "Gustave Eiffel's company designed the tower.", EIFFEL)
+    assert found.verdict is Verdict.SUPPORTED
+    assert found.evidence and "Gustave Eiffel" in found.evidence
+    assert "P(supported)" in found.reason
+
+
+async def test_a_changed_number_is_not_supported_and_the_reason_names_it(
+    judge: OfflineJudge,
+) -> None:
+    found = await verdict(judge, "The Eiffel Tower was completed in 1899.", EIFFEL)
+    assert found.verdict is not Verdict.SUPPORTED
+    assert "1899" in found.reason
+    if found.verdict is Verdict.CONTRADICTED:
+        assert "says 1889, not 1899" in found.reason
+    assert "1889" in found.evidence
+
+
+async def test_a_changed_number_contradicts_a_strongly_aligned_sentence(
+    judge: OfflineJudge, local_embedder: LocalEmbedder
+) -> None:
+    strict = OfflineJudge(local_embedder, dataclasses.replace(judge.params, t_align=0.5))
+    found = await verdict(strict, "The Eiffel Tower was completed in 1899.", EIFFEL)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "says 1889, not 1899" in found.reason
+
+
+async def test_a_changed_name_is_not_supported(judge: OfflineJudge) -> None:
+    found = await verdict(judge, "The telephone was patented by Thomas Edison in 1876.", BELL)
+    assert found.verdict is not Verdict.SUPPORTED
+    assert "Edison" in found.reason
+    same = await verdict(judge, "Alexander Graham Bell patented the telephone in 1876.", BELL)
+    assert same.verdict is Verdict.SUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        ("The museum is not open on Mondays.", MUSEUM),
+        ("Bell did not patent the telephone.", BELL),
+        ("The Eiffel Tower was not completed in 1889.", EIFFEL),
+    ],
+)
+async def test_a_negation_is_contradicted(judge: OfflineJudge, claim: str, context: str) -> None:
+    found = await verdict(judge, claim, context)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "disagrees on negation" in found.reason
+
+
+async def test_a_weakly_aligned_negation_is_still_not_supported(judge: OfflineJudge) -> None:
+    # Cosine 0.56 with the best window: below t_align, so not a contradiction, but the
+    # negation flip still blocks support whatever P(supported) says.
+    found = await verdict(judge, "The Eiffel Tower was never completed.", EIFFEL)
+    assert found.verdict is Verdict.NOT_ENOUGH_INFO
+    assert "differs from it in negation" in found.reason
+
+
+async def test_an_unrelated_claim_has_not_enough_information(judge: OfflineJudge) -> None:
+    found = await verdict(judge, "Bananas are an excellent source of potassium.", EIFFEL, BELL)
+    assert found.verdict is Verdict.NOT_ENOUGH_INFO
+    assert "banana" in found.reason.lower()
+
+
+@pytest.mark.parametrize("contexts", [(), ("",), ("   ", "\n")])
+async def test_empty_contexts_give_not_enough_information(
+    judge: OfflineJudge, contexts: tuple[str, ...]
+) -> None:
+    found = await verdict(judge, "The Eiffel Tower is in Paris.", *contexts)
+    assert found.verdict is Verdict.NOT_ENOUGH_INFO
+    assert found.evidence == ""
+    assert "no text" in found.reason
+
+
+async def test_batched_and_per_claim_verification_agree(judge: OfflineJudge) -> None:
+    claims = [
+        "The Eiffel Tower was completed in 1889.",
+        "It is made of chocolate.",
+        "Bell was Dutch.",
+    ]
+    batched = await judge.verify_claims(claims, [EIFFEL, BELL], iteration=0)
+    one_by_one = await judge.verify_claims(claims, [EIFFEL, BELL], iteration=0, batch=False)
+    assert batched.value is not None and batched.value == one_by_one.value
+    assert [v.claim for v in batched.value] == claims
+    assert (await judge.verify_claims([], [EIFFEL], iteration=0)).value == ()
+
+
+async def test_verification_makes_no_network_call(judge: OfflineJudge) -> None:
+    with no_network() as attempts:
+        found = await verdict(judge, "Paris hosted the World's Fair in 1889.", EIFFEL)
+    assert attempts == []
+    assert found.verdict is Verdict.SUPPORTED
