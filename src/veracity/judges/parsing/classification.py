@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from veracity.judges.parsing._coerce import drive, read_label, words
-from veracity.judges.parsing._text import as_text, describe_json, field_of, preview
+from veracity.judges.parsing._coerce import drive, read_label, single_field_reply, words
+from veracity.judges.parsing._text import as_text, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.types.judgements import AnswerClass, Classification
@@ -13,7 +13,6 @@ from veracity.types.judgements import AnswerClass, Classification
 __all__ = ["parse_classification_reply", "read_classification_reply"]
 
 LABEL_KEYS = ("classification", "class", "label", "verdict", "category", "result", "answer_class")
-REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
 _LABELS = {
     AnswerClass.CORRECT: ("correct", "right", "true", "yes", "accurate", "1"),
     AnswerClass.WRONG: (
@@ -82,15 +81,14 @@ def _build(
 
 
 def _from_json(value: object, method: str) -> ParsedValue[Classification] | ParseFailure:
-    if isinstance(value, str | bool | int):
-        return _build(value, "", method, ["the reply is a bare label"])
-    if not isinstance(value, dict):
-        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-    found = field_of(value, LABEL_KEYS)
-    if found is None:
-        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-    reason = field_of(value, REASON_KEYS)
-    return _build(found[1], as_text(reason and reason[1]), method, [])
+    return single_field_reply(
+        value,
+        method,
+        keys=LABEL_KEYS,
+        bare=lambda v: isinstance(v, str | bool | int),
+        expected=_EXPECTED,
+        build=_build,
+    )
 
 
 def _from_text(text: str) -> ParsedValue[Classification] | ParseFailure | None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from veracity.judges.parsing._coerce import Number, drive, read_number
-from veracity.judges.parsing._text import as_text, collapse, describe_json, field_of, preview
+from veracity.judges.parsing._coerce import Number, drive, read_number, single_field_reply
+from veracity.judges.parsing._text import as_text, collapse, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.types.judgements import RelevanceRating
@@ -13,7 +13,6 @@ from veracity.types.judgements import RelevanceRating
 __all__ = ["parse_rating_reply", "read_rating_reply"]
 
 SCORE_KEYS = ("score", "rating", "relevance", "relevance_score", "answer_relevance", "value")
-REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
 _EXPECTED = "expected a JSON object with 'reason' and 'score' (an integer 0 to 100)"
 _NUM = r"[-+]?\d+(?:\.\d+)?(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?\s*%?"
 _SCORE_LINE = re.compile(
@@ -58,15 +57,14 @@ def _build(
 
 
 def _from_json(value: object, method: str) -> ParsedValue[RelevanceRating] | ParseFailure:
-    if isinstance(value, int | float | str) and not isinstance(value, bool):
-        return _build(value, "", method, ["the reply is a bare score"])
-    if not isinstance(value, dict):
-        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-    score = field_of(value, SCORE_KEYS)
-    if score is None:
-        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-    reason = field_of(value, REASON_KEYS)
-    return _build(score[1], as_text(reason and reason[1]), method, [])
+    return single_field_reply(
+        value,
+        method,
+        keys=SCORE_KEYS,
+        bare=lambda v: isinstance(v, int | float | str) and not isinstance(v, bool),
+        expected=_EXPECTED,
+        build=_build,
+    )
 
 
 def _from_text(text: str) -> ParsedValue[RelevanceRating] | ParseFailure | None:
