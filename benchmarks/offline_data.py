@@ -97,6 +97,23 @@ def auroc(scores: Sequence[float], labels: Sequence[bool]) -> float:
     return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
+def auroc_difference(
+    a: Sequence[float], b: Sequence[float], labels: Sequence[bool], reps: int = 2000
+) -> tuple[float, float, float]:
+    """AUROC(a) − AUROC(b) on the same rows, with a 95 % paired bootstrap interval
+    (rows resampled with replacement, seeded)."""
+    x, y, lab = np.asarray(a), np.asarray(b), np.asarray(labels, dtype=bool)
+    rng = np.random.default_rng(0)
+    draws = []
+    for _ in range(reps):
+        pick = rng.integers(0, len(lab), len(lab))
+        if lab[pick].all() or not lab[pick].any():
+            continue
+        draws.append(auroc(x[pick], lab[pick]) - auroc(y[pick], lab[pick]))
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return auroc(x, lab) - auroc(y, lab), float(low), float(high)
+
+
 def balanced_accuracy(predicted: Sequence[bool], labels: Sequence[bool]) -> float:
     p, y = np.asarray(predicted, dtype=bool), np.asarray(labels, dtype=bool)
     return float(((p & y).sum() / max(1, y.sum()) + (~p & ~y).sum() / max(1, (~y).sum())) / 2)

@@ -5,12 +5,14 @@ answer as a user would get it (claims by segmentation, offline verdicts; an answ
 no claim scores 1.0, the metric's default). Reported per set, on the held-out "test"
 half by default (``--split all`` for every row; the judge was fitted on the other half):
 
-- AUROC and balanced accuracy of the faithfulness score against the label (BA at
-  score ≥ ``score_threshold``, chosen on the fit half by ``offline_fit.py``);
-- the same for the weakest claim's P(supported) (a continuous score from the same
-  claims; BA at P ≥ t_support), which the metric's discrete score cannot show;
-- the floor: the share of answer words found in the contexts (BA at its threshold, also
-  chosen on the fit half);
+- AUROC and balanced accuracy of the faithfulness score (supported / claims) against the
+  label on every row (BA at score ≥ ``score_threshold``, chosen on the fit half by
+  ``offline_fit.py``), next to the floor's AUROC on the same rows;
+- on the answers with claims (an answer with none has nothing to rank): the same for the
+  metric's ``details["expected_score"]``, the mean of the claims' P(supported) (BA at
+  ``expected_threshold``, chosen on the fit half), and for the floor, the share of answer
+  words found in the contexts (BA at its fit-half threshold), with the AUROC gain over
+  the floor and its 95 % paired bootstrap interval;
 - throughput (samples per second, model load excluded) and peak memory (max RSS).
 
 truthfulqa_pairs has no contexts: its reference answer is the context, and the label is
@@ -36,6 +38,7 @@ from offline_data import (
     DEFAULT_DATA,
     Row,
     auroc,
+    auroc_difference,
     balanced_accuracy,
     floor_score,
     load_set,
@@ -55,65 +58,63 @@ async def run_set(judge: OfflineJudge, rows: list[Row]) -> dict[str, Any]:
     result = await aevaluate(samples, [Faithfulness()], judge, cache=False)
     wall = time.perf_counter() - started
     by_id: dict[str, ResultRecord] = {r.sample_id: r for r in result.results}
+    records = [by_id[row.id] for row in rows]
     labels = [r.label for r in rows]
-    scores, weakest, mismatched = [], [], 0
-    for row in rows:
-        record = by_id[row.id]
+    scores = []
+    for record in records:
         assert record.score is not None, record.reason
         scores.append(record.score)
-        claims = [c["claim"] for c in record.details.get("claims", [])]
-        assessed = await judge.assess_claims(claims, row.contexts)
-        weakest.append(min((a.probability for a in assessed), default=1.0))
-        verdicts = [c["verdict"] for c in record.details.get("claims", [])]
-        mismatched += verdicts != [a.verdict.value for a in assessed]
-    fit = judge.params.fit
     floors = [floor_score(r.answer, r.contexts) for r in rows]
-    statuses = [by_id[r.id].status for r in rows]
-    claimed = [i for i, s in enumerate(statuses) if s is not Status.NO_CLAIMS]
+    claimed = [i for i, r in enumerate(records) if r.status is not Status.NO_CLAIMS]
+    expected = [float(records[i].details["expected_score"]) for i in claimed]
+    claimed_labels = [labels[i] for i in claimed]
+    claimed_floors = [floors[i] for i in claimed]
+    fit = judge.params.fit
+    delta, low, high = auroc_difference(expected, claimed_floors, claimed_labels)
     return {
         "n": len(rows),
         "positives": sum(labels),
-        "no_claims": sum(s is Status.NO_CLAIMS for s in statuses),
+        "no_claims": len(rows) - len(claimed),
         "auroc": auroc(scores, labels),
         "bal_acc": balanced_accuracy([s >= fit["score_threshold"] for s in scores], labels),
-        "p_auroc": auroc(weakest, labels),
-        "p_bal_acc": balanced_accuracy([p >= judge.params.t_support for p in weakest], labels),
-        "floor_auroc": auroc(floors, labels),
-        "floor_bal_acc": balanced_accuracy([f >= fit["floor_threshold"] for f in floors], labels),
-        "auroc_with_claims": auroc([scores[i] for i in claimed], [labels[i] for i in claimed]),
-        "floor_auroc_with_claims": auroc(
-            [floors[i] for i in claimed], [labels[i] for i in claimed]
+        "floor_auroc_all": auroc(floors, labels),
+        "expected_auroc": auroc(expected, claimed_labels),
+        "expected_bal_acc": balanced_accuracy(
+            [e >= fit["expected_threshold"] for e in expected], claimed_labels
         ),
+        "floor_auroc": auroc(claimed_floors, claimed_labels),
+        "floor_bal_acc": balanced_accuracy(
+            [f >= fit["floor_threshold"] for f in claimed_floors], claimed_labels
+        ),
+        "auroc_gain": delta,
+        "auroc_gain_low": low,
+        "auroc_gain_high": high,
         "samples_per_s": len(rows) / wall,
         "wall_s": wall,
-        "verdict_mismatches": mismatched,
     }
 
 
 def table(results: dict[str, dict[str, Any]], split: str) -> str:
-    head = (
-        "| set | n (faithful) | no claims | faithfulness AUROC | BA | weakest-claim P AUROC "
-        "| BA | floor AUROC | floor BA | beats floor (score / P) | samples/s |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|"
-    )
-    lines = [head]
+    lines = [
+        "| set | n (faithful) | no claims | faithfulness AUROC | BA | floor AUROC "
+        "| expected score AUROC | BA | floor AUROC | floor BA | gain [95 % CI] | samples/s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, r in results.items():
-        beats = f"{_yes(r['auroc'] > r['floor_auroc'])} / {_yes(r['p_auroc'] > r['floor_auroc'])}"
         lines.append(
             f"| {name}{' ¹' if name == 'truthfulqa_pairs' else ''} | {r['n']} ({r['positives']}) "
-            f"| {r['no_claims']} | {r['auroc']:.3f} | {r['bal_acc']:.3f} | {r['p_auroc']:.3f} "
-            f"| {r['p_bal_acc']:.3f} | {r['floor_auroc']:.3f} | {r['floor_bal_acc']:.3f} "
-            f"| {beats} | {r['samples_per_s']:.1f} |"
+            f"| {r['no_claims']} | {r['auroc']:.3f} | {r['bal_acc']:.3f} "
+            f"| {r['floor_auroc_all']:.3f} | {r['expected_auroc']:.3f} "
+            f"| {r['expected_bal_acc']:.3f} | {r['floor_auroc']:.3f} | {r['floor_bal_acc']:.3f} "
+            f"| {r['auroc_gain']:+.3f} [{r['auroc_gain_low']:+.3f}, {r['auroc_gain_high']:+.3f}] "
+            f"| {r['samples_per_s']:.1f} |"
         )
     lines.append(
-        f"\nsplit: {split}. ¹ truthfulqa_pairs: reference answer used as the context, "
+        f"\nsplit: {split}. Columns 4-6 on every row (no claims scores 1.0); columns 7-11 on "
+        "the answers with claims. ¹ truthfulqa_pairs: reference answer used as the context, "
         "label `correct`, never used for fitting."
     )
     return "\n".join(lines)
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
 
 
 async def main_async(args: argparse.Namespace) -> int:

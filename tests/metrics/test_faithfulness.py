@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import ValidationError
 
 from tests.helpers import claims_reply, make_sample, verdicts_reply
 from veracity.judges import LLMJudge
 from veracity.judges.chat import ScriptedChat
 from veracity.metrics import Faithfulness, Models, SampleWork
 from veracity.transport import CallFailedError
-from veracity.types import MetricResult, Sample, Status
+from veracity.types import ClaimVerdict, MetricResult, Sample, Status, Verdict
 
 
 async def score(
@@ -50,6 +51,8 @@ async def test_score_is_supported_over_claims_with_three_way_counts() -> None:
         "reason": "stated",
         "evidence": "Paris is the capital and largest city",
     }
+    # An LLM judge's labels carry no probability, so there is no expected score.
+    assert "expected_score" not in result.details
     assert result.usage.calls == 2
     assert result.usage.input_tokens > 0
     assert "1 of 3" in result.reason
@@ -156,3 +159,9 @@ async def test_claims_are_extracted_once_per_sample_and_iteration() -> None:
     assert len(extraction_calls) == 1
     assert first.usage.calls == 2
     assert second.usage.calls == 1  # the shared extraction is charged once
+
+
+@pytest.mark.parametrize("p", [-0.1, 1.5, float("nan")])
+def test_a_claim_probability_outside_zero_to_one_is_refused(p: float) -> None:
+    with pytest.raises(ValidationError):
+        ClaimVerdict(claim="c", verdict=Verdict.SUPPORTED, p_supported=p)

@@ -49,6 +49,11 @@ async def test_every_metric_ends_with_a_score_or_an_honest_status(
     # the unknown name makes it not supported rather than contradicted.
     assert claims[1]["verdict"] == "not_enough_info"
     assert "Edison" in claims[1]["reason"] and "Gustave Eiffel" in claims[1]["evidence"]
+    # Each claim carries the judge's P(supported); their mean is the expected score,
+    # which ranks answers where supported / claims ties.
+    probabilities = [c["p_supported"] for c in claims]
+    assert probabilities[0] > 0.5 > probabilities[1] >= 0.0
+    assert faithfulness.details["expected_score"] == round(sum(probabilities) / 2, 4)
 
     precision = results["context_precision"]
     assert [c["relevant"] for c in precision.details["chunks"]] == [False, True]

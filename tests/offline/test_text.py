@@ -56,6 +56,43 @@ def test_hedges_and_questions_keep_the_statement_inside() -> None:
         "Goldendoodles are designer dogs.",
     )
     assert extract("What do you think? Yes, it is.").claims == ()
+    assert extract("yes, did you know snoop dogg wrote a fight song?").claims == (
+        "Snoop dogg wrote a fight song.",
+    )
+    assert extract("He is my favorite too, I wonder if he still acts?").claims == (
+        "He is my favorite too.",
+    )
+
+
+def test_a_lower_case_sentence_after_an_exclamation_is_its_own_sentence() -> None:
+    found = extract("la la land is a great musical! do you enjoy musicals?")
+    assert found.claims == ("La la land is a great musical!",)
+    assert found.dropped == (("do you enjoy musicals?", "a question"),)
+
+
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        ("No but it has a 92% rating.", ("It has a 92% rating.",)),  # not a negation
+        ("no, it was built in 1889.", ("It was built in 1889.",)),
+        (
+            "yes and they are so strong that you can hear them",
+            ("They are so strong that you can hear them.",),
+        ),
+        ("No one knows who built it.", ("No one knows who built it.",)),
+        (
+            "Well known for his films, he lived in Rome.",
+            ("Well known for his films, he lived in Rome.",),
+        ),
+        ("Oh that is true. I believe it was. Yes, he is. Me too!", ()),
+    ],
+)
+def test_a_reply_opener_is_not_part_of_the_claim(text: str, claims: tuple[str, ...]) -> None:
+    assert extract(text).claims == claims
+
+
+def test_a_name_is_a_word_the_contexts_can_contain() -> None:
+    assert tx.names("He sold it to L.F. Rothschild and Green-Ellis.") == {"green": "Green"}
 
 
 def test_empty_and_refusal_only_texts_have_no_claims() -> None:

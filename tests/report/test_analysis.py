@@ -80,6 +80,17 @@ def test_the_worst_items_are_kept_lowest_first_with_failing_claims() -> None:
     assert first["failing_claims"][0]["reason"] == "the context says France"
 
 
+def test_equal_scores_are_ordered_by_the_expected_score_where_there_is_one() -> None:
+    records = [
+        rec(0.5, sample_id="likely", details={"expected_score": 0.7}),
+        rec(0.5, sample_id="doubtful", details={"expected_score": 0.2}),
+        rec(0.5, sample_id="unknown"),  # no expected score: its own score breaks the tie
+        rec(0.4, sample_id="lower", details={"expected_score": 0.9}),
+    ]
+    worst = analyse(records, worst_n=3)["worst"]["faithfulness"]
+    assert [w["sample_id"] for w in worst] == ["lower", "doubtful", "unknown"]
+
+
 def test_worst_items_cap_their_claims_and_list_failing_rubric_dimensions() -> None:
     many = claims_details(*["contradicted"] * 25)
     rubric = {

@@ -18,6 +18,9 @@ class Faithfulness:
 
     ``no_claims_score`` is what an answer with nothing to check (empty, a refusal) scores:
     1.0 (vacuously faithful) by default, or ``None`` to leave it unscored.
+
+    When the judge gives each claim a probability of being supported (the offline judge
+    does), ``details["expected_score"]`` is their mean: the score's expected value.
     """
 
     batch_verification: bool = True
@@ -100,11 +103,16 @@ class Faithfulness:
     ) -> MetricResult:
         counts = Counter(v.verdict for v in verdicts)
         details: dict[str, Any] = {
-            "claims": [v.model_dump(mode="json") for v in verdicts],
+            "claims": [v.model_dump(mode="json", exclude_none=True) for v in verdicts],
             "n_claims": len(verdicts),
             "counts": {verdict.value: counts[verdict] for verdict in Verdict},
             "verification": "batched" if self.batch_verification else "per_claim",
         }
+        probabilities = [v.p_supported for v in verdicts if v.p_supported is not None]
+        if verdicts and len(probabilities) == len(verdicts):
+            # What supported / claims is expected to be under the judge's own per-claim
+            # probabilities: a continuous ranking where the score itself ties.
+            details["expected_score"] = round(sum(probabilities) / len(probabilities), 4)
         if notes:
             details["notes"] = list(notes)
         return MetricResult(

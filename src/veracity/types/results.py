@@ -74,6 +74,9 @@ class ClaimVerdict(BaseModel):
     verdict: Verdict
     reason: str = ""
     evidence: str = ""
+    # The judge's probability that the claim is supported, where it has one (the offline
+    # judge's model does; an LLM judge's label does not).
+    p_supported: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class MetricResult(BaseModel):

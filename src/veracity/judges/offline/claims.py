@@ -28,21 +28,36 @@ _SUBJECTS = frozenset(
 )
 _FILLER = re.compile(
     r"^(?:(?:(?:hi|hello|hey)(?: there| everyone| all)?|thanks|thank you|thank you so much|"
+    r"oh|ah|aw|um|uh|well|so|and|"
     r"you too|bye|goodbye|good (?:morning|night|evening|afternoon)|ha(?:ha)+h?|lol|hmm+|"
     r"ok(?:ay)?|sure|cool|wow|nice|great|awesome|same|me too|yes|yeah|yep|no|nope|absolutely|"
-    r"indeed|exactly|definitely|of course|right|true|agreed|i (?:agree|see)|"
+    r"indeed|exactly|definitely|of course|right|true|agreed|i (?:agree|see)|me (?:too|neither)|"
+    r"i (?:think|believe|guess|suppose) (?:so|not|it (?:is|was|does|did|has))|"
+    r"(?:i|you|he|she|it|we|they) (?:do|did|does|is|was|are|were|have|has|can)(?: too| not)?|"
     r"(?:it|that|this)(?:'s| is| was) (?:true|right|correct|so|interesting|cool|great|funny|"
     r"amazing|awesome|crazy|sad|nice)|(?:it was )?nice (?:talking|chatting) (?:to|with) you|"
     r"have a (?:good|great|nice) (?:day|night|one))[\s!.,]*)+$"
 )
-_DID_YOU_KNOW = re.compile(r"^(?:and |so |but |well,? )?(?:did|do) you know(?: that)?\s+", re.I)
+_DID_YOU_KNOW = re.compile(
+    r"^(?:(?:and|so|but|well|yes|yeah|yep|no|oh|wow|haha|ha|hmm|ok|okay)[,!.]?\s+)*"
+    r"(?:did|do) you know(?: that)?\s+",
+    re.I,
+)
 _QUESTION_TAIL = re.compile(
     r",\s*(?:do|did|does|have|has|are|is|was|were|what|how|why|who|which|would|could|can|"
-    r"will|don't|didn't|isn't|aren't|wasn't|right|huh|no)\b[^,]*\?$",
+    r"will|don't|didn't|isn't|aren't|wasn't|right|huh|no|i wonder)\b[^,]*\?$",
     re.I,
 )
 _HEDGE_BUT = re.compile(r",?\s+\b(?:but|though|although|however),?\s+", re.I)
 _CONJUNCTION = re.compile(r",? (?:and|but) ")
+# A reply's opening word ("Yes, …", "No but …", "Oh …") is not part of its claim, and a
+# leading "no" would read as a negation. "no", "well" and "so" only with a comma or a
+# conjunction after them ("No one knows", "Well known", "So many" stay whole).
+_OPENER = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|oh|ah|haha|wow|ok|okay|hmm)\b[,!.]?|"
+    r"(?:no|nope|well|so|sure|right)(?:,|\s+(?=and\b|but\b))|(?:and|but)\b,?)\s*",
+    re.I,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +95,15 @@ def extract(text: str, *, split_clauses: bool = True) -> Extracted:
     return Extracted(tuple(claims), tuple(dropped))
 
 
+def _without_opener(part: str) -> str:
+    stripped = part.strip()
+    while (opener := _OPENER.match(stripped)) is not None and opener.end():
+        stripped = stripped[opener.end() :]
+    return _capitalise(stripped) if tx.words(stripped) else part.strip()
+
+
 def _keep(part: str) -> tuple[str | None, str]:
+    part = _without_opener(part)
     phrase = find_abstention(part)
     if phrase is not None:
         hedge = _HEDGE_BUT.search(part)

@@ -14,9 +14,13 @@ _lock = threading.Lock()
 
 # Two sentences glued without a space ("…19th century.First for Women is …").
 _GLUED = re.compile(r"(?<=[a-z0-9)\]][.!?])(?=[A-Z][a-z])")
+# pysbd keeps "… in general! do you …" together; chat text often skips the capital.
+_LOWER_START = re.compile(r"(?<=[!?])\s+(?=[a-z])")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9'&.-]*[A-Za-z0-9]|\b[A-Z]\b")
+# Word characters only: a name written "L.F." or "Green-Ellis" is checked part by part, as
+# the context's tokens are.
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9']*[A-Za-z0-9]|\b[A-Z]\b")
 _INITIAL = re.compile(r"(?:^|[\s(])[A-Za-z]\.$")
 _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u2032`\u00b4", "'"))
 _NEGATION = re.compile(
@@ -69,7 +73,8 @@ def _segmenter() -> Any:
 
 @lru_cache(maxsize=4096)
 def sentences(text: str) -> tuple[str, ...]:
-    """The sentences of ``text`` (pysbd, after unglueing "end.Start"), stripped, non-empty."""
+    """The sentences of ``text`` (pysbd, after unglueing "end.Start", and also split after
+    "!" or "?" before a lower-case word), stripped, non-empty."""
     text = _GLUED.sub(" ", text.strip())
     if not text:
         return ()
@@ -77,7 +82,7 @@ def sentences(text: str) -> tuple[str, ...]:
     with _lock:  # pysbd keeps state while segmenting
         parts = segmenter.segment(text)
     merged: list[str] = []
-    for part in (p.strip() for p in parts):
+    for part in (p.strip() for chunk in parts for p in _LOWER_START.split(chunk)):
         if merged and _unfinished(merged[-1]):
             merged[-1] = f"{merged[-1]} {part}"
         else:

@@ -29,6 +29,7 @@ class Assessment:
             verdict=self.verdict,
             reason=self.reason,
             evidence=best.text if best is not None else "",
+            p_supported=round(self.probability, 4),
         )
 
 
