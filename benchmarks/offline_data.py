@@ -39,11 +39,15 @@ class Row:
     split: str  # "fit" or "test"
 
 
+def context_digest(contexts: Sequence[str]) -> bytes:
+    """A hash of a row's contexts: splits and folds by it keep the answers that share a
+    passage (a HaluEval pair, BEGIN's several systems) on the same side."""
+    return hashlib.sha256(json.dumps(list(contexts)).encode()).digest()
+
+
 def split_of(contexts: Sequence[str]) -> str:
-    """Half the rows, by a hash of their contexts: answers that share a passage (a HaluEval
-    pair, BEGIN's several systems) are always on the same side."""
-    digest = hashlib.sha256(json.dumps(list(contexts)).encode()).digest()
-    return "test" if digest[0] % 2 else "fit"
+    """Half the rows, by :func:`context_digest`."""
+    return "test" if context_digest(contexts)[0] % 2 else "fit"
 
 
 def load_set(data_dir: Path, name: str, limit: int | None = None) -> list[Row]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import sys
 from dataclasses import dataclass, replace
@@ -42,6 +41,7 @@ from offline_data import (
     auroc,
     balanced_accuracy,
     best_threshold,
+    context_digest,
     floor_score,
     load_set,
 )
@@ -128,28 +128,30 @@ def expected(items: list[Features], params: OfflineParams) -> list[float]:
 
 
 def fold_of(item: Features) -> int:
-    return hashlib.sha256(json.dumps(list(item.row.contexts)).encode()).digest()[1] % FOLDS
+    return context_digest(item.row.contexts)[1] % FOLDS
 
 
-def mean_auroc(items: list[Features], score: dict[int, float]) -> float:
-    """The mean over the sets of the AUROC of ``score`` (by item id) on answers with claims."""
-    values = []
-    for name in FIT_SETS:
-        subset = [f for f in items if f.row.set == name and id(f) in score]
-        values.append(auroc([score[id(f)] for f in subset], [f.row.label for f in subset]))
-    return float(np.mean(values))
+def mean_auroc(items: list[Features], values: list[float]) -> float:
+    """The mean over the sets of the AUROC of ``values`` (one per item)."""
+    return float(np.mean([
+        auroc([v for f, v in zip(items, values, strict=True) if f.row.set == name],
+              [f.row.label for f in items if f.row.set == name])
+        for name in FIT_SETS
+    ]))  # fmt: skip
 
 
 def choose_l2(items: list[Features]) -> tuple[float, dict[str, float]]:
     """The L2 strength with the best cross-validated mean AUROC of the expected score."""
     found = {}
     for l2 in L2_GRID:
-        held: dict[int, float] = {}
+        tested: list[Features] = []
+        held: list[float] = []
         for k in range(FOLDS):
             params, _ = fit_model([f for f in items if fold_of(f) != k], l2)
-            tested = [f for f in items if fold_of(f) == k and len(f.x)]
-            held.update(zip(map(id, tested), expected(tested, params), strict=True))
-        found[str(l2)] = round(mean_auroc(items, held), 4)
+            fold = [f for f in items if fold_of(f) == k and len(f.x)]
+            tested += fold
+            held += expected(fold, params)
+        found[str(l2)] = round(mean_auroc(tested, held), 4)
     return float(max(found, key=lambda k: found[k])), found
 
 
@@ -157,7 +159,7 @@ def fit(items: list[Features]) -> tuple[OfflineParams, dict[str, Any]]:
     l2, cv = choose_l2(items)
     model, rounds = fit_model(items, l2)
     best_auc, t_support = max(
-        (_score_auroc(items, replace(model, t_support=t)), t) for t in T_SUPPORT_GRID
+        (mean_auroc(items, scores(items, replace(model, t_support=t))), t) for t in T_SUPPORT_GRID
     )
     chosen = replace(model, t_support=t_support)
     labels = [f.row.label for f in items]
@@ -171,14 +173,6 @@ def fit(items: list[Features]) -> tuple[OfflineParams, dict[str, Any]]:
             "floor_threshold": round(best_threshold([f.floor for f in claimed],
                                                     claimed_labels), 4)}  # fmt: skip
     return chosen, info
-
-
-def _score_auroc(items: list[Features], params: OfflineParams) -> float:
-    values = []
-    for name in FIT_SETS:
-        subset = [f for f in items if f.row.set == name]
-        values.append(auroc(scores(subset, params), [f.row.label for f in subset]))
-    return float(np.mean(values))
 
 
 def fit_model(items: list[Features], l2: float) -> tuple[OfflineParams, int]:
