@@ -5,18 +5,21 @@ answer as a user would get it (claims by segmentation, offline verdicts; an answ
 no claim scores 1.0, the metric's default). Reported per set, on the held-out "test"
 half by default (``--split all`` for every row; the judge was fitted on the other half):
 
-- AUROC and balanced accuracy of the faithfulness score (supported / claims) against the
-  label on every row (BA at score ≥ ``score_threshold``, chosen on the fit half by
-  ``offline_fit.py``), next to the floor's AUROC on the same rows;
-- on the answers with claims (an answer with none has nothing to rank): the same for the
-  metric's ``details["expected_score"]``, the mean of the claims' P(supported) (BA at
-  ``expected_threshold``, chosen on the fit half), and for the floor, the share of answer
-  words found in the contexts (BA at its fit-half threshold), with the AUROC gain over
-  the floor and its 95 % paired bootstrap interval;
+- the faithfulness score (supported / claims) on every row: AUROC and balanced accuracy
+  against the label, next to the floor's AUROC on the same rows;
+- on the answers with claims (an answer with none has nothing to rank), the metric's two
+  continuous response-level scores: ``details["expected_score"]`` (the mean of the claims'
+  P(supported)) and ``details["expected_grounded_share"]`` (the share of the answer's
+  words inside claims, each claim's words weighed by its P(supported); what the answer
+  says beyond its claims counts as not grounded), next to the floor, the share of the
+  answer's words found in the contexts; with the AUROC gain over the floor and its 95 %
+  paired bootstrap interval;
 - throughput (samples per second, model load excluded) and peak memory (max RSS).
 
-truthfulqa_pairs has no contexts: its reference answer is the context, and the label is
-``correct`` (it was not used for fitting at all, so all of it is held out).
+Balanced accuracy uses, for every score and the floor alike, the threshold that
+``offline_fit.py`` found best on the set's fit half (pooled over the fit sets for
+truthfulqa_pairs). truthfulqa_pairs has no contexts: its reference answer is the context,
+and the label is ``correct`` (it was not used for fitting at all, so all of it is held out).
 
 Run:  python benchmarks/offline_faithfulness.py [--data DIR] [--limit N] [--split all]
 """
@@ -49,7 +52,7 @@ from veracity.metrics import Faithfulness
 from veracity.types import ResultRecord, Status
 
 
-async def run_set(judge: OfflineJudge, rows: list[Row]) -> dict[str, Any]:
+async def run_set(judge: OfflineJudge, name: str, rows: list[Row]) -> dict[str, Any]:
     samples = [
         {"id": r.id, "question": r.question, "contexts": list(r.contexts), "answer": r.answer}
         for r in rows
@@ -66,53 +69,64 @@ async def run_set(judge: OfflineJudge, rows: list[Row]) -> dict[str, Any]:
         scores.append(record.score)
     floors = [floor_score(r.answer, r.contexts) for r in rows]
     claimed = [i for i, r in enumerate(records) if r.status is not Status.NO_CLAIMS]
-    expected = [float(records[i].details["expected_score"]) for i in claimed]
     claimed_labels = [labels[i] for i in claimed]
-    claimed_floors = [floors[i] for i in claimed]
-    fit = judge.params.fit
-    delta, low, high = auroc_difference(expected, claimed_floors, claimed_labels)
-    return {
+    ranked = {
+        "expected": [float(records[i].details["expected_score"]) for i in claimed],
+        "grounded": [float(records[i].details["expected_grounded_share"]) for i in claimed],
+        "floor": [floors[i] for i in claimed],
+    }
+    cuts = judge.params.fit["thresholds"]
+    cut = cuts.get(name, cuts["pooled"])
+    out: dict[str, Any] = {
         "n": len(rows),
         "positives": sum(labels),
         "no_claims": len(rows) - len(claimed),
-        "auroc": auroc(scores, labels),
-        "bal_acc": balanced_accuracy([s >= fit["score_threshold"] for s in scores], labels),
+        "score_auroc": auroc(scores, labels),
+        "score_bal_acc": balanced_accuracy([s >= cut["score"] for s in scores], labels),
         "floor_auroc_all": auroc(floors, labels),
-        "expected_auroc": auroc(expected, claimed_labels),
-        "expected_bal_acc": balanced_accuracy(
-            [e >= fit["expected_threshold"] for e in expected], claimed_labels
-        ),
-        "floor_auroc": auroc(claimed_floors, claimed_labels),
-        "floor_bal_acc": balanced_accuracy(
-            [f >= fit["floor_threshold"] for f in claimed_floors], claimed_labels
-        ),
-        "auroc_gain": delta,
-        "auroc_gain_low": low,
-        "auroc_gain_high": high,
-        "samples_per_s": len(rows) / wall,
-        "wall_s": wall,
     }
+    for key, values in ranked.items():
+        out[f"{key}_auroc"] = auroc(values, claimed_labels)
+        out[f"{key}_bal_acc"] = balanced_accuracy([v >= cut[key] for v in values], claimed_labels)
+        if key != "floor":
+            gain = auroc_difference(values, ranked["floor"], claimed_labels)
+            out[f"{key}_gain"], out[f"{key}_gain_low"], out[f"{key}_gain_high"] = gain
+    return out | {"samples_per_s": len(rows) / wall, "wall_s": wall}
+
+
+def _gain(r: dict[str, Any], key: str) -> str:
+    return f"{r[key + '_gain']:+.3f} [{r[key + '_gain_low']:+.3f}, {r[key + '_gain_high']:+.3f}]"
 
 
 def table(results: dict[str, dict[str, Any]], split: str) -> str:
+    mark = {name: " ¹" if name == "truthfulqa_pairs" else "" for name in results}
     lines = [
-        "| set | n (faithful) | no claims | faithfulness AUROC | BA | floor AUROC "
-        "| expected score AUROC | BA | floor AUROC | floor BA | gain [95 % CI] | samples/s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "Every answer (no claims scores 1.0):\n",
+        "| set | n (faithful) | no claims | faithfulness AUROC | BA | floor AUROC | samples/s |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, r in results.items():
         lines.append(
-            f"| {name}{' ¹' if name == 'truthfulqa_pairs' else ''} | {r['n']} ({r['positives']}) "
-            f"| {r['no_claims']} | {r['auroc']:.3f} | {r['bal_acc']:.3f} "
-            f"| {r['floor_auroc_all']:.3f} | {r['expected_auroc']:.3f} "
-            f"| {r['expected_bal_acc']:.3f} | {r['floor_auroc']:.3f} | {r['floor_bal_acc']:.3f} "
-            f"| {r['auroc_gain']:+.3f} [{r['auroc_gain_low']:+.3f}, {r['auroc_gain_high']:+.3f}] "
+            f"| {name}{mark[name]} | {r['n']} ({r['positives']}) | {r['no_claims']} "
+            f"| {r['score_auroc']:.3f} | {r['score_bal_acc']:.3f} | {r['floor_auroc_all']:.3f} "
             f"| {r['samples_per_s']:.1f} |"
         )
+    lines += [
+        "\nAnswers with claims, AUROC / BA:\n",
+        "| set | expected score | expected grounded share | floor "
+        "| gain of expected score [95 % CI] | gain of grounded share [95 % CI] |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, r in results.items():
+        lines.append(
+            f"| {name}{mark[name]} | {r['expected_auroc']:.3f} / {r['expected_bal_acc']:.3f} "
+            f"| {r['grounded_auroc']:.3f} / {r['grounded_bal_acc']:.3f} "
+            f"| {r['floor_auroc']:.3f} / {r['floor_bal_acc']:.3f} "
+            f"| {_gain(r, 'expected')} | {_gain(r, 'grounded')} |"
+        )
     lines.append(
-        f"\nsplit: {split}. Columns 4-6 on every row (no claims scores 1.0); columns 7-11 on "
-        "the answers with claims. ¹ truthfulqa_pairs: reference answer used as the context, "
-        "label `correct`, never used for fitting."
+        f"\nsplit: {split}. ¹ truthfulqa_pairs: reference answer used as the context, "
+        "label `correct`, never used for fitting (pooled thresholds)."
     )
     return "\n".join(lines)
 
@@ -128,7 +142,7 @@ async def main_async(args: argparse.Namespace) -> int:
         if args.split == "test" and name != "truthfulqa_pairs":
             rows = [r for r in rows if r.split == "test"]
         rows = rows[: args.limit] if args.limit else rows
-        results[name] = await run_set(judge, rows)
+        results[name] = await run_set(judge, name, rows)
         results[name]["load_average"] = os.getloadavg()[0]
         print(name, json.dumps({k: round(v, 4) for k, v in results[name].items()}), flush=True)
     await judge.aclose()

@@ -11,7 +11,10 @@ halves (folds by a hash of the contexts), maximising the mean AUROC of the expec
 (the mean of the claims' P(supported), which the metric reports as ``expected_score``)
 over the three sets. t_support maximises the mean AUROC of the faithfulness score itself
 (supported / claims, as the metric computes it from the verdicts) over the three sets;
-t_align is chosen (see T_ALIGN); t_chunk comes from offline_fit_chunks.py.
+t_align is chosen (see T_ALIGN); t_chunk comes from offline_fit_chunks.py. For the
+benchmark's balanced accuracy, each response-level score (and the floor) gets the threshold
+with the best balanced accuracy on each set's fit half, and one pooled over the three for a
+set that was not fitted.
 
 Only the "fit" half of each set is used (rows split by a hash of their contexts); the
 figures written to params.json and printed are on the held-out "test" half.
@@ -51,6 +54,7 @@ from veracity.judges.offline import FEATURES, OfflineJudge, OfflineParams
 from veracity.judges.offline.features import ClaimFeatures
 from veracity.judges.offline.params import write_params
 from veracity.judges.offline.verdicts import decide
+from veracity.metrics.faithfulness import grounded_share
 from veracity.types import Verdict
 
 PACKAGE_PARAMS = Path(__file__).resolve().parent.parent / "src/veracity/judges/offline/params.json"
@@ -61,12 +65,13 @@ T_SUPPORT_GRID = [round(t, 2) for t in np.arange(0.05, 0.96, 0.05)]
 # not depend on it (contradicted and not_enough_info both count as not supported). Pairs
 # that differ in one number, name or negation have cosines of about 0.7-0.85 with MiniLM.
 T_ALIGN = 0.65
-VERSION = "v2"
+VERSION = "v3"
 
 
 @dataclass
 class Features:
     row: Row
+    texts: tuple[str, ...]  # the claims
     x: Floats  # (claims, features)
     claims: tuple[ClaimFeatures, ...]
     cosine: Floats
@@ -83,6 +88,7 @@ async def collect(judge: OfflineJudge, rows: list[Row], parallel: int = 8) -> li
         x = np.array([f.values for f in found], dtype=np.float64)
         return Features(
             row,
+            tuple(claims or ()),
             x.reshape(len(found), len(FEATURES)),
             found,
             np.array([f.cosine for f in found]),
@@ -127,6 +133,13 @@ def expected(items: list[Features], params: OfflineParams) -> list[float]:
     return [float(np.mean([params.probability(v) for v in f.x])) for f in items]
 
 
+def grounded(items: list[Features], params: OfflineParams) -> list[float]:
+    """The expected grounded share: the answer's words in claims, weighed by P(supported)."""
+    return [
+        grounded_share(f.row.answer, f.texts, [params.probability(v) for v in f.x]) for f in items
+    ]
+
+
 def fold_of(item: Features) -> int:
     return context_digest(item.row.contexts)[1] % FOLDS
 
@@ -162,17 +175,35 @@ def fit(items: list[Features]) -> tuple[OfflineParams, dict[str, Any]]:
         (mean_auroc(items, scores(items, replace(model, t_support=t))), t) for t in T_SUPPORT_GRID
     )
     chosen = replace(model, t_support=t_support)
-    labels = [f.row.label for f in items]
-    claimed = [f for f in items if len(f.x)]
-    claimed_labels = [f.row.label for f in claimed]
+    per_set = {name: thresholds([f for f in items if f.row.set == name], chosen)
+               for name in FIT_SETS}  # fmt: skip
     info = {"l2": l2, "l2_cv_mean_auroc": cv, "mil_rounds": rounds,
             "fit_mean_auroc": round(best_auc, 4),
-            "score_threshold": best_threshold(scores(items, chosen), labels),
-            "expected_threshold": round(best_threshold(expected(claimed, chosen),
-                                                       claimed_labels), 4),
-            "floor_threshold": round(best_threshold([f.floor for f in claimed],
-                                                    claimed_labels), 4)}  # fmt: skip
+            "thresholds": {"pooled": thresholds(items, chosen), **per_set}}  # fmt: skip
     return chosen, info
+
+
+def response_scores(
+    items: list[Features], params: OfflineParams
+) -> dict[str, tuple[list[float], list[bool]]]:
+    """Each response-level score with its labels: the faithfulness score on every answer;
+    the expected score, the expected grounded share and the floor on answers with claims."""
+    claimed = [f for f in items if len(f.x)]
+    labels = [f.row.label for f in claimed]
+    return {
+        "score": (scores(items, params), [f.row.label for f in items]),
+        "expected": (expected(claimed, params), labels),
+        "grounded": (grounded(claimed, params), labels),
+        "floor": ([f.floor for f in claimed], labels),
+    }
+
+
+def thresholds(items: list[Features], params: OfflineParams) -> dict[str, float]:
+    """Each response-level score's threshold with the best balanced accuracy on ``items``."""
+    return {
+        name: round(best_threshold(values, labels), 4)
+        for name, (values, labels) in response_scores(items, params).items()
+    }
 
 
 def fit_model(items: list[Features], l2: float) -> tuple[OfflineParams, int]:
@@ -201,28 +232,18 @@ def fit_model(items: list[Features], l2: float) -> tuple[OfflineParams, int]:
 
 
 def report(items: list[Features], params: OfflineParams, info: dict[str, Any]) -> dict[str, Any]:
+    """AUROC and balanced accuracy of each response-level score per set, at the set's own
+    fit-half threshold (the pooled one for a set that was not fitted)."""
     out: dict[str, Any] = {}
     for name in sorted({f.row.set for f in items}):
         subset = [f for f in items if f.row.set == name]
-        labels = [f.row.label for f in subset]
-        s = scores(subset, params)
-        claimed = [f for f in subset if len(f.x)]
-        claimed_labels = [f.row.label for f in claimed]
-        e, floors = expected(claimed, params), [f.floor for f in claimed]
-        out[name] = {
-            "n": len(subset),
-            "no_claims": len(subset) - len(claimed),
-            "auroc": round(auroc(s, labels), 4),
-            "bal_acc": round(
-                balanced_accuracy([v >= info["score_threshold"] for v in s], labels), 4
-            ),
-            "expected_auroc": round(auroc(e, claimed_labels), 4),
-            "expected_bal_acc": round(balanced_accuracy(
-                [v >= info["expected_threshold"] for v in e], claimed_labels), 4),
-            "floor_auroc": round(auroc(floors, claimed_labels), 4),
-            "floor_bal_acc": round(balanced_accuracy(
-                [v >= info["floor_threshold"] for v in floors], claimed_labels), 4),
-        }  # fmt: skip
+        cut = info["thresholds"].get(name, info["thresholds"]["pooled"])
+        out[name] = {"n": len(subset), "no_claims": sum(not len(f.x) for f in subset)}
+        for score, (values, labels) in response_scores(subset, params).items():
+            out[name][f"{score}_auroc"] = round(auroc(values, labels), 4)
+            out[name][f"{score}_bal_acc"] = round(
+                balanced_accuracy([v >= cut[score] for v in values], labels), 4
+            )
     return out
 
 

@@ -138,3 +138,15 @@ async def test_a_user_directory_is_named_after_it_and_loaded_unpinned() -> None:
     assert vectors.shape == (2, 384)
     assert embedder.cache_hits == 0
     await embedder.aclose()
+
+
+def test_loading_draws_no_progress_bar_and_leaves_the_setting_alone(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    from transformers.utils import logging as hf_logging
+
+    embedder = LocalEmbedder()
+    asyncio.run(embedder.load())
+    asyncio.run(embedder.aclose())
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()

@@ -14,6 +14,7 @@ import pytest
 
 from tests.html.browser import Chromium
 from tests.html.conftest import IMG, PAYLOAD, SCRIPT
+from veracity import evaluate
 from veracity.report.html import write_report
 
 # The verdict colours of the stylesheet, as the browser computes them.
@@ -138,6 +139,32 @@ def test_drilldown_opens_with_claims_coloured_by_verdict(browser: Chromium, run_
         ".map(li => getComputedStyle(li).borderLeftColor))]"
     )
     assert set(seen) == {GREEN, RED, AMBER}
+
+
+def test_offline_judge_claims_show_their_probability(browser: Chromium, tmp_path: Path) -> None:
+    sample = {
+        "id": "tower",
+        "question": "When was the tower built?",
+        "contexts": ["The Eiffel Tower was completed in 1889 in Paris."],
+        "answer": "The Eiffel Tower was completed in 1889. It was designed by Thomas Edison.",
+    }
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text(json.dumps(sample) + "\n", encoding="utf-8")
+    evaluate(dataset, ["faithfulness"], "offline", out=tmp_path / "run", cache=False)
+    browser.open(write_report(tmp_path / "run").as_uri())
+    browser.evaluate("document.querySelector('tr.sample-row').click(); true")
+    shown = browser.evaluate(
+        "(() => { const d = document.querySelector('.detail-row');"
+        " return {p: [...d.querySelectorAll('li.verdict .p-supported')].map(x => x.textContent),"
+        "  text: d.textContent}; })()"
+    )
+    record = json.loads((tmp_path / "run" / "results.jsonl").read_text().splitlines()[0])
+    claims = record["details"]["claims"]
+    assert shown["p"] == [f"P(supported) {c['p_supported']:.2f}" for c in claims]
+    assert len(claims) == 2
+    for key in ("expected_score", "grounded_share", "expected_grounded_share"):
+        assert key in shown["text"]
+    assert browser.console_errors() == []
 
 
 def test_filters_and_sorting(browser: Chromium, run_dir: Path) -> None:

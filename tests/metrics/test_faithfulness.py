@@ -11,6 +11,7 @@ from tests.helpers import claims_reply, make_sample, verdicts_reply
 from veracity.judges import LLMJudge
 from veracity.judges.chat import ScriptedChat
 from veracity.metrics import Faithfulness, Models, SampleWork
+from veracity.metrics.faithfulness import grounded_share
 from veracity.transport import CallFailedError
 from veracity.types import ClaimVerdict, MetricResult, Sample, Status, Verdict
 
@@ -51,8 +52,11 @@ async def test_score_is_supported_over_claims_with_three_way_counts() -> None:
         "reason": "stated",
         "evidence": "Paris is the capital and largest city",
     }
+    # 6 of the claims' 15 words are in the supported claim (the answer itself has 11).
+    assert result.details["grounded_share"] == round(6 / 15, 4)
     # An LLM judge's labels carry no probability, so there is no expected score.
     assert "expected_score" not in result.details
+    assert "expected_grounded_share" not in result.details
     assert result.usage.calls == 2
     assert result.usage.input_tokens > 0
     assert "1 of 3" in result.reason
@@ -96,6 +100,7 @@ async def test_no_contexts_gives_not_enough_info_without_a_verification_call(
     assert len(chat.calls) == 1  # extraction only
     assert {c["verdict"] for c in result.details["claims"]} == {"not_enough_info"}
     assert result.details["counts"]["not_enough_info"] == 2
+    assert result.details["grounded_share"] == 0.0
 
 
 async def test_extraction_failure_is_a_judge_error_with_the_raw_replies() -> None:
@@ -165,3 +170,14 @@ async def test_claims_are_extracted_once_per_sample_and_iteration() -> None:
 def test_a_claim_probability_outside_zero_to_one_is_refused(p: float) -> None:
     with pytest.raises(ValidationError):
         ClaimVerdict(claim="c", verdict=Verdict.SUPPORTED, p_supported=p)
+
+
+def test_grounded_share_counts_what_the_answer_says_beyond_its_claims() -> None:
+    answer = "Paris is the capital of France. Would you like to know more?"
+    assert grounded_share(answer, ["Paris is the capital of France."], [1.0]) == 6 / 12
+    assert grounded_share(answer, ["Paris is the capital of France."], [0.5]) == 3 / 12
+    # Claims the judge reworded at more length than the answer: no share above 1.
+    assert grounded_share("It's big.", ["Paris is big.", "Paris is old."], [1.0, 0.0]) == 0.5
+    assert grounded_share("", [], []) == 0.0
+    with pytest.raises(ValueError):
+        grounded_share(answer, ["Paris is the capital of France."], [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from veracity import aevaluate
 from veracity.embeddings import LocalEmbedder
 from veracity.judges.offline import OfflineJudge
+from veracity.metrics.faithfulness import grounded_share
 from veracity.types import ResultRecord, Status
 
 SAMPLE = {
@@ -54,6 +55,10 @@ async def test_every_metric_ends_with_a_score_or_an_honest_status(
     probabilities = [c["p_supported"] for c in claims]
     assert probabilities[0] > 0.5 > probabilities[1] >= 0.0
     assert faithfulness.details["expected_score"] == round(sum(probabilities) / 2, 4)
+    texts = [c["claim"] for c in claims]
+    assert faithfulness.details["expected_grounded_share"] == round(
+        grounded_share(SAMPLE["answer"], texts, probabilities), 4
+    )
 
     precision = results["context_precision"]
     assert [c["relevant"] for c in precision.details["chunks"]] == [False, True]

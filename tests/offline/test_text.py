@@ -62,6 +62,29 @@ def test_hedges_and_questions_keep_the_statement_inside() -> None:
     assert extract("He is my favorite too, I wonder if he still acts?").claims == (
         "He is my favorite too.",
     )
+    assert extract("Have you heard that the tower was moved in 1901?").claims == (
+        "The tower was moved in 1901.",
+    )
+    assert extract(":) do you know that Chrome is a freeware browser?").claims == (
+        "Chrome is a freeware browser.",
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "do you know what mission they have?",
+        "Did you know who wrote it?",
+        "Do you know if it is still open?",
+        "How about the winter sport skis, how do you do it?",
+        "What about the sequel, did you like it?",
+        "Have you heard Hound Dog by Elvis?",
+    ],
+)
+def test_a_question_that_asks_rather_than_tells_makes_no_claim(question: str) -> None:
+    found = extract(question)
+    assert found.claims == ()
+    assert [why for _, why in found.dropped] == ["a question"]
 
 
 def test_a_lower_case_sentence_after_an_exclamation_is_its_own_sentence() -> None:

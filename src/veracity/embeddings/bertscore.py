@@ -14,6 +14,7 @@ from veracity.embeddings.base import ModelOutputError, is_blank
 from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.weights import (
     SCORER_LIBS,
+    quiet_loading,
     require_modules,
     resolve_model_dir,
     verify_weights,
@@ -159,13 +160,14 @@ class BertScorer:
 
         # model_type is a local directory (resolve_model_dir checked it exists), so
         # transformers reads it from disk and never asks the Hub.
-        scorer = bert_score.BERTScorer(
-            model_type=str(self.model_dir),
-            num_layers=self.num_layers,
-            lang="en",
-            device=self.device,
-            batch_size=self.batch_size,
-        )
+        with quiet_loading():
+            scorer = bert_score.BERTScorer(
+                model_type=str(self.model_dir),
+                num_layers=self.num_layers,
+                lang="en",
+                device=self.device,
+                batch_size=self.batch_size,
+            )
         self.load_s = time.perf_counter() - started
         return scorer
 

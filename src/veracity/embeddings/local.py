@@ -15,6 +15,7 @@ from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.cache import LRUCache
 from veracity.embeddings.weights import (
     EMBEDDER_LIBS,
+    quiet_loading,
     require_modules,
     resolve_model_dir,
     verify_weights,
@@ -153,7 +154,10 @@ class LocalEmbedder:
             verify_weights(self.model_dir, self._pinned)
         from sentence_transformers import SentenceTransformer
 
-        model = SentenceTransformer(str(self.model_dir), device=self.device, local_files_only=True)
+        with quiet_loading():
+            model = SentenceTransformer(
+                str(self.model_dir), device=self.device, local_files_only=True
+            )
         # Renamed get_embedding_dimension in sentence-transformers 5; the old name warns.
         size = getattr(model, "get_embedding_dimension", None)
         dim = size() if callable(size) else model.get_sentence_embedding_dimension()

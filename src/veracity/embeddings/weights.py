@@ -11,6 +11,8 @@ import hashlib
 import importlib.util
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +89,21 @@ def verify_weights(model_dir: Path, pinned: PinnedFile) -> None:
         )
     with _verified_lock:
         _verified.add(key)
+
+
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Hide transformers' "Loading weights" progress bar while a model loads (it is drawn
+    on stderr, through the run's own progress display), then restore the setting."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
 
 
 def sha256_of(path: Path) -> str:

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error
 from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
+
+_WORD = re.compile(r"\w+(?:'\w+)?")
+
+
+def grounded_share(answer: str, claims: Sequence[str], weights: Sequence[float]) -> float:
+    """The share of the answer's words that sit in supported claims: each claim counts its
+    own words times its weight (1 if supported, else 0; or its P(supported)). Words in no
+    claim (a question back to the user, a greeting) count as not grounded. A judge may
+    reword a claim ("it" → the name), so the total is the larger of the answer's words and
+    the claims' words."""
+    sizes = [len(_WORD.findall(claim)) for claim in claims]
+    total = max(len(_WORD.findall(answer)), sum(sizes))
+    return sum(w * n for w, n in zip(weights, sizes, strict=True)) / total if total else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,8 +34,12 @@ class Faithfulness:
     ``no_claims_score`` is what an answer with nothing to check (empty, a refusal) scores:
     1.0 (vacuously faithful) by default, or ``None`` to leave it unscored.
 
-    When the judge gives each claim a probability of being supported (the offline judge
-    does), ``details["expected_score"]`` is their mean: the score's expected value.
+    ``details["grounded_share"]`` is the share of the answer's words inside supported
+    claims (:func:`grounded_share`): unlike the score, it also counts what the answer says
+    beyond its claims. When the judge gives each claim a probability of being supported
+    (the offline judge does), ``details["expected_score"]`` is their mean (the score's
+    expected value) and ``details["expected_grounded_share"]`` weighs each claim's words by
+    it: continuous rankings where the score itself ties.
     """
 
     batch_verification: bool = True
@@ -57,6 +76,7 @@ class Faithfulness:
                 for claim in claims
             )
             return self._result(
+                sample.answer,
                 verdicts,
                 Status.NO_CONTEXTS,
                 f"no contexts retrieved: none of {len(claims)} claim(s) can be supported",
@@ -90,10 +110,11 @@ class Faithfulness:
             f", {counts[Verdict.CONTRADICTED]} contradicted"
             f", {counts[Verdict.NOT_ENOUGH_INFO]} without enough information"
         )
-        return self._result(verdicts, Status.SCORED, reason, usage, started, notes)
+        return self._result(sample.answer, verdicts, Status.SCORED, reason, usage, started, notes)
 
     def _result(
         self,
+        answer: str,
         verdicts: tuple[ClaimVerdict, ...],
         status: Status,
         reason: str,
@@ -102,17 +123,21 @@ class Faithfulness:
         notes: tuple[str, ...],
     ) -> MetricResult:
         counts = Counter(v.verdict for v in verdicts)
+        claims = [v.claim for v in verdicts]
+        supported = [float(v.verdict is Verdict.SUPPORTED) for v in verdicts]
         details: dict[str, Any] = {
             "claims": [v.model_dump(mode="json", exclude_none=True) for v in verdicts],
             "n_claims": len(verdicts),
             "counts": {verdict.value: counts[verdict] for verdict in Verdict},
+            "grounded_share": round(grounded_share(answer, claims, supported), 4),
             "verification": "batched" if self.batch_verification else "per_claim",
         }
         probabilities = [v.p_supported for v in verdicts if v.p_supported is not None]
         if verdicts and len(probabilities) == len(verdicts):
-            # What supported / claims is expected to be under the judge's own per-claim
-            # probabilities: a continuous ranking where the score itself ties.
             details["expected_score"] = round(sum(probabilities) / len(probabilities), 4)
+            details["expected_grounded_share"] = round(
+                grounded_share(answer, claims, probabilities), 4
+            )
         if notes:
             details["notes"] = list(notes)
         return MetricResult(

@@ -34,13 +34,23 @@ _FILLER = re.compile(
     r"indeed|exactly|definitely|of course|right|true|agreed|i (?:agree|see)|me (?:too|neither)|"
     r"i (?:think|believe|guess|suppose) (?:so|not|it (?:is|was|does|did|has))|"
     r"(?:i|you|he|she|it|we|they) (?:do|did|does|is|was|are|were|have|has|can)(?: too| not)?|"
-    r"(?:it|that|this)(?:'s| is| was) (?:true|right|correct|so|interesting|cool|great|funny|"
+    r"(?:it|that|this)(?: ?'s| is| was) (?:true|right|correct|so|interesting|cool|great|funny|"
     r"amazing|awesome|crazy|sad|nice)|(?:it was )?nice (?:talking|chatting) (?:to|with) you|"
     r"have a (?:good|great|nice) (?:day|night|one))[\s!.,]*)+$"
 )
+# "Did you know (that) X?" and "Have you heard that X?" tell X; "Do you know what/if …?"
+# asks. Emoticons and openers may come first.
 _DID_YOU_KNOW = re.compile(
-    r"^(?:(?:and|so|but|well|yes|yeah|yep|no|oh|wow|haha|ha|hmm|ok|okay)[,!.]?\s+)*"
-    r"(?:did|do) you know(?: that)?\s+",
+    r"^(?:(?:and|so|but|well|yes|yeah|yep|no|oh|wow|haha|ha|hmm|ok|okay)[,!.]?\s+|"
+    r"[:;=][-']?[()DPp]\s*)*"
+    r"(?:(?:did|do) you know(?: that)?|have you heard that)\s+"
+    r"(?!(?:what|who|whom|whose|which|when|where|why|how|if|whether)\b)",
+    re.I,
+)
+# A question's first words: the part before a question tail is a question too.
+_ASKING = re.compile(
+    r"^(?:what|who|whom|whose|which|when|where|why|how|do|does|did|have|has|is|are|was|"
+    r"were|can|could|would|will|should)\b",
     re.I,
 )
 _QUESTION_TAIL = re.compile(
@@ -129,8 +139,10 @@ def statement_of(sentence: str) -> str | None:
         rest = sentence[known.end() :].rstrip("?").strip()
         return _capitalise(rest) + "." if tx.words(rest) else None
     tail = _QUESTION_TAIL.search(sentence)
-    if tail is not None and len(tx.words(sentence[: tail.start()])) >= 3:
-        return sentence[: tail.start()].strip() + "."
+    if tail is not None:
+        head = _without_opener(sentence[: tail.start()])
+        if len(tx.words(head)) >= 3 and not _ASKING.match(head):
+            return sentence[: tail.start()].strip() + "."
     return None
 
 

@@ -224,6 +224,9 @@
       var line = el("div", "verdict-line");
       line.appendChild(el("span", "verdict-label", VERDICTS[verdict] || verdict));
       line.appendChild(el("span", "item-text", item[textKey]));
+      if (isNum(item.p_supported)) {
+        line.appendChild(el("span", "p-supported", "P(supported) " + item.p_supported.toFixed(2)));
+      }
       li.appendChild(line);
       if (item.reason) { li.appendChild(el("p", "item-reason", item.reason)); }
       if (item.evidence) { li.appendChild(el("blockquote", "evidence", item.evidence)); }
