@@ -69,5 +69,8 @@ def test_all_metrics_run_and_summarise(tmp_path: Path) -> None:
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["embedder"]["model"] == "fake-embedding"
     assert "chunk_relevance" in manifest["judge"]["prompts"]
+    # The user's rubric is a prompt of this run too: its fingerprint is recorded.
+    tone = manifest["judge"]["prompts"]["rubric:tone"]
+    assert len(tone) >= 8 and tone != manifest["judge"]["prompts"]["rubric:default"]
     assert requests.embeddings > 0
     assert "NaN" not in (out / "results.jsonl").read_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -248,6 +249,19 @@ def test_fatal_judge_error_stops_the_run_keeps_results_and_exits_2(tmp_path: Pat
     assert (out / "summary.json").exists()
     for path in out.iterdir():
         assert SECRET.encode() not in path.read_bytes()
+
+
+def test_an_unreachable_judge_stops_the_run_at_once_and_exits_2(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data.jsonl", ROWS[:3])
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    out = tmp_path / "run"
+    proc = veracity("run", str(dataset), "--judge", "openai/m", "--base-url", url,
+                    "--out", str(out), env={"OPENAI_API_KEY": SECRET})  # fmt: skip
+    assert proc.returncode == 2
+    assert f"cannot connect to {url}" in proc.stderr and "check the base URL" in proc.stderr
+    assert json.loads((out / "run.json").read_text())["status"] == "failed"
 
 
 def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:

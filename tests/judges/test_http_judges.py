@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
 import time
 
 import pytest
@@ -231,3 +233,33 @@ async def test_rpm_spaces_calls_so_the_endpoint_never_throttles() -> None:
     assert all(o.ok for o in outcomes)
     assert stats.by_status.get(429, 0) == 0
     assert elapsed >= 11 / 10  # 12 starts, evenly spaced at 10 a second
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_an_endpoint_nothing_listens_on_is_fatal_within_seconds() -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    chat = OpenAIChat("m", base_url=url, api_key="k")  # the default retry policy
+    started = time.perf_counter()
+    with pytest.raises(JudgeFatalError, match=f"cannot connect to {url}.*check the base URL"):
+        await LLMJudge(chat).extract_claims("q", "Paris is in France.", iteration=0)
+    await chat.aclose()
+    assert time.perf_counter() - started < 5  # not the whole backoff of 8 attempts
+
+
+async def test_an_endpoint_that_goes_away_mid_run_fails_only_the_calls_it_drops() -> None:
+    with FakeLLMServer(scripted([json.dumps({"claims": ["Paris is in France."]})])) as server:
+        judge = openai_judge(server, retry=RetryPolicy(max_attempts=3, base_delay_s=0.01))
+        first = await judge.extract_claims("q", "Paris is in France.", iteration=0)
+    # The server has stopped: the endpoint answered before, so this is a failed call
+    # (judge_error for its result), not the end of the run.
+    second = await judge.extract_claims("q", "Lyon is in France.", iteration=0)
+    await judge.aclose()
+    assert first.ok
+    assert second.value is None and second.error is not None
+    assert "after 3 failed attempts" in second.error and "cannot connect" in second.error

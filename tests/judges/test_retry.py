@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
+import errno
 import random
+import socket
 import time
 from collections.abc import Awaitable, Callable
 
@@ -18,7 +20,7 @@ from veracity.transport import (
     RetryPolicy,
     retry_after_from_headers,
 )
-from veracity.transport.retry import ErrorClass, call_with_retries
+from veracity.transport.retry import ErrorClass, call_with_retries, classify_sdk_error
 
 
 @pytest.mark.parametrize(
@@ -236,3 +238,75 @@ async def test_throttling_gives_up_after_its_time_budget() -> None:
             policy=RetryPolicy(max_throttled_s=0.2),
             limiter=RequestLimiter(1),
         )
+
+
+def _refused() -> Exception:
+    """An SDK-like connection error whose cause is a refused connection."""
+    try:
+        raise ConnectionRefusedError(111, "Connect call failed")
+    except ConnectionRefusedError as inner:
+        error = Flaky("Connection error.")
+        error.__cause__ = inner
+        return error
+
+
+@pytest.mark.parametrize(
+    ("cause", "unreachable"),
+    [
+        (ConnectionRefusedError(111, "refused"), True),
+        (socket.gaierror(-2, "Name or service not known"), True),
+        (OSError(errno.EHOSTUNREACH, "No route to host"), True),
+        (ConnectionResetError(104, "reset by peer"), False),  # reached, then dropped
+        (TimeoutError("timed out"), False),
+        (None, False),
+    ],
+)
+def test_a_connection_that_reached_no_server_is_told_apart(
+    cause: BaseException | None, unreachable: bool
+) -> None:
+    error = Flaky("Connection error.")
+    error.__cause__ = cause
+    kind = classify_sdk_error(error, (Flaky,), "http://127.0.0.1:9/v1")
+    assert kind is not None and kind.retryable and kind.unreachable is unreachable
+    if unreachable:
+        assert kind.message.startswith("cannot connect to http://127.0.0.1:9/v1: ")
+
+
+async def test_an_endpoint_never_reached_is_fatal_after_a_few_attempts() -> None:
+    calls = 0
+
+    async def attempt() -> str:
+        nonlocal calls
+        calls += 1
+        raise _refused()
+
+    with pytest.raises(JudgeFatalError, match="3 attempts; no request has reached it"):
+        await call_with_retries(
+            attempt,
+            classify=lambda exc: classify_sdk_error(exc, (Flaky,), "http://x"),
+            policy=_fast_policy(8),
+            limiter=RequestLimiter(1),
+            rng=random.Random(0),
+        )
+    assert calls == RetryPolicy().max_unreachable_attempts == 3
+
+
+async def test_an_endpoint_that_answered_before_gets_every_attempt() -> None:
+    limiter = RequestLimiter(1)
+    limiter.succeeded()
+    calls = 0
+
+    async def attempt() -> str:
+        nonlocal calls
+        calls += 1
+        raise _refused()
+
+    with pytest.raises(CallFailedError, match="after 5 failed attempts; last error: cannot"):
+        await call_with_retries(
+            attempt,
+            classify=lambda exc: classify_sdk_error(exc, (Flaky,), "http://x"),
+            policy=_fast_policy(5),
+            limiter=limiter,
+            rng=random.Random(0),
+        )
+    assert calls == 5

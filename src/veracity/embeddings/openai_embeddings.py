@@ -164,10 +164,11 @@ class OpenAIEmbedder:
             )
         return matrix
 
-    @staticmethod
-    def _classify(exc: BaseException) -> ErrorClass | None:
+    def _classify(self, exc: BaseException) -> ErrorClass | None:
         return classify_sdk_error(
-            exc, (openai.APIConnectionError, openai.APIResponseValidationError)
+            exc,
+            (openai.APIConnectionError, openai.APIResponseValidationError),
+            public_url(self.base_url),
         )
 
     async def aclose(self) -> None:

@@ -16,7 +16,8 @@ from veracity.evaluation.inputs import SampleInput, items_from
 from veracity.evaluation.result import EvaluationResult
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
 from veracity.judges.chat.cache import CachedChat, ResponseCache, default_cache_path
-from veracity.metrics import Metric, Models, Need, resolve_metrics
+from veracity.metrics import Metric, Models, Need, RubricMetric, resolve_metrics
+from veracity.prompts import rubric_template
 from veracity.report import SummaryBuilder, thresholds_from_settings
 from veracity.runner import run_metrics
 from veracity.store import RunDirectory
@@ -190,10 +191,14 @@ def _manifest(
     settings: Mapping[str, Any],
 ) -> dict[str, Any]:
     """``run.json`` as the run starts: what ran, on what, with which prompts and settings."""
+    judge: dict[str, Any] = {"name": models.judge.name, **models.judge.describe()}
+    if "prompts" in judge:  # a judge that prompts also renders the run's own rubrics
+        rubrics = [rubric_template(m.rubric) for m in metrics if isinstance(m, RubricMetric)]
+        judge["prompts"] = {**judge["prompts"], **{t.id: t.fingerprint for t in rubrics}}
     return {
         "veracity_version": __version__,
         "python": platform.python_version(),
-        "judge": {"name": models.judge.name, **models.judge.describe()},
+        "judge": judge,
         "embedder": models.embedder.describe() if models.embedder else None,
         "bert_scorer": models.bert_scorer.describe() if models.bert_scorer else None,
         "metrics": [m.name for m in metrics],

@@ -32,6 +32,7 @@ class RequestLimiter:
         self.rpm = rpm
         self._next_start = 0.0
         self.throttle_events = 0
+        self.answered = False  # whether any call through this limiter has succeeded
         self._limit = float(concurrency)
         self._in_flight = 0
         self._resume_at = 0.0
@@ -85,6 +86,7 @@ class RequestLimiter:
                 condition.notify(max(1, self.current_limit - self._in_flight))
 
     def succeeded(self) -> None:
+        self.answered = True
         self._limit = min(float(self.concurrency), self._limit + 1.0 / self._limit)
 
     def throttled(self, pause_s: float) -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import json
 import random
+import socket
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -30,9 +32,13 @@ THROTTLE_STATUS = frozenset({429, 529})
 class RetryPolicy:
     """``max_attempts`` bounds failures (5xx, timeouts, dropped connections); being
     throttled is not a failure and is bounded by time instead: a call gives up after
-    ``max_throttled_s`` seconds of waiting on 429s."""
+    ``max_throttled_s`` seconds of waiting on 429s. An endpoint that no request has reached
+    yet in this run (connection refused, unknown host) gets ``max_unreachable_attempts``
+    tries before the judge is declared unusable: a wrong URL or a server that is down would
+    otherwise cost every sample the whole backoff."""
 
     max_attempts: int = 8
+    max_unreachable_attempts: int = 3
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0
@@ -78,12 +84,14 @@ class ErrorClass:
     message: str
     retry_after_s: float | None = None
     throttled: bool = False
+    unreachable: bool = False  # no server answered: refused, unknown host, no route
 
 
 def classify_sdk_error(
-    exc: BaseException, transient: tuple[type[BaseException], ...]
+    exc: BaseException, transient: tuple[type[BaseException], ...], endpoint: str | None = None
 ) -> ErrorClass | None:
-    """Classify an exception of the openai / anthropic SDKs (they share their error shapes)."""
+    """Classify an exception of the openai / anthropic SDKs (they share their error shapes);
+    ``endpoint`` (a URL safe to show) names where a connection failed."""
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
         response = getattr(exc, "response", None)
@@ -100,8 +108,32 @@ def classify_sdk_error(
         )
     if isinstance(exc, (*transient, TimeoutError, json.JSONDecodeError)):
         # Timeouts, dropped connections, truncated or non-JSON bodies: worth another try.
+        refused = _connect_failure(exc)
+        if refused is not None:
+            where = f" to {endpoint}" if endpoint else ""
+            message = f"cannot connect{where}: {_short(refused)}"
+            return ErrorClass(retryable=True, fatal=False, message=message, unreachable=True)
         return ErrorClass(retryable=True, fatal=False, message=_short(exc))
     # Anything else is a bug on our side, not a judge failure: let it surface.
+    return None
+
+
+_NO_ROUTE = frozenset({errno.EHOSTUNREACH, errno.ENETUNREACH})
+
+
+def _connect_failure(exc: BaseException) -> OSError | None:
+    """The OS error behind ``exc`` if no server was reached at all (refused, unknown host,
+    no route); ``None`` for a timeout or a connection that dropped mid-call. The SDKs wrap
+    it in their HTTP library's errors, so the chain is walked rather than a type checked."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError | socket.gaierror) or (
+            isinstance(current, OSError) and current.errno in _NO_ROUTE
+        ):
+            return current
+        current = current.__cause__ or current.__context__
     return None
 
 
@@ -155,7 +187,13 @@ async def call_with_retries(
                 limiter.throttled(pause)
                 continue
             failures += 1
-            if failures >= policy.max_attempts:
+            if kind.unreachable and not limiter.answered:
+                if failures >= policy.max_unreachable_attempts:
+                    raise JudgeFatalError(
+                        f"{kind.message} ({failures} attempts; no request has reached it in "
+                        "this run: check the base URL and that the server is running)"
+                    ) from exc
+            elif failures >= policy.max_attempts:
                 raise CallFailedError(
                     f"gave up after {failures} failed attempts; last error: {kind.message}"
                 ) from exc

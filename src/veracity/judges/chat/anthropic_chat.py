@@ -13,6 +13,7 @@ from veracity.judges.chat.base import ChatReply
 from veracity.judges.chat.sdk import ChatOptions, SDKChat
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport.retry import ErrorClass, classify_sdk_error
+from veracity.transport.urls import public_url
 from veracity.types import Usage
 
 
@@ -43,7 +44,9 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
 
     def _classify(self, exc: BaseException) -> ErrorClass | None:
         return classify_sdk_error(
-            exc, (anthropic.APIConnectionError, anthropic.APIResponseValidationError)
+            exc,
+            (anthropic.APIConnectionError, anthropic.APIResponseValidationError),
+            public_url(self.base_url),
         )
 
     async def complete(

@@ -18,6 +18,7 @@ from veracity.judges.chat.sdk import SDKChat
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError
 from veracity.transport.retry import ErrorClass, classify_sdk_error
+from veracity.transport.urls import public_url
 from veracity.types import Usage
 
 
@@ -42,7 +43,9 @@ class OpenAIChat(SDKChat[openai.AsyncOpenAI]):
 
     def _classify(self, exc: BaseException) -> ErrorClass | None:
         return classify_sdk_error(
-            exc, (openai.APIConnectionError, openai.APIResponseValidationError)
+            exc,
+            (openai.APIConnectionError, openai.APIResponseValidationError),
+            public_url(self.base_url),
         )
 
     async def complete(
