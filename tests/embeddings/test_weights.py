@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,33 @@ def test_a_user_directory_must_exist(tmp_path: Path) -> None:
         LocalEmbedder(tmp_path / "no-such-model")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         BertScorer(tmp_path / "no-such-model")
+
+
+def test_local_models_load_one_at_a_time() -> None:
+    """transformers' lazy imports break when two threads load models at once."""
+    pytest.importorskip("transformers")
+    entered, release = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def first() -> None:
+        with weights_module.loading_model():
+            order.append("first in")
+            entered.set()
+            release.wait(5)
+            order.append("first out")
+
+    def second() -> None:
+        entered.wait(5)
+        with weights_module.loading_model():
+            order.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    entered.wait(5)
+    time.sleep(0.2)
+    assert order == ["first in"]  # the second load waits
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert order == ["first in", "first out", "second in"]

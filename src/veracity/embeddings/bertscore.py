@@ -14,7 +14,7 @@ from veracity.embeddings.base import ModelOutputError, is_blank
 from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.weights import (
     SCORER_LIBS,
-    quiet_loading,
+    loading_model,
     require_modules,
     resolve_model_dir,
     verify_weights,
@@ -155,12 +155,12 @@ class BertScorer:
         started = time.perf_counter()
         if self._pinned is not None:
             verify_weights(self.model_dir, self._pinned)
-        # Slow to import (it pulls in pandas and matplotlib); ships no types.
-        import bert_score  # type: ignore[import-untyped]
+        with loading_model():
+            # Slow to import (it pulls in pandas and matplotlib); ships no types.
+            import bert_score  # type: ignore[import-untyped]
 
-        # model_type is a local directory (resolve_model_dir checked it exists), so
-        # transformers reads it from disk and never asks the Hub.
-        with quiet_loading():
+            # model_type is a local directory (resolve_model_dir checked it exists), so
+            # transformers reads it from disk and never asks the Hub.
             scorer = bert_score.BERTScorer(
                 model_type=str(self.model_dir),
                 num_layers=self.num_layers,

@@ -15,7 +15,7 @@ from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.cache import LRUCache
 from veracity.embeddings.weights import (
     EMBEDDER_LIBS,
-    quiet_loading,
+    loading_model,
     require_modules,
     resolve_model_dir,
     verify_weights,
@@ -152,9 +152,9 @@ class LocalEmbedder:
         started = time.perf_counter()
         if self._pinned is not None:
             verify_weights(self.model_dir, self._pinned)
-        from sentence_transformers import SentenceTransformer
+        with loading_model():
+            from sentence_transformers import SentenceTransformer
 
-        with quiet_loading():
             model = SentenceTransformer(
                 str(self.model_dir), device=self.device, local_files_only=True
             )

@@ -91,19 +91,27 @@ def verify_weights(model_dir: Path, pinned: PinnedFile) -> None:
         _verified.add(key)
 
 
-@contextmanager
-def quiet_loading() -> Iterator[None]:
-    """Hide transformers' "Loading weights" progress bar while a model loads (it is drawn
-    on stderr, through the run's own progress display), then restore the setting."""
-    from transformers.utils import logging as hf_logging
+# transformers' lazy imports are not thread-safe: two models loading at once (the embedder
+# and the BERTScore model each load on their own worker thread) can see a half-imported
+# module ("cannot import name 'AutoTokenizer'"). Local models load one at a time.
+_loading_lock = threading.Lock()
 
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    try:
-        yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+
+@contextmanager
+def loading_model() -> Iterator[None]:
+    """Load a local model: one at a time in this process, and without transformers'
+    "Loading weights" progress bar (drawn on stderr, through the run's own progress
+    display), whose setting is restored afterwards."""
+    with _loading_lock:
+        from transformers.utils import logging as hf_logging
+
+        was_enabled = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        try:
+            yield
+        finally:
+            if was_enabled:
+                hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
 
 
 def sha256_of(path: Path) -> str:
