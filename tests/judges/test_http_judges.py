@@ -242,14 +242,15 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-async def test_an_endpoint_nothing_listens_on_is_fatal_within_seconds() -> None:
+async def test_an_endpoint_nothing_listens_on_is_fatal_after_three_attempts() -> None:
     url = f"http://127.0.0.1:{_closed_port()}/v1"
     chat = OpenAIChat("m", base_url=url, api_key="k")  # the default retry policy
-    started = time.perf_counter()
-    with pytest.raises(JudgeFatalError, match=f"cannot connect to {url}.*check the base URL"):
+    # 3 attempts, not the 8 (and their backoff) a reachable endpoint gets.
+    with pytest.raises(
+        JudgeFatalError, match=f"cannot connect to {url}.*3 attempts.*check the base URL"
+    ):
         await LLMJudge(chat).extract_claims("q", "Paris is in France.", iteration=0)
     await chat.aclose()
-    assert time.perf_counter() - started < 5  # not the whole backoff of 8 attempts
 
 
 async def test_an_endpoint_that_goes_away_mid_run_fails_only_the_calls_it_drops() -> None:
