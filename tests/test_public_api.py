@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,16 @@ def test_to_pandas_has_one_row_per_result() -> None:
 def test_unknown_metric_is_an_error() -> None:
     with pytest.raises(ValueError, match="unknown metric"):
         evaluate([], ["nope"], scripted_judge())
+
+
+def test_importing_veracity_loads_no_model_sdk() -> None:
+    """The pytest plugin imports veracity in every test session of a project that has it
+    installed: the openai and anthropic SDKs (half a second or more each) and the local
+    model libraries wait until a judge or model is made."""
+    code = (
+        "import sys, veracity, veracity.pytest_plugin\n"
+        "heavy = ('openai', 'anthropic', 'torch', 'transformers', 'sentence_transformers')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

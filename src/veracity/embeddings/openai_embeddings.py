@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import openai
 
 from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
 from veracity.transport import (
@@ -22,6 +21,9 @@ from veracity.transport import (
 from veracity.transport.credentials import resolve_endpoint
 from veracity.transport.retry import ErrorClass
 from veracity.transport.urls import public_url
+
+if TYPE_CHECKING:  # the SDK takes half a second to import: only when an embedder is used
+    import openai
 
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -95,6 +97,8 @@ class OpenAIEmbedder:
         # gets a fresh one.
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
+            import openai
+
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key or PLACEHOLDER_KEY,
                 base_url=self.base_url,
@@ -165,6 +169,8 @@ class OpenAIEmbedder:
         return matrix
 
     def _classify(self, exc: BaseException) -> ErrorClass | None:
+        import openai
+
         return classify_sdk_error(
             exc,
             (openai.APIConnectionError, openai.APIResponseValidationError),

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
-
-import openai
-from openai.types.chat import ChatCompletionMessageParam
+from typing import TYPE_CHECKING, Any
 
 from veracity.judges.chat.base import (
     STRUCTURED_OUTPUT_FALLBACK,
@@ -21,8 +18,12 @@ from veracity.transport.retry import ErrorClass, classify_sdk_error
 from veracity.transport.urls import public_url
 from veracity.types import Usage
 
+if TYPE_CHECKING:  # the SDK takes half a second to import: only when a judge is made
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
-class OpenAIChat(SDKChat[openai.AsyncOpenAI]):
+
+class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
     """Chat completions against OpenAI or any compatible server.
 
     ``structured_output`` is where to start; when the endpoint rejects a mode with HTTP
@@ -34,6 +35,8 @@ class OpenAIChat(SDKChat[openai.AsyncOpenAI]):
     base_url_env = "OPENAI_BASE_URL"
 
     def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
+        import openai
+
         return openai.AsyncOpenAI(
             api_key=api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
         )
@@ -42,6 +45,8 @@ class OpenAIChat(SDKChat[openai.AsyncOpenAI]):
         await client.close()
 
     def _classify(self, exc: BaseException) -> ErrorClass | None:
+        import openai
+
         return classify_sdk_error(
             exc,
             (openai.APIConnectionError, openai.APIResponseValidationError),
