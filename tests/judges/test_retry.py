@@ -272,7 +272,10 @@ def test_a_connection_that_reached_no_server_is_told_apart(
         assert kind.message.startswith("cannot connect to http://127.0.0.1:9/v1: ")
 
 
-async def test_an_endpoint_never_reached_is_fatal_after_a_few_attempts() -> None:
+async def _calls_until_given_up(
+    limiter: RequestLimiter, attempts: int, error: type[Exception], match: str
+) -> int:
+    """How many calls an always-refused endpoint gets before ``error`` is raised."""
     calls = 0
 
     async def attempt() -> str:
@@ -280,33 +283,28 @@ async def test_an_endpoint_never_reached_is_fatal_after_a_few_attempts() -> None
         calls += 1
         raise _refused()
 
-    with pytest.raises(JudgeFatalError, match="3 attempts; no request has reached it"):
+    with pytest.raises(error, match=match):
         await call_with_retries(
             attempt,
             classify=lambda exc: classify_sdk_error(exc, (Flaky,), "http://x"),
-            policy=_fast_policy(8),
-            limiter=RequestLimiter(1),
+            policy=_fast_policy(attempts),
+            limiter=limiter,
             rng=random.Random(0),
         )
+    return calls
+
+
+async def test_an_endpoint_never_reached_is_fatal_after_a_few_attempts() -> None:
+    calls = await _calls_until_given_up(
+        RequestLimiter(1), 8, JudgeFatalError, "3 attempts; no request has reached it"
+    )
     assert calls == RetryPolicy().max_unreachable_attempts == 3
 
 
 async def test_an_endpoint_that_answered_before_gets_every_attempt() -> None:
     limiter = RequestLimiter(1)
     limiter.succeeded()
-    calls = 0
-
-    async def attempt() -> str:
-        nonlocal calls
-        calls += 1
-        raise _refused()
-
-    with pytest.raises(CallFailedError, match="after 5 failed attempts; last error: cannot"):
-        await call_with_retries(
-            attempt,
-            classify=lambda exc: classify_sdk_error(exc, (Flaky,), "http://x"),
-            policy=_fast_policy(5),
-            limiter=limiter,
-            rng=random.Random(0),
-        )
+    calls = await _calls_until_given_up(
+        limiter, 5, CallFailedError, "after 5 failed attempts; last error: cannot"
+    )
     assert calls == 5
