@@ -132,6 +132,17 @@ def test_judge_errors() -> None:
     ok = [rec(0.9, sample_id=f"k{i}") for i in range(7)]
     (found,) = fired(errors + ok, "judge_errors")
     assert found["message"].startswith("3 judge errors on faithfulness (30% of its results)")
+    # No raw reply kept: the calls failed, so the advice is about the calls.
+    assert "3 got no reply at all" in found["message"] and "--timeout" in found["message"]
+    assert found["evidence"]["without_reply"] == 3
+    unreadable = [
+        rec(None, sample_id=f"u{i}", status=Status.JUDGE_ERROR,
+            details={"raw_replies": ["Sure! Here you go: claims maybe"]})
+        for i in range(3)
+    ]  # fmt: skip
+    (found,) = fired(unreadable + ok, "judge_errors")
+    assert "read the raw replies" in found["message"] and "--timeout" not in found["message"]
+    assert found["evidence"]["without_reply"] == 0
     assert not fired(errors[:2] + ok, "judge_errors")
     # three errors in a hundred results are not worth a recommendation
     many = [rec(0.9, sample_id=f"m{i}") for i in range(97)]

@@ -33,6 +33,9 @@ class _Severity:
     rubric_overall: Counter[str] = field(default_factory=Counter)
     claims: ClaimTally | None = None
     statuses: Counter[str] = field(default_factory=Counter)
+    # Judge errors where the judge never replied (timeouts, 5xx, dropped connections), as
+    # opposed to replies that could not be read.
+    unanswered: int = 0
 
     def as_dict(self, tally: Tally, threshold: float) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -46,6 +49,7 @@ class _Severity:
         if self.claims is not None:
             out["claims_in_failing"] = self.claims.failing_counts()
         out["judge_errors"] = self.statuses[Status.JUDGE_ERROR.value]
+        out["judge_errors_without_reply"] = self.unanswered
         out["unsupported_by_judge"] = self.statuses[Status.UNSUPPORTED_BY_JUDGE.value]
         return out
 
@@ -78,6 +82,8 @@ class AnalysisBuilder:
         failing = score is not None and score < self.threshold(metric)
         severity = self._severity[metric]
         severity.statuses[record.status.value] += 1
+        if record.status is Status.JUDGE_ERROR and not record.details.get("raw_replies"):
+            severity.unanswered += 1
         system = record.system or NO_SYSTEM
         self._tallies[metric, "overall", OVERALL].add(score, failing)
         self._tallies[metric, "system", system].add(score, failing)
@@ -126,6 +132,7 @@ class AnalysisBuilder:
             tallies=dict(self._tallies),
             claims=dict(self._claims),
             statuses={m: dict(self._severity[m].statuses) for m in names},
+            unanswered={m: self._severity[m].unanswered for m in names},
             patterns=patterns,
             metrics=metrics or {},
         )

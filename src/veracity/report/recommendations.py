@@ -37,6 +37,7 @@ class Evidence:
     # (metric, system or OVERALL) → claim verdict counts
     claims: Mapping[tuple[str, str], ClaimTally]
     statuses: Mapping[str, Mapping[str, int]]
+    unanswered: Mapping[str, int]  # judge errors without any reply, by metric
     patterns: Mapping[str, Any]
     metrics: Mapping[str, Any]
 
@@ -181,13 +182,25 @@ def judge_errors(ev: Evidence) -> list[Recommendation]:
     for metric, statuses in ev.statuses.items():
         errors, total = statuses.get("judge_error", 0), sum(statuses.values())
         if errors >= MIN_CLAIMS and errors / total >= JUDGE_ERROR_SHARE:
+            unanswered = ev.unanswered.get(metric, 0)
             message = (
                 f"{errors} judge errors on {metric} ({errors / total:.0%} of its results): "
-                "those results are missing, not low — read the raw replies in results.jsonl; "
-                "a stronger judge model or another --structured-output mode may help."
+                "those results are missing, not low — "
             )
-            found.append(_item("judge_errors", metric, OVERALL, message,
-                               judge_errors=errors, results=total))  # fmt: skip
+            if unanswered * 2 >= errors:
+                message += (
+                    f"{unanswered} got no reply at all (timeouts, server errors, dropped "
+                    "connections: each reason says which); a longer --timeout, a lower "
+                    "--concurrency or an --rpm limit may help, and a run into a new --out "
+                    "makes only the failed calls again (the others come from the cache)."
+                )
+            else:
+                message += (
+                    "read the raw replies in results.jsonl; a stronger judge model or "
+                    "another --structured-output mode may help."
+                )
+            found.append(_item("judge_errors", metric, OVERALL, message, judge_errors=errors,
+                               without_reply=unanswered, results=total))  # fmt: skip
     return found
 
 
