@@ -124,9 +124,7 @@ def test_truncated_body_sends_fewer_bytes_than_promised() -> None:
 
 def test_malformed_content_always_differs_and_is_recorded(client_for: ClientFor) -> None:
     verification = CLAIM_VERIFICATION.render(
-        **render_verification(
-            ["Paris is in France.", "Paris is in Peru."], ("Paris is in France.",)
-        )
+        render_verification(["Paris is in France.", "Paris is in Peru."], ("Paris is in France.",))
     )
     messages = [{"role": m.role, "content": m.content} for m in verification.messages]
     with FakeLLMServer() as clean:

@@ -25,10 +25,13 @@ from veracity.testing.faults import FaultInjector, FaultPlan, Faults, format_ret
 from veracity.testing.mangle import mangle_content
 from veracity.testing.payloads import (
     anthropic_message,
+    cut_to_bound,
     dumps,
     embeddings_response,
     error_body,
     openai_completion,
+    reply_bound,
+    token_logprobs,
 )
 from veracity.testing.stats import StatsCollector
 
@@ -42,6 +45,12 @@ _ROUTES: dict[str, Route] = {
 }
 MALFORMED_BODY = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
 JSON_SCHEMA_UNSUPPORTED = "response_format json_schema is not supported"
+LOGPROBS_UNSUPPORTED = "logprobs are not supported by this model"
+# What llama-cpp-python's server answers (HTTP 500) to a response_format it does not know.
+JSON_SCHEMA_VALIDATION_ERROR = (
+    "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', "
+    "'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"
+)
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,8 @@ class Backend:
         faults: Faults,
         seed: int,
         supports_json_schema: bool,
+        supports_logprobs: bool = True,
+        rejection_status: int = 400,
         api_key: str | None = None,
         record_requests: bool = True,
     ) -> None:
@@ -79,6 +90,8 @@ class Backend:
         self.injector = FaultInjector(faults, seed)
         self.seed = seed
         self.supports_json_schema = supports_json_schema
+        self.supports_logprobs = supports_logprobs
+        self.rejection_status = rejection_status
         self.stats = StatsCollector(record_requests=record_requests)
         self.stopping = threading.Event()
 
@@ -131,10 +144,10 @@ class Backend:
             self._sleep(None)
             return _error(api, 400, str(exc), param=exc.param)
         self._sleep(request)
-        if route == "chat" and not self.supports_json_schema:
-            response_format = request.response_format or {}
-            if response_format.get("type") == "json_schema":
-                return _error(api, 400, JSON_SCHEMA_UNSUPPORTED, param="response_format")
+        if route == "chat":
+            rejected = self._rejected_option(api, request)
+            if rejected is not None:
+                return rejected
         wait = self.injector.rate_limit_wait()
         if wait is not None:
             self.stats.fault("rate_limit")
@@ -148,6 +161,18 @@ class Backend:
         if route == "embeddings":
             return self._embeddings(request)
         return self._complete(route, request, plan)
+
+    def _rejected_option(self, api: Api, request: ChatRequest) -> Reply | None:
+        """The error for an option this server does not take, as real servers word it."""
+        status = self.rejection_status
+        response_format = request.response_format or {}
+        if not self.supports_json_schema and response_format.get("type") == "json_schema":
+            if status == 500:
+                return _error(api, status, JSON_SCHEMA_VALIDATION_ERROR)
+            return _error(api, status, JSON_SCHEMA_UNSUPPORTED, param="response_format")
+        if not self.supports_logprobs and request.raw.get("logprobs"):
+            return _error(api, status, LOGPROBS_UNSUPPORTED, param="logprobs")
+        return None
 
     @staticmethod
     def _parse(route: Route, body: dict[str, Any]) -> ChatRequest:
@@ -198,14 +223,20 @@ class Backend:
             mangled = mangle_content(content, plan.mangling)
             self.stats.fault("malformed_content", mangled.kind)
             content = mangled.text
+        content, cut = cut_to_bound(content, reply_bound(request.raw))
         prompt_tokens = sum(approx_tokens(text) for _, text in request.messages)
         completion_tokens = approx_tokens(content)
         self.stats.completion(prompt_tokens, completion_tokens)
         if route == "messages":
             tool = forced_tool(request.raw)
-            body = anthropic_message(request.model, content, prompt_tokens, completion_tokens, tool)
+            body = anthropic_message(
+                request.model, content, prompt_tokens, completion_tokens, tool, cut=cut
+            )
             headers: tuple[tuple[str, str], ...] = (("request-id", f"req_{uuid.uuid4().hex}"),)
         else:
-            body = openai_completion(request.model, content, prompt_tokens, completion_tokens)
+            logprobs = token_logprobs(content, request.raw) if request.raw.get("logprobs") else None
+            body = openai_completion(
+                request.model, content, prompt_tokens, completion_tokens, cut=cut, logprobs=logprobs
+            )
             headers = (("x-request-id", f"req_{uuid.uuid4().hex[:16]}"),)
         return Reply(200, dumps(body), headers)

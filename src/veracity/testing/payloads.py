@@ -42,7 +42,13 @@ def error_body(
 
 
 def openai_completion(
-    model: str, content: str, prompt_tokens: int, completion_tokens: int
+    model: str,
+    content: str,
+    prompt_tokens: int,
+    completion_tokens: int,
+    *,
+    cut: bool = False,
+    logprobs: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
@@ -53,8 +59,8 @@ def openai_completion(
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": content, "refusal": None},
-                "logprobs": None,
-                "finish_reason": "stop",
+                "logprobs": None if logprobs is None else {"content": logprobs, "refusal": None},
+                "finish_reason": "length" if cut else "stop",
             }
         ],
         "usage": {
@@ -65,8 +71,53 @@ def openai_completion(
     }
 
 
+# The fake's tokens: words, and each other character on its own.
+_PIECE = re.compile(r"\w+|\W")
+
+
+def token_logprobs(content: str, body: Any) -> list[dict[str, Any]]:
+    """Log-probabilities for ``content`` as OpenAI returns them: every token certain (the
+    fake has no other candidates), with ``top_logprobs`` as asked."""
+    top = body.get("top_logprobs") if isinstance(body, dict) else None
+    wanted = top if isinstance(top, int) and top > 0 else 0
+    return [
+        {
+            "token": piece,
+            "logprob": 0.0,
+            "bytes": list(piece.encode()),
+            "top_logprobs": [{"token": piece, "logprob": 0.0, "bytes": list(piece.encode())}]
+            if wanted
+            else [],
+        }
+        for piece in _PIECE.findall(content)
+    ]
+
+
+def reply_bound(body: Any) -> int | None:
+    """The ``max_tokens`` (or ``max_completion_tokens``) a request allows, if any."""
+    for key in ("max_completion_tokens", "max_tokens"):
+        value = body.get(key) if isinstance(body, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def cut_to_bound(content: str, bound: int | None) -> tuple[str, bool]:
+    """``content`` cut where a reply of ``bound`` tokens (about four characters each) ends,
+    and whether it was cut."""
+    if bound is None or len(content) <= 4 * bound:
+        return content, False
+    return content[: 4 * bound], True
+
+
 def anthropic_message(
-    model: str, content: str, input_tokens: int, output_tokens: int, tool: str | None = None
+    model: str,
+    content: str,
+    input_tokens: int,
+    output_tokens: int,
+    tool: str | None = None,
+    *,
+    cut: bool = False,
 ) -> dict[str, Any]:
     """A Messages API reply; with a forced ``tool`` and a JSON-object reply, a tool_use block.
 
@@ -74,8 +125,8 @@ def anthropic_message(
     block (as from a model that ignored the tool), for the client's parser to deal with.
     """
     block: dict[str, Any] = {"type": "text", "text": content}
-    stop_reason = "end_turn"
-    if tool is not None:
+    stop_reason = "max_tokens" if cut else "end_turn"
+    if tool is not None and not cut:
         try:
             parsed = json.loads(content)
         except ValueError:

@@ -66,19 +66,23 @@ class RuleBasedResponder:
         return [s for s in sentences(answer) if WORD_RE.search(s.lower()) and not is_refusal(s)]
 
     def verify(self, claims: list[str], contexts: list[str]) -> list[dict[str, Any]]:
-        """One verdict object (claim, reason, evidence, verdict) per claim, in order."""
+        """One verdict object (the claim's number, evidence, reason, verdict) per claim, in
+        order, as veracity's prompt shows."""
         context_words: set[str] = set()
         for context in contexts:
             context_words |= content_words(context)
         candidates = [s for context in contexts for s in sentences(context)]
-        return [self._judge(claim, context_words, candidates) for claim in claims]
+        return [
+            {"claim": n, **self._judge(claim, context_words, candidates)}
+            for n, claim in enumerate(claims, 1)
+        ]
 
     def _judge(self, claim: str, context_words: set[str], candidates: list[str]) -> dict[str, Any]:
         claim_words = content_words(claim)
         if not candidates:
-            return _verdict(claim, "No contexts were given.", "", "not_enough_info")
+            return _verdict("No contexts were given.", "", "not_enough_info")
         if not claim_words:
-            return _verdict(claim, "The claim has no content words.", "", "not_enough_info")
+            return _verdict("The claim has no content words.", "", "not_enough_info")
         best, best_overlap = "", 0
         for sentence in candidates:
             overlap = len(claim_words & content_words(sentence))
@@ -87,14 +91,12 @@ class RuleBasedResponder:
         covered = len(claim_words & context_words)
         coverage = f"{covered} of {len(claim_words)} content words of the claim"
         if covered / len(claim_words) < self.support_threshold:
-            return _verdict(
-                claim, f"Only {coverage} appear in the contexts.", best, "not_enough_info"
-            )
+            return _verdict(f"Only {coverage} appear in the contexts.", best, "not_enough_info")
         if has_negation(claim) != has_negation(best):
             reason = f"{coverage} appear in the contexts, but the negation differs."
-            return _verdict(claim, reason, best, "contradicted")
-        return _verdict(claim, f"{coverage} appear in the contexts.", best, "supported")
+            return _verdict(reason, best, "contradicted")
+        return _verdict(f"{coverage} appear in the contexts.", best, "supported")
 
 
-def _verdict(claim: str, reason: str, evidence: str, verdict: str) -> dict[str, Any]:
-    return {"claim": claim, "reason": reason, "evidence": evidence, "verdict": verdict}
+def _verdict(reason: str, evidence: str, verdict: str) -> dict[str, Any]:
+    return {"evidence": evidence, "reason": reason, "verdict": verdict}

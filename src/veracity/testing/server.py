@@ -26,6 +26,10 @@ class FakeLLMServer:
     veracity's own prompts); ``faults`` injects rate limits, server errors, dropped
     connections and broken bodies or contents, drawn from a RNG seeded with ``seed``.
     With ``api_key``, requests without that key (bearer or ``x-api-key``) get HTTP 401.
+    ``supports_json_schema=False`` / ``supports_logprobs=False`` reject those options with
+    ``rejection_status`` (400; 500 answers as llama-cpp-python's server does). Replies
+    longer than a request's ``max_tokens`` (about four characters a token) are cut there,
+    with ``finish_reason`` "length"; ``logprobs`` are returned when asked for.
     ``record_requests=False`` keeps no request bodies (for long load runs).
 
     Example::
@@ -44,6 +48,8 @@ class FakeLLMServer:
         faults: Faults = _NO_FAULTS,
         seed: int = 0,
         supports_json_schema: bool = True,
+        supports_logprobs: bool = True,
+        rejection_status: int = 400,
         api_key: str | None = None,
         record_requests: bool = True,
     ) -> None:
@@ -53,6 +59,8 @@ class FakeLLMServer:
             faults=faults,
             seed=seed,
             supports_json_schema=supports_json_schema,
+            supports_logprobs=supports_logprobs,
+            rejection_status=rejection_status,
             api_key=api_key,
             record_requests=record_requests,
         )

@@ -1,6 +1,6 @@
 """Calling model services: concurrency and throttling, retries, and how calls fail."""
 
-from veracity.transport.errors import CallFailedError, JudgeFatalError
+from veracity.transport.errors import CallFailedError, JudgeFatalError, OptionRejectedError
 from veracity.transport.limits import RequestLimiter
 from veracity.transport.retry import (
     ErrorClass,
@@ -15,6 +15,7 @@ __all__ = [
     "CallFailedError",
     "ErrorClass",
     "JudgeFatalError",
+    "OptionRejectedError",
     "RequestLimiter",
     "RetryPolicy",
     "call_with_retries",

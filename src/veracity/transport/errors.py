@@ -9,3 +9,13 @@ class CallFailedError(Exception):
 
 class JudgeFatalError(Exception):
     """The judge cannot work at all (bad key, unknown model): stop the run, keep results."""
+
+
+class OptionRejectedError(CallFailedError):
+    """The endpoint rejected an option of the request (a ``response_format`` mode,
+    ``logprobs``): a fact about the endpoint, not a passing failure, so it is never retried
+    as such; the caller steps down and asks without it."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option

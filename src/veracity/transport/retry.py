@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from veracity.transport.errors import CallFailedError, JudgeFatalError
+from veracity.transport.errors import CallFailedError, JudgeFatalError, OptionRejectedError
 from veracity.transport.limits import RequestLimiter
 
 R = TypeVar("R")
@@ -85,6 +85,9 @@ class ErrorClass:
     retry_after_s: float | None = None
     throttled: bool = False
     unreachable: bool = False  # no server answered: refused, unknown host, no route
+    status: int | None = None
+    # The request option the endpoint refused (see OptionRejectedError), if that is the cause.
+    rejected_option: str | None = None
 
 
 def classify_sdk_error(
@@ -102,6 +105,7 @@ def classify_sdk_error(
             fatal=status in FATAL_STATUS,
             message=f"HTTP {status}: {str(exc).strip()[:300]}",
             retry_after_s=retry_after,
+            status=status,
             # 429, Anthropic's 529 "overloaded", or any retryable reply naming a wait.
             throttled=status in THROTTLE_STATUS
             or (retry_after is not None and status in RETRYABLE_STATUS),
@@ -172,6 +176,8 @@ async def call_with_retries(
                 raise
             if kind.fatal:
                 raise JudgeFatalError(kind.message) from exc
+            if kind.rejected_option is not None:
+                raise OptionRejectedError(kind.message, kind.rejected_option) from exc
             if not kind.retryable:
                 raise CallFailedError(kind.message) from exc
             if kind.throttled:

@@ -22,6 +22,7 @@ from veracity.types.results import (
     Verdict,
 )
 from veracity.types.sample import Sample
+from veracity.types.tokens import TokenLogprob
 
 __all__ = [
     "UNSCORED_STATUSES",
@@ -40,6 +41,7 @@ __all__ = [
     "RubricDimension",
     "Sample",
     "Status",
+    "TokenLogprob",
     "Usage",
     "Verdict",
 ]

@@ -10,29 +10,31 @@ from typing import Any, Unpack
 import anthropic
 
 from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.sdk import ChatOptions, SDKChat
+from veracity.judges.chat.sdk import ChatOptions, RequestOptions, SDKChat, as_rejection
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport.retry import ErrorClass, classify_sdk_error
 from veracity.transport.urls import public_url
 from veracity.types import Usage
 
+# An endpoint (a proxy, a compatible server) that does not take a forced tool call.
+_OPTION_WORDS = (("response_format", ("tool_choice", "tools", "input_schema")),)
+
 
 class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
     """Claude as a judge. Structured output is a forced tool call whose input schema is
     the prompt's output schema; with ``structured_output="text"`` the reply is free text
-    that the parser handles like any other."""
+    that the parser handles like any other. The Messages API gives no log-probabilities:
+    verdicts stay hard."""
 
     provider = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
     base_url_env = "ANTHROPIC_BASE_URL"
 
-    def __init__(
-        self, model: str, *, max_tokens: int = 4096, **options: Unpack[ChatOptions]
-    ) -> None:
+    def __init__(self, model: str, **options: Unpack[ChatOptions]) -> None:
         # Current Messages API models fix their own sampling: there is no temperature.
         options["temperature"] = None
+        options["logprobs"] = False
         super().__init__(model, **options)
-        self.max_tokens = max_tokens
 
     def _make_client(self, api_key: str) -> anthropic.AsyncAnthropic:
         return anthropic.AsyncAnthropic(
@@ -43,28 +45,27 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
         await client.close()
 
     def _classify(self, exc: BaseException) -> ErrorClass | None:
-        return classify_sdk_error(
+        kind = classify_sdk_error(
             exc,
             (anthropic.APIConnectionError, anthropic.APIResponseValidationError),
             public_url(self.base_url),
         )
+        return as_rejection(kind, _OPTION_WORDS)
 
-    async def complete(
-        self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
+    async def _complete_with(
+        self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec
     ) -> ChatReply:
-        del iteration
         client = self.client()
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         params: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": self.max_tokens,
+            "max_tokens": output.max_tokens,
             "system": system,
             "messages": [
                 {"role": m.role, "content": m.content} for m in messages if m.role != "system"
             ],
         }
-        use_tool = self.structured_output != "text"
-        if use_tool:
+        if options.structured_output != "text":
             params["tools"] = [
                 {
                     "name": output.name,
@@ -85,6 +86,7 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
             ),
             latency_s=latency,
             model=message.model or self.model,
+            truncated=message.stop_reason == "max_tokens",
         )
 
 

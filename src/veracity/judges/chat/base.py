@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from veracity.prompts import ChatMessage, OutputSpec
-from veracity.types import Usage
+from veracity.types import TokenLogprob, Usage
 
 StructuredOutput = Literal["json_schema", "json_object", "text"]
 # Each mode falls back to the next when an endpoint rejects it.
@@ -20,10 +20,15 @@ STRUCTURED_OUTPUT_FALLBACK: dict[StructuredOutput, StructuredOutput | None] = {
 
 @dataclass(frozen=True, slots=True)
 class ChatReply:
+    """A reply: its text, what it cost, and where the endpoint gives them, the tokens' log-
+    probabilities. ``truncated``: the reply stopped at its ``max_tokens`` bound."""
+
     text: str
     usage: Usage
     latency_s: float
     model: str
+    truncated: bool = False
+    tokens: tuple[TokenLogprob, ...] = ()
 
 
 class ChatModel(Protocol):

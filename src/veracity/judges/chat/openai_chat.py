@@ -6,29 +6,32 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from veracity.judges.chat.base import (
-    STRUCTURED_OUTPUT_FALLBACK,
-    ChatReply,
-    StructuredOutput,
-)
-from veracity.judges.chat.sdk import SDKChat
+from veracity.judges.chat.base import ChatReply
+from veracity.judges.chat.sdk import RequestOptions, SDKChat, as_rejection
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError
 from veracity.transport.retry import ErrorClass, classify_sdk_error
 from veracity.transport.urls import public_url
-from veracity.types import Usage
+from veracity.types import TokenLogprob, Usage
 
 if TYPE_CHECKING:  # the SDK takes half a second to import: only when a judge is made
     import openai
-    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+
+# How many alternatives to ask for at each token (OpenAI allows up to 20).
+TOP_LOGPROBS = 10
+# What an error message names when it is about an option, by the option to drop.
+_OPTION_WORDS = (
+    ("logprobs", ("logprob",)),
+    ("max_tokens", ("max_tokens",)),
+    ("temperature", ("temperature",)),
+    ("response_format", ("response_format", "json_schema", "json_object", "schema")),
+)
 
 
 class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
-    """Chat completions against OpenAI or any compatible server.
-
-    ``structured_output`` is where to start; when the endpoint rejects a mode with HTTP
-    400 the model steps down (json_schema → json_object → text) and remembers it.
-    """
+    """Chat completions against OpenAI or any compatible server, with log-probabilities
+    where the endpoint gives them and a ``max_tokens`` bound on every reply."""
 
     provider = "openai"
     key_env = "OPENAI_API_KEY"
@@ -47,38 +50,28 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
     def _classify(self, exc: BaseException) -> ErrorClass | None:
         import openai
 
-        return classify_sdk_error(
+        kind = classify_sdk_error(
             exc,
             (openai.APIConnectionError, openai.APIResponseValidationError),
             public_url(self.base_url),
         )
-
-    async def complete(
-        self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
-    ) -> ChatReply:
-        del iteration  # part of the cache key upstream; the endpoint has no use for it
-        while True:
-            mode = self.structured_output
-            try:
-                return await self._complete_with(mode, messages, output)
-            except CallFailedError as exc:
-                fallback = STRUCTURED_OUTPUT_FALLBACK[mode]
-                if fallback is None or not _rejects_response_format(exc):
-                    raise
-                if self.structured_output == mode:
-                    self.structured_output = fallback
-                    self.notes.append(f"endpoint rejected {mode}; using {fallback}")
+        return as_rejection(kind, _OPTION_WORDS)
 
     async def _complete_with(
-        self, mode: StructuredOutput, messages: Sequence[ChatMessage], output: OutputSpec
+        self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec
     ) -> ChatReply:
         client = self.client()
         params: dict[str, Any] = {
             "model": self.model,
             "messages": [_message_param(m) for m in messages],
+            options.token_limit: output.max_tokens,
         }
-        if self.temperature is not None:
-            params["temperature"] = self.temperature
+        if options.temperature is not None:
+            params["temperature"] = options.temperature
+        if options.logprobs:
+            params["logprobs"] = True
+            params["top_logprobs"] = TOP_LOGPROBS
+        mode = options.structured_output
         if mode == "json_schema":
             params["response_format"] = {
                 "type": "json_schema",
@@ -87,13 +80,16 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
         elif mode == "json_object":
             params["response_format"] = {"type": "json_object"}
         started = time.perf_counter()
-        completion = await self.call(lambda: client.chat.completions.create(**params))
+        completion: ChatCompletion = await self.call(
+            lambda: client.chat.completions.create(**params)
+        )
         latency = time.perf_counter() - started
         if not completion.choices:
             raise CallFailedError("the endpoint returned no choices")
+        choice = completion.choices[0]
         usage = completion.usage
         return ChatReply(
-            text=completion.choices[0].message.content or "",
+            text=choice.message.content or "",
             usage=Usage(
                 calls=1,
                 input_tokens=usage.prompt_tokens if usage else 0,
@@ -101,7 +97,21 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
             ),
             latency_s=latency,
             model=completion.model or self.model,
+            truncated=choice.finish_reason == "length",
+            tokens=_tokens(choice) if options.logprobs else (),
         )
+
+
+def _tokens(choice: Any) -> tuple[TokenLogprob, ...]:
+    content = getattr(choice.logprobs, "content", None) or ()
+    return tuple(
+        TokenLogprob(
+            token=item.token,
+            logprob=float(item.logprob),
+            top=tuple((alt.token, float(alt.logprob)) for alt in (item.top_logprobs or ())),
+        )
+        for item in content
+    )
 
 
 def _message_param(message: ChatMessage) -> ChatCompletionMessageParam:
@@ -110,8 +120,3 @@ def _message_param(message: ChatMessage) -> ChatCompletionMessageParam:
     if message.role == "assistant":
         return {"role": "assistant", "content": message.content}
     return {"role": "user", "content": message.content}
-
-
-def _rejects_response_format(exc: CallFailedError) -> bool:
-    message = str(exc).lower()
-    return "http 400" in message and ("response_format" in message or "json_schema" in message)

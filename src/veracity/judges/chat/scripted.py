@@ -15,7 +15,7 @@ from veracity.transport.limits import RequestLimiter
 from veracity.types import Usage
 
 Responder = Callable[[Sequence[ChatMessage], OutputSpec], str]
-ScriptItem = str | BaseException | Responder
+ScriptItem = str | ChatReply | BaseException | Responder
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +37,9 @@ def approx_tokens(text: str) -> int:
 class ScriptedChat:
     """Replies from a script, in order; or from one ``responder`` for every call.
 
-    A script item may be a reply string, an exception to raise (a failed call), or a
-    function of the messages. ``calls`` records every request for assertions.
+    A script item may be a reply string, a whole :class:`ChatReply` (with token
+    log-probabilities, say, or cut off at its bound), an exception to raise (a failed
+    call), or a function of the messages. ``calls`` records every request for assertions.
     """
 
     def __init__(
@@ -82,6 +83,8 @@ class ScriptedChat:
             item = self._next_item()
             if isinstance(item, BaseException):
                 raise item
+            if isinstance(item, ChatReply):
+                return item
             text = item if isinstance(item, str) else item(messages, output)
         prompt_tokens = sum(approx_tokens(m.content) for m in messages)
         return ChatReply(

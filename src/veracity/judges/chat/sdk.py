@@ -1,13 +1,18 @@
-"""What the SDK-backed chat models share: settings, a client per event loop, retries."""
+"""What the SDK-backed chat models share: settings, a client per event loop, retries, and
+the negotiation of request options with the endpoint."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
-from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypedDict, TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypedDict, TypeVar
 
-from veracity.judges.chat.base import StructuredOutput
+from veracity.judges.chat.base import STRUCTURED_OUTPUT_FALLBACK, ChatReply, StructuredOutput
+from veracity.prompts import ChatMessage, OutputSpec
+from veracity.transport import OptionRejectedError
 from veracity.transport.credentials import resolve_endpoint
 from veracity.transport.limits import RequestLimiter
 from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
@@ -20,6 +25,59 @@ R = TypeVar("R")
 PLACEHOLDER_KEY = "not-needed"
 
 
+@dataclass(frozen=True, slots=True)
+class RequestOptions:
+    """The options a request is sent with, as far as the endpoint has accepted them."""
+
+    structured_output: StructuredOutput
+    logprobs: bool
+    temperature: float | None
+    # OpenAI's reasoning models take only ``max_completion_tokens``; most servers both.
+    token_limit: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+
+
+def _without(option: str, options: RequestOptions) -> tuple[RequestOptions, str] | None:
+    """``options`` with ``option`` stepped down and what changed, or ``None`` when it
+    cannot step further."""
+    if option == "logprobs" and options.logprobs:
+        return dataclasses.replace(options, logprobs=False), "no logprobs"
+    if option == "temperature" and options.temperature is not None:
+        return dataclasses.replace(options, temperature=None), "the endpoint's own temperature"
+    if option == "max_tokens" and options.token_limit == "max_tokens":
+        changed = dataclasses.replace(options, token_limit="max_completion_tokens")
+        return changed, "max_completion_tokens"
+    fallback = STRUCTURED_OUTPUT_FALLBACK[options.structured_output]
+    if option == "response_format" and fallback is not None:
+        return dataclasses.replace(options, structured_output=fallback), fallback
+    return None
+
+
+# Statuses with which endpoints refuse an option they do not take: 400 and 422 as usual,
+# 500 from servers that fail validating the request (llama-cpp-python's for json_schema).
+_REJECTING_STATUS = frozenset({400, 422, 500})
+
+
+def as_rejection(
+    kind: ErrorClass | None, option_words: Sequence[tuple[str, tuple[str, ...]]]
+) -> ErrorClass | None:
+    """``kind`` marked as the rejection of an option when its message names one
+    (``option_words``: each option with the words that name it, checked in order)."""
+    if kind is None or kind.status not in _REJECTING_STATUS:
+        return kind
+    message = kind.message.lower()
+    for option, words in option_words:
+        if any(word in message for word in words):
+            return dataclasses.replace(kind, retryable=False, rejected_option=option)
+    return kind
+
+
+def _gist(message: str, limit: int = 240) -> str:
+    """An endpoint's error message up to its first blank line (servers append their own
+    tracebacks), on one line and at most ``limit`` characters."""
+    first = " ".join(message.split("\n\n", 1)[0].split())
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
 class ChatOptions(TypedDict, total=False):
     """The settings every SDK chat model takes (see :class:`SDKChat`)."""
 
@@ -29,6 +87,7 @@ class ChatOptions(TypedDict, total=False):
     rpm: float | None
     timeout_s: float
     structured_output: StructuredOutput
+    logprobs: bool
     temperature: float | None
     retry: RetryPolicy | None
     seed: int | None
@@ -39,6 +98,12 @@ class SDKChat(Generic[ClientT]):
 
     The key and base URL come from the arguments, else from the provider's environment
     variables; the key is held in memory only and never described or written.
+
+    Negotiation: ``structured_output`` and ``logprobs`` are what to ask for first. An
+    endpoint that rejects one of them (:class:`OptionRejectedError`) costs one failed call:
+    the model steps down (json_schema → json_object → text; logprobs off) for every later
+    call and notes why. Until a first call has succeeded the calls queue behind it, so a
+    run pays for a rejection once, not once per call in flight.
     """
 
     provider: str = ""
@@ -55,6 +120,7 @@ class SDKChat(Generic[ClientT]):
         rpm: float | None = None,
         timeout_s: float = 60.0,
         structured_output: StructuredOutput = "json_schema",
+        logprobs: bool = True,
         temperature: float | None = 0.0,
         retry: RetryPolicy | None = None,
         seed: int | None = None,
@@ -71,11 +137,13 @@ class SDKChat(Generic[ClientT]):
         self.base_url = base_url
         self._api_key = api_key
         self.timeout_s = timeout_s
-        self.structured_output: StructuredOutput = structured_output
-        self.temperature = temperature
+        self.requested = RequestOptions(structured_output, logprobs, temperature)
+        self.options = self.requested
         self.retry = retry or RetryPolicy()
         self.limiter = RequestLimiter(concurrency, rpm)
         self.notes: list[str] = []
+        self._settled = False
+        self._negotiating: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         self._rng = random.Random(seed)
         self._client: ClientT | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -89,17 +157,86 @@ class SDKChat(Generic[ClientT]):
         return self.limiter.concurrency
 
     def describe(self) -> dict[str, Any]:
-        return {
+        described = {
             "provider": self.provider,
             "model": self.model,
             "base_url": public_url(self.base_url),
-            "structured_output": self.structured_output,
-            "temperature": self.temperature,
+            **dataclasses.asdict(self.options),
             "timeout_s": self.timeout_s,
             "concurrency": self.concurrency,
             "rpm": self.limiter.rpm,
             "max_attempts": self.retry.max_attempts,
         }
+        if self.notes:
+            described["negotiation"] = list(self.notes)
+        return described
+
+    # ------------------------------------------------------------------ negotiation
+
+    def negotiation_key(self) -> str:
+        """What the outcome of a negotiation depends on: the endpoint and what was asked."""
+        return "|".join(
+            (self.provider, public_url(self.base_url) or "", self.model, repr(self.requested))
+        )
+
+    def negotiated(self) -> dict[str, Any]:
+        return {"options": dataclasses.asdict(self.options), "notes": list(self.notes)}
+
+    def adopt(self, state: Mapping[str, Any]) -> None:
+        """Start from what an earlier run learnt of this endpoint (no failed call again)."""
+        try:
+            self.options = RequestOptions(**state["options"])
+            self.notes = [str(note) for note in state["notes"]]
+        except (KeyError, TypeError):
+            return  # a record of another version: negotiate afresh
+
+    def _step_down(self, tried: RequestOptions, exc: OptionRejectedError) -> bool:
+        """Drop what the endpoint rejected; ``False`` when there is nothing left to drop."""
+        if tried != self.options:
+            return True  # another call stepped down meanwhile: try again as it does now
+        stepped = _without(exc.option, tried)
+        if stepped is None:
+            return False
+        self.options, now = stepped
+        what = tried.structured_output if exc.option == "response_format" else exc.option
+        self.notes.append(f"the endpoint rejected {what}; using {now} ({_gist(str(exc))})")
+        return True
+
+    def _lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._negotiating is None or self._negotiating[0] is not loop:
+            self._negotiating = (loop, asyncio.Lock())
+        return self._negotiating[1]
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
+    ) -> ChatReply:
+        del iteration  # part of the cache key upstream; the endpoint has no use for it
+        if not self._settled:
+            async with self._lock():
+                if not self._settled:
+                    reply = await self._negotiating_call(messages, output)
+                    self._settled = True
+                    return reply
+        return await self._negotiating_call(messages, output)
+
+    async def _negotiating_call(
+        self, messages: Sequence[ChatMessage], output: OutputSpec
+    ) -> ChatReply:
+        while True:
+            tried = self.options
+            try:
+                return await self._complete_with(tried, messages, output)
+            except OptionRejectedError as exc:
+                if not self._step_down(tried, exc):
+                    raise
+
+    async def _complete_with(
+        self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec
+    ) -> ChatReply:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ the SDK client
 
     def _make_client(self, api_key: str) -> ClientT:
         raise NotImplementedError

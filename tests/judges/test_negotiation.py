@@ -1,0 +1,164 @@
+"""Request options negotiated with the endpoint: a rejected option costs one failed call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from veracity import aevaluate
+from veracity.judges import LLMJudge
+from veracity.judges.chat import OpenAIChat
+from veracity.judges.chat.cache import CachedChat, ResponseCache
+from veracity.testing import FakeLLMServer, Faults
+from veracity.transport import RetryPolicy
+from veracity.types import Status
+
+FAST_RETRY = RetryPolicy(max_attempts=8, base_delay_s=0.01, max_delay_s=0.05)
+SAMPLES = [
+    {
+        "id": f"s{i}",
+        "question": "Where is Paris?",
+        "contexts": ["Paris is the capital and largest city of France."],
+        "answer": f"Paris is the capital of France. It has {i} museums.",
+    }
+    for i in range(6)
+]
+
+
+def chat(server: FakeLLMServer, **options: object) -> OpenAIChat:
+    return OpenAIChat(
+        "judge-model",
+        base_url=server.base_url,
+        api_key="test-key",
+        retry=FAST_RETRY,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def formats(server: FakeLLMServer) -> list[str | None]:
+    return [(body.get("response_format") or {}).get("type") for body in server.requests]
+
+
+async def test_a_500_naming_the_format_costs_one_call_even_with_calls_in_flight() -> None:
+    with FakeLLMServer(supports_json_schema=False, rejection_status=500) as server:
+        model = chat(server, concurrency=8)
+        judge = LLMJudge(model)
+        outcomes = await asyncio.gather(
+            *(judge.extract_claims("q", f"Fact {i} holds.", iteration=0) for i in range(8))
+        )
+        await judge.aclose()
+        statuses = server.stats.by_status
+        sent = formats(server)
+    assert all(o.ok for o in outcomes)
+    assert statuses.get(500) == 1 and statuses.get(200) == 8
+    assert sent == ["json_schema"] + ["json_object"] * 8
+    described = model.describe()
+    assert described["structured_output"] == "json_object"
+    note = described["negotiation"][0]
+    assert "rejected json_schema; using json_object" in note
+    assert "\n" not in note and len(note) < 400  # the gist of the error, not a traceback
+
+
+async def test_422_and_400_rejections_step_down_too() -> None:
+    for status in (400, 422):
+        with FakeLLMServer(supports_json_schema=False, rejection_status=status) as server:
+            judge = LLMJudge(chat(server))
+            outcome = await judge.extract_claims("q", "Paris is in France.", iteration=0)
+            await judge.aclose()
+            assert outcome.ok and formats(server) == ["json_schema", "json_object"]
+
+
+async def test_a_500_that_names_no_option_is_retried_not_negotiated() -> None:
+    with FakeLLMServer(faults=Faults(status_5xx=0.5), seed=3) as server:
+        model = chat(server)
+        judge = LLMJudge(model)
+        outcomes = [
+            await judge.extract_claims("q", f"Fact {i} holds.", iteration=0) for i in range(6)
+        ]
+        await judge.aclose()
+        assert server.stats.by_status.get(500, 0) > 0
+    assert all(o.ok for o in outcomes)
+    assert model.options.structured_output == "json_schema" and not model.notes
+
+
+async def test_rejected_logprobs_are_dropped_once() -> None:
+    with FakeLLMServer(supports_logprobs=False, rejection_status=500) as server:
+        model = chat(server)
+        judge = LLMJudge(model)
+        for i in range(3):
+            assert (await judge.extract_claims("q", f"Fact {i} holds.", iteration=0)).ok
+        await judge.aclose()
+        asked = [body.get("logprobs") for body in server.requests]
+    assert asked == [True, None, None, None]
+    assert model.options.logprobs is False
+    assert any("rejected logprobs" in note for note in model.notes)
+
+
+async def test_every_request_carries_its_questions_reply_bound() -> None:
+    with FakeLLMServer() as server:
+        judge = LLMJudge(chat(server), max_tokens={"claim_extraction": 77})
+        await judge.extract_claims("q", "Paris is in France.", iteration=0)
+        await judge.verify_claims(("Paris is in France.",), ("Paris is in France.",), iteration=0)
+        await judge.aclose()
+        bounds = [body["max_tokens"] for body in server.requests]
+    assert bounds[0] == 77
+    assert bounds[1] > 0
+
+
+async def test_the_outcome_of_a_negotiation_is_remembered_by_the_cache(tmp_path: Path) -> None:
+    with FakeLLMServer(supports_json_schema=False, rejection_status=500) as server:
+        first = CachedChat(chat(server), ResponseCache(tmp_path / "cache.sqlite3"))
+        judge = LLMJudge(first)
+        assert (await judge.extract_claims("q", "Paris is in France.", iteration=0)).ok
+        await judge.aclose()
+        # A new run, a new question: it starts where the last run ended up.
+        second = chat(server)
+        judge = LLMJudge(CachedChat(second, ResponseCache(tmp_path / "cache.sqlite3")))
+        assert (await judge.extract_claims("q", "Lyon is in France.", iteration=0)).ok
+        await judge.aclose()
+        sent = formats(server)
+    assert sent == ["json_schema", "json_object", "json_object"]
+    assert second.options.structured_output == "json_object" and second.notes
+
+
+async def test_default_settings_score_every_item_and_run_json_says_how(tmp_path: Path) -> None:
+    with FakeLLMServer(
+        supports_json_schema=False, supports_logprobs=False, rejection_status=500
+    ) as server:
+        result = await aevaluate(
+            SAMPLES, ["faithfulness"], LLMJudge(chat(server, concurrency=4)), out=tmp_path
+        )
+        failed = server.stats.by_status.get(500, 0)
+    assert {r.status for r in result.results} == {Status.SCORED}
+    assert failed == 2  # json_schema, then logprobs: once each for the whole run
+    judge = json.loads((tmp_path / "run.json").read_text())["judge"]
+    assert judge["structured_output"] == "json_object" and judge["logprobs"] is False
+    assert len(judge["negotiation"]) == 2
+
+
+def test_the_cli_bounds_replies_and_rejects_a_bad_bound(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(s) + "\n" for s in SAMPLES[:1]))
+    with FakeLLMServer() as server:
+        base = [sys.executable, "-m", "veracity", "run", str(data), "--judge", "openai/m"]
+        base += ["--base-url", server.base_url, "--out", str(tmp_path / "run")]
+        ok = subprocess.run(
+            [*base, "--max-tokens", "claim_extraction=99"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        bad = subprocess.run(
+            [*base, "--max-tokens", "claim_extracton=99"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        bounds = [body["max_tokens"] for body in server.requests]
+    assert ok.returncode == 0, ok.stderr
+    assert bounds[0] == 99
+    assert bad.returncode == 2 and "no question 'claim_extracton'" in bad.stderr
+    assert "Traceback" not in bad.stderr
