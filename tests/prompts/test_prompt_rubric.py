@@ -89,7 +89,7 @@ def test_fingerprint_changes_with_the_rubric(other: Rubric) -> None:
 
 
 def test_render_rubric_fills_every_field() -> None:
-    prompt = rubric_template(_rubric()).render(**render_rubric("Q?", "A.", ["c1", "c2"]))
+    prompt = rubric_template(_rubric()).render(render_rubric("Q?", "A.", ["c1", "c2"]))
     user = prompt.messages[1].content
     assert "<question>\nQ?\n</question>" in user
     assert "<answer>\nA.\n</answer>" in user

@@ -1,5 +1,7 @@
 """Prompt templates: versioned, fingerprinted, with their output schemas."""
 
+from collections.abc import Mapping
+
 from veracity.prompts.answer_relevance import (
     DEFAULT_QUESTION_COUNT,
     QUESTION_GENERATION,
@@ -40,6 +42,7 @@ from veracity.prompts.faithfulness import (
 from veracity.prompts.rubric import (
     DEFAULT_RUBRIC,
     DEFAULT_RUBRIC_TEMPLATE,
+    RUBRIC_ID_PREFIX,
     DimensionScoreOutput,
     RubricScoresOutput,
     RubricTemplate,
@@ -75,6 +78,27 @@ ALL_TEMPLATES = (
     DEFAULT_RUBRIC_TEMPLATE,
 )
 
+# The bounds a user may set on replies (``max_tokens`` in the config file), by question.
+MIN_REPLY_TOKENS, MAX_REPLY_TOKENS = 16, 32768
+
+
+def checked_reply_bounds(bounds: Mapping[str, int]) -> dict[str, int]:
+    """``bounds`` (question → ``max_tokens``) when every question exists and every bound
+    is sensible; else a :class:`ValueError` naming the first that is not."""
+    known = [t.id for t in (*ALL_TEMPLATES, TESTSET_GENERATION)]
+    for question, bound in bounds.items():
+        if question not in known and not question.startswith(RUBRIC_ID_PREFIX):
+            raise ValueError(
+                f"max_tokens: no question {question!r}; known: {', '.join(known)}, or rubric:NAME"
+            )
+        if isinstance(bound, bool) or not MIN_REPLY_TOKENS <= bound <= MAX_REPLY_TOKENS:
+            raise ValueError(
+                f"max_tokens: {question}: expected {MIN_REPLY_TOKENS}–{MAX_REPLY_TOKENS} "
+                f"tokens, not {bound!r}"
+            )
+    return dict(bounds)
+
+
 __all__ = [
     "ALL_TEMPLATES",
     "ANSWER_CLASSIFICATION",
@@ -105,6 +129,7 @@ __all__ = [
     "RenderedPrompt",
     "RubricScoresOutput",
     "RubricTemplate",
+    "checked_reply_bounds",
     "find_abstention",
     "numbered_block",
     "render_chunk_relevance",

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from veracity.prompts._rules import data_rule
-from veracity.prompts.template import PromptTemplate, untrusted
+from veracity.prompts.template import Example, PromptTemplate, untrusted
 
 DEFAULT_ABSTENTION_PHRASES: tuple[str, ...] = (
     "i don't know",
@@ -50,9 +50,21 @@ class ClassificationOutput(BaseModel):
     classification: Literal["correct", "wrong", "dont_know"]
 
 
+def render_classification(question: str, answer: str, reference: str) -> dict[str, str]:
+    """The blocks of :data:`ANSWER_CLASSIFICATION`."""
+    return {
+        "question": untrusted("question", question),
+        "answer": untrusted("answer", answer),
+        "reference": untrusted("reference", reference),
+    }
+
+
+_Q = "When was the Eiffel Tower finished?"
+_REF = "It was finished in 1889."
+
 ANSWER_CLASSIFICATION = PromptTemplate(
     id="answer_classification",
-    version=1,
+    version=2,
     system=(
         "You classify an answer to a question against a reference answer, which you take "
         "as the truth (do not use your own knowledge). `correct`: the answer agrees with the "
@@ -65,18 +77,26 @@ ANSWER_CLASSIFICATION = PromptTemplate(
         "first, one or two sentences, then `classification`.\n"
         + data_rule("question", "answer", "reference")
     ),
-    user="{question}\n\n{answer}\n\n{reference}\n\nClassify the answer against the reference.",
+    user="{question}\n{answer}\n{reference}",
     output_model=ClassificationOutput,
+    examples=(
+        Example(
+            render_classification(_Q, "The tower was completed in 1889, for a World's Fair.", _REF),
+            ClassificationOutput(reason="Both give 1889.", classification="correct"),
+        ),
+        Example(
+            render_classification(_Q, "I believe it was finished in 1901.", _REF),
+            ClassificationOutput(
+                reason="It commits to 1901; the reference says 1889.", classification="wrong"
+            ),
+        ),
+        Example(
+            render_classification(_Q, "Sorry, I can't find that in the documents.", _REF),
+            ClassificationOutput(reason="It gives no answer.", classification="dont_know"),
+        ),
+    ),
+    max_tokens=256,
 )
-
-
-def render_classification(question: str, answer: str, reference: str) -> dict[str, str]:
-    """The blocks of :data:`ANSWER_CLASSIFICATION`."""
-    return {
-        "question": untrusted("question", question),
-        "answer": untrusted("answer", answer),
-        "reference": untrusted("reference", reference),
-    }
 
 
 def _phrase_pattern(phrase: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from veracity.prompts._rules import data_rule
-from veracity.prompts.template import PromptTemplate, untrusted
+from veracity.prompts.template import Example, PromptTemplate, untrusted
 
 
 class CriterionOutput(BaseModel):
@@ -23,9 +23,18 @@ class FactualAccuracyOutput(BaseModel):
     consistency: CriterionOutput
 
 
+def render_factual_accuracy(question: str, answer: str, reference: str) -> dict[str, str]:
+    """The blocks of :data:`FACTUAL_ACCURACY`."""
+    return {
+        "question": untrusted("question", question),
+        "answer": untrusted("answer", answer),
+        "reference": untrusted("reference", reference),
+    }
+
+
 FACTUAL_ACCURACY = PromptTemplate(
     id="factual_accuracy",
-    version=1,
+    version=2,
     system=(
         "You grade an answer to a question against a reference answer, which you take as "
         "the truth (do not use your own knowledge). Score three criteria, each an integer "
@@ -52,18 +61,30 @@ FACTUAL_ACCURACY = PromptTemplate(
         "briefly) before `score`. Do NOT compute any overall, total or weighted score: give "
         "only the three criteria.\n" + data_rule("question", "answer", "reference")
     ),
-    user=(
-        "{question}\n\n{answer}\n\n{reference}\n\n"
-        "Grade the answer's correctness, completeness and consistency against the reference."
-    ),
+    user="{question}\n{answer}\n{reference}",
     output_model=FactualAccuracyOutput,
+    examples=(
+        Example(
+            render_factual_accuracy(
+                "Who built the Eiffel Tower, and when was it finished?",
+                "Gustave Eiffel's company built it, and it was finished in 1901.",
+                "The company of Gustave Eiffel built it; it was finished in 1889.",
+            ),
+            FactualAccuracyOutput(
+                correctness=CriterionOutput(
+                    reasoning="The builder agrees; the year 1901 disagrees with 1889.",
+                    score=40,
+                ),
+                completeness=CriterionOutput(
+                    reasoning="It covers both key points, the builder and the year.", score=100
+                ),
+                consistency=CriterionOutput(
+                    reasoning="It does not contradict itself, but its year contradicts the "
+                    "reference.",
+                    score=50,
+                ),
+            ),
+        ),
+    ),
+    max_tokens=768,
 )
-
-
-def render_factual_accuracy(question: str, answer: str, reference: str) -> dict[str, str]:
-    """The blocks of :data:`FACTUAL_ACCURACY`."""
-    return {
-        "question": untrusted("question", question),
-        "answer": untrusted("answer", answer),
-        "reference": untrusted("reference", reference),
-    }

@@ -10,7 +10,13 @@ from functools import cached_property
 from pydantic import BaseModel, ConfigDict, Field
 
 from veracity.prompts._rules import data_rule
-from veracity.prompts.template import OutputSpec, PromptTemplate, numbered_block, untrusted
+from veracity.prompts.template import (
+    Example,
+    OutputSpec,
+    PromptTemplate,
+    numbered_block,
+    untrusted,
+)
 from veracity.types.judgements import Rubric, RubricDimension
 
 RUBRIC_ID_PREFIX = "rubric:"
@@ -106,7 +112,39 @@ class RubricTemplate(PromptTemplate):
     @cached_property
     def output(self) -> OutputSpec:
         name = _schema_name(self.id.removeprefix(RUBRIC_ID_PREFIX))
-        return OutputSpec(name=name, json_schema=self.output_model.model_json_schema())
+        return OutputSpec(name, self.output_model.model_json_schema(), self.max_tokens)
+
+
+def render_rubric(question: str, answer: str, contexts: Sequence[str]) -> dict[str, str]:
+    """The blocks of any :func:`rubric_template`."""
+    return {
+        "question": untrusted("question", question),
+        "answer": untrusted("answer", answer),
+        "contexts": numbered_block("contexts", "context", list(contexts)),
+    }
+
+
+_EXAMPLE_TASK = render_rubric(
+    "Who built the Eiffel Tower?",
+    "Gustave Eiffel's company built it.",
+    ("The company of Gustave Eiffel designed and built the tower, finished in 1889.",),
+)
+# The default rubric's worked example; a user's rubric is shown its own dimensions' names.
+_DEFAULT_EXAMPLE = {
+    "faithfulness": ("The contexts say Gustave Eiffel's company built it.", 5),
+    "completeness": ("It names the builder but explains nothing beyond that.", 2),
+}
+
+
+def _example(rubric: Rubric) -> Example:
+    scores = []
+    for dimension in rubric.dimensions:
+        reasoning, score = _DEFAULT_EXAMPLE.get(
+            dimension.name, (f"What in the answer and the contexts decides {dimension.name}.", 4)
+        )
+        scores.append(DimensionScoreOutput(dimension=dimension.name, reasoning=reasoning,
+                                           score=score))  # fmt: skip
+    return Example(_EXAMPLE_TASK, RubricScoresOutput(scores=scores))
 
 
 _CACHE: dict[str, RubricTemplate] = {}
@@ -123,22 +161,15 @@ def rubric_template(rubric: Rubric) -> PromptTemplate:
     if template is None:
         template = RubricTemplate(
             id=RUBRIC_ID_PREFIX + rubric.name,
-            version=1,
+            version=2,
             system=_system(rubric),
-            user="{question}\n\n{answer}\n\n{contexts}\n\nScore the answer on every dimension.",
+            user="{question}\n{answer}\n{contexts}",
             output_model=RubricScoresOutput,
+            examples=(_example(rubric),),
+            max_tokens=96 + 160 * len(rubric.dimensions),
         )
         _CACHE[key] = template
     return template
 
 
 DEFAULT_RUBRIC_TEMPLATE = rubric_template(DEFAULT_RUBRIC)
-
-
-def render_rubric(question: str, answer: str, contexts: Sequence[str]) -> dict[str, str]:
-    """The blocks of any :func:`rubric_template`."""
-    return {
-        "question": untrusted("question", question),
-        "answer": untrusted("answer", answer),
-        "contexts": numbered_block("contexts", "context", list(contexts)),
-    }

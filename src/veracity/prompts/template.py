@@ -1,8 +1,12 @@
-"""Prompts as data: typed templates with an output schema and a fingerprint.
+"""Prompts as data: typed templates with worked examples, an output schema and a fingerprint.
 
 Untrusted text (answers, contexts, claims) is only ever placed inside tagged blocks, and a
 closing tag inside the text is neutralised, so a document cannot end its own block and
 speak to the judge as if it were the instructions.
+
+A judge is shown what to reply as filled-in examples, never as a bare JSON schema: small
+models copy a schema back instead of following it. The schema still goes to endpoints that
+can enforce it (``response_format`` json_schema, Anthropic's tool input).
 """
 
 from __future__ import annotations
@@ -28,10 +32,11 @@ class ChatMessage:
 
 @dataclass(frozen=True, slots=True)
 class OutputSpec:
-    """What a judge's reply must look like: a named JSON schema."""
+    """What a judge's reply must look like: a named JSON schema, and how long it may be."""
 
     name: str
     json_schema: Mapping[str, Any]
+    max_tokens: int = 1024
 
 
 # Every tag veracity's prompts use to delimit data; untrusted text may contain none of them.
@@ -55,6 +60,18 @@ def numbered_block(tag: str, item_tag: str, items: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Example:
+    """A worked example: the task's blocks, rendered as real ones are, and the reply.
+
+    ``reply`` is an instance of the template's output model, so an example cannot drift
+    from the schema the reply is read against.
+    """
+
+    blocks: Mapping[str, str]
+    reply: BaseModel
+
+
+@dataclass(frozen=True, slots=True)
 class RenderedPrompt:
     template_id: str
     fingerprint: str
@@ -64,10 +81,12 @@ class RenderedPrompt:
 
 @dataclass(frozen=True)
 class PromptTemplate:
-    """A versioned prompt: system text, a user template and the schema of the reply.
+    """A versioned prompt: system text, a user template, worked examples, the reply's schema.
 
     ``user`` is a ``str.format`` template whose fields are filled with already-delimited
-    blocks (see :func:`untrusted`); the fingerprint changes whenever any part changes.
+    blocks (see :func:`untrusted`). A reply may take ``max_tokens``, plus
+    ``max_tokens_per_item`` for each item a batched question asks about. The fingerprint
+    changes whenever any part changes.
     """
 
     id: str
@@ -75,11 +94,33 @@ class PromptTemplate:
     system: str
     user: str
     output_model: type[BaseModel]
-    examples: tuple[str, ...] = field(default=())
+    examples: tuple[Example, ...] = field(default=())
+    max_tokens: int = 512
+    max_tokens_per_item: int = 0
+
+    def __post_init__(self) -> None:
+        for example in self.examples:
+            if not isinstance(example.reply, self.output_model):
+                raise TypeError(f"{self.id}: an example's reply is not a {self.output_model}")
 
     @cached_property
     def output(self) -> OutputSpec:
-        return OutputSpec(name=self.id, json_schema=self.output_model.model_json_schema())
+        return OutputSpec(
+            name=self.id,
+            json_schema=self.output_model.model_json_schema(),
+            max_tokens=self.max_tokens,
+        )
+
+    @cached_property
+    def system_text(self) -> str:
+        """The instructions, then every worked example with its reply."""
+        parts = [self.system]
+        for n, example in enumerate(self.examples, 1):
+            task = self.user.format_map(example.blocks)
+            reply = example.reply.model_dump_json()
+            title = "Example" if len(self.examples) == 1 else f"Example {n}"
+            parts.append(f"{title}:\n{task}\nReply:\n{reply}")
+        return "\n\n".join(parts)
 
     @cached_property
     def fingerprint(self) -> str:
@@ -87,28 +128,33 @@ class PromptTemplate:
             {
                 "id": self.id,
                 "version": self.version,
-                "system": self.system,
+                "system": self.system_text,
                 "user": self.user,
-                "examples": self.examples,
                 "schema": self.output.json_schema,
+                "max_tokens": [self.max_tokens, self.max_tokens_per_item],
             },
             sort_keys=True,
         )
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
-    def render(self, **blocks: str) -> RenderedPrompt:
-        schema = json.dumps(self.output.json_schema, sort_keys=True)
-        system = (
-            f"{self.system}\n\nReply with a single JSON object matching this JSON schema:\n{schema}"
-        )
-        if self.examples:
-            system += "\n\n" + "\n\n".join(self.examples)
+    def budget(self, items: int = 0, max_tokens: int | None = None) -> int:
+        """Tokens a reply about ``items`` items may take (``max_tokens`` replaces the base)."""
+        base = self.max_tokens if max_tokens is None else max_tokens
+        return base + self.max_tokens_per_item * max(0, items)
+
+    def render(
+        self, blocks: Mapping[str, str], *, items: int = 0, max_tokens: int | None = None
+    ) -> RenderedPrompt:
+        output = self.output
+        budget = self.budget(items, max_tokens)
+        if budget != output.max_tokens:
+            output = OutputSpec(output.name, output.json_schema, budget)
         return RenderedPrompt(
             template_id=self.id,
             fingerprint=self.fingerprint,
             messages=(
-                ChatMessage("system", system),
-                ChatMessage("user", self.user.format(**blocks)),
+                ChatMessage("system", self.system_text),
+                ChatMessage("user", self.user.format_map(blocks)),
             ),
-            output=self.output,
+            output=output,
         )

@@ -8,7 +8,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict
 
 from veracity.prompts._rules import data_rule
-from veracity.prompts.template import PromptTemplate, numbered_block
+from veracity.prompts.template import Example, PromptTemplate, numbered_block
 
 QuestionType = Literal[
     "fact_retrieval", "complex_reasoning", "contextual_summary", "creative_generation"
@@ -45,9 +45,26 @@ class GeneratedTestItems(BaseModel):
     items: list[GeneratedTestItem]
 
 
+def render_testset_generation(
+    chunks: Sequence[str], question_type: QuestionType, n: int
+) -> dict[str, str]:
+    """The blocks of :data:`TESTSET_GENERATION`: ``n`` items of ``question_type``."""
+    if question_type not in QUESTION_TYPES:
+        raise ValueError(f"unknown question type {question_type!r}")
+    if n < 1:
+        raise ValueError(f"n must be at least 1, not {n}")
+    if not chunks:
+        raise ValueError("at least one chunk is needed")
+    return {
+        "chunks": numbered_block("contexts", "context", list(chunks)),
+        "n": str(n),
+        "question_type": question_type,
+    }
+
+
 TESTSET_GENERATION = PromptTemplate(
     id="testset_generation",
-    version=1,
+    version=2,
     system=(
         "You write test questions for evaluating a retrieval-augmented question-answering "
         "system over a collection of documents. You are given numbered chunks of those "
@@ -81,21 +98,27 @@ TESTSET_GENERATION = PromptTemplate(
         "reference answer and the numbers of the chunks it rests on."
     ),
     output_model=GeneratedTestItems,
+    examples=(
+        Example(
+            render_testset_generation(
+                (
+                    "Reset the router by holding its back button for ten seconds.",
+                    "The warranty covers the router for two years from purchase.",
+                ),
+                "fact_retrieval",
+                1,
+            ),
+            GeneratedTestItems(
+                items=[
+                    GeneratedTestItem(
+                        question="How long do I hold the button to reset my router?",
+                        reference="Hold the button on the back of the router for ten seconds.",
+                        chunks=[1],
+                    )
+                ]
+            ),
+        ),
+    ),
+    max_tokens=192,
+    max_tokens_per_item=320,
 )
-
-
-def render_testset_generation(
-    chunks: Sequence[str], question_type: QuestionType, n: int
-) -> dict[str, str]:
-    """The blocks of :data:`TESTSET_GENERATION`: ``n`` items of ``question_type``."""
-    if question_type not in QUESTION_TYPES:
-        raise ValueError(f"unknown question type {question_type!r}")
-    if n < 1:
-        raise ValueError(f"n must be at least 1, not {n}")
-    if not chunks:
-        raise ValueError("at least one chunk is needed")
-    return {
-        "chunks": numbered_block("contexts", "context", list(chunks)),
-        "n": str(n),
-        "question_type": question_type,
-    }
