@@ -52,7 +52,7 @@ def scripted_judge() -> LLMJudge:
         name = getattr(output, "name", "")
         if name == "claim_extraction":
             return claims_reply("Paris is the capital of France.")
-        return verdicts_reply(("Paris is the capital of France.", "supported"))
+        return verdicts_reply(("Paris is the capital of France.", "supported", "stated", "Paris"))
 
     return LLMJudge(ScriptedChat(responder=respond))
 

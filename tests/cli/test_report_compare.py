@@ -31,7 +31,7 @@ def respond(messages: Sequence[Any], output: Any) -> str:
         return claims_reply(BAD if "WRONG" in prompt else GOOD)
     if BAD in prompt:
         return verdicts_reply((BAD, "contradicted", "the context says grey", "The tower is grey"))
-    return verdicts_reply((GOOD, "supported"))
+    return verdicts_reply((GOOD, "supported", "stated", "The grey tower is in Paris."))
 
 
 def rows(wrong: set[int], system: str | None = None) -> list[dict[str, Any]]:

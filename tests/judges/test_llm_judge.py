@@ -68,7 +68,9 @@ async def test_batched_verification_is_one_call_with_every_claim() -> None:
             )
         ]
     )
-    outcome = await LLMJudge(chat).verify_claims(claims, CONTEXTS, iteration=0)
+    outcome = await LLMJudge(chat, unfounded_support="flag").verify_claims(
+        claims, CONTEXTS, iteration=0
+    )
     assert outcome.value is not None
     assert [v.verdict for v in outcome.value] == [Verdict.SUPPORTED, Verdict.NOT_ENOUGH_INFO]
     assert outcome.value[0].evidence == "Paris is the capital of France."
@@ -85,7 +87,9 @@ async def test_missing_verdicts_are_asked_again_and_only_those() -> None:
             verdicts_reply(("Claim two.", "supported")),
         ]
     )
-    outcome = await LLMJudge(chat).verify_claims(claims, CONTEXTS, iteration=0)
+    outcome = await LLMJudge(chat, unfounded_support="flag").verify_claims(
+        claims, CONTEXTS, iteration=0
+    )
     assert outcome.value is not None
     assert [v.verdict for v in outcome.value] == [
         Verdict.SUPPORTED,
@@ -101,7 +105,9 @@ async def test_missing_verdicts_are_asked_again_and_only_those() -> None:
 async def test_verdicts_still_missing_after_asking_again_are_a_judge_error() -> None:
     claims = ["Claim one.", "Claim two."]
     chat = ScriptedChat([verdicts_reply(("Claim one.", "supported")), verdicts_reply()])
-    outcome = await LLMJudge(chat).verify_claims(claims, CONTEXTS, iteration=0)
+    outcome = await LLMJudge(chat, unfounded_support="flag").verify_claims(
+        claims, CONTEXTS, iteration=0
+    )
     assert outcome.value is None
     assert outcome.error is not None and "claim(s) 2" in outcome.error
     assert len(outcome.raw_replies) == 2
@@ -111,7 +117,9 @@ async def test_extra_verdicts_are_dropped_and_noted() -> None:
     chat = ScriptedChat(
         [verdicts_reply(("Claim one.", "supported"), ("An invented claim.", "contradicted"))]
     )
-    outcome = await LLMJudge(chat).verify_claims(["Claim one."], CONTEXTS, iteration=0)
+    outcome = await LLMJudge(chat, unfounded_support="flag").verify_claims(
+        ["Claim one."], CONTEXTS, iteration=0
+    )
     assert outcome.value is not None and len(outcome.value) == 1
     assert outcome.value[0].verdict is Verdict.SUPPORTED
     assert any("extra" in note for note in outcome.notes)
@@ -127,7 +135,7 @@ async def test_per_claim_verification_makes_one_call_per_claim() -> None:
         return verdicts_reply((claim, "supported" if claim == "Claim one." else "no"))
 
     chat = ScriptedChat(responder=respond)
-    outcome = await LLMJudge(chat).verify_claims(
+    outcome = await LLMJudge(chat, unfounded_support="flag").verify_claims(
         ["Claim one.", "Claim two."], CONTEXTS, iteration=0, batch=False
     )
     assert len(chat.calls) == 2

@@ -20,7 +20,9 @@ async def score(
     sample: Sample, chat: ScriptedChat, metric: Faithfulness | None = None
 ) -> MetricResult:
     metric = metric or Faithfulness()
-    work = SampleWork(sample, Models(LLMJudge(chat)), 0, {metric.name: metric})
+    # The scripted verdicts quote no evidence: the evidence check is tested on its own.
+    judge = LLMJudge(chat, unfounded_support="flag")
+    work = SampleWork(sample, Models(judge), 0, {metric.name: metric})
     return await metric.score(work)
 
 

@@ -66,7 +66,11 @@ async def run(
     embedder: HashingEmbedder | None = None,
 ) -> dict[str, MetricResult]:
     work = SampleWork(
-        sample, Models(LLMJudge(chat), embedder=embedder), 0, {m.name: m for m in metrics}
+        # The scripted verdicts quote no evidence: the evidence check is tested on its own.
+        sample,
+        Models(LLMJudge(chat, unfounded_support="flag"), embedder=embedder),
+        0,
+        {m.name: m for m in metrics},
     )
     return {m.name: await work.result_of(m.name, lambda m=m: m) for m in metrics}
 

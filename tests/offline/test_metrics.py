@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from veracity import aevaluate
 from veracity.embeddings import LocalEmbedder
 from veracity.judges.offline import OfflineJudge
@@ -43,18 +45,20 @@ async def test_every_metric_ends_with_a_score_or_an_honest_status(
         assert record.usage.calls == 0 and record.reason
 
     faithfulness = results["faithfulness"]
-    assert faithfulness.status is Status.SCORED and faithfulness.score == 0.5
+    assert faithfulness.status is Status.SCORED
+    assert faithfulness.details["supported_share"] == 0.5
     claims = faithfulness.details["claims"]
     assert claims[0]["verdict"] == "supported" and "1889" in claims[0]["evidence"]
     # "It was designed by …": no pronoun resolution offline, so the alignment is weak and
     # the unknown name makes it not supported rather than contradicted.
     assert claims[1]["verdict"] == "not_enough_info"
     assert "Edison" in claims[1]["reason"] and "Gustave Eiffel" in claims[1]["evidence"]
-    # Each claim carries the judge's P(supported); their mean is the expected score,
-    # which ranks answers where supported / claims ties.
+    # Each claim carries the judge's P(supported); the score is their mean, the expected
+    # share of supported claims (SPEC §2), which ranks answers where supported / claims ties.
     probabilities = [c["p_supported"] for c in claims]
     assert probabilities[0] > 0.5 > probabilities[1] >= 0.0
-    assert faithfulness.details["expected_score"] == round(sum(probabilities) / 2, 4)
+    assert faithfulness.score == pytest.approx(sum(probabilities) / 2)
+    assert faithfulness.details["scored_by"] == "p_supported"
     texts = [c["claim"] for c in claims]
     assert faithfulness.details["expected_grounded_share"] == round(
         grounded_share(SAMPLE["answer"], texts, probabilities), 4

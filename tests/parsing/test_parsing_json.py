@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from veracity.judges.parsing import JsonFound, extract_json
+from veracity.judges.parsing import JsonFound, cut_short, extract_json, unwrap_schema_echo
 
 
 @pytest.mark.parametrize(
@@ -56,19 +58,22 @@ def test_embedded_json_in_prose(text: str, value: object) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "value"),
+    ("text", "value", "cut"),
     [
-        ('{"claims": ["a", "b",]}', {"claims": ["a", "b"]}),
-        ("{'claims': ['a', 'b']}", {"claims": ["a", "b"]}),
-        ('{"claims": ["a", "b", "c', {"claims": ["a", "b", "c"]}),
-        ('{"claims": ["a", // the first\n "b" /* the second */]}', {"claims": ["a", "b"]}),
-        ('```json\n{"claims": ["a",]}\n``` and then {"other": 1,}', {"claims": ["a"]}),
-        ('```json\n{"claims": ["a", "b"', {"claims": ["a", "b"]}),
-        ("Sure! {claims: [a, b]}", {"claims": ["a", "b"]}),
+        ('{"claims": ["a", "b",]}', {"claims": ["a", "b"]}, False),
+        ("{'claims': ['a', 'b']}", {"claims": ["a", "b"]}, False),
+        ('{"claims": ["a", "b", "c', {"claims": ["a", "b", "c"]}, True),
+        ('{"claims": ["a", // the first\n "b" /* the second */]}', {"claims": ["a", "b"]}, False),
+        ('```json\n{"claims": ["a",]}\n``` and then {"other": 1,}', {"claims": ["a"]}, False),
+        ('```json\n{"claims": ["a", "b"', {"claims": ["a", "b"]}, True),
+        ("Sure! {claims: [a, b]}", {"claims": ["a", "b"]}, False),
     ],
 )
-def test_repaired_json(text: str, value: object) -> None:
-    assert extract_json(text) == JsonFound(value, "repaired")
+def test_repaired_json(text: str, value: object, cut: bool) -> None:
+    """Repaired JSON says whether the repair closed what a reply cut short left open: such a
+    reply is asked for again, never trusted (``cut_short``)."""
+    assert extract_json(text) == JsonFound(value, "repaired", cut)
+    assert cut_short(text) is cut
 
 
 def test_truncated_verdicts_keep_the_complete_items() -> None:
@@ -110,3 +115,48 @@ def test_no_usable_json(text: str) -> None:
 
 def test_non_finite_constants_are_not_strict_json() -> None:
     assert extract_json("NaN") is None
+
+
+# What a small model sent back when a prompt showed it the JSON schema: the schema itself,
+# with its values filled in.
+SCHEMA_ECHO = {
+    "additionalProperties": False,
+    "properties": {"claims": {"items": ["Paris is in France.", "Paris is big."]}},
+    "required": ["claims"],
+    "title": "ExtractedClaims",
+    "type": "object",
+}
+
+
+def test_a_filled_in_schema_echo_is_read_as_the_object_it_stands_for() -> None:
+    found = extract_json(json.dumps(SCHEMA_ECHO))
+    assert found == JsonFound({"claims": ["Paris is in France.", "Paris is big."]}, "strict")
+
+
+@pytest.mark.parametrize(
+    ("echo", "meant"),
+    [
+        ({"type": "object", "properties": {"score": {"type": "integer", "value": 4}}},
+         {"score": 4}),
+        ({"properties": {"label": {"enum": ["correct"]}, "reason": "fits"}},
+         {"label": "correct", "reason": "fits"}),
+        ({"properties": {"verdicts": {"type": "array", "items": [
+            {"properties": {"claim": 1, "verdict": {"const": "supported"}}}]}}},
+         {"verdicts": [{"claim": 1, "verdict": "supported"}]}),
+    ],
+)  # fmt: skip
+def test_schema_echoes_of_every_shape_are_unwrapped(echo: object, meant: object) -> None:
+    assert unwrap_schema_echo(echo) == meant
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"claims": ["a"]},
+        {"properties": ["a"], "claims": []},  # "properties" as data, beside other keys
+        {"type": "object"},
+        ["properties"],
+    ],
+)
+def test_replies_that_are_not_schema_echoes_are_left_alone(value: object) -> None:
+    assert unwrap_schema_echo(value) is value

@@ -80,15 +80,15 @@ def test_the_worst_items_are_kept_lowest_first_with_failing_claims() -> None:
     assert first["failing_claims"][0]["reason"] == "the context says France"
 
 
-def test_equal_scores_are_ordered_by_the_expected_score_where_there_is_one() -> None:
+def test_the_worst_are_the_lowest_scores_the_earlier_first_on_ties() -> None:
     records = [
-        rec(0.5, sample_id="likely", details={"expected_score": 0.7}),
-        rec(0.5, sample_id="doubtful", details={"expected_score": 0.2}),
-        rec(0.5, sample_id="unknown"),  # no expected score: its own score breaks the tie
-        rec(0.4, sample_id="lower", details={"expected_score": 0.9}),
+        rec(0.5, sample_id="first"),
+        rec(0.5, sample_id="second"),
+        rec(0.7, sample_id="higher"),
+        rec(0.4, sample_id="lower"),
     ]
     worst = analyse(records, worst_n=3)["worst"]["faithfulness"]
-    assert [w["sample_id"] for w in worst] == ["lower", "doubtful", "unknown"]
+    assert [w["sample_id"] for w in worst] == ["lower", "first", "second"]
 
 
 def test_worst_items_cap_their_claims_and_list_failing_rubric_dimensions() -> None:

@@ -89,3 +89,30 @@ def test_cost_per_iteration_and_total() -> None:
     assert cost["total_usd"] == pytest.approx(1.75)
     assert cost["per_iteration"]["0"]["cost_usd"] == pytest.approx(0.75)
     assert cost["per_iteration"]["1"]["calls"] == 2
+
+
+def test_supported_verdicts_without_their_evidence_are_counted() -> None:
+    builder = SummaryBuilder()
+    for claims, unfounded in [(3, 2), (2, 0), (4, 1)]:
+        details = {"n_claims": claims, **({"evidence_not_found": unfounded} if unfounded else {})}
+        builder.add(record(0.5, Status.SCORED).model_copy(update={"details": details}))
+    builder.add(record(None, Status.JUDGE_ERROR))
+    overall = builder.build(bad_rows=0)["metrics"]["faithfulness"]["overall"]
+    assert (overall["claims"], overall["evidence_not_found"]) == (9, 3)
+
+
+def test_metrics_without_claims_have_no_evidence_count() -> None:
+    builder = SummaryBuilder()
+    builder.add(record(0.5, Status.SCORED))
+    overall = builder.build(bad_rows=0)["metrics"]["faithfulness"]["overall"]
+    assert "evidence_not_found" not in overall
+
+
+def test_the_console_names_unfounded_evidence_among_other_statuses() -> None:
+    from veracity.report.console import others
+
+    stats = {"counts_by_status": {"scored": 3, "judge_error": 1}}
+    assert others({**stats, "claims": 9, "evidence_not_found": 3}) == (
+        "judge_error 1, evidence not found 3/9 claims"
+    )
+    assert others({**stats, "claims": 9, "evidence_not_found": 0}) == "judge_error 1"

@@ -30,7 +30,7 @@ def _with_cache(judge: Judge, cache: bool | str | Path) -> Judge:
     if cache is False or not isinstance(judge, LLMJudge) or isinstance(judge.model, CachedChat):
         return judge
     path = default_cache_path() if cache is True else Path(cache)
-    return LLMJudge(CachedChat(judge.model, ResponseCache(path)))
+    return judge.using(CachedChat(judge.model, ResponseCache(path)))
 
 
 async def aevaluate(
@@ -126,6 +126,8 @@ async def aevaluate(
             len(bad_rows),
             thresholds_from_settings(settings),
         )
+        # The judge as it ended: what the endpoint accepted (structured output, logprobs).
+        manifest["judge"] = _describe_judge(models, chosen)
         manifest.update(status=status, finished_at=_now(), bad_rows=len(bad_rows))
         if error:
             manifest["error"] = error
@@ -191,14 +193,10 @@ def _manifest(
     settings: Mapping[str, Any],
 ) -> dict[str, Any]:
     """``run.json`` as the run starts: what ran, on what, with which prompts and settings."""
-    judge: dict[str, Any] = {"name": models.judge.name, **models.judge.describe()}
-    if "prompts" in judge:  # a judge that prompts also renders the run's own rubrics
-        rubrics = [rubric_template(m.rubric) for m in metrics if isinstance(m, RubricMetric)]
-        judge["prompts"] = {**judge["prompts"], **{t.id: t.fingerprint for t in rubrics}}
     return {
         "veracity_version": __version__,
         "python": platform.python_version(),
-        "judge": judge,
+        "judge": _describe_judge(models, metrics),
         "embedder": models.embedder.describe() if models.embedder else None,
         "bert_scorer": models.bert_scorer.describe() if models.bert_scorer else None,
         "metrics": [m.name for m in metrics],
@@ -213,6 +211,14 @@ def _manifest(
         "started_at": _now(),
         "status": "running",
     }
+
+
+def _describe_judge(models: Models, metrics: Sequence[Metric]) -> dict[str, Any]:
+    judge: dict[str, Any] = {"name": models.judge.name, **models.judge.describe()}
+    if "prompts" in judge:  # a judge that prompts also renders the run's own rubrics
+        rubrics = [rubric_template(m.rubric) for m in metrics if isinstance(m, RubricMetric)]
+        judge["prompts"] = {**judge["prompts"], **{t.id: t.fingerprint for t in rubrics}}
+    return judge
 
 
 def _now() -> str:

@@ -49,7 +49,12 @@ class FactualAccuracy:
             return judge_error(self.name, "factual grading", outcome, outcome.usage, started)
         criteria = outcome.value.model_dump()
         total = sum(self.weights.values())
-        weighted = sum(self.weights[n] * criteria[n]["score"] for n in self.weights) / total
+        # A criterion's probability-weighted score where the judge gave one, else as written.
+        values = {
+            n: c["score"] if c.get("expected") is None else c["expected"]
+            for n, c in criteria.items()
+        }
+        weighted = sum(self.weights[n] * values[n] for n in self.weights) / total
         letter = grade(weighted)
         return MetricResult(
             metric=self.name,

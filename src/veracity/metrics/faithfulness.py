@@ -29,17 +29,22 @@ def grounded_share(answer: str, claims: Sequence[str], weights: Sequence[float])
 @dataclass(frozen=True, slots=True)
 class Faithfulness:
     """Extract atomic claims (one call), judge them against the contexts (one batched call,
-    or one call per claim with ``batch_verification=False``); score = supported / claims.
+    or one call per claim with ``batch_verification=False``).
+
+    The score is the expected share of supported claims: the mean of the claims'
+    P(supported) when the judge gives one for every claim (the offline judge; an LLM judge
+    whose endpoint returns token log-probabilities), else supported / claims.
+    ``details["supported_share"]`` is always supported / claims; ``details["scored_by"]``
+    says which the score is ("p_supported" or "verdicts").
 
     ``no_claims_score`` is what an answer with nothing to check (empty, a refusal) scores:
     1.0 (vacuously faithful) by default, or ``None`` to leave it unscored.
 
     ``details["grounded_share"]`` is the share of the answer's words inside supported
     claims (:func:`grounded_share`): unlike the score, it also counts what the answer says
-    beyond its claims. When the judge gives each claim a probability of being supported
-    (the offline judge does), ``details["expected_score"]`` is their mean (the score's
-    expected value) and ``details["expected_grounded_share"]`` weighs each claim's words by
-    it: continuous rankings where the score itself ties.
+    beyond its claims; with probabilities, ``details["expected_grounded_share"]`` weighs
+    each claim's words by its P(supported). ``details["evidence_not_found"]`` counts the
+    supported verdicts whose evidence quote is not in the contexts.
     """
 
     batch_verification: bool = True
@@ -125,16 +130,24 @@ class Faithfulness:
         counts = Counter(v.verdict for v in verdicts)
         claims = [v.claim for v in verdicts]
         supported = [float(v.verdict is Verdict.SUPPORTED) for v in verdicts]
+        score = sum(supported) / len(verdicts)
         details: dict[str, Any] = {
             "claims": [v.model_dump(mode="json", exclude_none=True) for v in verdicts],
             "n_claims": len(verdicts),
             "counts": {verdict.value: counts[verdict] for verdict in Verdict},
+            "supported_share": round(score, 4),
             "grounded_share": round(grounded_share(answer, claims, supported), 4),
             "verification": "batched" if self.batch_verification else "per_claim",
+            "scored_by": "verdicts",
         }
+        unfounded = sum(bool(v.evidence_not_found) for v in verdicts)
+        if unfounded:
+            details["evidence_not_found"] = unfounded
         probabilities = [v.p_supported for v in verdicts if v.p_supported is not None]
-        if verdicts and len(probabilities) == len(verdicts):
-            details["expected_score"] = round(sum(probabilities) / len(probabilities), 4)
+        if status is Status.SCORED and len(probabilities) == len(verdicts):
+            score = sum(probabilities) / len(probabilities)
+            reason += f"; expected share supported {score:.2f}, from the judge's probabilities"
+            details["scored_by"] = "p_supported"
             details["expected_grounded_share"] = round(
                 grounded_share(answer, claims, probabilities), 4
             )
@@ -142,7 +155,7 @@ class Faithfulness:
             details["notes"] = list(notes)
         return MetricResult(
             metric=self.name,
-            score=counts[Verdict.SUPPORTED] / len(verdicts),
+            score=score,
             status=status,
             reason=reason,
             details=details,

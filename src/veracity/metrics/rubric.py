@@ -13,7 +13,8 @@ from veracity.types import MetricResult, Rubric, Status
 @dataclass(frozen=True, slots=True)
 class RubricMetric:
     """Scores every dimension of ``rubric`` 1–5 in one call. Pass: every dimension at or
-    above its minimum (default 4). Overall: the mean of the dimensions on the 1–5 scale;
+    above its minimum (default 4). Overall: the mean of the dimensions on the 1–5 scale,
+    each probability-weighted (G-Eval) where the judge's token log-probabilities give it;
     score = (overall − 1) / 4. The default rubric has two axes, faithfulness to the
     contexts and completeness of the reasoning; users define their own in the config."""
 
@@ -33,7 +34,8 @@ class RubricMetric:
         if outcome.value is None:
             return judge_error(self.name, "rubric scoring", outcome, outcome.usage, started)
         scores = outcome.value
-        overall = sum(s.score for s in scores) / len(scores)
+        # The probability-weighted scores where the judge gave them; pass or fail as written.
+        overall = sum(s.score if s.expected is None else s.expected for s in scores) / len(scores)
         failing = [s.name for s in scores if s.score < self.rubric.minimum(s.name)]
         passed = not failing
         axes = ", ".join(f"{s.name} {s.score}" for s in scores)

@@ -54,7 +54,7 @@ class _Severity:
         return out
 
 
-_Worst = tuple[float, float, int, dict[str, Any]]
+_Worst = tuple[float, int, dict[str, Any]]
 
 
 class AnalysisBuilder:
@@ -105,17 +105,11 @@ class AnalysisBuilder:
         self._keep_if_worst(record, score, failing)
 
     def _keep_if_worst(self, record: ResultRecord, score: float, failing: bool) -> None:
-        # A max-heap (negated keys) of the lowest scores. Equal scores are ordered by the
-        # judge's expected score where it gives one (the offline judge's P(supported)
-        # separates answers whose supported / claims ties); then the earlier stays.
-        expected = record.details.get("expected_score")
-        tie = float(expected) if isinstance(expected, int | float) else score
+        # A max-heap (negated keys) of the lowest scores; of equal scores the earlier stays.
         heap = self._worst[record.metric]
-        if self._worst_n <= 0 or (
-            len(heap) >= self._worst_n and (-heap[0][0], -heap[0][1]) <= (score, tie)
-        ):
+        if self._worst_n <= 0 or (len(heap) >= self._worst_n and -heap[0][0] <= score):
             return
-        entry = (-score, -tie, -self._seq, worst_entry(record, failing))
+        entry = (-score, -self._seq, worst_entry(record, failing))
         if len(heap) < self._worst_n:
             heapq.heappush(heap, entry)
         else:
@@ -145,10 +139,7 @@ class AnalysisBuilder:
                 for m in names
             },
             "worst": {
-                m: [
-                    entry
-                    for *_, entry in sorted(self._worst[m], key=lambda w: (-w[0], -w[1], -w[2]))
-                ]
+                m: [entry for *_, entry in sorted(self._worst[m], key=lambda w: (-w[0], -w[1]))]
                 for m in names
             },
             "patterns": patterns,

@@ -26,12 +26,15 @@ def ci(stats: Mapping[str, Any]) -> str:
 
 
 def others(stats: Mapping[str, Any]) -> str:
-    found = ", ".join(
+    found = [
         f"{status} {count}"
         for status, count in stats.get("counts_by_status", {}).items()
         if count and status != "scored"
-    )
-    return found or "—"
+    ]
+    if stats.get("evidence_not_found"):
+        # Supported verdicts resting on a quote the contexts do not hold: worth a look.
+        found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']} claims")
+    return ", ".join(found) or "—"
 
 
 def thresholds_line(summary: Mapping[str, Any]) -> str:

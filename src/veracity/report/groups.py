@@ -43,6 +43,10 @@ class Group:
     statuses: Counter[str] = field(default_factory=Counter)
     labels: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     n: int = 0
+    # Claim verdicts (faithfulness-like metrics): how many, and how many were supported on
+    # an evidence quote that is not in the contexts.
+    claims: int | None = None
+    evidence_not_found: int = 0
 
     def add(self, record: ResultRecord, item: int) -> None:
         self.n += 1
@@ -55,6 +59,9 @@ class Group:
                 value = record.details[key]
                 label = str(value).lower() if isinstance(value, bool) else str(value)
                 self.labels[summary_key][label] += 1
+        if "n_claims" in record.details:
+            self.claims = (self.claims or 0) + int(record.details["n_claims"])
+            self.evidence_not_found += int(record.details.get("evidence_not_found", 0))
 
     def stats(self, threshold: float) -> dict[str, Any]:
         scores = list(self.scores)
@@ -73,6 +80,11 @@ class Group:
                 }
                 for key, counts in self.labels.items()
             },
+            **(
+                {}
+                if self.claims is None
+                else {"claims": self.claims, "evidence_not_found": self.evidence_not_found}
+            ),
         }
 
 

@@ -113,13 +113,13 @@ def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> 
     for need, text in wanted:
         if need in needs and text and text.strip():
             claims = sentences(text)
-            prompt = CLAIM_EXTRACTION.render(**render_extraction(sample.question, text))
+            prompt = CLAIM_EXTRACTION.render(render_extraction(sample.question, text))
             estimate.add(prompt, {"claims": claims})
             texts += claims
     unique = list(dict.fromkeys(texts))
     if Need.VERDICTS in needs and unique and _has_contexts(sample):
         evidence = max(sentences(" ".join(sample.contexts)), key=len, default="")
-        prompt = CLAIM_VERIFICATION.render(**render_verification(unique, sample.contexts))
+        prompt = CLAIM_VERIFICATION.render(render_verification(unique, sample.contexts))
         estimate.add(prompt, _verdicts(unique, evidence))
 
 
@@ -127,7 +127,7 @@ def _plan_per_claim(sample: Sample, estimate: Estimate) -> None:
     """Faithfulness with one verification call per claim."""
     if sample.answer.strip() and _has_contexts(sample):
         for claim in sentences(sample.answer):
-            prompt = CLAIM_VERIFICATION.render(**render_verification([claim], sample.contexts))
+            prompt = CLAIM_VERIFICATION.render(render_verification([claim], sample.contexts))
             estimate.add(prompt, _verdicts([claim], ""))
 
 
@@ -140,7 +140,7 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
             for i in range(len(ctx))
         ]
         estimate.add(
-            CHUNK_RELEVANCE.render(**render_chunk_relevance(q, ctx, ref)), {"chunks": chunks}
+            CHUNK_RELEVANCE.render(render_chunk_relevance(q, ctx, ref)), {"chunks": chunks}
         )
     elif isinstance(metric, AnswerRelevance) and a.strip():
         if has_embedder:
@@ -149,21 +149,21 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
                 "noncommittal": False,
                 "questions": [q] * metric.n_questions,
             }
-            estimate.add(QUESTION_GENERATION.render(**render_question_generation(a, ctx)), reply)
+            estimate.add(QUESTION_GENERATION.render(render_question_generation(a, ctx)), reply)
         else:
             estimate.add(
-                RELEVANCE_RATING.render(**render_relevance_rating(q, a)),
+                RELEVANCE_RATING.render(render_relevance_rating(q, a)),
                 {"reason": _reason(), "score": 50},
             )
     elif isinstance(metric, FactualAccuracy) and ref:
         part = {"reasoning": "x" * REASONING_CHARS, "score": 50}
         estimate.add(
-            FACTUAL_ACCURACY.render(**render_factual_accuracy(q, a, ref)),
+            FACTUAL_ACCURACY.render(render_factual_accuracy(q, a, ref)),
             dict.fromkeys(("correctness", "completeness", "consistency"), part),
         )
     elif isinstance(metric, AnswerClassification) and ref and a.strip() and not find_abstention(a):
         estimate.add(
-            ANSWER_CLASSIFICATION.render(**render_classification(q, a, ref)),
+            ANSWER_CLASSIFICATION.render(render_classification(q, a, ref)),
             {"reason": _reason(), "classification": "correct"},
         )
     elif isinstance(metric, RubricMetric):
@@ -172,7 +172,7 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
             for d in metric.rubric.dimensions
         ]
         estimate.add(
-            rubric_template(metric.rubric).render(**render_rubric(q, a, ctx)), {"scores": scores}
+            rubric_template(metric.rubric).render(render_rubric(q, a, ctx)), {"scores": scores}
         )
 
 

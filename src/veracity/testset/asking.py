@@ -41,13 +41,15 @@ class ItemsReply:
 async def ask_items(judge: LLMJudge, chunks: Sequence[Chunk], call: PlannedCall) -> ItemsReply:
     """The items one planned call produced, or why it produced none (after one re-ask)."""
     texts = [chunks[i].text for i in call.chunks]
-    prompt = TESTSET_GENERATION.render(
-        **render_testset_generation(texts, call.question_type, call.n)
+    prompt = judge.asker.prompt(
+        TESTSET_GENERATION,
+        render_testset_generation(texts, call.question_type, call.n),
+        items=call.n,
     )
     least = min(CHUNKS_PER_ITEM[call.question_type][0], len(texts))
     exchange = Exchange()
     try:
-        parsed = await ask(
+        parsed, _ = await ask(
             judge.model,
             prompt,
             lambda text: parse_items_reply(text, len(texts), least),

@@ -18,4 +18,4 @@ def with_cache(judge: LLMJudge, cache: bool | str | Path) -> tuple[LLMJudge, Res
     if cache is False or isinstance(judge.model, CachedChat):
         return judge, None
     store = ResponseCache(default_cache_path() if cache is True else Path(cache))
-    return LLMJudge(CachedChat(judge.model, store)), store
+    return judge.using(CachedChat(judge.model, store)), store

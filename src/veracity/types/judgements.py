@@ -40,6 +40,8 @@ class CriterionScore(_Frozen):
 
     score: int = Field(ge=0, le=100)
     reasoning: str = ""
+    # The probability-weighted score, where the judge's token log-probabilities give one.
+    expected: float | None = Field(default=None, ge=0.0, le=100.0)
 
 
 class FactualGrades(_Frozen):
@@ -104,3 +106,5 @@ class DimensionScore(_Frozen):
     name: str
     score: int = Field(ge=1, le=5)
     reasoning: str = ""
+    # The probability-weighted score, where the judge's token log-probabilities give one.
+    expected: float | None = Field(default=None, ge=1.0, le=5.0)

@@ -74,9 +74,11 @@ class ClaimVerdict(BaseModel):
     verdict: Verdict
     reason: str = ""
     evidence: str = ""
-    # The judge's probability that the claim is supported, where it has one (the offline
-    # judge's model does; an LLM judge's label does not).
+    # The judge's probability that the claim is supported, where it has one: the offline
+    # judge's model, or an LLM judge's token log-probabilities.
     p_supported: float | None = Field(default=None, ge=0.0, le=1.0)
+    # A supported verdict whose evidence quote is nowhere in the contexts.
+    evidence_not_found: bool | None = None
 
 
 class MetricResult(BaseModel):

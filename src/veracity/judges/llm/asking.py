@@ -1,4 +1,10 @@
-"""Asking a chat model one question: parse tolerantly, re-ask once with the parse error."""
+"""Asking a chat model one question: a bounded reply, read tolerantly, asked again once.
+
+A reply that cannot be used earns one more try: one that was cut off (at its ``max_tokens``
+bound, or JSON that only repair could close) is asked for again with twice the room; one
+that cannot be read is answered with its parse error. A reply is never trusted as
+complete when it was cut.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +14,36 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from veracity.judges.base import JudgeOutcome
-from veracity.judges.chat.base import ChatModel
-from veracity.judges.parsing import ParseFailure
-from veracity.prompts import ChatMessage, RenderedPrompt
+from veracity.judges.chat.base import ChatModel, ChatReply
+from veracity.judges.parsing import ParseFailure, cut_short
+from veracity.prompts import ChatMessage, OutputSpec, PromptTemplate, RenderedPrompt
 from veracity.transport import CallFailedError
-from veracity.types import Usage
+from veracity.types import TokenLogprob, Usage
 
 P = TypeVar("P")
 
 REASK = (
     "Your previous reply could not be used: {error}\n"
-    "Reply again with only the JSON object the system message describes, and nothing else."
+    "Reply again with only the JSON object, in the form of the example, and nothing else."
 )
 
 
 class Unusable(Exception):
     """The judge's reply could not be used even after a re-ask."""
+
+
+@dataclass(frozen=True)
+class Asker:
+    """A chat model, and the ``max_tokens`` a reply may take by question (template id),
+    where the user set one."""
+
+    model: ChatModel
+    max_tokens: Mapping[str, int] = field(default_factory=dict)
+
+    def prompt(
+        self, template: PromptTemplate, blocks: Mapping[str, str], *, items: int = 0
+    ) -> RenderedPrompt:
+        return template.render(blocks, items=items, max_tokens=self.max_tokens.get(template.id))
 
 
 @dataclass(slots=True)
@@ -47,36 +67,57 @@ class Exchange:
         )
 
 
+def _read(
+    reply: ChatReply, output: OutputSpec, parse: Callable[[str], P | ParseFailure]
+) -> P | ParseFailure:
+    """The parsed reply; a cut-off one is a ``"truncated"`` failure, whatever it says."""
+    if reply.truncated:
+        bound = output.max_tokens
+        return ParseFailure("truncated", f"the reply reached its bound of {bound} tokens")
+    if cut_short(reply.text):
+        return ParseFailure("truncated", "the reply's JSON breaks off before it ends")
+    return parse(reply.text)
+
+
 async def ask(
     model: ChatModel,
     prompt: RenderedPrompt,
     parse: Callable[[str], P | ParseFailure],
     exchange: Exchange,
     iteration: int,
-) -> P:
-    """The parsed reply to ``prompt``; raises :class:`Unusable` after one failed re-ask."""
+) -> tuple[P, ChatReply]:
+    """The parsed reply to ``prompt`` and the reply itself; raises :class:`Unusable` when
+    the one re-ask does not mend it."""
     messages: list[ChatMessage] = list(prompt.messages)
+    output = prompt.output
     for attempt in (1, 2):
         try:
-            reply = await model.complete(messages, prompt.output, iteration=iteration)
+            reply = await model.complete(messages, output, iteration=iteration)
         except CallFailedError as exc:
             raise Unusable(f"judge call failed: {exc}") from exc
         exchange.usage += reply.usage
         exchange.raw_replies.append(reply.text)
-        parsed = parse(reply.text)
+        parsed = _read(reply, output, parse)
         if not isinstance(parsed, ParseFailure):
             if attempt == 2:
                 exchange.notes.append(f"{prompt.template_id}: usable after one re-ask")
-            return parsed
+            return parsed, reply
         if attempt == 2:
-            what = "refused" if parsed.kind == "refusal" else "gave an unusable reply"
+            what = {"refusal": "refused", "truncated": "was cut off"}.get(
+                parsed.kind, "gave an unusable reply"
+            )
             raise Unusable(
                 f"judge {what} to {prompt.template_id} twice; last parse error: {parsed.message}"
             )
-        messages += [
-            ChatMessage("assistant", reply.text),
-            ChatMessage("user", REASK.format(error=parsed.message)),
-        ]
+        if parsed.kind == "truncated":
+            # The same question with room for the whole reply; never a cut reply trusted.
+            exchange.notes.append(f"{prompt.template_id}: {parsed.message}; asked again")
+            output = OutputSpec(output.name, output.json_schema, output.max_tokens * 2)
+        else:
+            messages += [
+                ChatMessage("assistant", reply.text),
+                ChatMessage("user", REASK.format(error=parsed.message)),
+            ]
     raise AssertionError("unreachable")
 
 
@@ -85,13 +126,17 @@ async def ask_once(
     prompt: RenderedPrompt,
     parse: Callable[[str], P | ParseFailure],
     iteration: int,
+    refine: Callable[[P, str, Sequence[TokenLogprob]], P] | None = None,
 ) -> JudgeOutcome[P]:
-    """One question, one answer (or the reason there is none) as an outcome."""
+    """One question, one answer (or the reason there is none) as an outcome; ``refine``
+    adds what the reply's token log-probabilities say to the parsed value."""
     exchange = Exchange()
     try:
-        value = await ask(model, prompt, parse, exchange, iteration)
+        value, reply = await ask(model, prompt, parse, exchange, iteration)
     except Unusable as exc:
         return exchange.outcome(None, str(exc))
+    if refine is not None and reply.tokens:
+        value = refine(value, reply.text, reply.tokens)
     return exchange.outcome(value)
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from veracity.judges.base import JudgeOutcome
-from veracity.judges.chat.base import ChatModel
-from veracity.judges.llm.asking import Exchange, Unusable, ask, ask_for_all
+from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all
 from veracity.judges.parsing import ParsedChunks, ParseFailure, parse_chunks_reply
 from veracity.prompts import CHUNK_RELEVANCE, render_chunk_relevance
 from veracity.types import ChunkJudgement
@@ -17,7 +16,7 @@ def _parser(n_chunks: int) -> Callable[[str], ParsedChunks | ParseFailure]:
 
 
 async def judge_chunks(
-    model: ChatModel,
+    asker: Asker,
     question: str,
     contexts: Sequence[str],
     reference: str | None,
@@ -28,8 +27,10 @@ async def judge_chunks(
 
     async def ask_round(pending: list[int]) -> tuple[Mapping[int, ChunkJudgement], Sequence[int]]:
         asked = [contexts[i] for i in pending]
-        prompt = CHUNK_RELEVANCE.render(**render_chunk_relevance(question, asked, reference))
-        parsed = await ask(model, prompt, _parser(len(asked)), exchange, iteration)
+        prompt = asker.prompt(
+            CHUNK_RELEVANCE, render_chunk_relevance(question, asked, reference), items=len(asked)
+        )
+        parsed, _ = await ask(asker.model, prompt, _parser(len(asked)), exchange, iteration)
         exchange.notes.extend(parsed.notes)
         return parsed.items, parsed.missing
 

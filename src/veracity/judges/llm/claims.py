@@ -6,15 +6,15 @@ import asyncio
 from collections.abc import Mapping, Sequence
 
 from veracity.judges.base import JudgeOutcome
-from veracity.judges.chat.base import ChatModel
-from veracity.judges.llm.asking import Exchange, Unusable, ask, ask_for_all
+from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all
+from veracity.judges.llm.evidence import UnfoundedSupport, quote_in_contexts
 from veracity.judges.parsing import (
     ParsedClaims,
-    ParsedVerdicts,
     RawVerdict,
     match_verdicts,
     parse_claims_reply,
     parse_verdicts_reply,
+    with_p_supported,
 )
 from veracity.prompts import (
     CLAIM_EXTRACTION,
@@ -22,16 +22,17 @@ from veracity.prompts import (
     render_extraction,
     render_verification,
 )
-from veracity.types import ClaimVerdict
+from veracity.types import ClaimVerdict, Verdict
 
 
 async def extract_claims(
-    model: ChatModel, question: str, text: str, iteration: int
+    asker: Asker, question: str, text: str, iteration: int
 ) -> JudgeOutcome[tuple[str, ...]]:
     exchange = Exchange()
-    prompt = CLAIM_EXTRACTION.render(**render_extraction(question, text))
+    prompt = asker.prompt(CLAIM_EXTRACTION, render_extraction(question, text))
     try:
-        parsed: ParsedClaims = await ask(model, prompt, parse_claims_reply, exchange, iteration)
+        parsed: ParsedClaims
+        parsed, _ = await ask(asker.model, prompt, parse_claims_reply, exchange, iteration)
     except Unusable as exc:
         return exchange.outcome(None, str(exc))
     exchange.notes.extend(parsed.notes)
@@ -39,11 +40,12 @@ async def extract_claims(
 
 
 async def verify_claims(
-    model: ChatModel,
+    asker: Asker,
     claims: Sequence[str],
     contexts: Sequence[str],
     iteration: int,
     batch: bool,
+    unfounded: UnfoundedSupport,
 ) -> JudgeOutcome[tuple[ClaimVerdict, ...]]:
     exchange = Exchange()
     groups = [list(claims)] if batch else [[claim] for claim in claims]
@@ -52,7 +54,9 @@ async def verify_claims(
         # A TaskGroup cancels the other per-claim calls once one fails: no wasted calls.
         async with asyncio.TaskGroup() as tasks:
             found = [
-                tasks.create_task(_verify_group(model, group, contexts, exchange, iteration))
+                tasks.create_task(
+                    _verify_group(asker, group, contexts, exchange, iteration, unfounded)
+                )
                 for group in groups
             ]
     except* Unusable as failures:
@@ -63,22 +67,58 @@ async def verify_claims(
 
 
 async def _verify_group(
-    model: ChatModel,
+    asker: Asker,
     claims: list[str],
     contexts: Sequence[str],
     exchange: Exchange,
     iteration: int,
+    unfounded: UnfoundedSupport,
 ) -> list[ClaimVerdict]:
     async def ask_round(pending: list[int]) -> tuple[Mapping[int, RawVerdict], Sequence[int]]:
         asked = [claims[i] for i in pending]
-        prompt = CLAIM_VERIFICATION.render(**render_verification(asked, tuple(contexts)))
-        parsed: ParsedVerdicts = await ask(model, prompt, parse_verdicts_reply, exchange, iteration)
-        match = match_verdicts(asked, parsed.items)
+        prompt = asker.prompt(
+            CLAIM_VERIFICATION, render_verification(asked, tuple(contexts)), items=len(asked)
+        )
+        parsed, reply = await ask(asker.model, prompt, parse_verdicts_reply, exchange, iteration)
+        match = match_verdicts(asked, with_p_supported(parsed.items, reply.text, reply.tokens))
         exchange.notes.extend((*parsed.notes, *match.notes))
         return match.assigned, match.missing
 
     verdicts = await ask_for_all(len(claims), ask_round, exchange, "claim")
     return [
-        ClaimVerdict(claim=claim, verdict=v.verdict, reason=v.reason, evidence=v.evidence)
-        for claim, v in zip(claims, verdicts, strict=True)
+        _verdict(claim, v, contexts, unfounded) for claim, v in zip(claims, verdicts, strict=True)
     ]
+
+
+def _verdict(
+    claim: str, raw: RawVerdict, contexts: Sequence[str], policy: UnfoundedSupport
+) -> ClaimVerdict:
+    """The verdict on ``claim``. A supported one whose evidence is not in the contexts is
+    flagged ``evidence_not_found`` and, by ``policy`` "downgrade", not trusted: it becomes
+    not_enough_info with P(supported) 0."""
+    found = raw.verdict is not Verdict.SUPPORTED or quote_in_contexts(raw.evidence, contexts)
+    if found:
+        return ClaimVerdict(
+            claim=claim,
+            verdict=raw.verdict,
+            reason=raw.reason,
+            evidence=raw.evidence,
+            p_supported=raw.p_supported,
+        )
+    if policy == "flag":
+        return ClaimVerdict(
+            claim=claim,
+            verdict=raw.verdict,
+            reason=raw.reason,
+            evidence=raw.evidence,
+            p_supported=raw.p_supported,
+            evidence_not_found=True,
+        )
+    return ClaimVerdict(
+        claim=claim,
+        verdict=Verdict.NOT_ENOUGH_INFO,
+        reason=f"judged supported, but the evidence quoted is not in the contexts ({raw.reason})",
+        evidence=raw.evidence,
+        p_supported=None if raw.p_supported is None else 0.0,
+        evidence_not_found=True,
+    )

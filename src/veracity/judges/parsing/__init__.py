@@ -13,8 +13,12 @@ from veracity.judges.parsing.classification import (
     parse_classification_reply,
     read_classification_reply,
 )
-from veracity.judges.parsing.factual import parse_factual_reply, read_factual_reply
-from veracity.judges.parsing.json_extract import extract_json
+from veracity.judges.parsing.factual import (
+    parse_factual_reply,
+    read_factual_reply,
+    with_expected_criteria,
+)
+from veracity.judges.parsing.json_extract import cut_short, extract_json, unwrap_schema_echo
 from veracity.judges.parsing.labels import normalise_verdict
 from veracity.judges.parsing.matching import FUZZY_THRESHOLD, match_verdicts
 from veracity.judges.parsing.outcomes import (
@@ -31,8 +35,8 @@ from veracity.judges.parsing.parsed import ParsedChunks, ParsedRubric, ParsedVal
 from veracity.judges.parsing.questions import parse_questions_reply, read_questions_reply
 from veracity.judges.parsing.rating import parse_rating_reply, read_rating_reply
 from veracity.judges.parsing.refusal import detect_refusal
-from veracity.judges.parsing.rubric import parse_rubric_reply
-from veracity.judges.parsing.verdicts import parse_verdicts_reply
+from veracity.judges.parsing.rubric import parse_rubric_reply, with_expected_scores
+from veracity.judges.parsing.verdicts import parse_verdicts_reply, with_p_supported
 
 __all__ = [
     "FUZZY_THRESHOLD",
@@ -47,6 +51,7 @@ __all__ = [
     "ParsedVerdicts",
     "RawVerdict",
     "VerdictMatch",
+    "cut_short",
     "detect_refusal",
     "extract_json",
     "match_verdicts",
@@ -63,4 +68,8 @@ __all__ = [
     "read_factual_reply",
     "read_questions_reply",
     "read_rating_reply",
+    "unwrap_schema_echo",
+    "with_expected_criteria",
+    "with_expected_scores",
+    "with_p_supported",
 ]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from veracity.judges.parsing._coerce import Number, compact, drive, read_number
 from veracity.judges.parsing._criteria import Criteria, read_criteria, read_criteria_lines
 from veracity.judges.parsing._text import describe_json, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
+from veracity.judges.parsing.probabilities import weighted_scores
+from veracity.types import TokenLogprob
 from veracity.types.judgements import CriterionScore, FactualGrades
 
 __all__ = ["parse_factual_reply", "read_factual_reply"]
@@ -134,3 +137,20 @@ def parse_factual_reply(text: str) -> FactualGrades | ParseFailure:
     """
     result = read_factual_reply(text)
     return result if isinstance(result, ParseFailure) else result.value
+
+
+def with_expected_criteria(
+    grades: FactualGrades, text: str, tokens: Sequence[TokenLogprob]
+) -> FactualGrades:
+    """``grades`` read from ``text``, each criterion with its probability-weighted score
+    where the reply's token log-probabilities give one (a score written as one token)."""
+    names = ("correctness", "completeness", "consistency")
+    written = [(name, getattr(grades, name).score) for name in names]
+    expected = weighted_scores(text, tokens, written, 0, 100)
+    return grades.model_copy(
+        update={
+            name: getattr(grades, name).model_copy(update={"expected": value})
+            for name, value in zip(names, expected, strict=True)
+            if value is not None
+        }
+    )

@@ -9,7 +9,7 @@ import json_repair
 
 from veracity.judges.parsing.outcomes import JsonFound
 
-__all__ = ["extract_json"]
+__all__ = ["cut_short", "extract_json", "unwrap_schema_echo"]
 
 _CLOSED_FENCE = re.compile(r"```[ \t]*[\w+.-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _OPEN_FENCE = re.compile(r"```[ \t]*[\w+.-]*[ \t]*\r?\n?(.*)\Z", re.DOTALL)
@@ -115,9 +115,10 @@ def _repair_one(span: str) -> object | None:
     return None
 
 
-def _repaired(text: str) -> object | None:
-    """Repair the first ``{``-span or ``[``-span of ``text`` (the bigger result wins)."""
-    candidates: list[tuple[int, object]] = []
+def _repaired(text: str) -> tuple[object, bool] | None:
+    """Repair the first ``{``-span or ``[``-span of ``text`` (the bigger result wins), and
+    whether the span broke off unclosed (a reply cut short, not one merely malformed)."""
+    candidates: list[tuple[int, object, bool]] = []
     for opener in "{[":
         start = text.find(opener)
         if start < 0:
@@ -126,10 +127,49 @@ def _repaired(text: str) -> object | None:
         value = _repair_one(text[start:end] if end is not None else text[start:])
         if value is not None:
             size = len(json.dumps(value, ensure_ascii=False, default=str))
-            candidates.append((size, value))
+            candidates.append((size, value, end is None))
     if not candidates:
         return None
-    return max(candidates, key=lambda c: c[0])[1]
+    _, value, cut = max(candidates, key=lambda c: c[0])
+    return value, cut
+
+
+# The words of a JSON schema; a reply made of them is a schema echoed back, filled in.
+_SCHEMA_WORDS = frozenset(
+    {"type", "properties", "required", "additionalProperties", "title", "description",
+     "$defs", "$schema", "definitions", "items", "enum", "const", "minimum", "maximum"}
+)  # fmt: skip
+_FILLED = ("value", "const", "default", "example")
+
+
+def _filled(value: object) -> object:
+    """The value a model wrote into one property of an echoed schema."""
+    if not isinstance(value, dict) or not set(value) <= _SCHEMA_WORDS | set(_FILLED):
+        return value
+    if isinstance(value.get("properties"), dict):
+        return unwrap_schema_echo(value)
+    if isinstance(value.get("items"), list):
+        return [_filled(item) for item in value["items"]]
+    for key in _FILLED:
+        if key in value:
+            return value[key]
+    enum = value.get("enum")
+    if isinstance(enum, list) and len(enum) == 1:
+        return enum[0]
+    return value
+
+
+def unwrap_schema_echo(value: object) -> object:
+    """A reply that copies the JSON schema back with values filled in
+    (``{"type": "object", "properties": {"claims": {"items": ["a", "b"]}}}``) as the object
+    it meant (``{"claims": ["a", "b"]}``); any other value unchanged."""
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("properties"), dict)
+        and set(value) <= _SCHEMA_WORDS
+    ):
+        return {str(k): _filled(v) for k, v in value["properties"].items()}
+    return value
 
 
 def extract_json(text: str) -> JsonFound | None:
@@ -139,8 +179,27 @@ def extract_json(text: str) -> JsonFound | None:
     a ``` fence, tagged ``json`` or not; the largest balanced object/array embedded in
     prose; and finally ``json_repair`` on a fence's content or on the text from the
     first ``{``/``[`` (trailing commas, single quotes, comments, truncation), accepted
-    only when it yields a non-empty object or array.
+    only when it yields a non-empty object or array (``cut`` says whether it had to close
+    what was left open). A JSON schema echoed back with its values filled in is unwrapped
+    to the object it stands for (:func:`unwrap_schema_echo`).
     """
+    found = _find(text)
+    if found is None:
+        return None
+    unwrapped = unwrap_schema_echo(found.value)
+    if unwrapped is not found.value:
+        return JsonFound(unwrapped, found.method, found.cut)
+    return found
+
+
+def cut_short(text: str) -> bool:
+    """Whether the JSON of ``text`` breaks off unclosed: a reply cut short, whose repair
+    would be a guess at what is missing."""
+    found = extract_json(text)
+    return found is not None and found.cut
+
+
+def _find(text: str) -> JsonFound | None:
     stripped = text.strip()
     if not stripped:
         return None
@@ -156,10 +215,10 @@ def extract_json(text: str) -> JsonFound | None:
     if found is not None:
         return JsonFound(found, "embedded")
     for content in fences:
-        found = _repaired(content)
-        if found is not None:
-            return JsonFound(found, "repaired")
-    found = _repaired(stripped)
-    if found is not None:
-        return JsonFound(found, "repaired")
+        repaired = _repaired(content)
+        if repaired is not None:
+            return JsonFound(repaired[0], "repaired", repaired[1])
+    repaired = _repaired(stripped)
+    if repaired is not None:
+        return JsonFound(repaired[0], "repaired", repaired[1])
     return None

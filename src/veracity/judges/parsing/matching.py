@@ -75,6 +75,16 @@ class _Matcher:
                 self._duplicate(top[0], j)
             # a tie between claims is ambiguous: leave it to position
 
+    def by_number(self) -> None:
+        for j, verdict in enumerate(self.verdicts):
+            n = verdict.number
+            if j in self.done or n is None or not 1 <= n <= len(self.claims):
+                continue
+            if n - 1 in self.assigned:
+                self._duplicate(n - 1, j)
+            else:
+                self._take(n - 1, j)
+
     def by_position(self) -> None:
         for j in range(len(self.verdicts)):
             if j in self.done or j >= len(self.claims) or j in self.assigned:
@@ -102,17 +112,20 @@ class _Matcher:
 
 
 def match_verdicts(claims: Sequence[str], verdicts: Sequence[RawVerdict]) -> VerdictMatch:
-    """Give each claim at most one verdict: by exact text, by similar text, by position.
+    """Give each claim at most one verdict: by exact text, by similar text, by the claim's
+    number, by position.
 
     Texts are compared normalised (NFKC, casefolded, whitespace collapsed, wrapping
     punctuation, quotes and a leading "1." removed); similar means a difflib ratio of
-    at least :data:`FUZZY_THRESHOLD` with one best claim. A verdict not matched by text
-    takes the claim at its own list position if that claim is still free. When two
+    at least :data:`FUZZY_THRESHOLD` with one best claim. A verdict that gives the claim's
+    number (1-based) takes that claim; one with neither takes the claim at its own list
+    position if that claim is still free. When two
     verdicts name the same claim the first is kept. Dropped verdicts (duplicates and
     leftovers) are in ``extras``; every decision worth knowing is in ``notes``.
     """
     matcher = _Matcher(claims, verdicts)
     matcher.by_exact_text()
     matcher.by_fuzzy_text()
+    matcher.by_number()
     matcher.by_position()
     return matcher.result()

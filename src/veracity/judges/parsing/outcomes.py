@@ -9,7 +9,7 @@ from typing import Literal
 from veracity.types.results import Verdict
 
 JsonMethod = Literal["strict", "fenced", "embedded", "repaired"]
-FailureKind = Literal["unparseable", "refusal", "schema"]
+FailureKind = Literal["unparseable", "refusal", "schema", "truncated"]
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class JsonFound:
 
     value: object
     method: JsonMethod
+    cut: bool = False  # repaired by closing what a reply cut short left open
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,9 @@ class ParsedClaims:
 class RawVerdict:
     """One verdict as the judge wrote it, with its label normalised.
 
-    ``claim`` is the statement text the judge repeated, or ``None`` when the reply
-    gave only labels (those are matched to claims by position).
+    ``claim`` is the statement text the judge repeated, or ``None`` when the reply gave
+    only labels or the claim's number (``number``, 1-based); those are matched to claims
+    by number, then by position.
     """
 
     claim: str | None
@@ -53,6 +55,9 @@ class RawVerdict:
     reason: str = ""
     evidence: str = ""
     raw_label: str = ""
+    # P(supported), where the judge's token log-probabilities give it.
+    p_supported: float | None = None
+    number: int | None = None
 
 
 @dataclass(frozen=True)

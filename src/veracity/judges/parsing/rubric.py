@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from veracity.judges.parsing._coerce import compact, drive, read_number
 from veracity.judges.parsing._criteria import Criteria, read_criteria, read_criteria_lines
 from veracity.judges.parsing._text import describe_json, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedRubric
+from veracity.judges.parsing.probabilities import weighted_scores
+from veracity.types import TokenLogprob
 from veracity.types.judgements import DimensionScore, Rubric
 
-__all__ = ["parse_rubric_reply"]
+__all__ = ["parse_rubric_reply", "with_expected_scores"]
 
 _OVERALL = {compact(k) for k in ("overall", "overall_score", "total", "average", "mean", "pass")}
 
@@ -88,3 +92,15 @@ def parse_rubric_reply(text: str, rubric: Rubric) -> ParsedRubric | ParseFailure
         return _scores(criteria, rubric, "legacy_lines", notes)
 
     return drive(text, from_json, from_text, expected)
+
+
+def with_expected_scores(
+    scores: Sequence[DimensionScore], text: str, tokens: Sequence[TokenLogprob]
+) -> tuple[DimensionScore, ...]:
+    """``scores`` read from ``text``, each with its probability-weighted 1–5 score where
+    the reply's token log-probabilities give one."""
+    expected = weighted_scores(text, tokens, [(s.name, s.score) for s in scores], 1, 5)
+    return tuple(
+        s if value is None else s.model_copy(update={"expected": value})
+        for s, value in zip(scores, expected, strict=True)
+    )

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Sequence
 
 from veracity.judges.parsing._text import as_text, describe_json, field_of, label_text, preview
 from veracity.judges.parsing.json_extract import extract_json
 from veracity.judges.parsing.labels import normalise_verdict
 from veracity.judges.parsing.legacy_verdicts import parse_legacy_verdicts
 from veracity.judges.parsing.outcomes import ParsedVerdicts, ParseFailure, RawVerdict
+from veracity.judges.parsing.probabilities import choice_probabilities, locate_values
 from veracity.judges.parsing.refusal import detect_refusal
+from veracity.types import TokenLogprob, Verdict
 
-__all__ = ["parse_verdicts_reply"]
+__all__ = ["parse_verdicts_reply", "with_p_supported"]
 
 CONTAINER_KEYS = ("verdicts", "results", "statements", "judgements", "judgments", "claims")
 CLAIM_KEYS = ("claim", "statement", "text")
@@ -42,15 +46,21 @@ def _item(obj: dict[str, object], where: str, claim: str | None) -> RawVerdict |
     verdict = normalise_verdict(found[1])
     if verdict is None:
         return f"skipped {where}: unknown verdict label {preview(label_text(found[1]))}"
-    text = field_of(obj, CLAIM_KEYS)
-    if text is not None and isinstance(text[1], str) and text[1].strip():
-        claim = text[1].strip()
+    given = None if (found_claim := field_of(obj, CLAIM_KEYS)) is None else found_claim[1]
+    number: int | None = None
+    if isinstance(given, str) and given.strip().isdigit():  # "2": the claim's number
+        number = int(given)
+    elif isinstance(given, str) and given.strip():
+        claim = given.strip()
+    elif isinstance(given, int) and not isinstance(given, bool):
+        number = given
     return RawVerdict(
         claim=claim,
         verdict=verdict,
         reason=_optional(obj, REASON_KEYS),
         evidence=_optional(obj, EVIDENCE_KEYS),
         raw_label=label_text(found[1]),
+        number=number,
     )
 
 
@@ -156,3 +166,26 @@ def parse_verdicts_reply(text: str) -> ParsedVerdicts | ParseFailure:
     return ParseFailure(
         "unparseable", f"{_EXPECTED}; found no JSON and no verdict lines in the reply"
     )
+
+
+_LABELS = {verdict.value: verdict for verdict in Verdict}
+
+
+def with_p_supported(
+    items: Sequence[RawVerdict], text: str, tokens: Sequence[TokenLogprob]
+) -> tuple[RawVerdict, ...]:
+    """``items`` read from ``text``, each with its P(supported) where the reply's token
+    log-probabilities give one (see :mod:`~veracity.judges.parsing.probabilities`)."""
+    if not tokens:
+        return tuple(items)
+    offsets = locate_values(text, [item.raw_label for item in items], VERDICT_KEYS)
+    found = []
+    for item, offset in zip(items, offsets, strict=True):
+        choices = {**_LABELS, item.raw_label: item.verdict}
+        distribution = choice_probabilities(tokens, text, offset, choices)
+        if distribution is None:
+            found.append(item)
+        else:
+            p_supported = distribution.get(Verdict.SUPPORTED, 0.0)
+            found.append(dataclasses.replace(item, p_supported=p_supported))
+    return tuple(found)

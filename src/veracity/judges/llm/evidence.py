@@ -1,0 +1,52 @@
+"""Is a judge's evidence quote in the contexts? A supported verdict rests on it."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import Literal
+
+from rapidfuzz import fuzz
+
+from veracity.prompts.template import DATA_TAGS
+
+# What a supported verdict whose evidence is not in the contexts becomes: kept and flagged,
+# or downgraded to not_enough_info (see docs/benchmarks.md for what each measured).
+UnfoundedSupport = Literal["flag", "downgrade"]
+DEFAULT_UNFOUNDED_SUPPORT: UnfoundedSupport = "downgrade"
+
+# A quote may differ from the contexts by a typo, a dropped word or punctuation: a partial
+# match of at least this similarity (0–100) counts, for quotes long enough to tell.
+MIN_SIMILARITY = 90.0
+MIN_FUZZY_LENGTH = 12
+
+_TAG = re.compile(rf"</?_?(?:{'|'.join(DATA_TAGS)})\b[^>]*>", re.IGNORECASE)
+_NON_WORD = re.compile(r"[\W_]+")
+_ELLIPSIS = re.compile(r"\.\.\.+|…|\[\.\.\.\]")
+
+
+def _normal(text: str) -> str:
+    """Case, punctuation and whitespace set aside: words joined by single spaces."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _NON_WORD.sub(" ", folded).strip()
+
+
+def quote_in_contexts(quote: str, contexts: Sequence[str]) -> bool:
+    """Whether ``quote`` appears in one of ``contexts``, after normalising case, whitespace
+    and punctuation and dropping veracity's own markup (``<context index="1">``), allowing
+    small differences. A quote that skips words (``…``) is found when each of its parts
+    is. An empty quote is not found."""
+    parts = [_normal(part) for part in _ELLIPSIS.split(_TAG.sub(" ", quote))]
+    parts = [part for part in parts if part]
+    normal = [_normal(context) for context in contexts]
+    return bool(parts) and all(_found(part, normal) for part in parts)
+
+
+def _found(wanted: str, normal: Sequence[str]) -> bool:
+    # Whole words only: "is" is not found in "this".
+    if any(f" {wanted} " in f" {context} " for context in normal):
+        return True
+    if len(wanted) < MIN_FUZZY_LENGTH:
+        return False
+    return any(fuzz.partial_ratio(wanted, context) >= MIN_SIMILARITY for context in normal)

@@ -1,0 +1,180 @@
+"""What a judge's token log-probabilities say about the values its reply wrote.
+
+Where an endpoint returns log-probabilities (OpenAI, vLLM, llama.cpp), the reply is not
+just one label: at the token where a label or a score begins, the model also weighed the
+other labels and scores. These pure functions find that token for each value the reply
+wrote and turn its alternatives into a distribution over the allowed values (G-Eval's
+probability-weighted score, for scores). They never guess: a reply whose tokens do not
+spell its text, a value they cannot locate, or alternatives that name no allowed value
+give ``None``, and the caller keeps the written value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+from veracity.types import TokenLogprob
+
+__all__ = ["choice_probabilities", "locate_values", "weighted_number", "weighted_scores"]
+
+K = TypeVar("K", bound=Hashable)
+_DIGITS = re.compile(r"\d+")
+
+
+def _offsets(tokens: Sequence[TokenLogprob], text: str) -> list[int] | None:
+    """Where each token starts in ``text``; ``None`` if the tokens do not spell it."""
+    starts, pos = [], 0
+    for token in tokens:
+        starts.append(pos)
+        pos += len(token.token)
+    if "".join(t.token for t in tokens) != text:
+        return None
+    return starts
+
+
+def locate_values(text: str, values: Sequence[str], keys: Sequence[str] = ()) -> list[int | None]:
+    """The offset in ``text`` where each of ``values`` was written as a JSON value, in order.
+
+    A value is found after the previous one, as what follows a colon (``"verdict":
+    "supported"``, ``"score": 4``), preferably after one of ``keys``. ``None`` for a value
+    not found that way (a reply in one of the legacy text formats, say).
+    """
+    found: list[int | None] = []
+    cursor = 0
+    key_part = "|".join(re.escape(k) for k in keys)
+    for value in values:
+        if not value:
+            found.append(None)
+            continue
+        escaped = re.escape(value)
+        patterns = [rf'"(?:{key_part})"\s*:\s*"?(?={escaped})'] if keys else []
+        patterns.append(rf':\s*"?(?={escaped})')
+        hit = None
+        for pattern in patterns:
+            hit = re.compile(pattern, re.IGNORECASE).search(text, cursor)
+            if hit is not None:
+                break
+        if hit is None:
+            found.append(None)
+            continue
+        found.append(hit.end())
+        cursor = hit.end() + len(value)
+    return found
+
+
+def _alternatives(
+    tokens: Sequence[TokenLogprob], starts: Sequence[int], offset: int
+) -> tuple[list[tuple[str, float]], str] | None:
+    """The continuations the model weighed at ``offset``: each alternative of the token that
+    covers it, minus the part of the written token before ``offset``, with its probability;
+    and the written continuation."""
+    index = next((i for i in range(len(starts) - 1, -1, -1) if starts[i] <= offset), None)
+    if index is None:
+        return None
+    token = tokens[index]
+    prefix = token.token[: offset - starts[index]]
+    pairs = list(token.top) or [(token.token, token.logprob)]
+    if all(alt != token.token for alt, _ in pairs):
+        pairs.append((token.token, token.logprob))
+    continuations = [
+        (alt[len(prefix) :], math.exp(logprob))
+        for alt, logprob in pairs
+        if alt.startswith(prefix) and len(alt) > len(prefix)
+    ]
+    return continuations, token.token[len(prefix) :]
+
+
+def choice_probabilities(
+    tokens: Sequence[TokenLogprob], text: str, offset: int | None, choices: Mapping[str, K]
+) -> dict[K, float] | None:
+    """The probability of each choice at the value written at ``offset``.
+
+    ``choices`` maps each way of writing a choice (``"supported"``) to the choice. An
+    alternative token counts for a choice when one is a prefix of the other, ignoring case,
+    and no other choice also fits it (``"not"`` fits ``"not_enough_info"`` only). The
+    probabilities are normalised over the choices found.
+    """
+    starts = None if offset is None else _offsets(tokens, text)
+    if starts is None or offset is None:
+        return None
+    found = _alternatives(tokens, starts, offset)
+    if found is None:
+        return None
+    mass: dict[K, float] = {}
+    for continuation, probability in found[0]:
+        piece = continuation.casefold()
+        fits = {
+            choice
+            for written, choice in choices.items()
+            if written.casefold().startswith(piece) or piece.startswith(written.casefold())
+        }
+        if len(fits) == 1:
+            choice = fits.pop()
+            mass[choice] = mass.get(choice, 0.0) + probability
+    total = sum(mass.values())
+    if total <= 0:
+        return None
+    return {choice: p / total for choice, p in mass.items()}
+
+
+def weighted_number(
+    tokens: Sequence[TokenLogprob], text: str, offset: int | None, low: int, high: int
+) -> float | None:
+    """The probability-weighted value of the integer written at ``offset`` (G-Eval).
+
+    Only where the written number is one token (``"4"`` on a 1–5 scale; ``"85"`` with
+    tokenizers that keep numbers whole): the alternatives of a number split into digits do
+    not say which number they would have become. Alternatives outside ``low``–``high``
+    are left out.
+    """
+    starts = None if offset is None else _offsets(tokens, text)
+    if starts is None or offset is None:
+        return None
+    found = _alternatives(tokens, starts, offset)
+    if found is None:
+        return None
+    continuations, written = found
+    number = _DIGITS.match(text, offset)
+    if number is None or not written.startswith(number.group()):
+        return None  # the number goes on in the next token: split into digits
+    mass: dict[int, float] = {}
+    for continuation, probability in continuations:
+        m = _DIGITS.match(continuation)
+        if m is not None and low <= (value := int(m.group())) <= high:
+            mass[value] = mass.get(value, 0.0) + probability
+    total = sum(mass.values())
+    if total <= 0:
+        return None
+    return sum(value * p for value, p in mass.items()) / total
+
+
+def weighted_scores(
+    text: str,
+    tokens: Sequence[TokenLogprob],
+    scores: Sequence[tuple[str, int]],
+    low: int,
+    high: int,
+) -> list[float | None]:
+    """The probability-weighted value of each ``(name, written score)`` of a reply, in
+    order, each found as the first ``"score"`` after its name. All ``None`` unless the
+    names appear in the reply in that order: a score is never weighed by the tokens of
+    another."""
+    if not tokens:
+        return [None] * len(scores)
+    folded = text.casefold()
+    starts, cursor = [], 0
+    for name, _ in scores:
+        found = folded.find(name.casefold(), cursor)
+        if found < 0:
+            return [None] * len(scores)
+        starts.append(found)
+        cursor = found + len(name)
+    weighted: list[float | None] = []
+    for (_, written), start in zip(scores, starts, strict=True):
+        (offset,) = locate_values(text[start:], [str(written)], ("score",))
+        where = None if offset is None else start + offset
+        weighted.append(weighted_number(tokens, text, where, low, high))
+    return weighted
