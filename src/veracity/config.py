@@ -26,6 +26,7 @@ from pydantic import (
     model_validator,
 )
 
+from veracity.prompts import checked_reply_bounds
 from veracity.prompts.rubric import DEFAULT_RUBRIC
 from veracity.transport.pricing import Price
 from veracity.types.judgements import Rubric, RubricDimension
@@ -64,6 +65,7 @@ class VeracityConfig(BaseModel):
     timeout: float | None = None
     embedder: str | None = None
     cache: bool | str | None = None
+    max_tokens: dict[str, int] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _named_by_key(self) -> VeracityConfig:
@@ -151,6 +153,12 @@ class _FileSpec(_Spec):
     timeout: float | None = Field(default=None, gt=0)
     embedder: str | None = None
     cache: bool | str | None = None
+    max_tokens: dict[str, StrictInt] = Field(default_factory=dict)
+
+    @field_validator("max_tokens")
+    @classmethod
+    def _known_questions(cls, bounds: dict[str, int]) -> dict[str, int]:
+        return checked_reply_bounds(bounds)
 
 
 def _rubrics(specs: Mapping[str, _RubricSpec]) -> dict[str, Rubric]:

@@ -326,3 +326,23 @@ def test_a_threshold_outside_0_1_names_its_key(tmp_path: Path) -> None:
     path.write_text("thresholds: {faithfulness: 80}\n")
     with pytest.raises(ConfigError, match=r"thresholds\.faithfulness"):
         load_config(path)
+
+
+def test_reply_bounds_by_question(tmp_path: Path) -> None:
+    path = _write(tmp_path, "veracity.yaml", "max_tokens: {claim_verification: 4096}\n")
+    assert load_config(path).max_tokens == {"claim_verification": 4096}
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("max_tokens: {claim_verifcation: 4096}\n", "no question 'claim_verifcation'"),
+        ("max_tokens: {claim_verification: 3}\n", "expected 16–32768 tokens, not 3"),
+        ("max_tokens: {claim_verification: lots}\n", "Input should be a valid integer"),
+    ],
+)
+def test_bad_reply_bounds_name_the_key(tmp_path: Path, text: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(_write(tmp_path, "veracity.yaml", text))
+    assert caught.value.key_path.startswith("max_tokens")
+    assert problem in caught.value.problem

@@ -54,6 +54,19 @@ def _metrics(settings: RunSettings) -> list[Metric]:
     return resolve_metrics(settings.metrics, config.rubrics, ragas_weights=config.weights)
 
 
+def _reply_bounds(specs: list[str]) -> dict[str, int]:
+    """``--max-tokens question=N`` flags as a mapping (checked by the judge)."""
+    bounds = {}
+    for spec in specs:
+        question, sep, value = spec.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise ValueError(
+                f"bad --max-tokens {spec!r}: expected question=N, e.g. claim_verification=2048"
+            )
+        bounds[question.strip()] = int(value)
+    return bounds
+
+
 def _count_samples(dataset: Path) -> int | None:
     """For the progress bar's total; a file that breaks is left to the run to report."""
     try:
@@ -77,6 +90,10 @@ def run(
     structured_output: Annotated[
         str, typer.Option(help="json_schema, json_object or text.")
     ] = "json_schema",
+    max_tokens: Annotated[
+        list[str] | None,
+        typer.Option(help="question=N: bound the judge's replies to a question (repeatable)."),
+    ] = None,
     strict: Annotated[bool, typer.Option(help="Fail on any bad row before judging.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out (re-running into it does too).")
@@ -123,6 +140,7 @@ def run(
             rpm=settings.rpm,
             timeout_s=settings.timeout,
             structured_output=mode,
+            max_tokens={**settings.config.max_tokens, **_reply_bounds(max_tokens or [])},
         )
     except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
         raise fail(str(exc)) from exc

@@ -195,6 +195,7 @@ def generate(
         the_judge = make_judge(
             settings.judge, base_url=settings.base_url, concurrency=settings.concurrency,
             rpm=settings.rpm, timeout_s=settings.timeout, structured_output=mode,
+            max_tokens=settings.config.max_tokens,
         )  # fmt: skip
     except (JudgeSpecError, ConfigError, ValueError) as exc:
         raise fail(str(exc)) from exc

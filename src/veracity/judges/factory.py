@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from veracity.judges.base import Judge
@@ -43,7 +44,9 @@ def make_judge(
     timeout_s: float = 60.0,
     structured_output: StructuredOutput = "json_schema",
     max_attempts: int | None = None,
+    max_tokens: Mapping[str, int] | None = None,
 ) -> Judge:
+    """The judge ``spec`` names; ``max_tokens`` bounds an LLM judge's replies by question."""
     provider, _, model = spec.partition("/")
     retry = RetryPolicy() if max_attempts is None else RetryPolicy(max_attempts=max_attempts)
     if provider == "offline":
@@ -70,7 +73,7 @@ def make_judge(
         )
     except ValueError as exc:
         raise JudgeSpecError(str(exc)) from exc
-    return LLMJudge(chat)
+    return LLMJudge(chat, max_tokens=max_tokens)
 
 
 def _offline_judge() -> Judge:
