@@ -96,29 +96,23 @@ def _verdict(
     """The verdict on ``claim``. A supported one whose evidence is not in the contexts is
     flagged ``evidence_not_found`` and, by ``policy`` "downgrade", not trusted: it becomes
     not_enough_info with P(supported) 0."""
-    found = raw.verdict is not Verdict.SUPPORTED or quote_in_contexts(raw.evidence, contexts)
-    if found:
-        return ClaimVerdict(
-            claim=claim,
-            verdict=raw.verdict,
-            reason=raw.reason,
-            evidence=raw.evidence,
-            p_supported=raw.p_supported,
-        )
-    if policy == "flag":
-        return ClaimVerdict(
-            claim=claim,
-            verdict=raw.verdict,
-            reason=raw.reason,
-            evidence=raw.evidence,
-            p_supported=raw.p_supported,
-            evidence_not_found=True,
-        )
-    return ClaimVerdict(
+    verdict = ClaimVerdict(
         claim=claim,
-        verdict=Verdict.NOT_ENOUGH_INFO,
-        reason=f"judged supported, but the evidence quoted is not in the contexts ({raw.reason})",
+        verdict=raw.verdict,
+        reason=raw.reason,
         evidence=raw.evidence,
-        p_supported=None if raw.p_supported is None else 0.0,
-        evidence_not_found=True,
+        p_supported=raw.p_supported,
+    )
+    if raw.verdict is not Verdict.SUPPORTED or quote_in_contexts(raw.evidence, contexts):
+        return verdict
+    if policy == "flag":
+        return verdict.model_copy(update={"evidence_not_found": True})
+    return verdict.model_copy(
+        update={
+            "verdict": Verdict.NOT_ENOUGH_INFO,
+            "reason": "judged supported, but the evidence quoted is not in the contexts "
+            f"({raw.reason})",
+            "p_supported": None if raw.p_supported is None else 0.0,
+            "evidence_not_found": True,
+        }
     )

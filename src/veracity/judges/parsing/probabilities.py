@@ -87,6 +87,16 @@ def _alternatives(
     return continuations, token.token[len(prefix) :]
 
 
+def _weighed_at(
+    tokens: Sequence[TokenLogprob], text: str, offset: int | None
+) -> tuple[list[tuple[str, float]], str] | None:
+    """:func:`_alternatives` at ``offset`` of ``text``, if the tokens spell it."""
+    starts = None if offset is None else _offsets(tokens, text)
+    if starts is None or offset is None:
+        return None
+    return _alternatives(tokens, starts, offset)
+
+
 def choice_probabilities(
     tokens: Sequence[TokenLogprob], text: str, offset: int | None, choices: Mapping[str, K]
 ) -> dict[K, float] | None:
@@ -97,10 +107,7 @@ def choice_probabilities(
     and no other choice also fits it (``"not"`` fits ``"not_enough_info"`` only). The
     probabilities are normalised over the choices found.
     """
-    starts = None if offset is None else _offsets(tokens, text)
-    if starts is None or offset is None:
-        return None
-    found = _alternatives(tokens, starts, offset)
+    found = _weighed_at(tokens, text, offset)
     if found is None:
         return None
     mass: dict[K, float] = {}
@@ -130,11 +137,8 @@ def weighted_number(
     not say which number they would have become. Alternatives outside ``low``–``high``
     are left out.
     """
-    starts = None if offset is None else _offsets(tokens, text)
-    if starts is None or offset is None:
-        return None
-    found = _alternatives(tokens, starts, offset)
-    if found is None:
+    found = _weighed_at(tokens, text, offset)
+    if found is None or offset is None:
         return None
     continuations, written = found
     number = _DIGITS.match(text, offset)
