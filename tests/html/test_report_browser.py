@@ -14,7 +14,7 @@ import pytest
 
 from tests.html.browser import Chromium
 from tests.html.conftest import IMG, PAYLOAD, SCRIPT
-from veracity import evaluate
+from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.report.html import write_report
 
 # The verdict colours of the stylesheet, as the browser computes them.
@@ -162,8 +162,39 @@ def test_offline_judge_claims_show_their_probability(browser: Chromium, tmp_path
     claims = record["details"]["claims"]
     assert shown["p"] == [f"P(supported) {c['p_supported']:.2f}" for c in claims]
     assert len(claims) == 2
-    for key in ("expected_score", "grounded_share", "expected_grounded_share"):
+    for key in ("supported_share", "scored_by", "grounded_share", "expected_grounded_share"):
         assert key in shown["text"]
+    assert browser.console_errors() == []
+
+
+def test_unfounded_evidence_is_marked(browser: Chromium, tmp_path: Path) -> None:
+    claims = ["The tower is in Paris.", "The tower is green."]
+    replies = [
+        json.dumps({"claims": claims}),
+        json.dumps(
+            {
+                "verdicts": [
+                    {"claim": 1, "evidence": "in Paris", "reason": "r", "verdict": "supported"},
+                    {
+                        "claim": 2,
+                        "evidence": "painted green",
+                        "reason": "r",
+                        "verdict": "supported",
+                    },
+                ]
+            }
+        ),
+    ]
+    sample = {"id": "t", "question": "q", "contexts": ["The grey tower is in Paris."],
+              "answer": " ".join(claims)}  # fmt: skip
+    evaluate([sample], ["faithfulness"], LLMJudge(ScriptedChat(replies)), out=tmp_path / "run")
+    browser.open(write_report(tmp_path / "run").as_uri())
+    browser.evaluate("document.querySelector('tr.sample-row').click(); true")
+    marked = browser.evaluate(
+        "[...document.querySelectorAll('.detail-row li.verdict')]"
+        ".map(li => !!li.querySelector('.evidence-not-found'))"
+    )
+    assert marked == [False, True]
     assert browser.console_errors() == []
 
 

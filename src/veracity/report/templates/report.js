@@ -230,6 +230,9 @@
       li.appendChild(line);
       if (item.reason) { li.appendChild(el("p", "item-reason", item.reason)); }
       if (item.evidence) { li.appendChild(el("blockquote", "evidence", item.evidence)); }
+      if (item.evidence_not_found) {
+        li.appendChild(el("p", "evidence-not-found", "the judge's evidence is not in the contexts"));
+      }
       ul.appendChild(li);
     });
     box.appendChild(ul);
