@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veracity.judges.llm.evidence import quote_in_contexts
+from veracity.prompts import render_verification
 
 CONTEXTS = (
     "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.",
@@ -39,3 +40,11 @@ def test_quotes_found(quote: str) -> None:
 def test_quotes_not_found(quote: str) -> None:
     contexts = ("This Paris.",) if quote == "is" else CONTEXTS
     assert not quote_in_contexts(quote, contexts)
+
+
+def test_contexts_are_shown_without_double_quotes_and_quotes_of_them_still_match() -> None:
+    context = 'The Reichstag (German: "Reichstagsgebäude") is in Berlin.'
+    shown = render_verification(["The Reichstag is in Berlin."], (context,))["contexts"]
+    # A double quote copied into the JSON evidence string would end it early.
+    assert '"' not in shown.replace('index="1"', "")
+    assert quote_in_contexts("(German: 'Reichstagsgebäude') is in Berlin", (context,))

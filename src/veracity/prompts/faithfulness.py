@@ -36,8 +36,12 @@ def render_extraction(question: str, answer: str) -> dict[str, str]:
 
 
 def render_verification(claims: list[str], contexts: tuple[str, ...]) -> dict[str, str]:
+    # The judge copies its evidence out of the contexts into a JSON string: a double quote
+    # copied as is ends that string early and breaks the reply (small models do not escape
+    # it). Shown as single quotes, nothing is lost: the evidence check ignores punctuation.
+    shown = [context.replace('"', "'") for context in contexts]
     return {
-        "contexts": numbered_block("contexts", "context", list(contexts)),
+        "contexts": numbered_block("contexts", "context", shown),
         "claims": numbered_block("claims", "claim", claims),
     }
 
@@ -83,7 +87,7 @@ CLAIM_EXTRACTION = PromptTemplate(
 
 CLAIM_VERIFICATION = PromptTemplate(
     id="claim_verification",
-    version=3,
+    version=4,
     system=(
         "You check claims against contexts, using only what the contexts say, never your "
         "own knowledge. For each claim, in order, give: `claim`, its number; `evidence`, the "
