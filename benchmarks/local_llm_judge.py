@@ -12,8 +12,9 @@ Items: from each set, ``--per-class`` faithful and as many unfaithful answers of
 - AUROC of the faithfulness score against the label, next to the word-overlap floor (the
   share of the answer's words found in the contexts) on the same items, and of
   supported / claims (``details["supported_share"]``);
-- what the evidence check would do: AUROC with supported verdicts whose quote is not in the
-  contexts counted as unsupported;
+- both evidence policies from one run: the judge runs with ``unfounded_support="flag"``
+  (AUROC "flag", the score as given), and "downgrade", the default, counts a supported
+  verdict whose quote is not in the contexts as unsupported (P 0);
 - prompt and reply tokens and seconds per item (``--concurrency``, default 1: a local
   server on two cores answers one request at a time).
 
@@ -157,14 +158,14 @@ def main() -> None:
         print(json.dumps({k: v for k, v in report.items() if k != "judge"}), flush=True)
     (args.out / f"report_{args.split}.json").write_text(json.dumps(reports, indent=1))
     print(
-        "\n| set | items | unscored | AUROC score | floor | supported/claims | "
-        "evidence downgraded | prompt tok/item | reply tok/item | s/item |"
+        "\n| set | items | unscored | AUROC downgrade (default) | AUROC flag | floor | "
+        "supported/claims | prompt tok/item | reply tok/item | s/item |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in reports:
-        print(f"| {r['set']} | {r['items']} | {r['unscored']:.1%} | {r['auroc_score']} | "
-              f"{r['auroc_floor']} | {r['auroc_supported_share']} | "
-              f"{r['auroc_evidence_downgraded']} | {r['prompt_tokens_per_item']} | "
+        print(f"| {r['set']} | {r['items']} | {r['unscored']:.1%} | "
+              f"{r['auroc_evidence_downgraded']} | {r['auroc_score']} | {r['auroc_floor']} | "
+              f"{r['auroc_supported_share']} | {r['prompt_tokens_per_item']} | "
               f"{r['reply_tokens_per_item']} | {r['seconds_per_item']} |")  # fmt: skip
     print("judge:", json.dumps(reports[-1]["judge"].get("negotiation", [])))
 

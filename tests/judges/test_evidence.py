@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veracity.judges.llm.evidence import quote_in_contexts
-from veracity.prompts import render_verification
+from veracity.prompts import render_extraction, render_verification
 
 CONTEXTS = (
     "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.",
@@ -48,3 +48,8 @@ def test_contexts_are_shown_without_double_quotes_and_quotes_of_them_still_match
     # A double quote copied into the JSON evidence string would end it early.
     assert '"' not in shown.replace('index="1"', "")
     assert quote_in_contexts("(German: 'Reichstagsgebäude') is in Berlin", (context,))
+
+
+def test_the_answer_is_shown_without_double_quotes_to_the_extractor() -> None:
+    shown = render_extraction("q", 'She starred in a film named "Lead Like A Woman".')["answer"]
+    assert "'Lead Like A Woman'" in shown and '"' not in shown

@@ -7,7 +7,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from veracity.prompts._rules import data_rule
-from veracity.prompts.template import Example, PromptTemplate, numbered_block, untrusted
+from veracity.prompts.template import (
+    Example,
+    PromptTemplate,
+    copyable,
+    numbered_block,
+    untrusted,
+)
 
 
 class ExtractedClaims(BaseModel):
@@ -32,23 +38,23 @@ class ClaimJudgements(BaseModel):
 
 
 def render_extraction(question: str, answer: str) -> dict[str, str]:
-    return {"question": untrusted("question", question), "answer": untrusted("answer", answer)}
+    return {
+        "question": untrusted("question", question),
+        "answer": untrusted("answer", copyable(answer)),
+    }
 
 
 def render_verification(claims: list[str], contexts: tuple[str, ...]) -> dict[str, str]:
-    # The judge copies its evidence out of the contexts into a JSON string: a double quote
-    # copied as is ends that string early and breaks the reply (small models do not escape
-    # it). Shown as single quotes, nothing is lost: the evidence check ignores punctuation.
-    shown = [context.replace('"', "'") for context in contexts]
+    # The evidence check ignores punctuation: quotes copied as single quotes still match.
     return {
-        "contexts": numbered_block("contexts", "context", shown),
+        "contexts": numbered_block("contexts", "context", [copyable(c) for c in contexts]),
         "claims": numbered_block("claims", "claim", claims),
     }
 
 
 CLAIM_EXTRACTION = PromptTemplate(
     id="claim_extraction",
-    version=2,
+    version=3,
     system=(
         "You split an answer into claims. A claim is one short sentence stating one fact "
         "that the answer gives. Each claim must make sense on its own: replace pronouns "

@@ -51,6 +51,13 @@ def untrusted(tag: str, text: str, **attributes: str | int) -> str:
     return f"<{tag}{attrs}>\n{safe}\n</{tag}>"
 
 
+def copyable(text: str) -> str:
+    """``text`` with its double quotes shown as single quotes, for text the judge copies
+    into a JSON string (claims out of an answer, evidence out of the contexts): small models
+    do not escape a double quote, which ends the string early and breaks the reply."""
+    return text.replace('"', "'")
+
+
 def numbered_block(tag: str, item_tag: str, items: Sequence[str]) -> str:
     """Several untrusted items, each in its own numbered ``<item_tag>`` inside ``<tag>``."""
     if not items:
