@@ -10,6 +10,7 @@ from veracity.judges.parsing.probabilities import (
     choice_probabilities,
     locate_values,
     weighted_number,
+    weighted_scores,
 )
 from veracity.types import TokenLogprob
 
@@ -64,3 +65,19 @@ def test_alternatives_outside_the_scale_are_left_out() -> None:
     text = '{"score": 5}'
     tokens = [tok('{"score": '), tok("5", ("5", 0.5), ("6", 0.5)), tok("}")]
     assert weighted_number(tokens, text, 10, 1, 5) == pytest.approx(5.0)
+
+
+def test_a_score_is_weighed_at_its_own_dimension_not_where_its_name_is_mentioned() -> None:
+    # The first reasoning mentions "completeness"; both scores are 4.
+    pieces = ['{"faithfulness": {"reasoning": "good completeness", "score": ', "4",
+              '}, "completeness": {"reasoning": "r", "score": ', "4", "}}"]  # fmt: skip
+    text = "".join(pieces)
+    tokens = [
+        tok(pieces[0]),
+        tok("4", ("4", 0.5), ("5", 0.5)),
+        tok(pieces[2]),
+        tok("4", ("4", 0.5), ("3", 0.5)),
+        tok(pieces[4]),
+    ]
+    weighted = weighted_scores(text, tokens, [("faithfulness", 4), ("completeness", 4)], 1, 5)
+    assert weighted == [pytest.approx(4.5), pytest.approx(3.5)]

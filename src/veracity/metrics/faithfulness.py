@@ -44,7 +44,8 @@ class Faithfulness:
     claims (:func:`grounded_share`): unlike the score, it also counts what the answer says
     beyond its claims; with probabilities, ``details["expected_grounded_share"]`` weighs
     each claim's words by its P(supported). ``details["evidence_not_found"]`` counts the
-    supported verdicts whose evidence quote is not in the contexts.
+    claims the judge called supported on an evidence quote that is not in the contexts (an
+    LLM judge downgrades them to not_enough_info by default).
     """
 
     batch_verification: bool = True

@@ -163,19 +163,19 @@ def weighted_scores(
     high: int,
 ) -> list[float | None]:
     """The probability-weighted value of each ``(name, written score)`` of a reply, in
-    order, each found as the first ``"score"`` after its name. All ``None`` unless the
-    names appear in the reply in that order: a score is never weighed by the tokens of
-    another."""
+    order, each found as the first ``"score"`` after its name written as a JSON string
+    (``"completeness"``, not the word in a reasoning). All ``None`` unless the names appear
+    in the reply in that order: a score is never weighed by the tokens of another."""
     if not tokens:
         return [None] * len(scores)
     folded = text.casefold()
     starts, cursor = [], 0
     for name, _ in scores:
-        found = folded.find(name.casefold(), cursor)
+        found = folded.find(f'"{name.casefold()}"', cursor)
         if found < 0:
             return [None] * len(scores)
         starts.append(found)
-        cursor = found + len(name)
+        cursor = found + len(name) + 2
     weighted: list[float | None] = []
     for (_, written), start in zip(scores, starts, strict=True):
         (offset,) = locate_values(text[start:], [str(written)], ("score",))
