@@ -39,7 +39,9 @@ def chat(server: FakeLLMServer, **options: object) -> OpenAIChat:
 
 
 def formats(server: FakeLLMServer) -> list[str | None]:
-    return [(body.get("response_format") or {}).get("type") for body in server.requests]
+    """Each request's structured-output mode, as veracity names them."""
+    sent = [body.get("response_format") or {} for body in server.requests]
+    return [f"{f['type']}_schema" if "schema" in f else f.get("type") for f in sent]
 
 
 async def test_a_500_naming_the_format_costs_one_call_even_with_calls_in_flight() -> None:
@@ -54,11 +56,13 @@ async def test_a_500_naming_the_format_costs_one_call_even_with_calls_in_flight(
         sent = formats(server)
     assert all(o.ok for o in outcomes)
     assert statuses.get(500) == 1 and statuses.get(200) == 8
-    assert sent == ["json_schema"] + ["json_object"] * 8
+    assert sent == ["json_schema"] + ["json_object_schema"] * 8
+    schema = server.requests[1]["response_format"]["schema"]
+    assert schema["required"] == ["claims"]  # the question's own output schema
     described = model.describe()
-    assert described["structured_output"] == "json_object"
+    assert described["structured_output"] == "json_object_schema"
     note = described["negotiation"][0]
-    assert "rejected json_schema; using json_object" in note
+    assert "rejected json_schema; using json_object_schema" in note
     assert "\n" not in note and len(note) < 400  # the gist of the error, not a traceback
 
 
@@ -68,7 +72,21 @@ async def test_422_and_400_rejections_step_down_too() -> None:
             judge = LLMJudge(chat(server))
             outcome = await judge.extract_claims("q", "Paris is in France.", iteration=0)
             await judge.aclose()
-            assert outcome.ok and formats(server) == ["json_schema", "json_object"]
+            assert outcome.ok and formats(server) == ["json_schema", "json_object_schema"]
+
+
+async def test_a_server_that_refuses_a_schema_in_json_mode_gets_plain_json_mode() -> None:
+    with FakeLLMServer(
+        supports_json_schema=False, supports_schema_in_json_mode=False, rejection_status=400
+    ) as server:
+        model = chat(server)
+        judge = LLMJudge(model)
+        for i in range(2):
+            assert (await judge.extract_claims("q", f"Fact {i} holds.", iteration=0)).ok
+        await judge.aclose()
+        sent = formats(server)
+    assert sent == ["json_schema", "json_object_schema", "json_object", "json_object"]
+    assert model.options.structured_output == "json_object" and len(model.notes) == 2
 
 
 async def test_a_500_that_names_no_option_is_retried_not_negotiated() -> None:
@@ -120,8 +138,8 @@ async def test_the_outcome_of_a_negotiation_is_remembered_by_the_cache(tmp_path:
         assert (await judge.extract_claims("q", "Lyon is in France.", iteration=0)).ok
         await judge.aclose()
         sent = formats(server)
-    assert sent == ["json_schema", "json_object", "json_object"]
-    assert second.options.structured_output == "json_object" and second.notes
+    assert sent == ["json_schema", "json_object_schema", "json_object_schema"]
+    assert second.options.structured_output == "json_object_schema" and second.notes
 
 
 async def test_default_settings_score_every_item_and_run_json_says_how(tmp_path: Path) -> None:
@@ -135,7 +153,7 @@ async def test_default_settings_score_every_item_and_run_json_says_how(tmp_path:
     assert {r.status for r in result.results} == {Status.SCORED}
     assert failed == 2  # json_schema, then logprobs: once each for the whole run
     judge = json.loads((tmp_path / "run.json").read_text())["judge"]
-    assert judge["structured_output"] == "json_object" and judge["logprobs"] is False
+    assert judge["structured_output"] == "json_object_schema" and judge["logprobs"] is False
     assert len(judge["negotiation"]) == 2
 
 

@@ -2,8 +2,9 @@
 
 The fakes test veracity's plumbing; this tests that it works with what a real server and a
 real (tiny) model send back: llama-cpp-python's server rejects the json_schema response
-format with an HTTP 500, so the run must negotiate down to json_object once, and then read
-SmolLM2-135M-Instruct's replies. Set up once with
+format with an HTTP 500, so the run must negotiate down once, to JSON mode with the schema
+beside it (which the server turns into a grammar), and then read SmolLM2-135M-Instruct's
+replies. Set up once with
 ``bash benchmarks/local_llm_server.sh smollm2 --install-only`` (CI does); without it the
 test is skipped, except under CI, where it fails.
 """
@@ -135,7 +136,7 @@ def test_default_settings_negotiate_and_judge_with_a_real_model(
 
     judge = json.loads((out / "run.json").read_text())["judge"]
     # The server refused json_schema (HTTP 500): stepped down once, recorded with the reason.
-    assert judge["structured_output"] == "json_object"
+    assert judge["structured_output"] == "json_object_schema"
     assert any("rejected json_schema" in note for note in judge["negotiation"])
 
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]

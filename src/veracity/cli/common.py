@@ -11,6 +11,7 @@ from rich.console import Console
 
 from veracity.config import VeracityConfig, load_config
 from veracity.judges import default_judge_spec
+from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 
@@ -41,10 +42,26 @@ EmbedderOption = Annotated[
     str | None,
     typer.Option("--embedder", help="auto, local, local:DIR, openai/MODEL or none."),
 ]
+StructuredOutputOption = Annotated[
+    str,
+    typer.Option(
+        help="json_schema, json_object_schema (JSON mode with the schema: llama.cpp), "
+        "json_object or text; a rejected mode steps down in that order."
+    ),
+]
 ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", help="Config file (default ./veracity.yaml or [tool.veracity])."),
 ]
+
+
+def structured_output_mode(value: str) -> StructuredOutput:
+    for mode in STRUCTURED_OUTPUT_MODES:
+        if value == mode:
+            return mode
+    raise fail(
+        f"--structured-output must be one of {', '.join(STRUCTURED_OUTPUT_MODES)}, not {value!r}"
+    )
 
 
 @dataclass(frozen=True)

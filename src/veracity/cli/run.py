@@ -18,10 +18,12 @@ from veracity.cli.common import (
     Metrics,
     Rpm,
     RunSettings,
+    StructuredOutputOption,
     err_console,
     fail,
     out_console,
     settings_from,
+    structured_output_mode,
 )
 from veracity.cli.progress import RunProgress
 from veracity.config import ConfigError
@@ -30,7 +32,6 @@ from veracity.embeddings import MissingLocalModelError, ModelIntegrityError
 from veracity.embeddings.factory import local_embedder_available
 from veracity.evaluation import aevaluate
 from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
-from veracity.judges.chat.base import StructuredOutput
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.report.html import write_report
@@ -87,9 +88,7 @@ def run(
     rpm: Rpm = None,
     iterations: Iterations = None,
     timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per call (60).")] = None,
-    structured_output: Annotated[
-        str, typer.Option(help="json_schema, json_object or text.")
-    ] = "json_schema",
+    structured_output: StructuredOutputOption = "json_schema",
     max_tokens: Annotated[
         list[str] | None,
         typer.Option(help="question=N: bound the judge's replies to a question (repeatable)."),
@@ -119,9 +118,7 @@ def run(
     """
     if not dataset.is_file():
         raise fail(f"dataset not found: {dataset}")
-    if structured_output not in ("json_schema", "json_object", "text"):
-        raise fail("--structured-output must be json_schema, json_object or text")
-    mode: StructuredOutput = structured_output  # type: ignore[assignment]
+    mode = structured_output_mode(structured_output)
     run_dir = out or Path("runs") / dataset.stem
     if resume and not (run_dir / MANIFEST).exists():
         raise fail(f"--resume: there is no run to resume in {run_dir}")

@@ -15,15 +15,16 @@ from veracity.cli.common import (
     ConfigOption,
     JudgeOption,
     Rpm,
+    StructuredOutputOption,
     err_console,
     fail,
     out_console,
     settings_from,
+    structured_output_mode,
 )
 from veracity.config import ConfigError
 from veracity.dataset import DatasetError
 from veracity.judges import JudgeFatalError, JudgeSpecError, LLMJudge, make_judge
-from veracity.judges.chat.base import StructuredOutput
 from veracity.testset.checking import DEFAULT_MIN_SUPPORT
 from veracity.testset.chunking import DEFAULT_CHUNK_CHARS
 from veracity.testset.from_logs import DEFAULT_MAX_CHARS, FromLogsReport, logs_to_testset
@@ -162,9 +163,7 @@ def generate(
     concurrency: Concurrency = None,
     rpm: Rpm = None,
     timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per call (60).")] = None,
-    structured_output: Annotated[
-        str, typer.Option(help="json_schema, json_object or text.")
-    ] = "json_schema",
+    structured_output: StructuredOutputOption = "json_schema",
     cache: Annotated[
         bool, typer.Option(help="Use the judge-response cache (--no-cache bypasses it).")
     ] = True,
@@ -179,9 +178,7 @@ def generate(
     """
     if not docs_dir.exists():
         raise fail(f"documents not found: {docs_dir}")
-    if structured_output not in ("json_schema", "json_object", "text"):
-        raise fail("--structured-output must be json_schema, json_object or text")
-    mode: StructuredOutput = structured_output  # type: ignore[assignment]
+    mode = structured_output_mode(structured_output)
     try:
         settings = settings_from(
             config, metrics=None, judge=judge, base_url=base_url, concurrency=concurrency,

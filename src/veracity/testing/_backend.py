@@ -46,6 +46,7 @@ _ROUTES: dict[str, Route] = {
 MALFORMED_BODY = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
 JSON_SCHEMA_UNSUPPORTED = "response_format json_schema is not supported"
 LOGPROBS_UNSUPPORTED = "logprobs are not supported by this model"
+SCHEMA_IN_JSON_MODE_UNSUPPORTED = "response_format.schema: Extra inputs are not permitted"
 # What llama-cpp-python's server answers (HTTP 500) to a response_format it does not know.
 JSON_SCHEMA_VALIDATION_ERROR = (
     "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', "
@@ -80,6 +81,7 @@ class Backend:
         seed: int,
         supports_json_schema: bool,
         supports_logprobs: bool = True,
+        supports_schema_in_json_mode: bool = True,
         rejection_status: int = 400,
         api_key: str | None = None,
         record_requests: bool = True,
@@ -91,6 +93,7 @@ class Backend:
         self.seed = seed
         self.supports_json_schema = supports_json_schema
         self.supports_logprobs = supports_logprobs
+        self.supports_schema_in_json_mode = supports_schema_in_json_mode
         self.rejection_status = rejection_status
         self.stats = StatsCollector(record_requests=record_requests)
         self.stopping = threading.Event()
@@ -170,6 +173,8 @@ class Backend:
             if status == 500:
                 return _error(api, status, JSON_SCHEMA_VALIDATION_ERROR)
             return _error(api, status, JSON_SCHEMA_UNSUPPORTED, param="response_format")
+        if not self.supports_schema_in_json_mode and "schema" in response_format:
+            return _error(api, status, SCHEMA_IN_JSON_MODE_UNSUPPORTED, param="response_format")
         if not self.supports_logprobs and request.raw.get("logprobs"):
             return _error(api, status, LOGPROBS_UNSUPPORTED, param="logprobs")
         return None

@@ -27,7 +27,9 @@ class FakeLLMServer:
     connections and broken bodies or contents, drawn from a RNG seeded with ``seed``.
     With ``api_key``, requests without that key (bearer or ``x-api-key``) get HTTP 401.
     ``supports_json_schema=False`` / ``supports_logprobs=False`` reject those options with
-    ``rejection_status`` (400; 500 answers as llama-cpp-python's server does). Replies
+    ``rejection_status`` (400; 500 answers as llama-cpp-python's server does), and
+    ``supports_schema_in_json_mode=False`` a ``schema`` beside ``{"type": "json_object"}``
+    (which llama.cpp's servers take). Replies
     longer than a request's ``max_tokens`` (about four characters a token) are cut there,
     with ``finish_reason`` "length"; ``logprobs`` are returned when asked for.
     ``record_requests=False`` keeps no request bodies (for long load runs).
@@ -49,6 +51,7 @@ class FakeLLMServer:
         seed: int = 0,
         supports_json_schema: bool = True,
         supports_logprobs: bool = True,
+        supports_schema_in_json_mode: bool = True,
         rejection_status: int = 400,
         api_key: str | None = None,
         record_requests: bool = True,
@@ -60,6 +63,7 @@ class FakeLLMServer:
             seed=seed,
             supports_json_schema=supports_json_schema,
             supports_logprobs=supports_logprobs,
+            supports_schema_in_json_mode=supports_schema_in_json_mode,
             rejection_status=rejection_status,
             api_key=api_key,
             record_requests=record_requests,

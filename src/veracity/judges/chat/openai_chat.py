@@ -77,6 +77,8 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
                 "type": "json_schema",
                 "json_schema": {"name": output.name, "schema": dict(output.json_schema)},
             }
+        elif mode == "json_object_schema":
+            params["response_format"] = {"type": "json_object", "schema": dict(output.json_schema)}
         elif mode == "json_object":
             params["response_format"] = {"type": "json_object"}
         started = time.perf_counter()
