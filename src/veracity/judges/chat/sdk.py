@@ -101,9 +101,9 @@ class SDKChat(Generic[ClientT]):
 
     Negotiation: ``structured_output`` and ``logprobs`` are what to ask for first. An
     endpoint that rejects one of them (:class:`OptionRejectedError`) costs one failed call:
-    the model steps down (json_schema → json_object_schema → json_object → text; logprobs
-    off) for every later call and notes why. Until a first call has succeeded the calls queue behind it, so a
-    run pays for a rejection once, not once per call in flight.
+    the model steps down (json_schema → json_object_schema → json_object → text;
+    logprobs off) for every later call and notes why. Until a first call has succeeded the
+    calls queue behind it, so a run pays for a rejection once, not once per call in flight.
     """
 
     provider: str = ""
