@@ -3,44 +3,23 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.store.runs import start_run, write_dataset
 from veracity.judges.chat.cache import ResponseCache
 from veracity.store import RunDirectory, RunDirectoryError
-from veracity.testing import FakeLLMServer, synthetic_samples
+from veracity.testing import FakeLLMServer
 
-METRICS = "faithfulness,context_recall"
 # What must agree between two runs of the same data; latency and where a reply came from
 # (the endpoint or the cache) may differ.
 COMPARED = ("sample_id", "system", "metric", "iteration", "score", "status", "reason", "details")
-
-
-def write_dataset(path: Path, n: int) -> Path:
-    rows = [s.model_dump(mode="json") for s in synthetic_samples(n, seed=5)]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
-def start_run(
-    dataset: Path, out: Path, server: FakeLLMServer, cache: Path
-) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
-    env["VERACITY_CACHE"] = str(cache)
-    return subprocess.Popen(
-        [sys.executable, "-m", "veracity", "run", str(dataset), "--metrics", METRICS,
-         "--judge", "openai/fake", "--base-url", server.base_url, "--out", str(out),
-         "--concurrency", "4", "--iterations", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
+KILLABLE = ("--concurrency", "4", "--iterations", "2")
 
 
 def comparable(out: Path) -> list[dict[str, Any]]:
@@ -51,7 +30,9 @@ def comparable(out: Path) -> list[dict[str, Any]]:
 def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data.jsonl", 24)
     with FakeLLMServer(latency_s=0.15) as server:
-        baseline = start_run(dataset, tmp_path / "baseline", server, tmp_path / "cache-a")
+        baseline = start_run(
+            dataset, tmp_path / "baseline", server.base_url, tmp_path / "cache-a", *KILLABLE
+        )
         assert baseline.wait(timeout=120) == 0, baseline.stderr.read() if baseline.stderr else ""
         baseline_calls = server.stats.completions
         server.reset_stats()
@@ -60,7 +41,7 @@ def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path) -> None:
         out, cache = tmp_path / "killed", tmp_path / "cache-b"
         lost_in_flight = 0
         for _ in range(3):
-            proc = start_run(dataset, out, server, cache)
+            proc = start_run(dataset, out, server.base_url, cache, *KILLABLE)
             time.sleep(rng.uniform(1.2, 3.0))
             if proc.poll() is not None:
                 break
@@ -71,7 +52,7 @@ def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path) -> None:
             lost = server.stats.completions - lost_in_flight - len(ResponseCache(cache))
             assert 0 <= lost <= 4  # never more than --concurrency
             lost_in_flight += lost
-        final = start_run(dataset, out, server, cache)
+        final = start_run(dataset, out, server.base_url, cache, *KILLABLE)
         stderr = final.communicate(timeout=120)[1]
         assert final.returncode == 0, stderr
         killed_calls = server.stats.completions
@@ -85,13 +66,17 @@ def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path) -> None:
 def test_a_finished_run_run_again_makes_no_call(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data.jsonl", 5)
     with FakeLLMServer() as server:
-        first = start_run(dataset, tmp_path / "run", server, tmp_path / "cache")
+        first = start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "cache", *KILLABLE)
         assert first.wait(timeout=120) == 0
         calls = server.stats.completions
         assert calls > 0
-        again = start_run(dataset, tmp_path / "run", server, tmp_path / "cache")  # resumes
+        again = start_run(
+            dataset, tmp_path / "run", server.base_url, tmp_path / "cache", *KILLABLE
+        )  # resumes
         assert again.wait(timeout=120) == 0
-        elsewhere = start_run(dataset, tmp_path / "other", server, tmp_path / "cache")  # cache
+        elsewhere = start_run(
+            dataset, tmp_path / "other", server.base_url, tmp_path / "cache", *KILLABLE
+        )  # cache
         assert elsewhere.wait(timeout=120) == 0
         assert server.stats.completions == calls
     assert comparable(tmp_path / "other") == comparable(tmp_path / "run")
@@ -116,8 +101,13 @@ def test_a_run_of_other_data_is_not_resumed_into(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data.jsonl", 2)
     other = write_dataset(tmp_path / "other.jsonl", 3)
     with FakeLLMServer() as server:
-        assert start_run(dataset, tmp_path / "run", server, tmp_path / "c").wait(timeout=120) == 0
-        proc = start_run(other, tmp_path / "run", server, tmp_path / "c")
+        assert (
+            start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "c", *KILLABLE).wait(
+                timeout=120
+            )
+            == 0
+        )
+        proc = start_run(other, tmp_path / "run", server.base_url, tmp_path / "c", *KILLABLE)
         stderr = proc.communicate(timeout=120)[1]
     assert proc.returncode == 2
     assert "different dataset sha256" in stderr

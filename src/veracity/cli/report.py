@@ -12,7 +12,7 @@ from veracity.cli.common import err_console, fail, out_console
 from veracity.report.compare import CompareError, Comparison, compare_runs, compare_systems
 from veracity.report.console_compare import print_comparison
 from veracity.report.console_report import print_report
-from veracity.report.load import ReportError, load_summary
+from veracity.report.load import ReportError, load_summary, unfinished
 from veracity.store import RESULTS, write_json_atomic
 
 HTML_MODULE = "veracity.report.html"
@@ -43,6 +43,9 @@ def report(
     write_report = _html_writer() if html else None
     if html and write_report is None:
         raise fail("--html is not available in this version")
+    note = unfinished(run_dir)
+    if note is not None:
+        err_console.print(f"note: {note}", style="yellow", markup=False, highlight=False)
     if rebuilt:
         err_console.print(f"summary rebuilt from {RESULTS} (not written)", highlight=False)
     print_report(summary, out_console)

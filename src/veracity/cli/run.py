@@ -36,7 +36,7 @@ from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.report.html import write_report
 from veracity.runner.estimate import estimate_run
-from veracity.store import MANIFEST, RunDirectoryError
+from veracity.store import DATABASE, MANIFEST, RunDirectoryError
 from veracity.transport.pricing import find_price
 from veracity.types import Sample, Usage
 
@@ -120,7 +120,7 @@ def run(
         raise fail(f"dataset not found: {dataset}")
     mode = structured_output_mode(structured_output)
     run_dir = out or Path("runs") / dataset.stem
-    if resume and not (run_dir / MANIFEST).exists():
+    if resume and not any((run_dir / name).exists() for name in (MANIFEST, DATABASE)):
         raise fail(f"--resume: there is no run to resume in {run_dir}")
     try:
         settings = settings_from(
@@ -174,7 +174,7 @@ def run(
 
     _bad_rows(list(result.bad_rows), "bad row")
     print_summary(result.summary, out_console)
-    resumed = result.manifest.get("resumed_results", 0)
+    resumed = result.manifest["attempts"][-1]["results_resumed"]
     if resumed:
         out_console.print(f"resumed: {resumed} result(s) were already done", highlight=False)
     out_console.print(f"run directory: {run_dir}", highlight=False)

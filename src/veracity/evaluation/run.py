@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import platform
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from veracity.metrics import Metric, Models, Need, RubricMetric, resolve_metrics
 from veracity.prompts import rubric_template
 from veracity.report import SummaryBuilder, thresholds_from_settings
 from veracity.runner import run_metrics
-from veracity.store import RunDirectory
+from veracity.store import RunDirectory, timestamp
 from veracity.transport.pricing import Price, find_price
 from veracity.types import ResultRecord, Rubric, Sample
 
@@ -61,10 +60,11 @@ async def aevaluate(
     the metrics say so), ``"local"`` insists on it, ``"openai/MODEL"`` is an embeddings
     endpoint. ``rubrics`` are the user rubrics ``rubric:NAME`` metrics name; ``prices``
     override the built-in price table. With ``out``, every result is committed to that
-    run directory the moment it exists, a run already there (same dataset and judge) is
-    resumed, and the files are regenerated at the end. A judge that cannot work at all
-    (bad key, unknown model) raises :class:`~veracity.judges.JudgeFatalError` after
-    recording what was done.
+    run directory the moment it exists (and appended to its ``results.jsonl``), a run
+    already there (same dataset and judge) is resumed whenever it stopped, with this
+    attempt added to the history in its ``run.json``, and the files are rewritten at the
+    end. A judge that cannot work at all (bad key, unknown model) raises
+    :class:`~veracity.judges.JudgeFatalError` after recording what was done.
     """
     chosen = [resolve_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
     needs = frozenset[Need]().union(*(m.needs for m in chosen))
@@ -87,7 +87,6 @@ async def aevaluate(
     run_dir = RunDirectory(Path(out)) if out is not None else None
     if run_dir is not None:
         run_dir.open(manifest)
-    order = {m.name: i for i, m in enumerate(chosen)}
     kept: list[ResultRecord] = []
     bad_rows: list[RowError] = []
 
@@ -95,7 +94,7 @@ async def aevaluate(
         if price is not None:
             record = record.model_copy(update={"cost_usd": price.cost(record.usage)})
         if run_dir is not None:
-            run_dir.add(record, position, order[record.metric])
+            run_dir.add(record, position)
         else:
             kept.append(record)
         if on_result is not None:
@@ -119,24 +118,32 @@ async def aevaluate(
         status, error = _stopped_by(exc)
         raise
     finally:
-        # Streamed from the store: a run of any size is summarised in constant memory.
-        summary = _summarize(
-            run_dir.records() if run_dir else kept,
-            chosen,
-            len(bad_rows),
-            thresholds_from_settings(settings),
-        )
-        # The judge as it ended: what the endpoint accepted (structured output, logprobs).
-        manifest["judge"] = _describe_judge(models, chosen)
-        manifest.update(status=status, finished_at=_now(), bad_rows=len(bad_rows))
-        if error:
-            manifest["error"] = error
-        if run_dir is not None:
-            run_dir.export(summary, **manifest)
-            if keep_results:
-                kept = list(run_dir.records())
-            run_dir.close()
-        await _close(models)
+        try:
+            # Streamed from the store: a run of any size is summarised in constant memory,
+            # with every metric the store holds (an earlier attempt may have had more).
+            summary = _summarize(
+                run_dir.records() if run_dir else kept,
+                run_dir.manifest["metrics"] if run_dir else [m.name for m in chosen],
+                len(bad_rows),
+                thresholds_from_settings(settings),
+            )
+            # The judge as it ended: what the endpoint accepted (structured output, logprobs).
+            ending = {
+                "judge": _describe_judge(models, chosen),
+                "status": status,
+                "finished_at": timestamp(),
+                "bad_rows": len(bad_rows),
+            } | ({"error": error} if error else {})
+            manifest.update(ending)
+            if run_dir is not None:
+                run_dir.export(summary, **ending)
+                manifest = run_dir.manifest
+                if keep_results:
+                    kept = list(run_dir.records())
+        finally:
+            if run_dir is not None:
+                run_dir.close()
+            await _close(models)
     return EvaluationResult(
         summary=summary,
         results=tuple(kept) if keep_results else (),
@@ -167,11 +174,11 @@ def _stopped_by(exc: BaseException) -> tuple[str, str]:
 
 def _summarize(
     records: Iterable[ResultRecord],
-    metrics: Sequence[Metric],
+    metrics: Sequence[str],
     bad_rows: int,
     thresholds: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
-    builder = SummaryBuilder([m.name for m in metrics], thresholds)
+    builder = SummaryBuilder(metrics, thresholds)
     for record in records:
         builder.add(record)
     return builder.build(bad_rows=bad_rows)
@@ -208,8 +215,7 @@ def _manifest(
             "path": dataset_path,
             "sha256": dataset_fingerprint(dataset_path) if dataset_path else None,
         },
-        "started_at": _now(),
-        "status": "running",
+        "started_at": timestamp(),
     }
 
 
@@ -219,7 +225,3 @@ def _describe_judge(models: Models, metrics: Sequence[Metric]) -> dict[str, Any]
         rubrics = [rubric_template(m.rubric) for m in metrics if isinstance(m, RubricMetric)]
         judge["prompts"] = {**judge["prompts"], **{t.id: t.fingerprint for t in rubrics}}
     return judge
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

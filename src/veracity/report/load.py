@@ -9,7 +9,7 @@ from typing import Any
 
 from veracity.report.summary import summarize
 from veracity.report.thresholds import thresholds_from_settings
-from veracity.store import MANIFEST, RESULTS, SUMMARY, read_results
+from veracity.store import MANIFEST, RESULTS, RUNNING, SUMMARY, read_results, writing
 
 
 class ReportError(ValueError):
@@ -77,3 +77,23 @@ def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
     except ValueError as exc:
         raise ReportError(f"{run_dir / RESULTS} cannot be read: {exc}") from exc
     return rebuilt, True
+
+
+def unfinished(run_dir: Path) -> str | None:
+    """A note on a run that has not finished (still running, or killed), else ``None``."""
+    manifest = _read_json(run_dir / MANIFEST) or {}
+    if manifest.get("status") != RUNNING:
+        return None
+    if writing(run_dir):
+        return f"the run in {run_dir} is still running: these are its results so far"
+    attempts = manifest.get("attempts")
+    last = attempts[-1] if isinstance(attempts, list) and attempts else {}
+    seen = (
+        f", last seen at {last['updated_at']}"
+        if isinstance(last, dict) and last.get("updated_at")
+        else ""
+    )
+    return (
+        f"the run in {run_dir} did not finish (its process stopped without a word{seen}): "
+        "these are its results so far; run the same command again to resume it"
+    )

@@ -1,5 +1,6 @@
 """Where results live: the run directory and its files."""
 
+from veracity.store.attempts import RUNNING, timestamp
 from veracity.store.files import dumps, write_json_atomic
 from veracity.store.run_dir import (
     DATABASE,
@@ -9,16 +10,20 @@ from veracity.store.run_dir import (
     RunDirectory,
     RunDirectoryError,
     read_results,
+    writing,
 )
 
 __all__ = [
     "DATABASE",
     "MANIFEST",
     "RESULTS",
+    "RUNNING",
     "SUMMARY",
     "RunDirectory",
     "RunDirectoryError",
     "dumps",
     "read_results",
+    "timestamp",
     "write_json_atomic",
+    "writing",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +15,33 @@ def dumps(value: Any, *, indent: int | None = None) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent)
 
 
-def write_json_atomic(path: Path, value: Any) -> None:
-    """Write ``value`` as JSON to ``path`` via a temporary file, fsync and rename."""
-    text = dumps(value, indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def _temporary_prefix(name: str) -> str:
+    return f".{name}."
+
+
+def write_text_atomic(path: Path, chunks: Iterable[str]) -> None:
+    """Write ``chunks`` to ``path`` via a temporary file beside it, fsync and rename."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temporary_prefix(path.name), suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    """Write ``value`` as JSON to ``path`` atomically (see :func:`write_text_atomic`)."""
+    write_text_atomic(path, [dumps(value, indent=2) + "\n"])
+
+
+def remove_temporaries(directory: Path, names: Iterable[str]) -> None:
+    """Remove what a process killed inside :func:`write_text_atomic` left of its temporary
+    files for ``names`` (call only while no one else can be writing them)."""
+    for name in names:
+        for tmp in directory.glob(f"{_temporary_prefix(name)}*.tmp"):
+            tmp.unlink(missing_ok=True)

@@ -1,23 +1,30 @@
-"""A run directory: results committed to SQLite as they exist, files exported from it.
+"""A run directory: results committed to SQLite as they exist, files kept live beside it.
 
 ``veracity.sqlite3`` holds every finished (sample, system, metric, iteration) result, each
-committed the moment it exists; ``results.jsonl`` and ``summary.json`` are regenerated
-from it (written atomically), so they always agree with it and a run killed at any
-instant leaves no corrupt file. A lock file stops two runs writing one directory.
+committed the moment it exists. ``results.jsonl`` is rewritten from it when an attempt
+opens the directory, then gets each result appended as it is committed, and is rewritten
+in order at the end; ``run.json`` is rewritten at open, every ``LIVE_EVERY_S`` while
+results come, and at the end; ``summary.json`` is written at the end (and removed at
+open: it would describe the results of an attempt that is over). Whole files are written
+atomically, so a run killed at any instant leaves no corrupt file; at worst the last line
+of ``results.jsonl`` is cut off (its result is in the store). A lock file stops two runs
+writing one directory.
 """
 
 from __future__ import annotations
 
+import copy
 import fcntl
 import json
-import os
 import sqlite3
-import tempfile
+import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from veracity.store.files import dumps, write_json_atomic
+from veracity.store.attempts import begin_attempt, end_attempt, record_progress
+from veracity.store.files import dumps, remove_temporaries, write_json_atomic, write_text_atomic
 from veracity.types import ResultRecord
 
 MANIFEST = "run.json"
@@ -29,6 +36,8 @@ RECORD_KEY = ("sample_id", "system", "question_type", "metric", "iteration")
 # A run may be resumed only by a run of the same data and judge: anything else would mix
 # results that do not belong together.
 MUST_MATCH = (("dataset", "sha256"), ("judge", "name"), ("judge", "prompts"))
+# run.json shows a running attempt's progress this often at most (an atomic rewrite each).
+LIVE_EVERY_S = 1.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -42,6 +51,7 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (sample_id, system, metric, iteration)
 )
 """
+IN_ORDER = "SELECT record FROM results ORDER BY position, metric_order, iteration"
 
 
 class RunDirectoryError(Exception):
@@ -55,12 +65,21 @@ class RunDirectory:
         self.path = path
         self._db: sqlite3.Connection | None = None
         self._lock: IO[str] | None = None
+        self._appending: IO[str] | None = None
         self._manifest: dict[str, Any] = {}
+        self._metric_order: dict[str, int] = {}
+        self._stored = 0
+        self._shown_at = 0.0
         self.resumed_results = 0
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        """``run.json`` as this attempt last wrote it."""
+        return copy.deepcopy(self._manifest)
 
     def open(self, manifest: Mapping[str, Any]) -> None:
         """Lock the directory and open its store; an earlier run of the same dataset and
-        judge here is resumed, anything else is refused."""
+        judge here is resumed (whenever it stopped), anything else is refused."""
         self.path.mkdir(parents=True, exist_ok=True)
         self._lock = (self.path / LOCK).open("w")
         try:
@@ -69,24 +88,46 @@ class RunDirectory:
             self._lock.close()
             self._lock = None
             raise RunDirectoryError(f"another veracity run is writing {self.path}") from None
-        previous = self._previous_manifest()
-        self._db = sqlite3.connect(self.path / DATABASE, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(SCHEMA)
-        (self.resumed_results,) = self._db.execute("SELECT COUNT(*) FROM results").fetchone()
-        if self.resumed_results and previous is not None:
-            _check_same_run(self.path, previous, manifest)
-        elif self.resumed_results == 0 and (self.path / RESULTS).exists():
+        try:
+            self._open(manifest)
+        except BaseException:
             self.close()
+            raise
+
+    def _open(self, manifest: Mapping[str, Any]) -> None:
+        # Holding the lock, nothing else can be writing these: any temporary is a leftover.
+        remove_temporaries(self.path, (MANIFEST, RESULTS, SUMMARY))
+        previous = self._previous_manifest()
+        if not (self.path / DATABASE).exists() and (self.path / RESULTS).exists():
             raise RunDirectoryError(
-                f"{self.path} holds results of an older format or another tool; "
-                "choose a new --out directory"
+                f"{self.path} holds results of an older format or another tool ({RESULTS} "
+                f"without {DATABASE}); choose a new --out directory"
             )
-        self._manifest = {**manifest, "resumed_results": self.resumed_results}
-        if previous is not None:
-            self._manifest["started_at"] = previous.get("started_at", manifest.get("started_at"))
-        write_json_atomic(self.path / MANIFEST, self._manifest)
+        with self._store_errors():
+            self._db = sqlite3.connect(self.path / DATABASE, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(SCHEMA)
+            (self._stored,) = self._db.execute("SELECT COUNT(*) FROM results").fetchone()
+            held = [metric for (metric,) in self._db.execute("SELECT DISTINCT metric FROM results")]
+        self.resumed_results = self._stored
+        different = _difference(previous, manifest) if previous is not None else None
+        if different and self._stored:
+            raise RunDirectoryError(
+                f"{self.path} holds a run with a different {different}; resume it with the "
+                "same inputs or choose a new --out directory"
+            )
+        # An earlier run of other inputs that left no result has no history worth keeping.
+        self._manifest = begin_attempt(
+            None if different else previous, manifest, self._stored, held
+        )
+        self._metric_order = {name: i for i, name in enumerate(self._manifest["metrics"])}
+        (self.path / SUMMARY).unlink(missing_ok=True)
+        # Whatever the last attempt appended (maybe not all, maybe a line cut off), the
+        # store has it all: start this attempt's file from the store.
+        self._write_results()
+        self._appending = (self.path / RESULTS).open("a", encoding="utf-8")
+        self._show_progress()
 
     def _previous_manifest(self) -> dict[str, Any] | None:
         try:
@@ -97,6 +138,14 @@ class RunDirectory:
             raise RunDirectoryError(f"{self.path / MANIFEST} is not valid JSON: {exc}") from exc
         return loaded if isinstance(loaded, dict) else None
 
+    @contextmanager
+    def _store_errors(self) -> Iterator[None]:
+        """A failure of SQLite becomes an error naming the store's file."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise _store_error(self.path / DATABASE, exc) from exc
+
     def _database(self) -> sqlite3.Connection:
         if self._db is None:
             raise RunDirectoryError("the run directory is not open")
@@ -104,56 +153,62 @@ class RunDirectory:
 
     def done(self, sample_id: str, system: str | None, iteration: int) -> set[str]:
         """The metrics already finished for this sample and iteration."""
-        rows = self._database().execute(
-            "SELECT metric FROM results WHERE sample_id = ? AND system = ? AND iteration = ?",
-            (sample_id, system or "", iteration),
-        )
-        return {metric for (metric,) in rows}
+        with self._store_errors():
+            rows = self._database().execute(
+                "SELECT metric FROM results WHERE sample_id = ? AND system = ? AND iteration = ?",
+                (sample_id, system or "", iteration),
+            )
+            return {metric for (metric,) in rows}
 
-    def add(self, record: ResultRecord, position: int, metric_order: int) -> None:
-        """Commit one result (autocommit: it is durable when this returns)."""
-        self._database().execute(
-            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                record.sample_id,
-                record.system or "",
-                record.metric,
-                record.iteration,
-                position,
-                metric_order,
-                dumps(_keyed(record)),
-            ),
-        )
+    def add(self, record: ResultRecord, position: int) -> None:
+        """Commit one result (autocommit: it is durable when this returns), then append it
+        to ``results.jsonl``; ``run.json`` shows the progress now and then."""
+        line = dumps(_keyed(record))
+        with self._store_errors():
+            self._database().execute(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.sample_id,
+                    record.system or "",
+                    record.metric,
+                    record.iteration,
+                    position,
+                    self._metric_order[record.metric],
+                    line,
+                ),
+            )
+        self._stored += 1
+        if self._appending is not None:
+            # Flushed, not synced: a killed process loses nothing written; the store is
+            # what survives a power cut, and the file is rebuilt from it on the next open.
+            self._appending.write(line + "\n")
+            self._appending.flush()
+        if time.monotonic() - self._shown_at >= LIVE_EVERY_S:
+            self._show_progress()
 
     def records(self) -> Iterator[ResultRecord]:
         """Every result, in dataset order, then the run's metric order, then iteration."""
-        rows = self._database().execute(
-            "SELECT record FROM results ORDER BY position, metric_order, iteration"
-        )
-        for (text,) in rows:
-            yield ResultRecord.model_validate_json(text)
+        with self._store_errors():
+            for (text,) in self._database().execute(IN_ORDER):
+                yield ResultRecord.model_validate_json(text)
 
-    def export(self, summary: Mapping[str, Any], **manifest_fields: Any) -> None:
-        """Regenerate ``results.jsonl`` and ``summary.json`` and update the manifest."""
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{RESULTS}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                rows = self._database().execute(
-                    "SELECT record FROM results ORDER BY position, metric_order, iteration"
-                )
-                for (text,) in rows:
-                    handle.write(text + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            Path(tmp).replace(self.path / RESULTS)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+    def export(self, summary: Mapping[str, Any], **ending: Any) -> None:
+        """Rewrite ``results.jsonl`` in order, write ``summary.json`` and end the attempt in
+        the manifest with ``ending`` (``status``, ``finished_at``, ``error``…)."""
+        if self._appending is not None:
+            self._appending.close()
+            self._appending = None
+        with self._store_errors():
+            (self._stored,) = self._database().execute("SELECT COUNT(*) FROM results").fetchone()
+        self._write_results()
         write_json_atomic(self.path / SUMMARY, dict(summary))
-        self._manifest.update(manifest_fields)
-        write_json_atomic(self.path / MANIFEST, self._manifest)
+        end_attempt(self._manifest, ending)
+        self._show_progress()
 
     def close(self) -> None:
+        if self._appending is not None:
+            self._appending.close()
+            self._appending = None
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -162,6 +217,16 @@ class RunDirectory:
             self._lock.close()
             self._lock = None
 
+    def _write_results(self) -> None:
+        with self._store_errors():
+            rows = self._database().execute(IN_ORDER)
+            write_text_atomic(self.path / RESULTS, (text + "\n" for (text,) in rows))
+
+    def _show_progress(self) -> None:
+        record_progress(self._manifest, self._stored)
+        write_json_atomic(self.path / MANIFEST, self._manifest)
+        self._shown_at = time.monotonic()
+
 
 def _keyed(record: ResultRecord) -> dict[str, Any]:
     row = record.model_dump(mode="json")
@@ -169,21 +234,52 @@ def _keyed(record: ResultRecord) -> dict[str, Any]:
     return {name: row.pop(name) for name in RECORD_KEY} | row
 
 
-def _check_same_run(path: Path, previous: Mapping[str, Any], current: Mapping[str, Any]) -> None:
+def _store_error(path: Path, exc: sqlite3.Error) -> RunDirectoryError:
+    # SQLite reports a damaged or foreign file as a bare DatabaseError ("file is not a
+    # database", "database disk image is malformed"); its subclasses are other troubles.
+    if type(exc) is sqlite3.DatabaseError:
+        return RunDirectoryError(
+            f"{path} is damaged ({exc}): move it away to start this run afresh, or choose a "
+            "new --out directory"
+        )
+    return RunDirectoryError(f"{path} cannot be used: {exc}")
+
+
+def _difference(previous: Mapping[str, Any], current: Mapping[str, Any]) -> str | None:
+    """What of the inputs that must match differs between two runs' manifests, if any."""
     for section, field in MUST_MATCH:
         before = (previous.get(section) or {}).get(field)
         now = (current.get(section) or {}).get(field)
         if before != now:
-            raise RunDirectoryError(
-                f"{path} holds a run with a different {section} {field} "
-                f"({before!r}, now {now!r}); resume it with the same inputs or choose a new "
-                "--out directory"
-            )
+            return f"{section} {field} ({before!r}, now {now!r})"
+    return None
+
+
+def writing(path: Path) -> bool:
+    """Whether a veracity run is writing the run directory ``path`` now (holds its lock)."""
+    try:
+        lock = (path / LOCK).open()
+    except FileNotFoundError:
+        return False
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+    return False
 
 
 def read_results(path: Path) -> Iterator[ResultRecord]:
-    """The records of a run directory's ``results.jsonl``, in order."""
+    """The records of a run directory's ``results.jsonl``, in order (the results so far,
+    for a run that is still running or was killed)."""
     with (path / RESULTS).open(encoding="utf-8") as handle:
         for line in handle:
-            if line.strip():
-                yield ResultRecord.model_validate(json.loads(line))
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError:
+                if not line.endswith("\n"):
+                    return  # the last line, cut off while it was appended: the store has it
+                raise
+            yield ResultRecord.model_validate(row)
