@@ -11,7 +11,7 @@ import pytest
 
 import veracity
 from tests.helpers import claims_reply, verdicts_reply
-from veracity import LLMJudge, ScriptedChat, Status, evaluate
+from veracity import LLMJudge, Sample, ScriptedChat, Status, evaluate
 
 EXPECTED_API = {
     "AnthropicChat",
@@ -115,3 +115,26 @@ def test_importing_veracity_loads_no_model_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("in_a_run_dir", [False, True])
+def test_a_second_sample_with_the_same_id_in_memory_is_a_bad_row_like_in_a_file(
+    tmp_path: Path, in_a_run_dir: bool
+) -> None:
+    """Issue 14 item 4: in a run directory the second one was silently dropped (neither
+    scored nor reported); without one it was scored twice under the same key."""
+    rows: list[dict[str, object] | Sample] = [
+        {"id": "a", "question": "q", "answer": "Paris.", "contexts": ["Paris"]},
+        {"id": "a", "question": "q2", "answer": "Lyon.", "contexts": ["Lyon"]},
+        {"id": "a", "question": "q", "answer": "Paris.", "contexts": ["Paris"], "system": "B"},
+        Sample(id="a", question="q3", answer="Nice.", contexts=("Nice",)),
+    ]
+    out = tmp_path / "run" if in_a_run_dir else None
+    result = evaluate(rows, ["faithfulness"], scripted_judge(), out=out)
+    assert {(r.sample_id, r.system) for r in result.results} == {("a", None), ("a", "B")}
+    assert len(result.results) == 2
+    assert [str(row) for row in result.bad_rows] == [
+        "<samples> item 2: duplicate sample (id 'a') first seen at item 1",
+        "<samples> item 4: duplicate sample (id 'a') first seen at item 1",
+    ]
+    assert result.summary["bad_rows"] == 2

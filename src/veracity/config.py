@@ -66,6 +66,8 @@ class VeracityConfig(BaseModel):
     embedder: str | None = None
     cache: bool | str | None = None
     max_tokens: dict[str, int] = Field(default_factory=dict)
+    prompt_budget: int | None = None
+    truncate_contexts: bool | None = None
 
     @model_validator(mode="after")
     def _named_by_key(self) -> VeracityConfig:
@@ -154,6 +156,8 @@ class _FileSpec(_Spec):
     embedder: str | None = None
     cache: bool | str | None = None
     max_tokens: dict[str, StrictInt] = Field(default_factory=dict)
+    prompt_budget: StrictInt | None = Field(default=None, ge=1)
+    truncate_contexts: bool | None = None
 
     @field_validator("max_tokens")
     @classmethod

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, find_abstention
@@ -59,3 +61,12 @@ def test_custom_phrase_lists() -> None:
 def test_default_list_covers_the_spec_examples() -> None:
     for phrase in ("i don't know", "cannot determine", "no information"):
         assert phrase in DEFAULT_ABSTENTION_PHRASES
+
+
+def test_a_50_mb_answer_is_scanned_once_not_once_per_phrase() -> None:
+    """Issue 14: a 50 MB answer took 20 s here (one scan per phrase, 23 phrases) before the
+    judge was even asked; one scan takes a couple of seconds."""
+    answer = "Paris is in France. " * 2_621_440 + "Still, I'm not sure."
+    started = time.perf_counter()
+    assert find_abstention(answer) == "i'm not sure"
+    assert time.perf_counter() - started < 10

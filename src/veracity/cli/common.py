@@ -12,6 +12,7 @@ from rich.console import Console
 from veracity.config import VeracityConfig, load_config
 from veracity.judges import default_judge_spec
 from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
+from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 
@@ -49,6 +50,21 @@ StructuredOutputOption = Annotated[
         "json_object or text; a rejected mode steps down in that order."
     ),
 ]
+PromptBudgetOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Tokens one judge call may send, at 4 characters a token "
+        f"({DEFAULT_PROMPT_BUDGET:,}); a sample over it is invalid_input.",
+    ),
+]
+TruncateContexts = Annotated[
+    bool | None,
+    typer.Option(
+        "--truncate-contexts/--no-truncate-contexts",
+        help="Cut the contexts of a prompt over --prompt-budget to fit (noted in details).",
+    ),
+]
 ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", help="Config file (default ./veracity.yaml or [tool.veracity])."),
@@ -78,6 +94,7 @@ class RunSettings:
     timeout: float
     embedder: str | None
     cache: bool | str
+    prompt_budget: PromptBudget
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -85,6 +102,8 @@ class RunSettings:
             "rpm": self.rpm,
             "timeout_s": self.timeout,
             "cache": self.cache is not False,
+            "prompt_budget": self.prompt_budget.tokens,
+            "truncate_contexts": self.prompt_budget.truncate_contexts,
         }
 
 
@@ -100,8 +119,11 @@ def settings_from(
     timeout: float | None = None,
     embedder: str | None = None,
     cache: bool | str | None = None,
+    prompt_budget: int | None = None,
+    truncate_contexts: bool | None = None,
 ) -> RunSettings:
     config = load_config(config_path)
+    truncate = truncate_contexts if truncate_contexts is not None else config.truncate_contexts
     chosen_embedder = embedder if embedder is not None else config.embedder or "auto"
     return RunSettings(
         config=config,
@@ -116,4 +138,7 @@ def settings_from(
         timeout=timeout or config.timeout or 60.0,
         embedder=None if chosen_embedder == "none" else chosen_embedder,
         cache=cache if cache is not None else (config.cache if config.cache is not None else True),
+        prompt_budget=PromptBudget(
+            prompt_budget or config.prompt_budget or DEFAULT_PROMPT_BUDGET, bool(truncate)
+        ),
     )

@@ -16,9 +16,11 @@ from veracity.cli.common import (
     Iterations,
     JudgeOption,
     Metrics,
+    PromptBudgetOption,
     Rpm,
     RunSettings,
     StructuredOutputOption,
+    TruncateContexts,
     err_console,
     fail,
     out_console,
@@ -93,6 +95,8 @@ def run(
         list[str] | None,
         typer.Option(help="question=N: bound the judge's replies to a question (repeatable)."),
     ] = None,
+    prompt_budget: PromptBudgetOption = None,
+    truncate_contexts: TruncateContexts = None,
     strict: Annotated[bool, typer.Option(help="Fail on any bad row before judging.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out (re-running into it does too).")
@@ -126,7 +130,8 @@ def run(
         settings = settings_from(
             config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
             rpm=rpm, iterations=iterations, timeout=timeout, embedder=embedder,
-            cache=None if cache else False,
+            cache=None if cache else False, prompt_budget=prompt_budget,
+            truncate_contexts=truncate_contexts,
         )  # fmt: skip
         chosen = _metrics(settings)
         gates = {**settings.config.thresholds, **parse_thresholds(threshold or [])}
@@ -138,6 +143,7 @@ def run(
             timeout_s=settings.timeout,
             structured_output=mode,
             max_tokens={**settings.config.max_tokens, **_reply_bounds(max_tokens or [])},
+            prompt_budget=settings.prompt_budget,
         )
     except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
         raise fail(str(exc)) from exc

@@ -187,7 +187,12 @@ def _samples(row: Mapping[str, object]) -> list[Sample]:
 
 
 def normalize_row(row: object) -> list[Sample] | str:
-    """The samples a parsed row gives (several when it has ``answers``), or why it can't."""
+    """The samples a parsed row gives (several when it has ``answers``), or why it can't.
+
+    A ``Sample`` (given in memory) is already normal.
+    """
+    if isinstance(row, Sample):
+        return [row]
     if not isinstance(row, dict):
         return f"expected a JSON object, got {a_json_type(row)}"
     try:

@@ -38,7 +38,11 @@ def _guarded(raw_rows: Iterator[RawRow], name: str) -> Iterator[RawRow]:
         yield row
 
 
-def _rows(raw_rows: Iterator[RawRow], name: str) -> Iterator[Sample | RowError]:
+def checked_rows(raw_rows: Iterator[RawRow], name: str) -> Iterator[Sample | RowError]:
+    """The samples of ``raw_rows``, and a ``RowError`` (under ``name``) per bad or duplicate row.
+
+    Files and samples in memory go through here alike, so they follow the same rules.
+    """
     # (id, system) of every sample so far, as 8-byte digests -> the line or item it was on.
     seen: dict[int, int] = {}
     for row in raw_rows:
@@ -84,4 +88,4 @@ def read_dataset(path: str | Path) -> Iterator[Sample | RowError]:
     if not file.is_file():
         problem = "is not a file" if file.exists() else "does not exist"
         raise DatasetError(f"{name}: the dataset file {problem}")
-    return _rows(_guarded(reader(file, name), name), name)
+    return checked_rows(_guarded(reader(file, name), name), name)

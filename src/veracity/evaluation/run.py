@@ -16,7 +16,7 @@ from veracity.evaluation.result import EvaluationResult
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
 from veracity.judges.chat.cache import CachedChat, ResponseCache, default_cache_path
 from veracity.metrics import Metric, Models, Need, RubricMetric, resolve_metrics
-from veracity.prompts import rubric_template
+from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget, rubric_template
 from veracity.report import SummaryBuilder, thresholds_from_settings
 from veracity.runner import run_metrics
 from veracity.store import RunDirectory, timestamp
@@ -50,6 +50,8 @@ async def aevaluate(
     keep_results: bool = True,
     on_result: Callable[[ResultRecord], None] | None = None,
     settings: Mapping[str, Any] | None = None,
+    prompt_budget: int | None = None,
+    truncate_contexts: bool = False,
 ) -> EvaluationResult:
     """Evaluate ``samples`` (a dataset path, or samples / dicts) with ``metrics``.
 
@@ -63,14 +65,30 @@ async def aevaluate(
     run directory the moment it exists (and appended to its ``results.jsonl``), a run
     already there (same dataset and judge) is resumed whenever it stopped, with this
     attempt added to the history in its ``run.json``, and the files are rewritten at the
-    end. A judge that cannot work at all (bad key, unknown model) raises
+    end. ``prompt_budget`` (tokens a judge call may send, estimated at four characters a
+    token; default :data:`~veracity.prompts.DEFAULT_PROMPT_BUDGET`) and
+    ``truncate_contexts`` shape a judge made from a spec (a judge object carries its own):
+    a sample over the budget is ``invalid_input``, unless its contexts may be cut to fit.
+    A judge that cannot work at all (bad key, unknown model) raises
     :class:`~veracity.judges.JudgeFatalError` after recording what was done.
     """
     chosen = [resolve_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
     needs = frozenset[Need]().union(*(m.needs for m in chosen))
     if judge is None or isinstance(judge, str):
         judge = make_judge(
-            judge or default_judge_spec(), base_url=base_url, concurrency=concurrency, rpm=rpm
+            judge or default_judge_spec(),
+            base_url=base_url,
+            concurrency=concurrency,
+            rpm=rpm,
+            prompt_budget=PromptBudget(
+                DEFAULT_PROMPT_BUDGET if prompt_budget is None else prompt_budget,
+                truncate_contexts,
+            ),
+        )
+    elif prompt_budget is not None or truncate_contexts:
+        raise ValueError(
+            "prompt_budget and truncate_contexts shape a judge made from a spec; give a judge "
+            "object its own (LLMJudge(..., prompt_budget=PromptBudget(...)))"
         )
     the_judge = _with_cache(judge, cache)
     models = Models(

@@ -37,6 +37,8 @@ class JudgeOutcome(Generic[T]):
     # The judge cannot answer this kind of question at all (the offline judge and a
     # rubric, say): the metric says so with ``unsupported_by_judge``, never a made-up score.
     unsupported: bool = False
+    # The input is too large to judge (over the prompt budget): ``invalid_input``.
+    invalid_input: bool = False
 
     @property
     def ok(self) -> bool:

@@ -11,6 +11,7 @@ from veracity.judges.base import Judge
 from veracity.judges.chat.base import StructuredOutput
 from veracity.judges.chat.openai_chat import OpenAIChat
 from veracity.judges.llm import LLMJudge
+from veracity.prompts import PromptBudget
 from veracity.transport.retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -45,12 +46,14 @@ def make_judge(
     structured_output: StructuredOutput = "json_schema",
     max_attempts: int | None = None,
     max_tokens: Mapping[str, int] | None = None,
+    prompt_budget: PromptBudget | None = None,
 ) -> Judge:
-    """The judge ``spec`` names; ``max_tokens`` bounds an LLM judge's replies by question."""
+    """The judge ``spec`` names; ``max_tokens`` bounds an LLM judge's replies by question,
+    ``prompt_budget`` what any judge is given to read in one call."""
     provider, _, model = spec.partition("/")
     retry = RetryPolicy() if max_attempts is None else RetryPolicy(max_attempts=max_attempts)
     if provider == "offline":
-        return _offline_judge()
+        return _offline_judge(prompt_budget)
     if provider not in PROVIDERS or not model:
         raise JudgeSpecError(
             f"unknown judge {spec!r}: expected openai/MODEL, anthropic/MODEL or offline"
@@ -73,10 +76,10 @@ def make_judge(
         )
     except ValueError as exc:
         raise JudgeSpecError(str(exc)) from exc
-    return LLMJudge(chat, max_tokens=max_tokens)
+    return LLMJudge(chat, max_tokens=max_tokens, prompt_budget=prompt_budget)
 
 
-def _offline_judge() -> Judge:
+def _offline_judge(prompt_budget: PromptBudget | None) -> Judge:
     from veracity.embeddings.factory import local_embedder_available
 
     if not local_embedder_available() or importlib.util.find_spec("pysbd") is None:
@@ -89,6 +92,6 @@ def _offline_judge() -> Judge:
     from veracity.judges.offline import OfflineJudge, ParamsError
 
     try:
-        return OfflineJudge()
+        return OfflineJudge(prompt_budget=prompt_budget)
     except (MissingLocalModelError, ParamsError) as exc:
         raise JudgeSpecError(str(exc)) from exc

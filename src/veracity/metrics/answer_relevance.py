@@ -65,6 +65,8 @@ class AnswerRelevance:
             return None, usage, f"question generation failed: {generated.error}"
         found = generated.value
         details: dict[str, Any] = {"method": "generated_questions", "judge_reason": found.reason}
+        if generated.notes:
+            details["notes"] = list(generated.notes)
         if found.noncommittal:
             details.update(noncommittal=True, questions=list(found.questions))
             return (

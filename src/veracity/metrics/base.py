@@ -135,6 +135,8 @@ class SampleWork:
                 latency_s=verified.latency_s,
                 raw_replies=verified.raw_replies,
                 notes=verified.notes,
+                unsupported=verified.unsupported,
+                invalid_input=verified.invalid_input,
             )
         return JudgeOutcome(
             value={verdict.claim: verdict for verdict in verified.value},
@@ -166,12 +168,15 @@ def judge_error(
     started: float,
     **details: Any,
 ) -> MetricResult:
-    """The result when the judge failed at ``step``: no score, the reason, the raw replies."""
+    """The result when the judge failed at ``step`` (or could not be asked: the judge does
+    not do it, the input is over the prompt budget): no score, the reason, the raw replies."""
     details["raw_replies"] = list(outcome.raw_replies)
     if outcome.notes:
         details["notes"] = list(outcome.notes)
     if outcome.unsupported:
         status, reason = Status.UNSUPPORTED_BY_JUDGE, f"{step}: {outcome.error}"
+    elif outcome.invalid_input:
+        status, reason = Status.INVALID_INPUT, f"{step}: {outcome.error}"
     else:
         status, reason = Status.JUDGE_ERROR, f"{step} failed: {outcome.error}"
     return MetricResult(

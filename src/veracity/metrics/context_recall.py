@@ -78,6 +78,7 @@ class ContextRecall:
             rows,
             usage,
             started,
+            shared.notes,
         )
 
     def _result(
@@ -88,13 +89,17 @@ class ContextRecall:
         rows: list[dict[str, object]],
         usage: Usage,
         started: float,
+        notes: tuple[str, ...] = (),
     ) -> MetricResult:
+        details: dict[str, object] = {"statements": rows, "n_statements": len(rows)}
+        if notes:
+            details["notes"] = list(notes)
         return MetricResult(
             metric=self.name,
             score=score,
             status=status,
             reason=reason,
-            details={"statements": rows, "n_statements": len(rows)},
+            details=details,
             usage=usage,
             latency_s=time.perf_counter() - started,
         )

@@ -107,12 +107,18 @@ def _phrase_pattern(phrase: str) -> str:
 
 
 @lru_cache(maxsize=32)
-def _compiled(phrases: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple(
+def _compiled(
+    phrases: tuple[str, ...],
+) -> tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str]], ...]]:
+    """One pattern for any phrase (a single scan finds the first place one starts, however
+    long the answer), and each phrase's own pattern (which of them match there)."""
+    each = tuple(
         (phrase, re.compile(rf"(?<!\w){_phrase_pattern(phrase)}(?!\w)"))
         for phrase in phrases
         if phrase.strip()
     )
+    alternatives = "|".join(f"(?:{_phrase_pattern(phrase)})" for phrase, _ in each)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)"), each
 
 
 def find_abstention(answer: str, phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES) -> str | None:
@@ -124,11 +130,14 @@ def find_abstention(answer: str, phrases: Sequence[str] = DEFAULT_ABSTENTION_PHR
     several match, the one starting first in the answer wins, then the longest.
     """
     text = answer.translate(_APOSTROPHES).casefold()
-    best: tuple[int, int, str] | None = None
-    for phrase, pattern in _compiled(tuple(phrases)):
-        m = pattern.search(text)
-        if m is not None:
-            key = (m.start(), -(m.end() - m.start()), phrase)
-            if best is None or key[:2] < best[:2]:
-                best = key
-    return None if best is None else best[2]
+    any_phrase, each = _compiled(tuple(phrases))
+    first = any_phrase.search(text) if each else None
+    if first is None:
+        return None
+    best: tuple[int, str] | None = None
+    for phrase, pattern in each:
+        m = pattern.match(text, first.start())
+        if m is not None and (best is None or m.end() > best[0]):
+            best = (m.end(), phrase)
+    assert best is not None  # the phrase the scan found matches there
+    return best[1]

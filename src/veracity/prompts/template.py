@@ -130,6 +130,11 @@ class PromptTemplate:
         return "\n\n".join(parts)
 
     @cached_property
+    def fixed_chars(self) -> int:
+        """The characters every prompt of this template sends, whatever the data."""
+        return len(self.system_text) + len(self.user)
+
+    @cached_property
     def fingerprint(self) -> str:
         payload = json.dumps(
             {

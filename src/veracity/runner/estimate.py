@@ -35,6 +35,7 @@ from veracity.prompts import (
     QUESTION_GENERATION,
     RELEVANCE_RATING,
     RenderedPrompt,
+    approx_tokens,
     find_abstention,
     render_chunk_relevance,
     render_classification,
@@ -54,11 +55,6 @@ REASON_CHARS = 90
 REASONING_CHARS = 260
 
 
-def tokens(text: str) -> int:
-    """Four characters a token, as the usual rule of thumb for English."""
-    return len(text) // 4 + 1
-
-
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 
@@ -73,8 +69,8 @@ class Estimate:
 
     def add(self, prompt: RenderedPrompt, reply: object) -> None:
         self.calls += 1
-        self.input_tokens += sum(tokens(m.content) for m in prompt.messages)
-        self.output_tokens += tokens(json.dumps(reply))
+        self.input_tokens += sum(approx_tokens(m.content) for m in prompt.messages)
+        self.output_tokens += approx_tokens(json.dumps(reply))
         self.calls_by_prompt[prompt.template_id] = (
             self.calls_by_prompt.get(prompt.template_id, 0) + 1
         )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity.judges.chat.base import ChatReply
-from veracity.prompts import ChatMessage, OutputSpec
+from veracity.prompts import ChatMessage, OutputSpec, approx_tokens
 from veracity.transport import CallFailedError
 from veracity.transport.limits import RequestLimiter
 from veracity.types import Usage
@@ -28,10 +28,6 @@ class ScriptedCall:
     def prompt(self) -> str:
         """The last user message: what the judge was just asked."""
         return next(m.content for m in reversed(self.messages) if m.role == "user")
-
-
-def approx_tokens(text: str) -> int:
-    return len(text) // 4 + 1
 
 
 class ScriptedChat:

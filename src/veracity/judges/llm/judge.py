@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from veracity.judges.base import JudgeOutcome
+from veracity.judges.budget import within_budget
 from veracity.judges.chat.base import ChatModel
 from veracity.judges.llm import chunks, claims
 from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_once
@@ -23,9 +25,14 @@ from veracity.judges.parsing import (
 from veracity.prompts import (
     ALL_TEMPLATES,
     ANSWER_CLASSIFICATION,
+    CHUNK_RELEVANCE,
+    CLAIM_EXTRACTION,
+    CLAIM_VERIFICATION,
     FACTUAL_ACCURACY,
     QUESTION_GENERATION,
     RELEVANCE_RATING,
+    PromptBudget,
+    PromptTemplate,
     checked_reply_bounds,
     render_classification,
     render_factual_accuracy,
@@ -45,6 +52,8 @@ from veracity.types import (
     Rubric,
 )
 
+T = TypeVar("T")
+
 
 class LLMJudge:
     """Answers the judge questions with prompts to a :class:`ChatModel`.
@@ -54,6 +63,10 @@ class LLMJudge:
     with more room); items (claims, chunks) missing from a batched reply are asked for
     again, only those. ``max_tokens`` bounds the replies of some questions (by template
     id, e.g. ``{"claim_verification": 2000}``) other than by their defaults.
+
+    ``prompt_budget`` bounds what one call sends (see :class:`~veracity.prompts.PromptBudget`):
+    a question whose prompt would be larger is not asked, and its outcome is
+    ``invalid_input`` with the size, unless the budget lets the contexts be cut to fit.
     """
 
     def __init__(
@@ -62,15 +75,20 @@ class LLMJudge:
         *,
         max_tokens: Mapping[str, int] | None = None,
         unfounded_support: UnfoundedSupport = DEFAULT_UNFOUNDED_SUPPORT,
+        prompt_budget: PromptBudget | None = None,
     ) -> None:
         self.model = model
         self.asker = Asker(model, checked_reply_bounds(max_tokens or {}))
         self.unfounded_support = unfounded_support
+        self.prompt_budget = prompt_budget or PromptBudget()
 
     def using(self, model: ChatModel) -> LLMJudge:
         """The same judge, asking ``model`` (the same model behind a cache, say)."""
         return LLMJudge(
-            model, max_tokens=self.asker.max_tokens, unfounded_support=self.unfounded_support
+            model,
+            max_tokens=self.asker.max_tokens,
+            unfounded_support=self.unfounded_support,
+            prompt_budget=self.prompt_budget,
         )
 
     @property
@@ -86,6 +104,7 @@ class LLMJudge:
             **self.model.describe(),
             "prompts": {t.id: t.fingerprint for t in ALL_TEMPLATES},
             "unfounded_support": self.unfounded_support,
+            "prompt_budget": dataclasses.asdict(self.prompt_budget),
         }
         if self.asker.max_tokens:
             described["max_tokens"] = dict(self.asker.max_tokens)
@@ -94,10 +113,28 @@ class LLMJudge:
     async def aclose(self) -> None:
         await self.model.aclose()
 
+    def _fitted(
+        self,
+        template: PromptTemplate,
+        texts: Sequence[str],
+        contexts: Sequence[str],
+        ask: Callable[[tuple[str, ...]], Awaitable[JudgeOutcome[T]]],
+    ) -> Awaitable[JudgeOutcome[T]]:
+        """``ask`` with the contexts that fit ``template``'s prompt; nothing is rendered
+        for a question over the budget."""
+        return within_budget(
+            self.prompt_budget, texts, contexts, ask, fixed_chars=template.fixed_chars
+        )
+
     async def extract_claims(
         self, question: str, text: str, *, iteration: int
     ) -> JudgeOutcome[tuple[str, ...]]:
-        return await claims.extract_claims(self.asker, question, text, iteration)
+        return await self._fitted(
+            CLAIM_EXTRACTION,
+            (question, text),
+            (),
+            lambda _: claims.extract_claims(self.asker, question, text, iteration),
+        )
 
     async def verify_claims(
         self,
@@ -107,8 +144,15 @@ class LLMJudge:
         iteration: int,
         batch: bool = True,
     ) -> JudgeOutcome[tuple[ClaimVerdict, ...]]:
-        return await claims.verify_claims(
-            self.asker, claims_, contexts, iteration, batch, self.unfounded_support
+        # One call asks about every claim, or about one (the longest is the largest call).
+        asked = claims_ if batch else [max(claims_, key=len, default="")]
+        return await self._fitted(
+            CLAIM_VERIFICATION,
+            asked,
+            contexts,
+            lambda fitted: claims.verify_claims(
+                self.asker, claims_, fitted, iteration, batch, self.unfounded_support
+            ),
         )
 
     async def judge_chunks(
@@ -119,39 +163,56 @@ class LLMJudge:
         *,
         iteration: int,
     ) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
-        return await chunks.judge_chunks(self.asker, question, contexts, reference, iteration)
+        return await self._fitted(
+            CHUNK_RELEVANCE,
+            (question, reference or ""),
+            contexts,
+            lambda fitted: chunks.judge_chunks(self.asker, question, fitted, reference, iteration),
+        )
 
     async def generate_questions(
         self, answer: str, contexts: Sequence[str], *, n: int, iteration: int
     ) -> JudgeOutcome[GeneratedQuestions]:
-        prompt = self.asker.prompt(
-            QUESTION_GENERATION, render_question_generation(answer, contexts, n)
-        )
-        return await ask_once(self.model, prompt, parse_questions_reply, iteration)
+        def ask(fitted: tuple[str, ...]) -> Awaitable[JudgeOutcome[GeneratedQuestions]]:
+            prompt = self.asker.prompt(
+                QUESTION_GENERATION, render_question_generation(answer, fitted, n)
+            )
+            return ask_once(self.model, prompt, parse_questions_reply, iteration)
+
+        return await self._fitted(QUESTION_GENERATION, (answer,), contexts, ask)
 
     async def rate_relevance(
         self, question: str, answer: str, *, iteration: int
     ) -> JudgeOutcome[RelevanceRating]:
-        prompt = self.asker.prompt(RELEVANCE_RATING, render_relevance_rating(question, answer))
-        return await ask_once(self.model, prompt, parse_rating_reply, iteration)
+        def ask(_: tuple[str, ...]) -> Awaitable[JudgeOutcome[RelevanceRating]]:
+            prompt = self.asker.prompt(RELEVANCE_RATING, render_relevance_rating(question, answer))
+            return ask_once(self.model, prompt, parse_rating_reply, iteration)
+
+        return await self._fitted(RELEVANCE_RATING, (question, answer), (), ask)
 
     async def grade_factual_accuracy(
         self, question: str, answer: str, reference: str, *, iteration: int
     ) -> JudgeOutcome[FactualGrades]:
-        prompt = self.asker.prompt(
-            FACTUAL_ACCURACY, render_factual_accuracy(question, answer, reference)
-        )
-        return await ask_once(
-            self.model, prompt, parse_factual_reply, iteration, refine=with_expected_criteria
-        )
+        def ask(_: tuple[str, ...]) -> Awaitable[JudgeOutcome[FactualGrades]]:
+            prompt = self.asker.prompt(
+                FACTUAL_ACCURACY, render_factual_accuracy(question, answer, reference)
+            )
+            return ask_once(
+                self.model, prompt, parse_factual_reply, iteration, refine=with_expected_criteria
+            )
+
+        return await self._fitted(FACTUAL_ACCURACY, (question, answer, reference), (), ask)
 
     async def classify_answer(
         self, question: str, answer: str, reference: str, *, iteration: int
     ) -> JudgeOutcome[Classification]:
-        prompt = self.asker.prompt(
-            ANSWER_CLASSIFICATION, render_classification(question, answer, reference)
-        )
-        return await ask_once(self.model, prompt, parse_classification_reply, iteration)
+        def ask(_: tuple[str, ...]) -> Awaitable[JudgeOutcome[Classification]]:
+            prompt = self.asker.prompt(
+                ANSWER_CLASSIFICATION, render_classification(question, answer, reference)
+            )
+            return ask_once(self.model, prompt, parse_classification_reply, iteration)
+
+        return await self._fitted(ANSWER_CLASSIFICATION, (question, answer, reference), (), ask)
 
     async def score_rubric(
         self,
@@ -162,17 +223,20 @@ class LLMJudge:
         *,
         iteration: int,
     ) -> JudgeOutcome[tuple[DimensionScore, ...]]:
-        exchange = Exchange()
-        prompt = self.asker.prompt(
-            rubric_template(rubric), render_rubric(question, answer, contexts)
-        )
-        try:
-            parsed: ParsedRubric
-            parsed, reply = await ask(
-                self.model, prompt, lambda text: parse_rubric_reply(text, rubric),
-                exchange, iteration,
-            )  # fmt: skip
-        except Unusable as exc:
-            return exchange.outcome(None, str(exc))
-        exchange.notes.extend(parsed.notes)
-        return exchange.outcome(with_expected_scores(parsed.scores, reply.text, reply.tokens))
+        template = rubric_template(rubric)
+
+        async def score(fitted: tuple[str, ...]) -> JudgeOutcome[tuple[DimensionScore, ...]]:
+            exchange = Exchange()
+            prompt = self.asker.prompt(template, render_rubric(question, answer, fitted))
+            try:
+                parsed: ParsedRubric
+                parsed, reply = await ask(
+                    self.model, prompt, lambda text: parse_rubric_reply(text, rubric),
+                    exchange, iteration,
+                )  # fmt: skip
+            except Unusable as exc:
+                return exchange.outcome(None, str(exc))
+            exchange.notes.extend(parsed.notes)
+            return exchange.outcome(with_expected_scores(parsed.scores, reply.text, reply.tokens))
+
+        return await self._fitted(template, (question, answer), contexts, score)

@@ -4,6 +4,7 @@ alignment features, no network and no cost."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -16,12 +17,13 @@ from veracity.embeddings.weights import (
     require_modules,
 )
 from veracity.judges.base import JudgeOutcome
+from veracity.judges.budget import within_budget
 from veracity.judges.offline.chunks import judge_chunks
 from veracity.judges.offline.claims import extract
 from veracity.judges.offline.features import FEATURES, ClaimFeatures, features_of
 from veracity.judges.offline.params import OfflineParams, ParamsError, load_params
 from veracity.judges.offline.verdicts import Assessment, assess, classify
-from veracity.prompts import find_abstention
+from veracity.prompts import PromptBudget, find_abstention
 from veracity.transport import JudgeFatalError
 from veracity.types import (
     AnswerClass,
@@ -48,6 +50,11 @@ class OfflineJudge:
     the embeddings. Question generation, factual accuracy and rubrics are unsupported.
 
     ``embedder`` defaults to the local all-MiniLM-L6-v2, created on first use.
+
+    ``prompt_budget`` bounds the text one question reads, as it bounds an LLM judge's
+    prompt (the same estimate, without instructions): segmenting and embedding grow with
+    the text, so a larger input is ``invalid_input`` with its size, unless the budget lets
+    the contexts be cut to fit.
     """
 
     def __init__(
@@ -57,6 +64,7 @@ class OfflineJudge:
         *,
         concurrency: int = 4,
         split_clauses: bool = True,
+        prompt_budget: PromptBudget | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -68,6 +76,7 @@ class OfflineJudge:
                 f"this judge computes {list(FEATURES)}: refit with benchmarks/offline_fit.py"
             )
         self.split_clauses = split_clauses
+        self.prompt_budget = prompt_budget or PromptBudget()
         self._embedder = embedder
         self._owns_embedder = embedder is None
         self._concurrency = concurrency
@@ -98,6 +107,7 @@ class OfflineJudge:
                 "t_chunk": self.params.t_chunk,
             },
             "split_clauses": self.split_clauses,
+            "prompt_budget": dataclasses.asdict(self.prompt_budget),
         }
 
     async def aclose(self) -> None:
@@ -128,11 +138,14 @@ class OfflineJudge:
     async def extract_claims(
         self, question: str, text: str, *, iteration: int
     ) -> JudgeOutcome[tuple[str, ...]]:
-        started = time.perf_counter()
-        found = await asyncio.to_thread(extract, text, split_clauses=self.split_clauses)
-        return JudgeOutcome(
-            value=found.claims, latency_s=time.perf_counter() - started, notes=found.notes()
-        )
+        async def ask(_: tuple[str, ...]) -> JudgeOutcome[tuple[str, ...]]:
+            started = time.perf_counter()
+            found = await asyncio.to_thread(extract, text, split_clauses=self.split_clauses)
+            return JudgeOutcome(
+                value=found.claims, latency_s=time.perf_counter() - started, notes=found.notes()
+            )
+
+        return await within_budget(self.prompt_budget, (question, text), (), ask)
 
     async def claim_features(
         self, claims: Sequence[str], contexts: Sequence[str]
@@ -156,14 +169,20 @@ class OfflineJudge:
         batch: bool = True,
     ) -> JudgeOutcome[tuple[ClaimVerdict, ...]]:
         # ``batch`` changes nothing: every claim is judged on its own either way.
-        started = time.perf_counter()
-        try:
-            assessed = await self.assess_claims(claims, contexts)
-        except ModelOutputError as exc:
-            return JudgeOutcome(value=None, error=str(exc), latency_s=time.perf_counter() - started)
-        return JudgeOutcome(
-            value=tuple(a.to_verdict() for a in assessed), latency_s=time.perf_counter() - started
-        )
+        async def ask(fitted: tuple[str, ...]) -> JudgeOutcome[tuple[ClaimVerdict, ...]]:
+            started = time.perf_counter()
+            try:
+                assessed = await self.assess_claims(claims, fitted)
+            except ModelOutputError as exc:
+                return JudgeOutcome(
+                    value=None, error=str(exc), latency_s=time.perf_counter() - started
+                )
+            return JudgeOutcome(
+                value=tuple(a.to_verdict() for a in assessed),
+                latency_s=time.perf_counter() - started,
+            )
+
+        return await within_budget(self.prompt_budget, claims, contexts, ask)
 
     # chunks and relevance ---------------------------------------------------------------
 
@@ -175,12 +194,18 @@ class OfflineJudge:
         *,
         iteration: int,
     ) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
-        started = time.perf_counter()
-        try:
-            value = await judge_chunks(self.embed, question, contexts, reference, self.params)
-        except ModelOutputError as exc:
-            return JudgeOutcome(value=None, error=str(exc), latency_s=time.perf_counter() - started)
-        return JudgeOutcome(value=value, latency_s=time.perf_counter() - started)
+        async def ask(fitted: tuple[str, ...]) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
+            started = time.perf_counter()
+            try:
+                value = await judge_chunks(self.embed, question, fitted, reference, self.params)
+            except ModelOutputError as exc:
+                return JudgeOutcome(
+                    value=None, error=str(exc), latency_s=time.perf_counter() - started
+                )
+            return JudgeOutcome(value=value, latency_s=time.perf_counter() - started)
+
+        texts = (question, reference or "")
+        return await within_budget(self.prompt_budget, texts, contexts, ask)
 
     async def generate_questions(
         self, answer: str, contexts: Sequence[str], *, n: int, iteration: int
@@ -194,6 +219,11 @@ class OfflineJudge:
     async def rate_relevance(
         self, question: str, answer: str, *, iteration: int
     ) -> JudgeOutcome[RelevanceRating]:
+        return await within_budget(
+            self.prompt_budget, (question, answer), (), lambda _: self._rate(question, answer)
+        )
+
+    async def _rate(self, question: str, answer: str) -> JudgeOutcome[RelevanceRating]:
         started = time.perf_counter()
         phrase = find_abstention(answer)
         if phrase is not None:
@@ -216,6 +246,14 @@ class OfflineJudge:
     async def classify_answer(
         self, question: str, answer: str, reference: str, *, iteration: int
     ) -> JudgeOutcome[Classification]:
+        return await within_budget(
+            self.prompt_budget,
+            (question, answer, reference),
+            (),
+            lambda _: self._classify(answer, reference),
+        )
+
+    async def _classify(self, answer: str, reference: str) -> JudgeOutcome[Classification]:
         started = time.perf_counter()
         phrase = find_abstention(answer)
         found = await asyncio.to_thread(extract, answer, split_clauses=self.split_clauses)
