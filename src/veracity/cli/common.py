@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,6 +13,7 @@ from rich.console import Console
 from veracity.config import VeracityConfig, load_config
 from veracity.judges import default_judge_spec
 from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
+from veracity.transport.urls import checked_base_url
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 
@@ -25,6 +27,13 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_USAGE)
 
 
+def _finite(value: float | None) -> float | None:
+    """An option's value unless it is inf, which ``min=`` lets through."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number, not {value}")
+    return value
+
+
 # The options ``run`` and ``estimate`` share. ``None`` means "not given": the config file's
 # value applies, else the built-in default.
 Metrics = Annotated[str | None, typer.Option(help="Comma-separated metric names.")]
@@ -36,7 +45,16 @@ BaseUrl = Annotated[
     str | None, typer.Option(help="OpenAI-compatible base URL (or OPENAI_BASE_URL).")
 ]
 Concurrency = Annotated[int | None, typer.Option(min=1, help="Judge calls in flight (16).")]
-Rpm = Annotated[float | None, typer.Option(min=0.001, help="At most this many calls a minute.")]
+Rpm = Annotated[
+    float | None,
+    typer.Option(min=0.001, callback=_finite, help="At most this many calls a minute."),
+]
+Timeout = Annotated[
+    float | None,
+    typer.Option(
+        min=0.1, callback=_finite, help="Seconds per call, the whole reply included (60)."
+    ),
+]
 Iterations = Annotated[int | None, typer.Option(min=1, help="Judge every sample N times (1).")]
 EmbedderOption = Annotated[
     str | None,
@@ -102,6 +120,11 @@ def settings_from(
     cache: bool | str | None = None,
 ) -> RunSettings:
     config = load_config(config_path)
+    # Checked before any call: a URL no request can go to would otherwise be retried.
+    if base_url:
+        base_url = checked_base_url(base_url, "--base-url")
+    elif config.base_url:
+        base_url = checked_base_url(config.base_url, "base_url of the config file")
     chosen_embedder = embedder if embedder is not None else config.embedder or "auto"
     return RunSettings(
         config=config,
@@ -109,7 +132,7 @@ def settings_from(
         if metrics
         else config.metrics or ("faithfulness",),
         judge=judge or config.judge or default_judge_spec(),
-        base_url=base_url or config.base_url,
+        base_url=base_url,
         concurrency=concurrency or config.concurrency or 16,
         rpm=rpm or config.rpm,
         iterations=iterations or config.iterations or 1,

@@ -19,6 +19,7 @@ from veracity.cli.common import (
     Rpm,
     RunSettings,
     StructuredOutputOption,
+    Timeout,
     err_console,
     fail,
     out_console,
@@ -87,7 +88,7 @@ def run(
     concurrency: Concurrency = None,
     rpm: Rpm = None,
     iterations: Iterations = None,
-    timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per call (60).")] = None,
+    timeout: Timeout = None,
     structured_output: StructuredOutputOption = "json_schema",
     max_tokens: Annotated[
         list[str] | None,
