@@ -150,9 +150,9 @@ class _FileSpec(_Spec):
     weights: dict[str, Annotated[float, Field(ge=0.0)]] | None = None
     prices: dict[str, _PriceSpec] = Field(default_factory=dict)
     concurrency: StrictInt | None = Field(default=None, ge=1)
-    rpm: float | None = Field(default=None, gt=0)
+    rpm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     iterations: StrictInt | None = Field(default=None, ge=1)
-    timeout: float | None = Field(default=None, gt=0)
+    timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     embedder: str | None = None
     cache: bool | str | None = None
     max_tokens: dict[str, StrictInt] = Field(default_factory=dict)

@@ -111,14 +111,29 @@ async def test_attempts_running_out_is_a_judge_error_not_an_exception() -> None:
 
 
 async def test_timeout_is_retried_then_reported() -> None:
-    with FakeLLMServer(latency_s=1.0) as server:
+    served = iter([0.0])  # the first request is answered at once, every later one late
+    with FakeLLMServer(latency_s=lambda _: next(served, 1.0)) as server:
         judge = openai_judge(
             server, timeout_s=0.2, retry=RetryPolicy(max_attempts=2, base_delay_s=0.01)
         )
-        outcome = await judge.extract_claims("q", "Paris is in France.", iteration=0)
+        answered = await judge.extract_claims("q", "Paris is in France.", iteration=0)
+        outcome = await judge.extract_claims("q", "Lyon is in France.", iteration=0)
         await judge.aclose()
+        requests = server.stats.requests
+    assert answered.value is not None
     assert outcome.value is None
-    assert outcome.error is not None and "Timeout" in outcome.error
+    assert outcome.error is not None and "no complete reply within 0.2 s" in outcome.error
+    assert requests == 3
+
+
+async def test_a_judge_that_never_answers_in_time_is_fatal_after_three_attempts() -> None:
+    with FakeLLMServer(latency_s=1.0) as server:
+        judge = openai_judge(server, timeout_s=0.2)
+        with pytest.raises(JudgeFatalError, match=r"within 0\.2 s .*3 attempts.*longer timeout"):
+            await judge.extract_claims("q", "Paris is in France.", iteration=0)
+        await judge.aclose()
+        requests = server.stats.requests
+    assert requests == 3
 
 
 async def test_anthropic_judge_uses_a_forced_tool_call() -> None:

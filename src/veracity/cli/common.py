@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,6 +14,7 @@ from veracity.config import VeracityConfig, load_config
 from veracity.judges import default_judge_spec
 from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
 from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget
+from veracity.transport.urls import checked_base_url
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
 
@@ -26,6 +28,13 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_USAGE)
 
 
+def _finite(value: float | None) -> float | None:
+    """An option's value unless it is inf, which ``min=`` lets through."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number, not {value}")
+    return value
+
+
 # The options ``run`` and ``estimate`` share. ``None`` means "not given": the config file's
 # value applies, else the built-in default.
 Metrics = Annotated[str | None, typer.Option(help="Comma-separated metric names.")]
@@ -37,7 +46,16 @@ BaseUrl = Annotated[
     str | None, typer.Option(help="OpenAI-compatible base URL (or OPENAI_BASE_URL).")
 ]
 Concurrency = Annotated[int | None, typer.Option(min=1, help="Judge calls in flight (16).")]
-Rpm = Annotated[float | None, typer.Option(min=0.001, help="At most this many calls a minute.")]
+Rpm = Annotated[
+    float | None,
+    typer.Option(min=0.001, callback=_finite, help="At most this many calls a minute."),
+]
+Timeout = Annotated[
+    float | None,
+    typer.Option(
+        min=0.1, callback=_finite, help="Seconds per call, the whole reply included (60)."
+    ),
+]
 Iterations = Annotated[int | None, typer.Option(min=1, help="Judge every sample N times (1).")]
 EmbedderOption = Annotated[
     str | None,
@@ -124,6 +142,11 @@ def settings_from(
 ) -> RunSettings:
     config = load_config(config_path)
     truncate = truncate_contexts if truncate_contexts is not None else config.truncate_contexts
+    # Checked before any call: a URL no request can go to would otherwise be retried.
+    if base_url:
+        base_url = checked_base_url(base_url, "--base-url")
+    elif config.base_url:
+        base_url = checked_base_url(config.base_url, "base_url of the config file")
     chosen_embedder = embedder if embedder is not None else config.embedder or "auto"
     return RunSettings(
         config=config,
@@ -131,7 +154,7 @@ def settings_from(
         if metrics
         else config.metrics or ("faithfulness",),
         judge=judge or config.judge or default_judge_spec(),
-        base_url=base_url or config.base_url,
+        base_url=base_url,
         concurrency=concurrency or config.concurrency or 16,
         rpm=rpm or config.rpm,
         iterations=iterations or config.iterations or 1,

@@ -20,6 +20,7 @@ from veracity.cli.common import (
     Rpm,
     RunSettings,
     StructuredOutputOption,
+    Timeout,
     TruncateContexts,
     err_console,
     fail,
@@ -89,7 +90,7 @@ def run(
     concurrency: Concurrency = None,
     rpm: Rpm = None,
     iterations: Iterations = None,
-    timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per call (60).")] = None,
+    timeout: Timeout = None,
     structured_output: StructuredOutputOption = "json_schema",
     max_tokens: Annotated[
         list[str] | None,

@@ -16,6 +16,7 @@ from veracity.cli.common import (
     JudgeOption,
     Rpm,
     StructuredOutputOption,
+    Timeout,
     err_console,
     fail,
     out_console,
@@ -162,7 +163,7 @@ def generate(
     ] = DEFAULT_MIN_SUPPORT,
     concurrency: Concurrency = None,
     rpm: Rpm = None,
-    timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per call (60).")] = None,
+    timeout: Timeout = None,
     structured_output: StructuredOutputOption = "json_schema",
     cache: Annotated[
         bool, typer.Option(help="Use the judge-response cache (--no-cache bypasses it).")

@@ -19,6 +19,7 @@ from veracity.transport import (
     classify_sdk_error,
 )
 from veracity.transport.credentials import resolve_endpoint
+from veracity.transport.limits import checked_timeout
 from veracity.transport.retry import ErrorClass
 from veracity.transport.urls import public_url
 
@@ -66,7 +67,7 @@ class OpenAIEmbedder:
         self.model = model
         self.base_url = base_url
         self._api_key = api_key
-        self.timeout_s = timeout_s
+        self.timeout_s = checked_timeout(timeout_s)
         self.batch_size = batch_size
         self.retry = retry or RetryPolicy()
         self.limiter = RequestLimiter(concurrency)
@@ -102,7 +103,8 @@ class OpenAIEmbedder:
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key or PLACEHOLDER_KEY,
                 base_url=self.base_url,
-                timeout=self.timeout_s,
+                # No timeout of the SDK's: it bounds each read; each call is bounded whole.
+                timeout=None,
                 max_retries=0,
             )
             self._client_loop = loop
@@ -146,6 +148,7 @@ class OpenAIEmbedder:
             policy=self.retry,
             limiter=self.limiter,
             rng=self._rng,
+            timeout_s=self.timeout_s,
         )
         self.requests += 1
         if response.usage is not None:
@@ -175,6 +178,7 @@ class OpenAIEmbedder:
             exc,
             (openai.APIConnectionError, openai.APIResponseValidationError),
             public_url(self.base_url),
+            self._api_key,
         )
 
     async def aclose(self) -> None:

@@ -1,4 +1,5 @@
-"""The global limit on judge calls in flight, which backs off when the endpoint throttles."""
+"""The limits on judge calls: how many are in flight (backing off when the endpoint
+throttles), and how long one may take."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ class RequestLimiter:
     def __init__(self, concurrency: int, rpm: float | None = None) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-        if rpm is not None and rpm <= 0:
-            raise ValueError(f"rpm must be positive, got {rpm}")
+        if rpm is not None and not (math.isfinite(rpm) and rpm > 0):
+            raise ValueError(f"rpm must be a positive number, got {rpm}")
         self.concurrency = concurrency
         self.rpm = rpm
         self._next_start = 0.0
@@ -98,3 +99,10 @@ class RequestLimiter:
         if now >= self._last_cut_at + max(pause_s, 0.05):
             self._limit = max(1.0, self._limit / 2)
             self._last_cut_at = now
+
+
+def checked_timeout(seconds: float) -> float:
+    """``seconds`` if it can bound a call: a positive, finite number."""
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"the timeout must be a positive number of seconds, got {seconds}")
+    return seconds

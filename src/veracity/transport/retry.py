@@ -1,8 +1,10 @@
-"""Retries with exponential backoff and jitter that honour ``Retry-After``.
+"""Retries with exponential backoff and jitter that honour ``Retry-After``, and the time
+bound of each attempt.
 
 The SDKs retry on their own, but we turn that off (``max_retries=0``) and retry here so
 both providers behave the same, every attempt waits for a concurrency slot, and the
-policy is one object the user can tune.
+policy is one object the user can tune. Their timeouts bound each read of a reply, not the
+whole of it, so each attempt is bounded here too.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TypeVar
 
 from veracity.transport.errors import CallFailedError, JudgeFatalError, OptionRejectedError
 from veracity.transport.limits import RequestLimiter
+from veracity.transport.scrub import scrub_secrets
 
 R = TypeVar("R")
 
@@ -33,9 +36,10 @@ class RetryPolicy:
     """``max_attempts`` bounds failures (5xx, timeouts, dropped connections); being
     throttled is not a failure and is bounded by time instead: a call gives up after
     ``max_throttled_s`` seconds of waiting on 429s. An endpoint that no request has reached
-    yet in this run (connection refused, unknown host) gets ``max_unreachable_attempts``
-    tries before the judge is declared unusable: a wrong URL or a server that is down would
-    otherwise cost every sample the whole backoff."""
+    yet in this run (connection refused, unknown host), or that has not answered one call in
+    time yet, gets ``max_unreachable_attempts`` tries before the judge is declared unusable:
+    a wrong URL, a server that is down or a timeout too short for it would otherwise cost
+    every sample the whole backoff."""
 
     max_attempts: int = 8
     max_unreachable_attempts: int = 3
@@ -85,16 +89,22 @@ class ErrorClass:
     retry_after_s: float | None = None
     throttled: bool = False
     unreachable: bool = False  # no server answered: refused, unknown host, no route
+    timed_out: bool = False  # no complete reply within the attempt's time bound
     status: int | None = None
     # The request option the endpoint refused (see OptionRejectedError), if that is the cause.
     rejected_option: str | None = None
 
 
 def classify_sdk_error(
-    exc: BaseException, transient: tuple[type[BaseException], ...], endpoint: str | None = None
+    exc: BaseException,
+    transient: tuple[type[BaseException], ...],
+    endpoint: str | None = None,
+    key: str | None = None,
 ) -> ErrorClass | None:
     """Classify an exception of the openai / anthropic SDKs (they share their error shapes);
-    ``endpoint`` (a URL safe to show) names where a connection failed."""
+    ``endpoint`` (a URL safe to show) names where a connection failed. Every message is
+    scrubbed of ``key`` (the one sent) and of anything else shaped like a credential: an
+    endpoint may echo them, and the messages are stored, cached and printed."""
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
         response = getattr(exc, "response", None)
@@ -103,7 +113,7 @@ def classify_sdk_error(
         return ErrorClass(
             retryable=status in RETRYABLE_STATUS,
             fatal=status in FATAL_STATUS,
-            message=f"HTTP {status}: {str(exc).strip()[:300]}",
+            message=f"HTTP {status}: {_short(exc, key, named=False)}",
             retry_after_s=retry_after,
             status=status,
             # 429, Anthropic's 529 "overloaded", or any retryable reply naming a wait.
@@ -115,9 +125,14 @@ def classify_sdk_error(
         refused = _connect_failure(exc)
         if refused is not None:
             where = f" to {endpoint}" if endpoint else ""
-            message = f"cannot connect{where}: {_short(refused)}"
+            message = f"cannot connect{where}: {_short(refused, key)}"
             return ErrorClass(retryable=True, fatal=False, message=message, unreachable=True)
-        return ErrorClass(retryable=True, fatal=False, message=_short(exc))
+        return ErrorClass(
+            retryable=True,
+            fatal=False,
+            message=_short(exc, key),
+            timed_out=isinstance(exc, TimeoutError),
+        )
     # Anything else is a bug on our side, not a judge failure: let it surface.
     return None
 
@@ -141,9 +156,25 @@ def _connect_failure(exc: BaseException) -> OSError | None:
     return None
 
 
-def _short(exc: BaseException, limit: int = 300) -> str:
-    text = f"{type(exc).__name__}: {str(exc).strip()}".rstrip(": ")
+def _short(exc: BaseException, key: str | None, *, named: bool = True, limit: int = 300) -> str:
+    # Scrubbed before it is cut: a key cut in two would no longer be recognised.
+    text = scrub_secrets(str(exc).strip(), key)
+    if named:
+        text = f"{type(exc).__name__}: {text}".rstrip(": ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+async def _bounded(attempt: Callable[[], Awaitable[R]], timeout_s: float | None) -> R:
+    """``attempt()`` within ``timeout_s`` seconds all told, a reply trickling in byte by
+    byte included (an HTTP client's timeouts bound each read, not the whole)."""
+    bound = asyncio.timeout(timeout_s)
+    try:
+        async with bound:
+            return await attempt()
+    except TimeoutError:
+        if not bound.expired():
+            raise
+        raise TimeoutError(f"no complete reply within {timeout_s:g} s") from None
 
 
 async def call_with_retries(
@@ -153,11 +184,15 @@ async def call_with_retries(
     policy: RetryPolicy,
     limiter: RequestLimiter,
     rng: random.Random,
+    timeout_s: float | None = None,
 ) -> tuple[R, int]:
     """Run ``attempt`` until it succeeds; return its value and the number of attempts.
+    Each attempt gets ``timeout_s`` seconds once it has its slot (``None``: no bound).
 
     Raises :class:`JudgeFatalError` for errors no retry can fix and :class:`CallFailedError`
-    when the failures or the time spent throttled run out.
+    when the failures or the time spent throttled run out. Neither chains the SDK's
+    exception (``from None``): it holds the endpoint's words unscrubbed, and a traceback
+    would print them.
     """
     attempts = failures = throttles = 0
     throttled_s = 0.0
@@ -165,7 +200,7 @@ async def call_with_retries(
         attempts += 1
         try:
             async with limiter.slot():
-                value = await attempt()
+                value = await _bounded(attempt, timeout_s)
             limiter.succeeded()
             return value, attempts
         except (JudgeFatalError, CallFailedError):
@@ -175,11 +210,11 @@ async def call_with_retries(
             if kind is None:
                 raise
             if kind.fatal:
-                raise JudgeFatalError(kind.message) from exc
+                raise JudgeFatalError(kind.message) from None
             if kind.rejected_option is not None:
-                raise OptionRejectedError(kind.message, kind.rejected_option) from exc
+                raise OptionRejectedError(kind.message, kind.rejected_option) from None
             if not kind.retryable:
-                raise CallFailedError(kind.message) from exc
+                raise CallFailedError(kind.message) from None
             if kind.throttled:
                 throttles += 1
                 pause = policy.delay_s(throttles, kind.retry_after_s, rng)
@@ -188,19 +223,28 @@ async def call_with_retries(
                     raise CallFailedError(
                         f"still throttled after waiting {throttled_s:.0f} s; "
                         f"last error: {kind.message}"
-                    ) from exc
+                    ) from None
                 # The pause applies to every caller: the limiter holds them all back.
                 limiter.throttled(pause)
                 continue
             failures += 1
-            if kind.unreachable and not limiter.answered:
+            if (kind.unreachable or kind.timed_out) and not limiter.answered:
                 if failures >= policy.max_unreachable_attempts:
                     raise JudgeFatalError(
-                        f"{kind.message} ({failures} attempts; no request has reached it in "
-                        "this run: check the base URL and that the server is running)"
-                    ) from exc
+                        f"{kind.message} ({failures} attempts; {_hint(kind)})"
+                    ) from None
             elif failures >= policy.max_attempts:
                 raise CallFailedError(
                     f"gave up after {failures} failed attempts; last error: {kind.message}"
-                ) from exc
+                ) from None
             await asyncio.sleep(policy.delay_s(failures, kind.retry_after_s, rng))
+
+
+def _hint(kind: ErrorClass) -> str:
+    """What a judge no call has got through to yet should have checked."""
+    if kind.unreachable:
+        return (
+            "no request has reached it in this run: "
+            "check the base URL and that the server is running"
+        )
+    return "no call has been answered in time in this run: it may need a longer timeout"

@@ -37,8 +37,9 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
         super().__init__(model, **options)
 
     def _make_client(self, api_key: str) -> anthropic.AsyncAnthropic:
+        # No timeout of the SDK's: it would bound each read, and each call is bounded whole.
         return anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+            api_key=api_key, base_url=self.base_url, timeout=None, max_retries=0
         )
 
     async def _close_client(self, client: anthropic.AsyncAnthropic) -> None:
@@ -49,6 +50,7 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
             exc,
             (anthropic.APIConnectionError, anthropic.APIResponseValidationError),
             public_url(self.base_url),
+            self._api_key,
         )
         return as_rejection(kind, _OPTION_WORDS)
 

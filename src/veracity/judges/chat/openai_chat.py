@@ -40,8 +40,9 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
     def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
         import openai
 
+        # No timeout of the SDK's: it would bound each read, and each call is bounded whole.
         return openai.AsyncOpenAI(
-            api_key=api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+            api_key=api_key, base_url=self.base_url, timeout=None, max_retries=0
         )
 
     async def _close_client(self, client: openai.AsyncOpenAI) -> None:
@@ -54,6 +55,7 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
             exc,
             (openai.APIConnectionError, openai.APIResponseValidationError),
             public_url(self.base_url),
+            self._api_key,
         )
         return as_rejection(kind, _OPTION_WORDS)
 

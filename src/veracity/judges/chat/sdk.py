@@ -14,7 +14,7 @@ from veracity.judges.chat.base import STRUCTURED_OUTPUT_FALLBACK, ChatReply, Str
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import OptionRejectedError
 from veracity.transport.credentials import resolve_endpoint
-from veracity.transport.limits import RequestLimiter
+from veracity.transport.limits import RequestLimiter, checked_timeout
 from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
 from veracity.transport.urls import public_url
 
@@ -136,7 +136,7 @@ class SDKChat(Generic[ClientT]):
         self.model = model
         self.base_url = base_url
         self._api_key = api_key
-        self.timeout_s = timeout_s
+        self.timeout_s = checked_timeout(timeout_s)
         self.requested = RequestOptions(structured_output, logprobs, temperature)
         self.options = self.requested
         self.retry = retry or RetryPolicy()
@@ -258,7 +258,12 @@ class SDKChat(Generic[ClientT]):
 
     async def call(self, attempt: Callable[[], Awaitable[R]]) -> R:
         value, _ = await call_with_retries(
-            attempt, classify=self._classify, policy=self.retry, limiter=self.limiter, rng=self._rng
+            attempt,
+            classify=self._classify,
+            policy=self.retry,
+            limiter=self.limiter,
+            rng=self._rng,
+            timeout_s=self.timeout_s,
         )
         return value
 

@@ -1,0 +1,114 @@
+"""Endpoints that misbehave as the fake server does not: a reply that trickles in byte by
+byte, and errors that echo the caller's key back."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from veracity.testing.payloads import dumps, openai_completion
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        with self.server.lock:
+            self.server.requests += 1
+            number = self.server.requests
+        endpoint = self.server.endpoint
+        echoing = endpoint.echo_first is None or number <= endpoint.echo_first
+        if endpoint.echo_status is not None and echoing:
+            self._echo(endpoint.echo_status)
+        else:
+            self._trickle(endpoint.every_s)
+
+    def _echo(self, status: int) -> None:
+        authorization = self.headers.get("Authorization", "")
+        key = authorization.removeprefix("Bearer ")
+        message = (
+            f"response_format refused for {authorization!r} (x-api-key: {key}); "
+            f"the key {key} is not allowed here"
+        )
+        body = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def _trickle(self, every_s: float) -> None:
+        body = dumps(openai_completion("m", json.dumps({"claims": ["Paris is in France."]}), 1, 1))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            for byte in body:
+                if self.server.stopping.wait(every_s):
+                    return
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        except OSError:  # the client gave up on the reply
+            self.close_connection = True
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, endpoint: HostileEndpoint) -> None:
+        self.endpoint = endpoint
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.stopping = threading.Event()
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+
+class HostileEndpoint:
+    """An OpenAI-compatible endpoint on loopback that answers a request either with a
+    valid reply (claims) sent one byte every ``every_s`` seconds, or (``echo_status``) with
+    that HTTP status and an error message naming response_format and quoting the request's
+    bearer token: every request, or with ``echo_first`` the first that many."""
+
+    def __init__(
+        self, *, every_s: float = 0.2, echo_status: int | None = None, echo_first: int | None = None
+    ) -> None:
+        self.every_s = every_s
+        self.echo_status = echo_status
+        self.echo_first = echo_first
+        self._server: _Server | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    @property
+    def requests(self) -> int:
+        assert self._server is not None
+        return self._server.requests
+
+    def __enter__(self) -> HostileEndpoint:
+        self._server = _Server(self)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        assert self._server is not None
+        self._server.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
