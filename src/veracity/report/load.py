@@ -9,7 +9,7 @@ from typing import Any
 
 from veracity.report.summary import summarize
 from veracity.report.thresholds import thresholds_from_settings
-from veracity.store import MANIFEST, RESULTS, SUMMARY, read_results
+from veracity.store import MANIFEST, RESULTS, SUMMARY, ResultsFileError, read_results
 
 
 class ReportError(ValueError):
@@ -74,6 +74,8 @@ def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
             given_thresholds(summary, manifest),
             bad_rows=bad_rows if isinstance(bad_rows, int) else 0,
         )
+    except ResultsFileError as exc:  # names the file and line already
+        raise ReportError(str(exc)) from exc
     except ValueError as exc:
         raise ReportError(f"{run_dir / RESULTS} cannot be read: {exc}") from exc
     return rebuilt, True

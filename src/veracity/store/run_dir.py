@@ -17,6 +17,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import ValidationError
+
+from veracity.dataset.normalize import describe_validation_error
+from veracity.dataset.raw import decode_error_message, json_error_message
 from veracity.store.files import dumps, write_json_atomic
 from veracity.types import ResultRecord
 
@@ -44,8 +48,27 @@ CREATE TABLE IF NOT EXISTS results (
 """
 
 
+# What a full disk, a read-only one or a missing permission raises, from files and SQLite
+# (not sqlite3.DatabaseError as such: that is a corrupt file, not a failing disk).
+WRITE_ERRORS = (OSError, sqlite3.OperationalError)
+
+
 class RunDirectoryError(Exception):
     pass
+
+
+def _reason(exc: Exception) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def _make_directory(path: Path) -> None:
+    """Create ``path`` (and its parents); fail naming the file that stands in the way."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except WRITE_ERRORS as exc:
+        blocking = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
+        problem = f"{blocking} is a file, not a directory" if blocking else _reason(exc)
+        raise RunDirectoryError(f"cannot use {path} as the run directory: {problem}") from exc
 
 
 class RunDirectory:
@@ -61,7 +84,16 @@ class RunDirectory:
     def open(self, manifest: Mapping[str, Any]) -> None:
         """Lock the directory and open its store; an earlier run of the same dataset and
         judge here is resumed, anything else is refused."""
-        self.path.mkdir(parents=True, exist_ok=True)
+        _make_directory(self.path)
+        try:
+            self._open(manifest)
+        except WRITE_ERRORS as exc:
+            self.close()
+            raise RunDirectoryError(
+                f"cannot use {self.path} as the run directory: {_reason(exc)}"
+            ) from exc
+
+    def _open(self, manifest: Mapping[str, Any]) -> None:
         self._lock = (self.path / LOCK).open("w")
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -112,18 +144,26 @@ class RunDirectory:
 
     def add(self, record: ResultRecord, position: int, metric_order: int) -> None:
         """Commit one result (autocommit: it is durable when this returns)."""
-        self._database().execute(
-            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                record.sample_id,
-                record.system or "",
-                record.metric,
-                record.iteration,
-                position,
-                metric_order,
-                dumps(_keyed(record)),
-            ),
-        )
+        try:
+            self._database().execute(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.sample_id,
+                    record.system or "",
+                    record.metric,
+                    record.iteration,
+                    position,
+                    metric_order,
+                    dumps(_keyed(record)),
+                ),
+            )
+        except WRITE_ERRORS as exc:
+            # SQLite rolled this one insert back: every result committed before it is kept.
+            raise RunDirectoryError(
+                f"cannot write {self.path / DATABASE}: {_reason(exc)}; every result "
+                "finished before is kept there: free some space (or make it writable) and run "
+                "the same command again to go on"
+            ) from exc
 
     def records(self) -> Iterator[ResultRecord]:
         """Every result, in dataset order, then the run's metric order, then iteration."""
@@ -135,6 +175,17 @@ class RunDirectory:
 
     def export(self, summary: Mapping[str, Any], **manifest_fields: Any) -> None:
         """Regenerate ``results.jsonl`` and ``summary.json`` and update the manifest."""
+        try:
+            self._export(summary, manifest_fields)
+        except WRITE_ERRORS as exc:
+            # Each file is replaced whole or not at all, and the store holds every result.
+            raise RunDirectoryError(
+                f"cannot write the files of {self.path}: {_reason(exc)}; every result is "
+                f"kept in {self.path / DATABASE}: free some space (or make it writable) and "
+                "run the same command again to write them"
+            ) from exc
+
+    def _export(self, summary: Mapping[str, Any], manifest_fields: Mapping[str, Any]) -> None:
         fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{RESULTS}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -181,9 +232,25 @@ def _check_same_run(path: Path, previous: Mapping[str, Any], current: Mapping[st
             )
 
 
+class ResultsFileError(ValueError):
+    """A line of ``results.jsonl`` that is not a result: ``file:line: problem``."""
+
+
 def read_results(path: Path) -> Iterator[ResultRecord]:
-    """The records of a run directory's ``results.jsonl``, in order."""
-    with (path / RESULTS).open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
+    """The records of a run directory's ``results.jsonl``, in order; a line that is not a
+    result raises :class:`ResultsFileError` naming the file and the line."""
+    file = path / RESULTS
+    with file.open("rb") as handle:  # bytes: even an undecodable line is named by number
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
                 yield ResultRecord.model_validate(json.loads(line))
+            except UnicodeDecodeError as exc:
+                raise ResultsFileError(f"{file}:{number}: {decode_error_message(exc)}") from None
+            except ValidationError as exc:
+                raise ResultsFileError(
+                    f"{file}:{number}: {describe_validation_error(exc)}"
+                ) from None
+            except ValueError as exc:
+                raise ResultsFileError(f"{file}:{number}: {json_error_message(exc)}") from None
