@@ -115,3 +115,10 @@ def test_importing_veracity_loads_no_model_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("metrics", [[], [""], ()])
+def test_no_metric_is_an_error_not_an_empty_run(metrics: list[str]) -> None:
+    rows = [{"id": "a", "question": "q", "answer": "Paris.", "contexts": ["Paris"]}]
+    with pytest.raises(ValueError, match=r"no metric named .*available: faithfulness"):
+        evaluate(rows, metrics, scripted_judge())

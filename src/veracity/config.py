@@ -66,6 +66,7 @@ class VeracityConfig(BaseModel):
     embedder: str | None = None
     cache: bool | str | None = None
     max_tokens: dict[str, int] = Field(default_factory=dict)
+    max_error_rate: float | None = None
 
     @model_validator(mode="after")
     def _named_by_key(self) -> VeracityConfig:
@@ -143,7 +144,7 @@ class _FileSpec(_Spec):
     rubrics: dict[RubricName, _RubricSpec] = Field(default_factory=dict)
     judge: str | None = None
     base_url: str | None = None
-    metrics: list[str] | None = None
+    metrics: list[str] | None = Field(default=None, min_length=1)
     thresholds: dict[str, Fraction] = Field(default_factory=dict)
     weights: dict[str, Annotated[float, Field(ge=0.0)]] | None = None
     prices: dict[str, _PriceSpec] = Field(default_factory=dict)
@@ -154,6 +155,7 @@ class _FileSpec(_Spec):
     embedder: str | None = None
     cache: bool | str | None = None
     max_tokens: dict[str, StrictInt] = Field(default_factory=dict)
+    max_error_rate: Fraction | None = None
 
     @field_validator("max_tokens")
     @classmethod
