@@ -36,7 +36,7 @@ from veracity.config import ConfigError
 from veracity.dataset import DatasetError, RowError, read_dataset
 from veracity.embeddings import MissingLocalModelError, ModelIntegrityError
 from veracity.embeddings.factory import local_embedder_available
-from veracity.evaluation import aevaluate
+from veracity.evaluation import EvaluationResult, aevaluate
 from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
 from veracity.judges.chat.cache import ResponseCacheError
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
@@ -75,6 +75,23 @@ def _gates(settings: RunSettings, flags: list[str], metrics: list[Metric]) -> di
                 f"(its metrics: {', '.join(names)}); add it to --metrics or drop the threshold"
             )
     return gates
+
+
+def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Path) -> None:
+    """Print the thresholds' checks; exit 3 on too many judge errors, else 1 on a miss."""
+    checks = check_thresholds(result.summary, gates)
+    for check in checks:
+        out_console.print(str(check), style="green" if check.met else "bold red", highlight=False)
+    # Before the thresholds' exit 1: means over too few scored results prove nothing.
+    judge_errors = result.error_check
+    if not judge_errors.met:
+        raise fail(
+            f"{judge_errors}; each result's reason is in {run_dir / RESULTS} (--max-error-rate "
+            "sets the share allowed)",
+            EXIT_JUDGE_ERRORS,
+        )
+    if not all(check.met for check in checks):
+        raise typer.Exit(EXIT_THRESHOLD)
 
 
 def _reply_bounds(specs: list[str]) -> dict[str, int]:
@@ -219,19 +236,7 @@ def run(
         except OSError as exc:
             raise cannot_write(run_dir / REPORT, exc) from exc
         out_console.print(f"report: {written}", highlight=False)
-    checks = check_thresholds(result.summary, gates)
-    for check in checks:
-        out_console.print(str(check), style="green" if check.met else "bold red", highlight=False)
-    # Before the thresholds' exit 1: means over too few scored results prove nothing.
-    judge_errors = result.error_check
-    if not judge_errors.met:
-        raise fail(
-            f"{judge_errors}; each result's reason is in {run_dir / RESULTS} (--max-error-rate "
-            "sets the share allowed)",
-            EXIT_JUDGE_ERRORS,
-        )
-    if not all(check.met for check in checks):
-        raise typer.Exit(EXIT_THRESHOLD)
+    _check_gates(result, gates, run_dir)
 
 
 def estimate(
