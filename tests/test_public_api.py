@@ -138,3 +138,10 @@ def test_a_second_sample_with_the_same_id_in_memory_is_a_bad_row_like_in_a_file(
         "<samples> item 4: duplicate sample (id 'a') first seen at item 1",
     ]
     assert result.summary["bad_rows"] == 2
+
+
+@pytest.mark.parametrize("metrics", [[], [""], ()])
+def test_no_metric_is_an_error_not_an_empty_run(metrics: list[str]) -> None:
+    rows = [{"id": "a", "question": "q", "answer": "Paris.", "contexts": ["Paris"]}]
+    with pytest.raises(ValueError, match=r"no metric named .*available: faithfulness"):
+        evaluate(rows, metrics, scripted_judge())

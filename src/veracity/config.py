@@ -68,6 +68,7 @@ class VeracityConfig(BaseModel):
     max_tokens: dict[str, int] = Field(default_factory=dict)
     prompt_budget: int | None = None
     truncate_contexts: bool | None = None
+    max_error_rate: float | None = None
 
     @model_validator(mode="after")
     def _named_by_key(self) -> VeracityConfig:
@@ -145,7 +146,7 @@ class _FileSpec(_Spec):
     rubrics: dict[RubricName, _RubricSpec] = Field(default_factory=dict)
     judge: str | None = None
     base_url: str | None = None
-    metrics: list[str] | None = None
+    metrics: list[str] | None = Field(default=None, min_length=1)
     thresholds: dict[str, Fraction] = Field(default_factory=dict)
     weights: dict[str, Annotated[float, Field(ge=0.0)]] | None = None
     prices: dict[str, _PriceSpec] = Field(default_factory=dict)
@@ -158,6 +159,7 @@ class _FileSpec(_Spec):
     max_tokens: dict[str, StrictInt] = Field(default_factory=dict)
     prompt_budget: StrictInt | None = Field(default=None, ge=1)
     truncate_contexts: bool | None = None
+    max_error_rate: Fraction | None = None
 
     @field_validator("max_tokens")
     @classmethod

@@ -212,3 +212,36 @@ def test_compare_lists_what_it_could_not_compare(cli: CliRunner, tmp_path: Path)
     unrelated = write(tmp_path / "c", ["p", "q"])
     nothing = invoke(cli, "compare", str(a), str(unrelated))
     assert "nothing paired" in nothing.stdout and "same id in both" in nothing.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (b'{"sample_id": "s3"}', "field 'metric': Field required"),
+        (b"{not json", "invalid JSON: Expecting property name"),
+        (b'{"sample_id": "\xff"}', "undecodable bytes (not UTF-8): 0xff"),
+    ],
+)
+def test_a_broken_results_file_is_named_with_its_line(
+    cli: CliRunner, runs: tuple[Path, Path], line: bytes, problem: str
+) -> None:
+    results = runs[1] / "results.jsonl"
+    lines = results.read_bytes().splitlines()
+    lines[3] = line
+    results.write_bytes(b"\n".join(lines) + b"\n")
+    (runs[1] / "summary.json").unlink()  # the report rebuilds it from results.jsonl
+    for args in (["report", str(runs[1])], ["compare", str(runs[0]), str(runs[1])]):
+        result = invoke(cli, *args)
+        assert result.exit_code == 2, result.output
+        assert f"{results}:4: {problem}" in result.stderr
+
+
+def test_compare_json_that_cannot_be_written_exits_2(
+    cli: CliRunner, runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    target = a_file / "comparison.json"
+    result = invoke(cli, "compare", str(runs[0]), str(runs[1]), "--json", str(target))
+    assert result.exit_code == 2, result.output
+    assert f"cannot write {target}: Not a directory" in result.stderr

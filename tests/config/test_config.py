@@ -346,3 +346,16 @@ def test_bad_reply_bounds_name_the_key(tmp_path: Path, text: str, problem: str) 
         load_config(_write(tmp_path, "veracity.yaml", text))
     assert caught.value.key_path.startswith("max_tokens")
     assert problem in caught.value.problem
+
+
+def test_max_error_rate_is_a_share(tmp_path: Path) -> None:
+    assert load_config(_write(tmp_path, "veracity.yaml", "max_error_rate: 0\n")).max_error_rate == 0
+    for bad in ("2", "-0.1", ".nan"):
+        path = _write(tmp_path, "veracity.yaml", f"max_error_rate: {bad}\n")
+        with pytest.raises(ConfigError, match=r"veracity\.yaml: max_error_rate: "):
+            load_config(path)
+
+
+def test_metrics_naming_none_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"veracity\.yaml: metrics: "):
+        load_config(_write(tmp_path, "veracity.yaml", "metrics: []\n"))

@@ -207,3 +207,21 @@ def test_large_cells_pass_the_default_field_limit(write_file: WriteFile, read_al
     samples, errors = read_all(write_file("data.csv", text))
     assert errors == []
     assert samples[0].contexts == (big,)
+
+
+@pytest.mark.parametrize(
+    ("cell", "problem"),
+    [
+        ('"[""unterminated]"', "Unterminated string at column 2"),
+        ('"[""a\tb""]"', "Invalid control character at column 4"),
+    ],
+)
+def test_a_broken_json_string_in_a_cell_reads_well(
+    write_file: WriteFile, read_all: Read, cell: str, problem: str
+) -> None:
+    # Python's message ends in "starting at" / "at": the column follows it once.
+    path = write_file("data.csv", f"question,answer,contexts\nq,a,{cell}\n")
+    _, errors = read_all(path)
+    assert [str(e) for e in errors] == [
+        f"{path}:2: field 'contexts' is not a valid JSON array: {problem}"
+    ]

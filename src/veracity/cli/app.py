@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import typer
 
 from veracity._version import __version__
-from veracity.cli.common import err_console, out_console
+from veracity.cli.common import out_console
 from veracity.cli.demo import demo
 from veracity.cli.report import compare, report
 from veracity.cli.run import estimate, run
@@ -35,8 +33,5 @@ def version() -> None:
 
 
 def main() -> None:
-    try:
-        app()
-    except KeyboardInterrupt:
-        err_console.print("interrupted; every result finished so far is kept (--resume)")
-        sys.exit(130)
+    # Ctrl-C is handled by the commands that run (typer would exit 130 before it got here).
+    app()

@@ -9,23 +9,52 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from veracity.config import VeracityConfig, load_config
 from veracity.judges import default_judge_spec
 from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
 from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget
+from veracity.report import DEFAULT_MAX_ERROR_RATE, checked_error_rate
 from veracity.transport.urls import checked_base_url
 
-EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE_ERRORS = 0, 1, 2, 3
+# 128 + SIGINT, as a shell reports a process stopped by Ctrl-C.
+EXIT_INTERRUPTED = 130
 
 out_console = Console()
 # soft_wrap: messages keep their lines whole, so paths and file:line stay greppable.
 err_console = Console(stderr=True, soft_wrap=True)
 
 
-def fail(message: str) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(EXIT_USAGE)
+def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    # Escaped: a message quoting a path or a value with [brackets] must print as it is.
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    return typer.Exit(code)
+
+
+def cannot_write(path: Path, exc: OSError) -> typer.Exit:
+    """A file the command writes that cannot be written (a full or read-only disk)."""
+    return fail(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def interrupted(run_dir: Path) -> typer.Exit:
+    """Ctrl-C during a run: say where the finished results are and how to go on."""
+    err_console.print(
+        f"interrupted; every result finished so far is kept in {run_dir} "
+        "(run the same command again, or add --resume, to continue)",
+        highlight=False,
+        markup=False,
+    )
+    return typer.Exit(EXIT_INTERRUPTED)
+
+
+def check_dataset(dataset: Path) -> None:
+    """Fail unless ``dataset`` is a file (a folder is named as such, not as missing)."""
+    if dataset.is_dir():
+        raise fail(f"the dataset is a directory, not a file: {dataset}")
+    if not dataset.is_file():
+        raise fail(f"dataset not found: {dataset}")
 
 
 def _finite(value: float | None) -> float | None:
@@ -40,7 +69,19 @@ def _finite(value: float | None) -> float | None:
 Metrics = Annotated[str | None, typer.Option(help="Comma-separated metric names.")]
 JudgeOption = Annotated[
     str | None,
-    typer.Option("--judge", help="openai/MODEL or anthropic/MODEL (default: from environment)."),
+    typer.Option(
+        "--judge",
+        help="offline, openai/MODEL or anthropic/MODEL (default: openai/gpt-4o-mini when "
+        "OPENAI_API_KEY or OPENAI_BASE_URL is set, else offline).",
+    ),
+]
+LLMJudgeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--judge",
+        help="openai/MODEL or anthropic/MODEL (default: openai/gpt-4o-mini when "
+        "OPENAI_API_KEY or OPENAI_BASE_URL is set).",
+    ),
 ]
 BaseUrl = Annotated[
     str | None, typer.Option(help="OpenAI-compatible base URL (or OPENAI_BASE_URL).")
@@ -57,6 +98,13 @@ Timeout = Annotated[
     ),
 ]
 Iterations = Annotated[int | None, typer.Option(min=1, help="Judge every sample N times (1).")]
+MaxErrorRate = Annotated[
+    float | None,
+    typer.Option(
+        help=f"Exit 3 when judge errors leave more than this share of the results unscored "
+        f"({DEFAULT_MAX_ERROR_RATE:g}); a run that scores nothing always does."
+    ),
+]
 EmbedderOption = Annotated[
     str | None,
     typer.Option("--embedder", help="auto, local, local:DIR, openai/MODEL or none."),
@@ -85,7 +133,11 @@ TruncateContexts = Annotated[
 ]
 ConfigOption = Annotated[
     Path | None,
-    typer.Option("--config", help="Config file (default ./veracity.yaml or [tool.veracity])."),
+    # The bracket is escaped: help text is rich markup, where [tool.veracity] is a tag.
+    typer.Option(
+        "--config",
+        help="Config file (default ./veracity.yaml or \\[tool.veracity] in pyproject.toml).",
+    ),
 ]
 
 
@@ -113,6 +165,7 @@ class RunSettings:
     embedder: str | None
     cache: bool | str
     prompt_budget: PromptBudget
+    max_error_rate: float
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -139,6 +192,7 @@ def settings_from(
     cache: bool | str | None = None,
     prompt_budget: int | None = None,
     truncate_contexts: bool | None = None,
+    max_error_rate: float | None = None,
 ) -> RunSettings:
     config = load_config(config_path)
     truncate = truncate_contexts if truncate_contexts is not None else config.truncate_contexts
@@ -148,10 +202,16 @@ def settings_from(
     elif config.base_url:
         base_url = checked_base_url(config.base_url, "base_url of the config file")
     chosen_embedder = embedder if embedder is not None else config.embedder or "auto"
+    # Not ``or``: 0 is a valid share (no judge error allowed).
+    error_rate = (
+        checked_error_rate(max_error_rate, "--max-error-rate")
+        if max_error_rate is not None
+        else config.max_error_rate
+    )
     return RunSettings(
         config=config,
-        metrics=tuple(m.strip() for m in metrics.split(","))
-        if metrics
+        metrics=_metric_names(metrics)
+        if metrics is not None
         else config.metrics or ("faithfulness",),
         judge=judge or config.judge or default_judge_spec(),
         base_url=base_url,
@@ -164,4 +224,16 @@ def settings_from(
         prompt_budget=PromptBudget(
             prompt_budget or config.prompt_budget or DEFAULT_PROMPT_BUDGET, bool(truncate)
         ),
+        max_error_rate=DEFAULT_MAX_ERROR_RATE if error_rate is None else error_rate,
     )
+
+
+def _metric_names(given: str) -> tuple[str, ...]:
+    """``--metrics`` as names; one naming none (``""``, ``","``) is an error, not the default."""
+    names = tuple(name.strip() for name in given.split(",") if name.strip())
+    if not names:
+        raise ValueError(
+            f"--metrics {given!r} names no metric: give comma-separated names, "
+            "e.g. --metrics faithfulness,context_recall"
+        )
+    return names

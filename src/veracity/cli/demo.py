@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from veracity.cli.common import err_console, fail, out_console
+from veracity.cli.common import err_console, fail, interrupted, out_console
 from veracity.embeddings import OpenAIEmbedder
 from veracity.evaluation import aevaluate
 from veracity.judges import LLMJudge
@@ -51,6 +51,8 @@ def demo(
             result = asyncio.run(
                 aevaluate(dataset, metrics, judge, out=out, embedder=embedder, cache=False)
             )
+        except KeyboardInterrupt as exc:
+            raise interrupted(out) from exc
         except RunDirectoryError as exc:
             raise fail(str(exc)) from exc
     print_summary(result.summary, out_console)

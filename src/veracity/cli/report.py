@@ -8,12 +8,12 @@ from typing import Annotated, Any
 
 import typer
 
-from veracity.cli.common import err_console, fail, out_console
+from veracity.cli.common import cannot_write, err_console, fail, out_console
 from veracity.report.compare import CompareError, Comparison, compare_runs, compare_systems
 from veracity.report.console_compare import print_comparison
 from veracity.report.console_report import print_report
 from veracity.report.load import ReportError, load_summary, unfinished
-from veracity.store import RESULTS, write_json_atomic
+from veracity.store import RESULTS, ResultsFileError, write_json_atomic
 
 HTML_MODULE = "veracity.report.html"
 
@@ -50,8 +50,14 @@ def report(
         err_console.print(f"summary rebuilt from {RESULTS} (not written)", highlight=False)
     print_report(summary, out_console)
     if write_report is not None:
-        written = write_report(run_dir)
-        out_console.print(f"report: {written or run_dir / 'report.html'}", highlight=False)
+        target = run_dir / "report.html"
+        try:
+            written = write_report(run_dir)
+        except ResultsFileError as exc:  # names the file and the line
+            raise fail(str(exc)) from exc
+        except OSError as exc:
+            raise cannot_write(target, exc) from exc
+        out_console.print(f"report: {written or target}", highlight=False)
 
 
 def compare(
@@ -78,7 +84,10 @@ def compare(
         raise fail(str(exc)) from exc
     print_comparison(comparison, out_console)
     if json_out is not None:
-        write_json_atomic(json_out, comparison.as_dict())
+        try:
+            write_json_atomic(json_out, comparison.as_dict())
+        except OSError as exc:
+            raise cannot_write(json_out, exc) from exc
         out_console.print(f"comparison written to {json_out}", highlight=False)
 
 

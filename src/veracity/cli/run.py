@@ -9,12 +9,15 @@ from typing import Annotated
 import typer
 
 from veracity.cli.common import (
+    EXIT_JUDGE_ERRORS,
+    EXIT_THRESHOLD,
     BaseUrl,
     Concurrency,
     ConfigOption,
     EmbedderOption,
     Iterations,
     JudgeOption,
+    MaxErrorRate,
     Metrics,
     PromptBudgetOption,
     Rpm,
@@ -22,8 +25,11 @@ from veracity.cli.common import (
     StructuredOutputOption,
     Timeout,
     TruncateContexts,
+    cannot_write,
+    check_dataset,
     err_console,
     fail,
+    interrupted,
     out_console,
     settings_from,
     structured_output_mode,
@@ -33,13 +39,14 @@ from veracity.config import ConfigError
 from veracity.dataset import DatasetError, RowError, read_dataset
 from veracity.embeddings import MissingLocalModelError, ModelIntegrityError
 from veracity.embeddings.factory import local_embedder_available
-from veracity.evaluation import aevaluate
+from veracity.evaluation import EvaluationResult, aevaluate
 from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
+from veracity.judges.chat.cache import ResponseCacheError
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
-from veracity.report.html import write_report
+from veracity.report.html import REPORT, write_report
 from veracity.runner.estimate import estimate_run
-from veracity.store import DATABASE, MANIFEST, RunDirectoryError
+from veracity.store import DATABASE, MANIFEST, RESULTS, RunDirectoryError
 from veracity.transport.pricing import find_price
 from veracity.types import Sample, Usage
 
@@ -56,6 +63,38 @@ def _bad_rows(rows: list[RowError], what: str) -> None:
 def _metrics(settings: RunSettings) -> list[Metric]:
     config = settings.config
     return resolve_metrics(settings.metrics, config.rubrics, ragas_weights=config.weights)
+
+
+def _gates(settings: RunSettings, flags: list[str], metrics: list[Metric]) -> dict[str, float]:
+    """The thresholds of the config file and ``--threshold``, each on a metric of this run:
+    a gate on a metric the run does not compute could never be met, so it fails now,
+    before the first judge call, rather than after the whole run."""
+    gates = {**settings.config.thresholds, **parse_thresholds(flags)}
+    names = [metric.name for metric in metrics]
+    for metric in gates:
+        if metric not in names:
+            raise ValueError(
+                f"threshold on {metric!r}, a metric this run does not compute "
+                f"(its metrics: {', '.join(names)}); add it to --metrics or drop the threshold"
+            )
+    return gates
+
+
+def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Path) -> None:
+    """Print the thresholds' checks; exit 3 on too many judge errors, else 1 on a miss."""
+    checks = check_thresholds(result.summary, gates)
+    for check in checks:
+        out_console.print(str(check), style="green" if check.met else "bold red", highlight=False)
+    # Before the thresholds' exit 1: means over too few scored results prove nothing.
+    judge_errors = result.error_check
+    if not judge_errors.met:
+        raise fail(
+            f"{judge_errors}; each result's reason is in {run_dir / RESULTS} (--max-error-rate "
+            "sets the share allowed)",
+            EXIT_JUDGE_ERRORS,
+        )
+    if not all(check.met for check in checks):
+        raise typer.Exit(EXIT_THRESHOLD)
 
 
 def _reply_bounds(specs: list[str]) -> dict[str, int]:
@@ -113,6 +152,7 @@ def run(
         str, typer.Option(help="BERTScore model: auto, local or local:DIR (a model folder).")
     ] = "auto",
     html: Annotated[bool, typer.Option(help="Also write report.html (self-contained).")] = False,
+    max_error_rate: MaxErrorRate = None,
     config: ConfigOption = None,
 ) -> None:
     """Evaluate a dataset and write a run directory.
@@ -121,8 +161,7 @@ def run(
     ragas_score, factual_accuracy, semantic_similarity, bert_score,
     answer_classification, rubric, and rubric:NAME for a rubric of the config file.
     """
-    if not dataset.is_file():
-        raise fail(f"dataset not found: {dataset}")
+    check_dataset(dataset)
     mode = structured_output_mode(structured_output)
     run_dir = out or Path("runs") / dataset.stem
     if resume and not any((run_dir / name).exists() for name in (MANIFEST, DATABASE)):
@@ -132,10 +171,10 @@ def run(
             config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
             rpm=rpm, iterations=iterations, timeout=timeout, embedder=embedder,
             cache=None if cache else False, prompt_budget=prompt_budget,
-            truncate_contexts=truncate_contexts,
+            truncate_contexts=truncate_contexts, max_error_rate=max_error_rate,
         )  # fmt: skip
         chosen = _metrics(settings)
-        gates = {**settings.config.thresholds, **parse_thresholds(threshold or [])}
+        gates = _gates(settings, threshold or [], chosen)
         the_judge = make_judge(
             settings.judge,
             base_url=settings.base_url,
@@ -172,26 +211,39 @@ def run(
                     keep_results=False,
                     on_result=progress,
                     settings={**settings.describe(), "strict": strict, "thresholds": gates},
+                    max_error_rate=settings.max_error_rate,
                 )
             )
-    except (DatasetError, RunDirectoryError, MissingLocalModelError, ModelIntegrityError) as exc:
+    except KeyboardInterrupt as exc:
+        # Caught here, not left to typer (which exits 130 in silence): the user learns
+        # that nothing finished was lost, and where it is.
+        raise interrupted(run_dir) from exc
+    except (
+        DatasetError,
+        RunDirectoryError,
+        ResponseCacheError,
+        MissingLocalModelError,
+        ModelIntegrityError,
+    ) as exc:
         raise fail(str(exc)) from exc
     except JudgeFatalError as exc:
         raise fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
 
     _bad_rows(list(result.bad_rows), "bad row")
+    if not result.summary["results"]:  # bad input, not a judge that failed (exit 3)
+        raise fail(f"no valid sample in {dataset} ({len(result.bad_rows)} bad row(s))")
     print_summary(result.summary, out_console)
     resumed = result.manifest["attempts"][-1]["results_resumed"]
     if resumed:
         out_console.print(f"resumed: {resumed} result(s) were already done", highlight=False)
     out_console.print(f"run directory: {run_dir}", highlight=False)
     if html:
-        out_console.print(f"report: {write_report(run_dir, dataset=dataset)}", highlight=False)
-    checks = check_thresholds(result.summary, gates)
-    for check in checks:
-        out_console.print(str(check), style="green" if check.met else "bold red", highlight=False)
-    if not all(check.met for check in checks):
-        raise typer.Exit(1)
+        try:
+            written = write_report(run_dir, dataset=dataset)
+        except OSError as exc:
+            raise cannot_write(run_dir / REPORT, exc) from exc
+        out_console.print(f"report: {written}", highlight=False)
+    _check_gates(result, gates, run_dir)
 
 
 def estimate(
@@ -206,8 +258,7 @@ def estimate(
     config: ConfigOption = None,
 ) -> None:
     """Predict the judge calls, tokens, cost and time of a run, making no call."""
-    if not dataset.is_file():
-        raise fail(f"dataset not found: {dataset}")
+    check_dataset(dataset)
     try:
         settings = settings_from(
             config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,

@@ -13,7 +13,7 @@ from veracity.cli.common import (
     BaseUrl,
     Concurrency,
     ConfigOption,
-    JudgeOption,
+    LLMJudgeOption,
     Rpm,
     StructuredOutputOption,
     Timeout,
@@ -26,6 +26,7 @@ from veracity.cli.common import (
 from veracity.config import ConfigError
 from veracity.dataset import DatasetError
 from veracity.judges import JudgeFatalError, JudgeSpecError, LLMJudge, make_judge
+from veracity.judges.chat.cache import ResponseCacheError
 from veracity.testset.checking import DEFAULT_MIN_SUPPORT
 from veracity.testset.chunking import DEFAULT_CHUNK_CHARS
 from veracity.testset.from_logs import DEFAULT_MAX_CHARS, FromLogsReport, logs_to_testset
@@ -148,7 +149,7 @@ def generate(
     docs_dir: Annotated[Path, typer.Argument(help="Folder of .txt, .md and .markdown files.")],
     count: Annotated[int, typer.Option(min=1, help="How many checked items to write.")],
     out: Annotated[Path, typer.Option(help="The test set to write (JSONL).")],
-    judge: JudgeOption = None,
+    judge: LLMJudgeOption = None,
     base_url: BaseUrl = None,
     seed: Annotated[int, typer.Option(help="Seed of the chunk selection.")] = 0,
     chunk_chars: Annotated[
@@ -212,7 +213,7 @@ def generate(
     try:
         result = asyncio.run(generate_all(the_judge))
         write_jsonl(out, result.samples)
-    except (FileNotFoundError, ValueError, OSError) as exc:
+    except (FileNotFoundError, ValueError, OSError, ResponseCacheError) as exc:
         raise fail(str(exc)) from exc
     except JudgeFatalError as exc:
         raise fail(f"the judge cannot work: {exc}") from exc

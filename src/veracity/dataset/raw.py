@@ -40,7 +40,9 @@ def loads_strict(text: str) -> object:
 def json_error_message(exc: ValueError) -> str:
     """A short reason for a JSON parse failure (the column, not the whole document)."""
     if isinstance(exc, json.JSONDecodeError):
-        return f"invalid JSON: {exc.msg} at column {exc.colno}"
+        # Some messages end in "at" ("Unterminated string starting at"): one "at" is enough.
+        problem = exc.msg.removesuffix(" at").removesuffix(" starting")
+        return f"invalid JSON: {problem} at column {exc.colno}"
     return f"invalid JSON: {exc}"
 
 

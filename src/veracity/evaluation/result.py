@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veracity.dataset import RowError
+from veracity.report import DEFAULT_MAX_ERROR_RATE, ErrorRateCheck, check_error_rate
 from veracity.types import ResultRecord
 
 if TYPE_CHECKING:
@@ -15,13 +16,25 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class EvaluationResult:
-    """What a run produced: the summary, every result, and the rows that could not run."""
+    """What a run produced: the summary, every result, and the rows that could not run.
+
+    ``max_error_rate`` is the share of results judge errors may leave unscored; see
+    :attr:`error_check`.
+    """
 
     summary: dict[str, Any]
     results: tuple[ResultRecord, ...]
     bad_rows: tuple[RowError, ...]
     run_dir: Path | None = None
     manifest: dict[str, Any] = field(default_factory=dict)
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE
+
+    @property
+    def error_check(self) -> ErrorRateCheck:
+        """The judge errors against ``max_error_rate``: ``error_check.met`` is false when
+        they left more than that share of the results unscored, or nothing was scored
+        (``veracity run`` exits 3 then)."""
+        return check_error_rate(self.summary, self.max_error_rate)
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per result; ``details`` stays a dict column. Needs ``pandas``."""

@@ -15,9 +15,21 @@ from veracity.evaluation.inputs import SampleInput, items_from
 from veracity.evaluation.result import EvaluationResult
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
 from veracity.judges.chat.cache import CachedChat, ResponseCache, default_cache_path
-from veracity.metrics import Metric, Models, Need, RubricMetric, resolve_metrics
+from veracity.metrics import (
+    Metric,
+    Models,
+    Need,
+    RubricMetric,
+    no_metric_error,
+    resolve_metrics,
+)
 from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget, rubric_template
-from veracity.report import SummaryBuilder, thresholds_from_settings
+from veracity.report import (
+    DEFAULT_MAX_ERROR_RATE,
+    SummaryBuilder,
+    checked_error_rate,
+    thresholds_from_settings,
+)
 from veracity.runner import run_metrics
 from veracity.store import RunDirectory, timestamp
 from veracity.transport.pricing import Price, find_price
@@ -52,6 +64,7 @@ async def aevaluate(
     settings: Mapping[str, Any] | None = None,
     prompt_budget: int | None = None,
     truncate_contexts: bool = False,
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
 ) -> EvaluationResult:
     """Evaluate ``samples`` (a dataset path, or samples / dicts) with ``metrics``.
 
@@ -71,8 +84,11 @@ async def aevaluate(
     a sample over the budget is ``invalid_input``, unless its contexts may be cut to fit.
     A judge that cannot work at all (bad key, unknown model) raises
     :class:`~veracity.judges.JudgeFatalError` after recording what was done.
+    ``max_error_rate`` (a share in [0, 1]) is what the result's ``error_check`` holds the
+    judge errors against.
     """
-    chosen = [resolve_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
+    max_error_rate = checked_error_rate(max_error_rate)
+    chosen = _resolved(metrics, rubrics)
     needs = frozenset[Need]().union(*(m.needs for m in chosen))
     if judge is None or isinstance(judge, str):
         judge = make_judge(
@@ -100,8 +116,9 @@ async def aevaluate(
     )
     price = find_price(the_judge.name, prices)
     items, dataset_path = items_from(samples)
-    manifest = _manifest(models, chosen, price, dataset_path, {"iterations": iterations,
-                                                               **(settings or {})})  # fmt: skip
+    manifest = _manifest(models, chosen, price, dataset_path, {
+        "iterations": iterations, "max_error_rate": max_error_rate, **(settings or {})
+    })  # fmt: skip
     run_dir = RunDirectory(Path(out)) if out is not None else None
     if run_dir is not None:
         run_dir.open(manifest)
@@ -168,6 +185,7 @@ async def aevaluate(
         bad_rows=tuple(bad_rows),
         run_dir=run_dir.path if run_dir else None,
         manifest=manifest,
+        max_error_rate=max_error_rate,
     )
 
 
@@ -179,6 +197,15 @@ def evaluate(
 ) -> EvaluationResult:
     """Synchronous :func:`aevaluate` (not for use inside a running event loop)."""
     return asyncio.run(aevaluate(samples, metrics, judge, **options))
+
+
+def _resolved(
+    metrics: Sequence[str | Metric], rubrics: Mapping[str, Rubric] | None
+) -> list[Metric]:
+    chosen = [resolve_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
+    if not chosen:  # a run of no metric would measure nothing, and say nothing of it
+        raise no_metric_error(metrics)
+    return chosen
 
 
 def _stopped_by(exc: BaseException) -> tuple[str, str]:

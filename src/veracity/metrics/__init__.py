@@ -8,7 +8,7 @@ from veracity.metrics.context_recall import ContextRecall
 from veracity.metrics.factual_accuracy import FactualAccuracy, grade
 from veracity.metrics.faithfulness import Faithfulness
 from veracity.metrics.ragas_score import COMPONENTS, DEFAULT_WEIGHTS, RagasScore, weighted_mean
-from veracity.metrics.registry import METRICS, UnknownMetricError, resolve_metrics
+from veracity.metrics.registry import METRICS, UnknownMetricError, no_metric_error, resolve_metrics
 from veracity.metrics.rubric import RubricMetric
 from veracity.metrics.similarity import BertScore, SemanticSimilarity
 
@@ -34,6 +34,7 @@ __all__ = [
     "average_precision",
     "grade",
     "judge_error",
+    "no_metric_error",
     "resolve_metrics",
     "weighted_mean",
 ]

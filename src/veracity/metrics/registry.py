@@ -34,6 +34,14 @@ class UnknownMetricError(ValueError):
     pass
 
 
+_AVAILABLE = f"{', '.join(METRICS)}, rubric:NAME"
+
+
+def no_metric_error(given: Sequence[object]) -> UnknownMetricError:
+    """The error of a run asked for no metric (it would measure nothing, silently)."""
+    return UnknownMetricError(f"no metric named (given: {list(given)!r}); available: {_AVAILABLE}")
+
+
 def resolve_metrics(
     names: Sequence[str],
     rubrics: Mapping[str, Rubric] | None = None,
@@ -58,9 +66,7 @@ def resolve_metrics(
                 )
             metrics.append(RubricMetric(rubric))
         else:
-            raise UnknownMetricError(
-                f"unknown metric {name!r}; available: {', '.join(METRICS)}, rubric:NAME"
-            )
+            raise UnknownMetricError(f"unknown metric {name!r}; available: {_AVAILABLE}")
     if not metrics:
-        raise UnknownMetricError("no metric named")
+        raise no_metric_error(names)
     return metrics

@@ -22,13 +22,18 @@ from veracity.report.summary import (
     summarize,
 )
 from veracity.report.thresholds import (
+    DEFAULT_MAX_ERROR_RATE,
+    ErrorRateCheck,
     ThresholdCheck,
+    check_error_rate,
     check_thresholds,
+    checked_error_rate,
     parse_thresholds,
     thresholds_from_settings,
 )
 
 __all__ = [
+    "DEFAULT_MAX_ERROR_RATE",
     "DEFAULT_THRESHOLD",
     "NO_SYSTEM",
     "NO_TYPE",
@@ -36,11 +41,14 @@ __all__ = [
     "AnalysisBuilder",
     "CompareError",
     "Comparison",
+    "ErrorRateCheck",
     "MetricComparison",
     "ReportError",
     "SummaryBuilder",
     "ThresholdCheck",
+    "check_error_rate",
     "check_thresholds",
+    "checked_error_rate",
     "compare_records",
     "compare_runs",
     "compare_systems",

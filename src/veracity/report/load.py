@@ -9,7 +9,15 @@ from typing import Any
 
 from veracity.report.summary import summarize
 from veracity.report.thresholds import thresholds_from_settings
-from veracity.store import MANIFEST, RESULTS, RUNNING, SUMMARY, read_results, writing
+from veracity.store import (
+    MANIFEST,
+    RESULTS,
+    RUNNING,
+    SUMMARY,
+    ResultsFileError,
+    read_results,
+    writing,
+)
 
 
 class ReportError(ValueError):
@@ -74,6 +82,8 @@ def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
             given_thresholds(summary, manifest),
             bad_rows=bad_rows if isinstance(bad_rows, int) else 0,
         )
+    except ResultsFileError as exc:  # names the file and line already
+        raise ReportError(str(exc)) from exc
     except ValueError as exc:
         raise ReportError(f"{run_dir / RESULTS} cannot be read: {exc}") from exc
     return rebuilt, True

@@ -23,6 +23,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import ValidationError
+
+from veracity.dataset.normalize import describe_validation_error
+from veracity.dataset.raw import decode_error_message, json_error_message
 from veracity.store.attempts import begin_attempt, end_attempt, record_progress
 from veracity.store.files import dumps, remove_temporaries, write_json_atomic, write_text_atomic
 from veracity.types import ResultRecord
@@ -54,8 +58,27 @@ CREATE TABLE IF NOT EXISTS results (
 IN_ORDER = "SELECT record FROM results ORDER BY position, metric_order, iteration"
 
 
+# What a full disk, a read-only one or a missing permission raises, from files and SQLite
+# (not sqlite3.DatabaseError as such: that is a corrupt file, not a failing disk).
+WRITE_ERRORS = (OSError, sqlite3.OperationalError)
+
+
 class RunDirectoryError(Exception):
     pass
+
+
+def _reason(exc: Exception) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def _make_directory(path: Path) -> None:
+    """Create ``path`` (and its parents); fail naming the file that stands in the way."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except WRITE_ERRORS as exc:
+        blocking = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
+        problem = f"{blocking} is a file, not a directory" if blocking else _reason(exc)
+        raise RunDirectoryError(f"cannot use {path} as the run directory: {problem}") from exc
 
 
 class RunDirectory:
@@ -80,8 +103,13 @@ class RunDirectory:
     def open(self, manifest: Mapping[str, Any]) -> None:
         """Lock the directory and open its store; an earlier run of the same dataset and
         judge here is resumed (whenever it stopped), anything else is refused."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        self._lock = (self.path / LOCK).open("w")
+        _make_directory(self.path)
+        try:
+            self._lock = (self.path / LOCK).open("w")
+        except WRITE_ERRORS as exc:
+            raise RunDirectoryError(
+                f"cannot use {self.path} as the run directory: {_reason(exc)}"
+            ) from exc
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -90,6 +118,11 @@ class RunDirectory:
             raise RunDirectoryError(f"another veracity run is writing {self.path}") from None
         try:
             self._open(manifest)
+        except WRITE_ERRORS as exc:
+            self.close()
+            raise RunDirectoryError(
+                f"cannot use {self.path} as the run directory: {_reason(exc)}"
+            ) from exc
         except BaseException:
             self.close()
             raise
@@ -139,6 +172,19 @@ class RunDirectory:
         return loaded if isinstance(loaded, dict) else None
 
     @contextmanager
+    def _file_errors(self, what: str) -> Iterator[None]:
+        """A file of the directory that cannot be written (a full or read-only disk)."""
+        try:
+            yield
+        except OSError as exc:
+            # Each file is replaced whole or appended to, and the store holds every result.
+            raise RunDirectoryError(
+                f"cannot write {what} {self.path}: {_reason(exc)}; every result is kept in "
+                f"{self.path / DATABASE}: free some space (or make it writable) and run the "
+                "same command again to go on"
+            ) from exc
+
+    @contextmanager
     def _store_errors(self) -> Iterator[None]:
         """A failure of SQLite becomes an error naming the store's file."""
         try:
@@ -178,6 +224,10 @@ class RunDirectory:
                 ),
             )
         self._stored += 1
+        with self._file_errors("the results of"):
+            self._show_live(line)
+
+    def _show_live(self, line: str) -> None:
         if self._appending is not None:
             # Flushed, not synced: a killed process loses nothing written; the store is
             # what survives a power cut, and the file is rebuilt from it on the next open.
@@ -200,10 +250,11 @@ class RunDirectory:
             self._appending = None
         with self._store_errors():
             (self._stored,) = self._database().execute("SELECT COUNT(*) FROM results").fetchone()
-        self._write_results()
-        write_json_atomic(self.path / SUMMARY, dict(summary))
-        end_attempt(self._manifest, ending)
-        self._show_progress()
+        with self._file_errors("the files of"):
+            self._write_results()
+            write_json_atomic(self.path / SUMMARY, dict(summary))
+            end_attempt(self._manifest, ending)
+            self._show_progress()
 
     def close(self) -> None:
         if self._appending is not None:
@@ -242,6 +293,11 @@ def _store_error(path: Path, exc: sqlite3.Error) -> RunDirectoryError:
             f"{path} is damaged ({exc}): move it away to start this run afresh, or choose a "
             "new --out directory"
         )
+    if isinstance(exc, sqlite3.OperationalError):  # a full or read-only disk, mostly
+        return RunDirectoryError(
+            f"cannot write {path}: {exc}; every result finished before is kept there: free "
+            "some space (or make it writable) and run the same command again to go on"
+        )
     return RunDirectoryError(f"{path} cannot be used: {exc}")
 
 
@@ -269,17 +325,28 @@ def writing(path: Path) -> bool:
     return False
 
 
+class ResultsFileError(ValueError):
+    """A line of ``results.jsonl`` that is not a result: ``file:line: problem``."""
+
+
 def read_results(path: Path) -> Iterator[ResultRecord]:
     """The records of a run directory's ``results.jsonl``, in order (the results so far,
-    for a run that is still running or was killed)."""
-    with (path / RESULTS).open(encoding="utf-8") as handle:
-        for line in handle:
+    for a run that is still running or was killed); a line that is not a result raises
+    :class:`ResultsFileError` naming the file and the line."""
+    file = path / RESULTS
+    with file.open("rb") as handle:  # bytes: even an undecodable line is named by number
+        for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except ValueError:
-                if not line.endswith("\n"):
+                yield ResultRecord.model_validate(json.loads(line))
+            except UnicodeDecodeError as exc:
+                raise ResultsFileError(f"{file}:{number}: {decode_error_message(exc)}") from None
+            except ValidationError as exc:
+                raise ResultsFileError(
+                    f"{file}:{number}: {describe_validation_error(exc)}"
+                ) from None
+            except ValueError as exc:
+                if not line.endswith(b"\n"):
                     return  # the last line, cut off while it was appended: the store has it
-                raise
-            yield ResultRecord.model_validate(row)
+                raise ResultsFileError(f"{file}:{number}: {json_error_message(exc)}") from None

@@ -8,7 +8,8 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -40,18 +41,39 @@ def default_cache_path() -> Path:
     return Path(base) / "veracity" / "responses.sqlite3"
 
 
+class ResponseCacheError(Exception):
+    """The cache file cannot be opened or written: a full or read-only disk, no permission."""
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn what a failing disk raises (files and SQLite) into a message naming ``path``."""
+    try:
+        yield
+    except (OSError, sqlite3.OperationalError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ResponseCacheError(
+            f"cannot write the response cache {path}: {reason} (free some space, set "
+            "VERACITY_CACHE to a file elsewhere, or run with --no-cache)"
+        ) from exc
+
+
 class ResponseCache:
     """Replies by key, in SQLite (WAL mode: readers and a killed writer never corrupt it).
 
     Every stored reply is committed at once, so a run killed at any moment keeps every
-    reply it had received.
+    reply it had received. A disk that fails it raises :class:`ResponseCacheError`.
     """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        with _writing(path):
+            self._open()
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=5000")
@@ -82,7 +104,7 @@ class ResponseCache:
 
     def put(self, key: str, reply: ChatReply) -> None:
         tokens = json.dumps([t.to_json() for t in reply.tokens]) if reply.tokens else None
-        with self._lock:
+        with self._lock, _writing(self.path):
             self._db.execute(
                 "INSERT OR REPLACE INTO replies (key, text, model, input_tokens, output_tokens, "
                 "truncated, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -109,7 +131,7 @@ class ResponseCache:
         return state if isinstance(state, dict) else None
 
     def remember(self, endpoint: str, state: Mapping[str, Any]) -> None:
-        with self._lock:
+        with self._lock, _writing(self.path):
             self._db.execute(
                 "INSERT OR REPLACE INTO negotiated VALUES (?, ?)", (endpoint, json.dumps(state))
             )
