@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
+import warnings
 from pathlib import Path
 
-from tests.helpers import claims_reply
+import pytest
+
+from tests.helpers import claims_reply, verdicts_reply
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ScriptedChat
-from veracity.judges.chat.cache import CachedChat, ResponseCache
+from veracity.judges.chat import ChatReply, ScriptedChat
+from veracity.judges.chat.cache import CachedChat, CorruptCacheWarning, ResponseCache
+from veracity.types import Usage
 
 
 async def test_second_ask_comes_from_the_cache_at_no_cost(tmp_path: Path) -> None:
@@ -43,3 +49,80 @@ async def test_the_cache_survives_reopening(tmp_path: Path) -> None:
     assert outcome.value == ("x",)
     assert again.calls == []
     assert len(ResponseCache(path)) == 1
+
+
+REFUSAL = "I cannot help with that."
+
+
+async def test_replies_that_gave_a_judge_error_are_not_served_again(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite3")
+    # Refused, and refused again when re-asked: the question ends in an error.
+    chat = ScriptedChat([REFUSAL, REFUSAL], responder=lambda m, o: claims_reply("x"))
+    failed = await LLMJudge(CachedChat(chat, cache)).extract_claims("q", "A.", iteration=0)
+    assert failed.error is not None and len(chat.calls) == 2
+    assert len(cache) == 0  # both replies taken back
+
+    again = await LLMJudge(CachedChat(chat, cache)).extract_claims("q", "A.", iteration=0)
+    assert again.value == ("x",)
+    assert len(chat.calls) == 3  # asked anew, not the cached refusal replayed
+    assert (again.usage.calls, again.usage.cached_calls) == (1, 0)
+
+
+async def test_a_reply_mended_by_its_re_ask_stays_cached(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite3")
+    chat = ScriptedChat(["not json", claims_reply("x")])
+    first = await LLMJudge(CachedChat(chat, cache)).extract_claims("q", "A.", iteration=0)
+    second = await LLMJudge(CachedChat(ScriptedChat(), cache)).extract_claims(
+        "q", "A.", iteration=0
+    )
+    assert first.value == second.value == ("x",)
+    assert second.usage.cached_calls == 2  # the pair replays: a re-run makes no call
+
+
+async def test_missing_verdicts_still_missing_are_not_served_again(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite3")
+    partial = verdicts_reply(("A.", "supported"))
+    chat = ScriptedChat([partial, json.dumps({"verdicts": []})])
+    failed = await LLMJudge(CachedChat(chat, cache)).verify_claims(
+        ["A.", "B."], ["A. B."], iteration=0
+    )
+    assert failed.error is not None and "no verdict" in failed.error
+    assert len(cache) == 0
+
+
+def test_a_corrupt_cache_file_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "responses.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.warns(CorruptCacheWarning, match=re.escape(str(path))):
+        cache = ResponseCache(path)
+    cache.put("k", reply("kept"))
+    assert cache.get("k") is not None
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith("responses.sqlite3.corrupt")]
+    assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not")
+    cache.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the rebuilt cache opens without a word
+        assert ResponseCache(path).get("k") is not None
+
+
+def test_a_cache_corrupt_inside_is_set_aside_when_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "responses.sqlite3"
+    cache = ResponseCache(path)
+    for i in range(500):
+        cache.put(str(i), reply("x" * 500))
+    cache.close()
+    data = bytearray(path.read_bytes())
+    data[8192 : 8192 * 20] = b"\x55" * (8192 * 19)  # pages in the middle, header intact
+    path.write_bytes(bytes(data))
+
+    cache = ResponseCache(path)  # the header still reads: the damage shows on a read
+    with pytest.warns(CorruptCacheWarning, match=re.escape(str(path))):
+        assert cache.get("400") is None
+    cache.put("400", reply("new"))
+    found = cache.get("400")
+    assert found is not None and found.text == "new"
+    assert len(cache) == 1
+
+
+def reply(text: str) -> ChatReply:
+    return ChatReply(text=text, usage=Usage(calls=1), latency_s=0.0, model="m")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+from typing import TextIO
+
 import typer
+from rich.markup import escape
 
 from veracity._version import __version__
-from veracity.cli.common import out_console
+from veracity.cli.common import err_console, out_console
 from veracity.cli.demo import demo
 from veracity.cli.report import compare, report
 from veracity.cli.run import estimate, run
@@ -32,6 +36,26 @@ def version() -> None:
     out_console.print(__version__)
 
 
+_python_showwarning = warnings.showwarning
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """veracity's own warnings (a damaged cache set aside, say) as one line for the user;
+    other libraries' as Python shows them."""
+    if category.__module__.startswith("veracity."):
+        err_console.print(f"[yellow]warning:[/] {escape(str(message))}", highlight=False)
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
+
+
 def main() -> None:
+    warnings.showwarning = _show_warning
     # Ctrl-C is handled by the commands that run (typer would exit 130 before it got here).
     app()

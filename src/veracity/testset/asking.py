@@ -57,5 +57,6 @@ async def ask_items(judge: LLMJudge, chunks: Sequence[Chunk], call: PlannedCall)
             call.round,
         )
     except Unusable as exc:
-        return ItemsReply(None, str(exc), exchange.usage)
+        failed = exchange.failed(judge.model, str(exc))
+        return ItemsReply(None, failed.error, failed.usage)
     return ItemsReply(parsed, None, exchange.usage)

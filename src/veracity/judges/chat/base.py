@@ -25,7 +25,9 @@ STRUCTURED_OUTPUT_FALLBACK: dict[StructuredOutput, StructuredOutput | None] = {
 @dataclass(frozen=True, slots=True)
 class ChatReply:
     """A reply: its text, what it cost, and where the endpoint gives them, the tokens' log-
-    probabilities. ``truncated``: the reply stopped at its ``max_tokens`` bound."""
+    probabilities. ``truncated``: the reply stopped at its ``max_tokens`` bound.
+    ``cache_key``: where a response cache keeps it, so a reply that proves unusable can be
+    taken back."""
 
     text: str
     usage: Usage
@@ -33,6 +35,7 @@ class ChatReply:
     model: str
     truncated: bool = False
     tokens: tuple[TokenLogprob, ...] = ()
+    cache_key: str | None = None
 
 
 class ChatModel(Protocol):

@@ -8,8 +8,11 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+import time
+import warnings
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -58,54 +61,111 @@ def _writing(path: Path) -> Iterator[None]:
         ) from exc
 
 
+class CorruptCacheWarning(UserWarning):
+    """A response cache file was found damaged: it was set aside and a new one started."""
+
+
+# SQLite's result codes for a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB); the low byte
+# of an extended code is its primary code.
+_DAMAGED = frozenset({11, 26})
+
+
+def _damaged(exc: sqlite3.DatabaseError) -> bool:
+    return exc.sqlite_errorcode & 0xFF in _DAMAGED
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA busy_timeout=5000")
+        for statement in SCHEMA:
+            db.execute(statement)
+        present = {row[1] for row in db.execute("PRAGMA table_info(replies)")}
+        for column, declaration in ADDED_COLUMNS.items():
+            if column not in present:
+                db.execute(f"ALTER TABLE replies ADD COLUMN {column} {declaration}")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 class ResponseCache:
     """Replies by key, in SQLite (WAL mode: readers and a killed writer never corrupt it).
 
     Every stored reply is committed at once, so a run killed at any moment keeps every
-    reply it had received. A disk that fails it raises :class:`ResponseCacheError`.
+    reply it had received. A disk that fails it raises :class:`ResponseCacheError`. A file
+    found damaged (on opening, or on any read or write) is set aside beside itself and the
+    cache starts again empty, with a :class:`CorruptCacheWarning` naming it: a cache can
+    always be rebuilt, a run that stops on one cannot go on.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
         with _writing(path):
-            self._open()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._db = _connect(path)
+            except sqlite3.DatabaseError as exc:
+                if not _damaged(exc):
+                    raise
+                self._db = self._rebuilt(exc)
 
-    def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        for statement in SCHEMA:
-            self._db.execute(statement)
-        present = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
-        for column, declaration in ADDED_COLUMNS.items():
-            if column not in present:
-                self._db.execute(f"ALTER TABLE replies ADD COLUMN {column} {declaration}")
+    def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one statement; on a damaged file, run again on a rebuilt cache."""
+        with self._lock:
+            try:
+                return self._db.execute(sql, parameters).fetchall()
+            except sqlite3.DatabaseError as exc:
+                if not _damaged(exc):
+                    raise
+                self._db.close()
+                with _writing(self.path):
+                    self._db = self._rebuilt(exc)
+                return self._db.execute(sql, parameters).fetchall()
+
+    def _rebuilt(self, damage: sqlite3.DatabaseError) -> sqlite3.Connection:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        # The write-ahead log goes with its file: replayed onto a new one it would harm it.
+        for suffix in ("", "-wal", "-shm"):
+            part = Path(f"{self.path}{suffix}")
+            if part.exists():
+                part.replace(f"{aside}{suffix}")
+        warnings.warn(
+            CorruptCacheWarning(
+                f"the response cache {self.path} is damaged ({damage}); it was set aside as "
+                f"{aside.name} and a new one started"
+            ),
+            stacklevel=2,
+        )
+        return _connect(self.path)
 
     def get(self, key: str) -> ChatReply | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT text, model, truncated, tokens FROM replies WHERE key = ?", (key,)
-            ).fetchone()
-        if row is None:
+        rows = self._rows(
+            "SELECT text, model, truncated, tokens FROM replies WHERE key = ?", (key,)
+        )
+        if not rows:
             return None
-        tokens = tuple(TokenLogprob.from_json(t) for t in json.loads(row[3])) if row[3] else ()
+        text, model, truncated, tokens = rows[0]
+        logprobs = tuple(TokenLogprob.from_json(t) for t in json.loads(tokens)) if tokens else ()
         # A cached reply costs nothing; its original tokens stay in the table for reference.
         return ChatReply(
-            text=row[0],
+            text=text,
             usage=Usage(cached_calls=1),
             latency_s=0.0,
-            model=row[1],
-            truncated=bool(row[2]),
-            tokens=tokens,
+            model=model,
+            truncated=bool(truncated),
+            tokens=logprobs,
+            cache_key=key,
         )
 
     def put(self, key: str, reply: ChatReply) -> None:
         tokens = json.dumps([t.to_json() for t in reply.tokens]) if reply.tokens else None
-        with self._lock, _writing(self.path):
-            self._db.execute(
+        with _writing(self.path):
+            self._rows(
                 "INSERT OR REPLACE INTO replies (key, text, model, input_tokens, output_tokens, "
                 "truncated, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -119,26 +179,28 @@ class ResponseCache:
                 ),
             )
 
+    def delete(self, keys: Collection[str]) -> None:
+        if keys:
+            marks = ", ".join("?" * len(keys))
+            with _writing(self.path):
+                self._rows(f"DELETE FROM replies WHERE key IN ({marks})", tuple(keys))
+
     def negotiated(self, endpoint: str) -> dict[str, Any] | None:
         """What an earlier run learnt of ``endpoint`` (see :class:`Negotiating`)."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT state FROM negotiated WHERE endpoint = ?", (endpoint,)
-            ).fetchone()
-        if row is None:
+        rows = self._rows("SELECT state FROM negotiated WHERE endpoint = ?", (endpoint,))
+        if not rows:
             return None
-        state = json.loads(row[0])
+        state = json.loads(rows[0][0])
         return state if isinstance(state, dict) else None
 
     def remember(self, endpoint: str, state: Mapping[str, Any]) -> None:
-        with self._lock, _writing(self.path):
-            self._db.execute(
+        with _writing(self.path):
+            self._rows(
                 "INSERT OR REPLACE INTO negotiated VALUES (?, ?)", (endpoint, json.dumps(state))
             )
 
     def __len__(self) -> int:
-        with self._lock:
-            (count,) = self._db.execute("SELECT COUNT(*) FROM replies").fetchone()
+        ((count,),) = self._rows("SELECT COUNT(*) FROM replies")
         return int(count)
 
     def close(self) -> None:
@@ -178,7 +240,8 @@ def cache_key(
 
 
 class CachedChat:
-    """A chat model behind the response cache: a reply seen before is not asked again.
+    """A chat model behind the response cache: a reply seen before is not asked again,
+    unless it was taken back (:meth:`forget`) for giving no usable answer.
 
     A negotiating model starts from the options its endpoint accepted in an earlier run,
     so a re-run of a finished run makes no call at all, not even a rejected one.
@@ -221,7 +284,12 @@ class CachedChat:
                 # Stored under the options the reply was asked with: those in use now.
                 key = cache_key(self.model, messages, output, iteration)
         self.cache.put(key, reply)
-        return reply
+        return replace(reply, cache_key=key)
+
+    def forget(self, replies: Iterable[ChatReply]) -> None:
+        """Take ``replies`` back from the cache: they gave no usable answer (a judge_error),
+        so no later run may take them for good ones; the next ask goes to the judge."""
+        self.cache.delete({r.cache_key for r in replies if r.cache_key is not None})
 
     async def aclose(self) -> None:
         await self.model.aclose()

@@ -11,10 +11,11 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.chat.base import ChatModel, ChatReply
+from veracity.judges.chat.cache import CachedChat
 from veracity.judges.parsing import ParseFailure, cut_short
 from veracity.prompts import ChatMessage, OutputSpec, PromptTemplate, RenderedPrompt
 from veracity.transport import CallFailedError
@@ -51,7 +52,7 @@ class Exchange:
     """What one question to the judge cost and produced, re-asks included."""
 
     usage: Usage = field(default_factory=Usage)
-    raw_replies: list[str] = field(default_factory=list)
+    replies: list[ChatReply] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
 
@@ -62,9 +63,17 @@ class Exchange:
             usage=self.usage,
             latency_s=time.perf_counter() - self.started,
             # Replies are kept whole only when something went wrong: they are the evidence.
-            raw_replies=tuple(self.raw_replies) if error else (),
+            raw_replies=tuple(reply.text for reply in self.replies) if error else (),
             notes=tuple(self.notes),
         )
+
+    def failed(self, model: ChatModel, error: str) -> JudgeOutcome[Any]:
+        """The outcome of a question the judge could not answer. Its replies are taken
+        back from ``model``'s response cache, if it has one: served again, they would
+        only give the same error, and a retry must reach the judge."""
+        if isinstance(model, CachedChat):
+            model.forget(self.replies)
+        return self.outcome(None, error)
 
 
 def _read(
@@ -96,7 +105,7 @@ async def ask(
         except CallFailedError as exc:
             raise Unusable(f"judge call failed: {exc}") from exc
         exchange.usage += reply.usage
-        exchange.raw_replies.append(reply.text)
+        exchange.replies.append(reply)
         parsed = _read(reply, output, parse)
         if not isinstance(parsed, ParseFailure):
             if attempt == 2:
@@ -134,7 +143,7 @@ async def ask_once(
     try:
         value, reply = await ask(model, prompt, parse, exchange, iteration)
     except Unusable as exc:
-        return exchange.outcome(None, str(exc))
+        return exchange.failed(model, str(exc))
     if refine is not None and reply.tokens:
         value = refine(value, reply.text, reply.tokens)
     return exchange.outcome(value)

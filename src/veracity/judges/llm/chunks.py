@@ -37,7 +37,7 @@ async def judge_chunks(
     try:
         judged = await ask_for_all(len(contexts), ask_round, exchange, "chunk")
     except Unusable as exc:
-        return exchange.outcome(None, str(exc))
+        return exchange.failed(asker.model, str(exc))
     # Indices as in the sample's retrieval order, not as numbered in a re-ask.
     return exchange.outcome(
         tuple(chunk.model_copy(update={"index": i}) for i, chunk in enumerate(judged))

@@ -34,7 +34,7 @@ async def extract_claims(
         parsed: ParsedClaims
         parsed, _ = await ask(asker.model, prompt, parse_claims_reply, exchange, iteration)
     except Unusable as exc:
-        return exchange.outcome(None, str(exc))
+        return exchange.failed(asker.model, str(exc))
     exchange.notes.extend(parsed.notes)
     return exchange.outcome(parsed.claims)
 
@@ -62,7 +62,7 @@ async def verify_claims(
     except* Unusable as failures:
         failure = str(failures.exceptions[0])
     if failure is not None:
-        return exchange.outcome(None, failure)
+        return exchange.failed(asker.model, failure)
     return exchange.outcome(tuple(verdict for task in found for verdict in task.result()))
 
 

@@ -235,7 +235,7 @@ class LLMJudge:
                     exchange, iteration,
                 )  # fmt: skip
             except Unusable as exc:
-                return exchange.outcome(None, str(exc))
+                return exchange.failed(self.model, str(exc))
             exchange.notes.extend(parsed.notes)
             return exchange.outcome(with_expected_scores(parsed.scores, reply.text, reply.tokens))
 
