@@ -144,6 +144,10 @@ def run(
     cache: Annotated[
         bool, typer.Option(help="Use the judge-response cache (--no-cache bypasses it).")
     ] = True,
+    retry_errors: Annotated[
+        bool,
+        typer.Option(help="Ask the judge again for the judge_error results in --out only."),
+    ] = False,
     threshold: Annotated[
         list[str] | None, typer.Option(help="metric=value; exit 1 when a mean is below it.")
     ] = None,
@@ -164,8 +168,11 @@ def run(
     check_dataset(dataset)
     mode = structured_output_mode(structured_output)
     run_dir = out or Path("runs") / dataset.stem
-    if resume and not any((run_dir / name).exists() for name in (MANIFEST, DATABASE)):
+    has_run = any((run_dir / name).exists() for name in (MANIFEST, DATABASE))
+    if resume and not has_run:
         raise fail(f"--resume: there is no run to resume in {run_dir}")
+    if retry_errors and not has_run:
+        raise fail(f"--retry-errors: there is no run in {run_dir} whose errors to retry")
     try:
         settings = settings_from(
             config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
@@ -207,10 +214,16 @@ def run(
                     bert_scorer=bert_model,
                     base_url=settings.base_url,
                     cache=settings.cache,
+                    retry_errors=retry_errors,
                     prices=settings.config.prices,
                     keep_results=False,
                     on_result=progress,
-                    settings={**settings.describe(), "strict": strict, "thresholds": gates},
+                    settings={
+                        **settings.describe(),
+                        "strict": strict,
+                        "retry_errors": retry_errors,
+                        "thresholds": gates,
+                    },
                     max_error_rate=settings.max_error_rate,
                 )
             )

@@ -58,6 +58,7 @@ async def aevaluate(
     bert_scorer: BertScorer | str | None = "auto",
     rubrics: Mapping[str, Rubric] | None = None,
     cache: bool | str | Path = True,
+    retry_errors: bool = False,
     prices: Mapping[str, Price] | None = None,
     keep_results: bool = True,
     on_result: Callable[[ResultRecord], None] | None = None,
@@ -84,28 +85,17 @@ async def aevaluate(
     a sample over the budget is ``invalid_input``, unless its contexts may be cut to fit.
     A judge that cannot work at all (bad key, unknown model) raises
     :class:`~veracity.judges.JudgeFatalError` after recording what was done.
+    ``retry_errors`` asks the judge again for the ``judge_error`` results of the run in
+    ``out`` (their replies are never served from the cache), keeping every other result.
     ``max_error_rate`` (a share in [0, 1]) is what the result's ``error_check`` holds the
     judge errors against.
     """
+    if retry_errors and out is None:
+        raise ValueError("retry_errors needs out: the run directory whose judge errors to retry")
     max_error_rate = checked_error_rate(max_error_rate)
     chosen = _resolved(metrics, rubrics)
     needs = frozenset[Need]().union(*(m.needs for m in chosen))
-    if judge is None or isinstance(judge, str):
-        judge = make_judge(
-            judge or default_judge_spec(),
-            base_url=base_url,
-            concurrency=concurrency,
-            rpm=rpm,
-            prompt_budget=PromptBudget(
-                DEFAULT_PROMPT_BUDGET if prompt_budget is None else prompt_budget,
-                truncate_contexts,
-            ),
-        )
-    elif prompt_budget is not None or truncate_contexts:
-        raise ValueError(
-            "prompt_budget and truncate_contexts shape a judge made from a spec; give a judge "
-            "object its own (LLMJudge(..., prompt_budget=PromptBudget(...)))"
-        )
+    judge = _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts)
     the_judge = _with_cache(judge, cache)
     models = Models(
         judge=the_judge,
@@ -136,7 +126,9 @@ async def aevaluate(
             on_result(record)
 
     def done(sample: Sample, iteration: int) -> set[str]:
-        return run_dir.done(sample.id, sample.system, iteration) if run_dir else set()
+        if run_dir is None:
+            return set()
+        return run_dir.done(sample.id, sample.system, iteration, retry_errors=retry_errors)
 
     status, error = "completed", None
     try:
@@ -197,6 +189,34 @@ def evaluate(
 ) -> EvaluationResult:
     """Synchronous :func:`aevaluate` (not for use inside a running event loop)."""
     return asyncio.run(aevaluate(samples, metrics, judge, **options))
+
+
+def _judge(
+    judge: Judge | str | None,
+    base_url: str | None,
+    concurrency: int,
+    rpm: float | None,
+    prompt_budget: int | None,
+    truncate_contexts: bool,
+) -> Judge:
+    """The judge object: ``judge`` itself, or made from a spec (the default one if none)."""
+    if judge is None or isinstance(judge, str):
+        return make_judge(
+            judge or default_judge_spec(),
+            base_url=base_url,
+            concurrency=concurrency,
+            rpm=rpm,
+            prompt_budget=PromptBudget(
+                DEFAULT_PROMPT_BUDGET if prompt_budget is None else prompt_budget,
+                truncate_contexts,
+            ),
+        )
+    if prompt_budget is not None or truncate_contexts:
+        raise ValueError(
+            "prompt_budget and truncate_contexts shape a judge made from a spec; give a judge "
+            "object its own (LLMJudge(..., prompt_budget=PromptBudget(...)))"
+        )
+    return judge
 
 
 def _resolved(

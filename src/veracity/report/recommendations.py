@@ -191,8 +191,8 @@ def judge_errors(ev: Evidence) -> list[Recommendation]:
                 message += (
                     f"{unanswered} got no reply at all (timeouts, server errors, dropped "
                     "connections: each reason says which); a longer --timeout, a lower "
-                    "--concurrency or an --rpm limit may help, and a run into a new --out "
-                    "makes only the failed calls again (the others come from the cache)."
+                    "--concurrency or an --rpm limit may help, and the same command with "
+                    "--retry-errors asks the judge again for those results only."
                 )
             else:
                 message += (

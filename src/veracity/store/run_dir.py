@@ -29,7 +29,7 @@ from veracity.dataset.normalize import describe_validation_error
 from veracity.dataset.raw import decode_error_message, json_error_message
 from veracity.store.attempts import begin_attempt, end_attempt, record_progress
 from veracity.store.files import dumps, remove_temporaries, write_json_atomic, write_text_atomic
-from veracity.types import ResultRecord
+from veracity.types import ResultRecord, Status
 
 MANIFEST = "run.json"
 RESULTS = "results.jsonl"
@@ -197,14 +197,18 @@ class RunDirectory:
             raise RunDirectoryError("the run directory is not open")
         return self._db
 
-    def done(self, sample_id: str, system: str | None, iteration: int) -> set[str]:
-        """The metrics already finished for this sample and iteration."""
+    def done(
+        self, sample_id: str, system: str | None, iteration: int, *, retry_errors: bool = False
+    ) -> set[str]:
+        """The metrics already finished for this sample and iteration; with
+        ``retry_errors``, a ``judge_error`` result is not finished (it is asked again)."""
+        query = "SELECT metric FROM results WHERE sample_id = ? AND system = ? AND iteration = ?"
+        parameters: list[str | int] = [sample_id, system or "", iteration]
+        if retry_errors:
+            query += " AND json_extract(record, '$.status') != ?"
+            parameters.append(Status.JUDGE_ERROR.value)
         with self._store_errors():
-            rows = self._database().execute(
-                "SELECT metric FROM results WHERE sample_id = ? AND system = ? AND iteration = ?",
-                (sample_id, system or "", iteration),
-            )
-            return {metric for (metric,) in rows}
+            return {metric for (metric,) in self._database().execute(query, parameters)}
 
     def add(self, record: ResultRecord, position: int) -> None:
         """Commit one result (autocommit: it is durable when this returns), then append it
