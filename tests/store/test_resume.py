@@ -63,6 +63,38 @@ def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path) -> None:
     assert manifest["status"] == "completed"
 
 
+def test_a_killed_run_without_the_cache_repeats_only_the_calls_in_flight(
+    tmp_path: Path,
+) -> None:
+    dataset = write_dataset(tmp_path / "data.jsonl", 24)
+    cache, flags = tmp_path / "cache", (*KILLABLE, "--no-cache")
+    # Slow verifications: at any moment many samples have their claims and wait for them.
+    with FakeLLMServer(latency_s=lambda r: 0.3 if "<claims>" in r.first_user else 0.05) as server:
+        baseline = start_run(dataset, tmp_path / "baseline", server.base_url, cache, *flags)
+        assert baseline.wait(timeout=120) == 0, baseline.stderr.read() if baseline.stderr else ""
+        baseline_calls = server.stats.completions
+        server.reset_stats()
+
+        out = tmp_path / "killed"
+        proc = start_run(dataset, out, server.base_url, cache, *flags)
+        deadline = time.monotonic() + 60
+        # Killed a third of the way: many samples finished, many half-judged.
+        while server.stats.completions < baseline_calls // 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        time.sleep(0.4)  # let the server finish what the killed run had asked
+        final = start_run(dataset, out, server.base_url, cache, *flags)
+        stderr = final.communicate(timeout=120)[1]
+        assert final.returncode == 0, stderr
+        repeated = server.stats.completions - baseline_calls
+
+    assert 0 <= repeated <= 4  # never more than --concurrency: the calls in flight
+    assert comparable(out) == comparable(tmp_path / "baseline")
+    assert not cache.exists()  # --no-cache: the shared cache is never touched
+    assert not (out / "replies.sqlite3").exists()  # the run's own replies: until it ends
+
+
 def test_a_finished_run_run_again_makes_no_call(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data.jsonl", 5)
     with FakeLLMServer() as server:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import platform
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,12 @@ from veracity.embeddings import BertScorer, Embedder, make_bert_scorer, make_emb
 from veracity.evaluation.inputs import SampleInput, items_from
 from veracity.evaluation.result import EvaluationResult
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
-from veracity.judges.chat.cache import CachedChat, ResponseCache, default_cache_path
+from veracity.judges.chat.cache import (
+    CachedChat,
+    ResponseCache,
+    default_cache_path,
+    remove_cache,
+)
 from veracity.metrics import (
     Metric,
     Models,
@@ -31,17 +37,18 @@ from veracity.report import (
     thresholds_from_settings,
 )
 from veracity.runner import run_metrics
-from veracity.store import RunDirectory, timestamp
+from veracity.store import REPLIES, RunDirectory, timestamp
 from veracity.transport.pricing import Price, find_price
 from veracity.types import ResultRecord, Rubric, Sample
 
 
-def _with_cache(judge: Judge, cache: bool | str | Path) -> Judge:
-    """The judge with its chat model behind the response cache (LLM judges only)."""
+def _with_cache(judge: Judge, cache: bool | str | Path) -> tuple[Judge, ResponseCache | None]:
+    """The judge with its chat model behind the response cache (LLM judges only), and
+    that cache."""
     if cache is False or not isinstance(judge, LLMJudge) or isinstance(judge.model, CachedChat):
-        return judge
-    path = default_cache_path() if cache is True else Path(cache)
-    return judge.using(CachedChat(judge.model, ResponseCache(path)))
+        return judge, None
+    replies = ResponseCache(default_cache_path() if cache is True else Path(cache))
+    return judge.using(CachedChat(judge.model, replies)), replies
 
 
 async def aevaluate(
@@ -96,7 +103,7 @@ async def aevaluate(
     chosen = _resolved(metrics, rubrics)
     needs = frozenset[Need]().union(*(m.needs for m in chosen))
     judge = _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts)
-    the_judge = _with_cache(judge, cache)
+    the_judge, _ = _with_cache(judge, cache)
     models = Models(
         judge=the_judge,
         embedder=make_embedder(embedder, base_url=base_url, concurrency=concurrency)
@@ -109,9 +116,7 @@ async def aevaluate(
     manifest = _manifest(models, chosen, price, dataset_path, {
         "iterations": iterations, "max_error_rate": max_error_rate, **(settings or {})
     })  # fmt: skip
-    run_dir = RunDirectory(Path(out)) if out is not None else None
-    if run_dir is not None:
-        run_dir.open(manifest)
+    run_dir, models, own_replies = _open_run(out, manifest, judge, cache, models)
     kept: list[ResultRecord] = []
     bad_rows: list[RowError] = []
 
@@ -169,7 +174,7 @@ async def aevaluate(
                     kept = list(run_dir.records())
         finally:
             if run_dir is not None:
-                run_dir.close()
+                _close_run(run_dir, own_replies, completed=status == "completed")
             await _close(models)
     return EvaluationResult(
         summary=summary,
@@ -179,6 +184,37 @@ async def aevaluate(
         manifest=manifest,
         max_error_rate=max_error_rate,
     )
+
+
+def _open_run(
+    out: str | Path | None,
+    manifest: Mapping[str, Any],
+    judge: Judge,
+    cache: bool | str | Path,
+    models: Models,
+) -> tuple[RunDirectory | None, Models, ResponseCache | None]:
+    """The run directory in ``out`` (locked, resumed), the models to run with, and the
+    run's own reply store. Without the shared cache the judge still keeps its replies, in
+    the run directory until the run completes: a run killed at any instant then loses only
+    the calls in flight, not the replies of the samples it had not finished."""
+    if out is None:
+        return None, models, None
+    run_dir = RunDirectory(Path(out))
+    run_dir.open(manifest)
+    if cache is not False:
+        return run_dir, models, None
+    the_judge, own_replies = _with_cache(judge, run_dir.path / REPLIES)
+    return run_dir, replace(models, judge=the_judge), own_replies
+
+
+def _close_run(
+    run_dir: RunDirectory, own_replies: ResponseCache | None, *, completed: bool
+) -> None:
+    if own_replies is not None:
+        own_replies.close()
+    if completed:  # every result is in: the run's own replies have served their purpose
+        remove_cache(run_dir.path / REPLIES)
+    run_dir.close()
 
 
 def evaluate(

@@ -5,6 +5,7 @@ from veracity.store.files import dumps, write_json_atomic
 from veracity.store.run_dir import (
     DATABASE,
     MANIFEST,
+    REPLIES,
     RESULTS,
     SUMMARY,
     ResultsFileError,
@@ -17,6 +18,7 @@ from veracity.store.run_dir import (
 __all__ = [
     "DATABASE",
     "MANIFEST",
+    "REPLIES",
     "RESULTS",
     "RUNNING",
     "SUMMARY",

@@ -11,7 +11,7 @@ import threading
 import time
 import warnings
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -92,6 +92,19 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+def _with_log(path: Path) -> list[tuple[Path, str]]:
+    """A SQLite file and its write-ahead log files, each with its suffix."""
+    return [(Path(f"{path}{suffix}"), suffix) for suffix in ("", "-wal", "-shm")]
+
+
+def remove_cache(path: Path) -> None:
+    """Delete a (closed) cache file and its write-ahead log, if the disk lets it: a file
+    left behind only takes room."""
+    for part, _ in _with_log(path):
+        with suppress(OSError):
+            part.unlink(missing_ok=True)
+
+
 class ResponseCache:
     """Replies by key, in SQLite (WAL mode: readers and a killed writer never corrupt it).
 
@@ -130,8 +143,7 @@ class ResponseCache:
     def _rebuilt(self, damage: sqlite3.DatabaseError) -> sqlite3.Connection:
         aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
         # The write-ahead log goes with its file: replayed onto a new one it would harm it.
-        for suffix in ("", "-wal", "-shm"):
-            part = Path(f"{self.path}{suffix}")
+        for part, suffix in _with_log(self.path):
             if part.exists():
                 part.replace(f"{aside}{suffix}")
         warnings.warn(
