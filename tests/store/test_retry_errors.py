@@ -49,15 +49,15 @@ def refusing(topic: str) -> Responder:
     return respond
 
 
-def veracity(dataset: Path, out: Path, server: FakeLLMServer, *flags: str) -> str:
+def veracity(dataset: Path, out: Path, server: FakeLLMServer, *flags: str, exits: int = 0) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
     proc = subprocess.run(
         [sys.executable, "-m", "veracity", "run", str(dataset), "--judge", "openai/m",
          "--base-url", server.base_url, "--out", str(out), *flags],
         capture_output=True, text=True, env=env, timeout=120, check=False,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+    assert proc.returncode == exits, proc.stderr
+    return proc.stderr
 
 
 def results(out: Path) -> dict[str, dict[str, Any]]:
@@ -75,14 +75,15 @@ def dataset(tmp_path: Path) -> Path:
 def test_retry_errors_asks_again_for_the_judge_errors_only(dataset: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     with FakeLLMServer(responder=refusing("Hamlet")) as server:
-        veracity(dataset, out, server)
+        stderr = veracity(dataset, out, server, exits=3)  # 1 of 3 unscored: too many
+        assert "--retry-errors" in stderr  # the way out is named
         before = results(out)
         assert before["q2"]["status"] == "judge_error"
         assert {before[q]["status"] for q in ("q1", "q3")} == {"scored"}
 
         server.responder = RuleBasedResponder()  # the judge works again
         server.reset_stats()
-        veracity(dataset, out, server)  # a plain re-run keeps every result: no call
+        veracity(dataset, out, server, exits=3)  # a plain re-run keeps every result: no call
         assert server.stats.completions == 0
         assert results(out) == before
 
@@ -103,7 +104,7 @@ def test_a_new_run_does_not_replay_the_replies_of_a_judge_error(
     dataset: Path, tmp_path: Path
 ) -> None:
     with FakeLLMServer(responder=refusing("Hamlet")) as server:
-        veracity(dataset, tmp_path / "a", server)
+        veracity(dataset, tmp_path / "a", server, exits=3)
         server.responder = RuleBasedResponder()
         server.reset_stats()
         veracity(dataset, tmp_path / "b", server)  # same cache, new run directory

@@ -89,8 +89,8 @@ def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Pat
     judge_errors = result.error_check
     if not judge_errors.met:
         raise fail(
-            f"{judge_errors}; each result's reason is in {run_dir / RESULTS} (--max-error-rate "
-            "sets the share allowed)",
+            f"{judge_errors}; each result's reason is in {run_dir / RESULTS} (--retry-errors "
+            "asks the judge again for them; --max-error-rate sets the share allowed)",
             EXIT_JUDGE_ERRORS,
         )
     if not all(check.met for check in checks):

@@ -16,6 +16,7 @@ from veracity.evaluation.inputs import SampleInput, items_from
 from veracity.evaluation.result import EvaluationResult
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
 from veracity.judges.chat.cache import (
+    SHARED_CACHE_ADVICE,
     CachedChat,
     ResponseCache,
     default_cache_path,
@@ -42,12 +43,14 @@ from veracity.transport.pricing import Price, find_price
 from veracity.types import ResultRecord, Rubric, Sample
 
 
-def _with_cache(judge: Judge, cache: bool | str | Path) -> tuple[Judge, ResponseCache | None]:
+def _with_cache(
+    judge: Judge, cache: bool | str | Path, advice: str = SHARED_CACHE_ADVICE
+) -> tuple[Judge, ResponseCache | None]:
     """The judge with its chat model behind the response cache (LLM judges only), and
-    that cache."""
+    that cache; ``advice`` is what to do when the disk fails it."""
     if cache is False or not isinstance(judge, LLMJudge) or isinstance(judge.model, CachedChat):
         return judge, None
-    replies = ResponseCache(default_cache_path() if cache is True else Path(cache))
+    replies = ResponseCache(default_cache_path() if cache is True else Path(cache), advice=advice)
     return judge.using(CachedChat(judge.model, replies)), replies
 
 
@@ -203,7 +206,12 @@ def _open_run(
     run_dir.open(manifest)
     if cache is not False:
         return run_dir, models, None
-    the_judge, own_replies = _with_cache(judge, run_dir.path / REPLIES)
+    the_judge, own_replies = _with_cache(
+        judge,
+        run_dir.path / REPLIES,
+        "free some space or make it writable, then run the same command again to go on: "
+        "every result so far is kept",
+    )
     return run_dir, replace(models, judge=the_judge), own_replies
 
 

@@ -48,17 +48,10 @@ class ResponseCacheError(Exception):
     """The cache file cannot be opened or written: a full or read-only disk, no permission."""
 
 
-@contextmanager
-def _writing(path: Path) -> Iterator[None]:
-    """Turn what a failing disk raises (files and SQLite) into a message naming ``path``."""
-    try:
-        yield
-    except (OSError, sqlite3.OperationalError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ResponseCacheError(
-            f"cannot write the response cache {path}: {reason} (free some space, set "
-            "VERACITY_CACHE to a file elsewhere, or run with --no-cache)"
-        ) from exc
+# What to do when a full or read-only disk fails the shared cache.
+SHARED_CACHE_ADVICE = (
+    "free some space, set VERACITY_CACHE to a file elsewhere, or run with --no-cache"
+)
 
 
 class CorruptCacheWarning(UserWarning):
@@ -115,10 +108,11 @@ class ResponseCache:
     always be rebuilt, a run that stops on one cannot go on.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, advice: str = SHARED_CACHE_ADVICE) -> None:
         self.path = path
+        self.advice = advice  # said when the disk fails it
         self._lock = threading.Lock()
-        with _writing(path):
+        with self._writing():
             path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 self._db = _connect(path)
@@ -126,6 +120,17 @@ class ResponseCache:
                 if not _damaged(exc):
                     raise
                 self._db = self._rebuilt(exc)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Turn what a failing disk raises (files and SQLite) into a message naming the file."""
+        try:
+            yield
+        except (OSError, sqlite3.OperationalError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise ResponseCacheError(
+                f"cannot write the response cache {self.path}: {reason} ({self.advice})"
+            ) from exc
 
     def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
         """The rows of one statement; on a damaged file, run again on a rebuilt cache."""
@@ -136,7 +141,7 @@ class ResponseCache:
                 if not _damaged(exc):
                     raise
                 self._db.close()
-                with _writing(self.path):
+                with self._writing():
                     self._db = self._rebuilt(exc)
                 return self._db.execute(sql, parameters).fetchall()
 
@@ -176,7 +181,7 @@ class ResponseCache:
 
     def put(self, key: str, reply: ChatReply) -> None:
         tokens = json.dumps([t.to_json() for t in reply.tokens]) if reply.tokens else None
-        with _writing(self.path):
+        with self._writing():
             self._rows(
                 "INSERT OR REPLACE INTO replies (key, text, model, input_tokens, output_tokens, "
                 "truncated, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -194,7 +199,7 @@ class ResponseCache:
     def delete(self, keys: Collection[str]) -> None:
         if keys:
             marks = ", ".join("?" * len(keys))
-            with _writing(self.path):
+            with self._writing():
                 self._rows(f"DELETE FROM replies WHERE key IN ({marks})", tuple(keys))
 
     def negotiated(self, endpoint: str) -> dict[str, Any] | None:
@@ -206,7 +211,7 @@ class ResponseCache:
         return state if isinstance(state, dict) else None
 
     def remember(self, endpoint: str, state: Mapping[str, Any]) -> None:
-        with _writing(self.path):
+        with self._writing():
             self._rows(
                 "INSERT OR REPLACE INTO negotiated VALUES (?, ?)", (endpoint, json.dumps(state))
             )
