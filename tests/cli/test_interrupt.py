@@ -72,6 +72,7 @@ def test_ctrl_c_keeps_the_results_says_so_and_exits_130(tmp_path: Path) -> None:
         resumed = veracity(*args, "--base-url", server.base_url, env={"OPENAI_API_KEY": "k"})
         requests = server.stats.requests
     assert resumed.returncode == 0, resumed.stderr
-    # Only the samples not finished before Ctrl-C are judged: two calls each.
-    assert requests == 2 * (SAMPLES - kept)
+    # Only the samples not finished before Ctrl-C are judged, two calls each at most: a
+    # reply received before it is kept in the run directory (--no-cache), not asked again.
+    assert requests <= 2 * (SAMPLES - kept)
     assert len((out / "results.jsonl").read_text().splitlines()) == SAMPLES
