@@ -104,3 +104,17 @@ def test_a_dataset_without_a_valid_sample_is_bad_input(tmp_path: Path, content: 
     stderr = run_refused(tmp_path, dataset=data)
     bad = content.count("\n")
     assert f"no valid sample in {data} ({bad} bad row(s))" in stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "metric", "named"),
+    [
+        ("--embedder", "answer_relevance", "unknown embedder 'bogus'"),
+        ("--bert-model", "bert_score", "unknown BERT scorer 'bogus'"),
+    ],
+)
+def test_an_unknown_model_name_is_named_not_a_traceback(
+    tmp_path: Path, option: str, metric: str, named: str
+) -> None:
+    stderr = run_refused(tmp_path, "--metrics", metric, option, "bogus")
+    assert named in stderr

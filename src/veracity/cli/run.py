@@ -37,7 +37,7 @@ from veracity.cli.common import (
 from veracity.cli.progress import RunProgress
 from veracity.config import ConfigError
 from veracity.dataset import DatasetError, RowError, read_dataset
-from veracity.embeddings import MissingLocalModelError, ModelIntegrityError
+from veracity.embeddings import MissingLocalModelError, ModelIntegrityError, ModelSpecError
 from veracity.embeddings.factory import local_embedder_available
 from veracity.evaluation import EvaluationResult, aevaluate
 from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
@@ -237,6 +237,7 @@ def run(
         ResponseCacheError,
         MissingLocalModelError,
         ModelIntegrityError,
+        ModelSpecError,
     ) as exc:
         raise fail(str(exc)) from exc
     except JudgeFatalError as exc:

@@ -17,6 +17,7 @@ from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.bertscore import MINILM_NUM_LAYERS, BertScorer, Scores
 from veracity.embeddings.cache import LRUCache
 from veracity.embeddings.factory import (
+    ModelSpecError,
     local_bert_scorer_available,
     local_embedder_available,
     make_bert_scorer,
@@ -45,6 +46,7 @@ __all__ = [
     "MissingLocalModelError",
     "ModelIntegrityError",
     "ModelOutputError",
+    "ModelSpecError",
     "OpenAIEmbedder",
     "PinnedFile",
     "Scores",

@@ -19,6 +19,10 @@ EMBEDDER_SPECS = "'auto', 'local', 'local:DIR' or 'openai/MODEL'"
 SCORER_SPECS = "'auto', 'local' or 'local:DIR'"
 
 
+class ModelSpecError(ValueError):
+    """An embedder or BERT scorer name that names none (``--embedder``, ``--bert-model``)."""
+
+
 def local_embedder_available() -> bool:
     """Whether the default local embedder is installed (``veracity[local]``)."""
     return not missing_modules((*EMBEDDER_LIBS, MINILM_PACKAGE))
@@ -57,7 +61,7 @@ def make_embedder(
     if name.startswith("openai/") and name[len("openai/") :].strip():
         model = name[len("openai/") :].strip()
         return OpenAIEmbedder(model, base_url=base_url, concurrency=concurrency)
-    raise ValueError(f"unknown embedder {spec!r}: use {EMBEDDER_SPECS}")
+    raise ModelSpecError(f"unknown embedder {spec!r}: use {EMBEDDER_SPECS}")
 
 
 def make_bert_scorer(spec: BertScorer | str | None = "auto") -> BertScorer | None:
@@ -77,4 +81,4 @@ def make_bert_scorer(spec: BertScorer | str | None = "auto") -> BertScorer | Non
         return BertScorer()
     if name.startswith("local:") and name[len("local:") :].strip():
         return BertScorer(Path(name[len("local:") :].strip()))
-    raise ValueError(f"unknown BERT scorer {spec!r}: use {SCORER_SPECS}")
+    raise ModelSpecError(f"unknown BERT scorer {spec!r}: use {SCORER_SPECS}")
