@@ -121,7 +121,7 @@ def test_temporary_files_of_a_killed_write_are_removed_on_open(tmp_path: Path) -
     first.open(SAME_RUN)
     first.close()
     left = [out / ".results.jsonl.k2j4x.tmp", out / ".run.json.a8f1q.tmp",
-            out / ".summary.json.zz9.tmp"]  # fmt: skip
+            out / ".summary.json.zz9.tmp", out / ".report.html.q0w.tmp"]  # fmt: skip
     for path in left:
         path.write_text("half")
     unrelated = out / ".notes.tmp"

@@ -44,9 +44,9 @@ from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
 from veracity.judges.chat.cache import ResponseCacheError
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
-from veracity.report.html import REPORT, write_report
+from veracity.report.html import write_report
 from veracity.runner.estimate import estimate_run
-from veracity.store import DATABASE, MANIFEST, RESULTS, RunDirectoryError
+from veracity.store import DATABASE, MANIFEST, REPORT, RESULTS, RunDirectoryError
 from veracity.transport.pricing import find_price
 from veracity.types import Sample, Usage
 

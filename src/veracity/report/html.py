@@ -14,8 +14,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -34,8 +32,8 @@ from veracity.report.html_tables import (
     summary_table,
 )
 from veracity.report.summary import NO_SYSTEM, NO_TYPE
+from veracity.store import REPORT, write_text_atomic
 
-REPORT = "report.html"
 MAX_SAMPLES = 5_000
 _SCRIPT_ESCAPES = {
     "<": "\\u003c",
@@ -63,7 +61,8 @@ def write_report(
     target = Path(out) if out is not None else run_dir / REPORT
     data = collect(run_dir, max_samples)
     attach_texts(data, run_dir, dataset)
-    _write_atomic(target, render(data))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(target, (render(data),))
     return target
 
 
@@ -220,15 +219,3 @@ def _drilldown() -> str:
         '<button id="more" type="button" hidden>show more</button>'
         "<noscript><p>The sample drill-down needs JavaScript.</p></noscript>"
     )
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -1,11 +1,12 @@
 """Where results live: the run directory and its files."""
 
 from veracity.store.attempts import RUNNING, timestamp
-from veracity.store.files import dumps, write_json_atomic
+from veracity.store.files import dumps, write_json_atomic, write_text_atomic
 from veracity.store.run_dir import (
     DATABASE,
     MANIFEST,
     REPLIES,
+    REPORT,
     RESULTS,
     SUMMARY,
     ResultsFileError,
@@ -19,6 +20,7 @@ __all__ = [
     "DATABASE",
     "MANIFEST",
     "REPLIES",
+    "REPORT",
     "RESULTS",
     "RUNNING",
     "SUMMARY",
@@ -29,5 +31,6 @@ __all__ = [
     "read_results",
     "timestamp",
     "write_json_atomic",
+    "write_text_atomic",
     "writing",
 ]

@@ -34,6 +34,7 @@ from veracity.types import ResultRecord, Status
 MANIFEST = "run.json"
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
+REPORT = "report.html"  # written by veracity.report on request
 DATABASE = "veracity.sqlite3"
 LOCK = ".lock"
 # The run's own judge replies when the shared response cache is off, kept until the run
@@ -132,7 +133,7 @@ class RunDirectory:
 
     def _open(self, manifest: Mapping[str, Any]) -> None:
         # Holding the lock, nothing else can be writing these: any temporary is a leftover.
-        remove_temporaries(self.path, (MANIFEST, RESULTS, SUMMARY))
+        remove_temporaries(self.path, (MANIFEST, RESULTS, SUMMARY, REPORT))
         previous = self._previous_manifest()
         if not (self.path / DATABASE).exists() and (self.path / RESULTS).exists():
             raise RunDirectoryError(
