@@ -10,6 +10,7 @@ import pytest
 from tests.cli.test_run_end_to_end import veracity
 from veracity import LLMJudge, OpenAIChat, evaluate
 from veracity.metrics import resolve_metrics
+from veracity.prompts import PromptBudget
 from veracity.runner.estimate import estimate_run
 from veracity.testing import FakeLLMServer, HashingEmbedder, synthetic_samples
 
@@ -67,3 +68,35 @@ def test_no_price_is_said_not_guessed(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "cost            unknown" in proc.stdout
+
+
+def test_estimate_counts_questions_over_the_prompt_budget_as_not_sent(tmp_path: Path) -> None:
+    """A sample over the budget makes no call in a run: the estimate must not count it,
+    and says how many questions it leaves out; cut contexts are sized as cut."""
+    small = synthetic_samples(3, seed=2)
+    huge = small[0].model_copy(update={"id": "huge", "answer": "The answer goes on. " * 20_000})
+    samples = [*small, huge]
+    metrics = resolve_metrics(["faithfulness", "context_precision"])
+    budget = PromptBudget(8_000)
+    predicted = estimate_run(samples, metrics, has_embedder=True, budget=budget)
+    with FakeLLMServer() as server:
+        judge = LLMJudge(OpenAIChat("fake", base_url=server.base_url, api_key="k"),
+                         prompt_budget=budget)  # fmt: skip
+        result = evaluate(samples, metrics, judge, cache=False)
+        sent = server.stats.completions
+    assert predicted.calls == sent
+    assert predicted.over_budget == 1  # the huge answer's claim extraction
+    assert [r.status.value for r in result.results if r.sample_id == "huge"] == [
+        "invalid_input",
+        "scored",
+    ]
+    assert estimate_run(small, metrics, has_embedder=True, budget=budget).over_budget == 0
+
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text("".join(json.dumps(s.model_dump(mode="json")) + "\n" for s in samples))
+    proc = veracity(
+        "estimate", str(dataset), "--metrics", "faithfulness", "--judge", "openai/gpt-4o-mini",
+        "--prompt-budget", "8000", env={"OPENAI_API_KEY": "unused"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "not sent        1 question(s) over the prompt budget of 8,000 tokens" in proc.stdout

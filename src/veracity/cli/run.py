@@ -269,6 +269,8 @@ def estimate(
     rpm: Rpm = None,
     iterations: Iterations = None,
     embedder: EmbedderOption = None,
+    prompt_budget: PromptBudgetOption = None,
+    truncate_contexts: TruncateContexts = None,
     config: ConfigOption = None,
 ) -> None:
     """Predict the judge calls, tokens, cost and time of a run, making no call."""
@@ -276,7 +278,8 @@ def estimate(
     try:
         settings = settings_from(
             config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
-            rpm=rpm, iterations=iterations, embedder=embedder,
+            rpm=rpm, iterations=iterations, embedder=embedder, prompt_budget=prompt_budget,
+            truncate_contexts=truncate_contexts,
         )  # fmt: skip
         chosen = _metrics(settings)
     except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
@@ -287,7 +290,11 @@ def estimate(
     try:
         samples = (item for item in read_dataset(dataset) if isinstance(item, Sample))
         found = estimate_run(
-            samples, chosen, iterations=settings.iterations, has_embedder=has_embedder
+            samples,
+            chosen,
+            iterations=settings.iterations,
+            has_embedder=has_embedder,
+            budget=settings.prompt_budget,
         )
     except DatasetError as exc:
         raise fail(str(exc)) from exc
@@ -300,6 +307,12 @@ def estimate(
     out_console.print(f"  judge calls     {found.calls:,}", highlight=False)
     for prompt, count in sorted(found.calls_by_prompt.items()):
         out_console.print(f"    {prompt:<22}{count:,}", highlight=False)
+    if found.over_budget:
+        out_console.print(
+            f"  not sent        {found.over_budget:,} question(s) over the prompt budget of "
+            f"{settings.prompt_budget.tokens:,} tokens (invalid_input)",
+            highlight=False,
+        )
     out_console.print(f"  input tokens    ~{found.input_tokens:,}", highlight=False)
     out_console.print(f"  output tokens   ~{found.output_tokens:,}", highlight=False)
     if price is None:

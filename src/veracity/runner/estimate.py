@@ -3,7 +3,9 @@
 Each sample's calls are planned as the metrics would make them (shared work counted
 once), the prompts rendered for real and measured with the usual rule of thumb of four
 characters a token; replies are sized from what they must contain (claims are taken to
-be the text's sentences). Re-asks and retries are not predicted.
+be the text's sentences). A question over the prompt budget is counted as not sent (its
+contexts cut to fit when the budget allows it), as the judge would do. Re-asks and retries
+are not predicted.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from veracity.metrics import (
@@ -34,6 +36,9 @@ from veracity.prompts import (
     FACTUAL_ACCURACY,
     QUESTION_GENERATION,
     RELEVANCE_RATING,
+    PromptBudget,
+    PromptTemplate,
+    PromptTooLarge,
     RenderedPrompt,
     approx_tokens,
     find_abstention,
@@ -59,6 +64,9 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 
 
+Render = Callable[[tuple[str, ...]], RenderedPrompt]
+
+
 @dataclass(slots=True)
 class Estimate:
     samples: int = 0
@@ -66,6 +74,28 @@ class Estimate:
     input_tokens: int = 0
     output_tokens: int = 0
     calls_by_prompt: Counter[str] = field(default_factory=Counter)
+    # Questions whose input is over the prompt budget: never sent, invalid_input.
+    over_budget: int = 0
+    budget: PromptBudget = field(default_factory=PromptBudget)
+
+    def ask(
+        self,
+        template: PromptTemplate,
+        texts: Sequence[str],
+        contexts: Sequence[str],
+        render: Render,
+        reply: object,
+    ) -> bool:
+        """One question, as the judge would ask it: checked against the budget before its
+        prompt is rendered (with its contexts as they fit). ``render`` is called here and
+        now, so it may use the caller's loop variables. Whether it was sent."""
+        try:
+            fitted = self.budget.fit(texts, contexts, fixed_chars=template.fixed_chars)
+        except PromptTooLarge:
+            self.over_budget += 1
+            return False
+        self.add(render(fitted.contexts), reply)
+        return True
 
     def add(self, prompt: RenderedPrompt, reply: object) -> None:
         self.calls += 1
@@ -81,6 +111,7 @@ class Estimate:
         self.calls += sample.calls * times
         self.input_tokens += sample.input_tokens * times
         self.output_tokens += sample.output_tokens * times
+        self.over_budget += sample.over_budget * times
         for prompt, count in sample.calls_by_prompt.items():
             self.calls_by_prompt[prompt] += count * times
 
@@ -109,22 +140,38 @@ def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> 
     for need, text in wanted:
         if need in needs and text and text.strip():
             claims = sentences(text)
-            prompt = CLAIM_EXTRACTION.render(render_extraction(sample.question, text))
-            estimate.add(prompt, {"claims": claims})
-            texts += claims
+            sent = estimate.ask(
+                CLAIM_EXTRACTION,
+                (sample.question, text),
+                (),
+                lambda _: CLAIM_EXTRACTION.render(render_extraction(sample.question, text)),  # noqa: B023 (called at once)
+                {"claims": claims},
+            )
+            if sent:  # claims never extracted are never verified
+                texts += claims
     unique = list(dict.fromkeys(texts))
     if Need.VERDICTS in needs and unique and _has_contexts(sample):
         evidence = max(sentences(" ".join(sample.contexts)), key=len, default="")
-        prompt = CLAIM_VERIFICATION.render(render_verification(unique, sample.contexts))
-        estimate.add(prompt, _verdicts(unique, evidence))
+        estimate.ask(
+            CLAIM_VERIFICATION,
+            unique,
+            sample.contexts,
+            lambda fitted: CLAIM_VERIFICATION.render(render_verification(unique, fitted)),
+            _verdicts(unique, evidence),
+        )
 
 
 def _plan_per_claim(sample: Sample, estimate: Estimate) -> None:
     """Faithfulness with one verification call per claim."""
     if sample.answer.strip() and _has_contexts(sample):
         for claim in sentences(sample.answer):
-            prompt = CLAIM_VERIFICATION.render(render_verification([claim], sample.contexts))
-            estimate.add(prompt, _verdicts([claim], ""))
+            estimate.ask(
+                CLAIM_VERIFICATION,
+                (claim,),
+                sample.contexts,
+                lambda fitted: CLAIM_VERIFICATION.render(render_verification([claim], fitted)),  # noqa: B023 (called at once)
+                _verdicts([claim], ""),
+            )
 
 
 def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate: Estimate) -> None:
@@ -135,8 +182,12 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
             {"index": i, "reason": _reason(), "relevance": 50, "relevant": True}
             for i in range(len(ctx))
         ]
-        estimate.add(
-            CHUNK_RELEVANCE.render(render_chunk_relevance(q, ctx, ref)), {"chunks": chunks}
+        estimate.ask(
+            CHUNK_RELEVANCE,
+            (q, ref or ""),
+            ctx,
+            lambda fitted: CHUNK_RELEVANCE.render(render_chunk_relevance(q, fitted, ref)),
+            {"chunks": chunks},
         )
     elif isinstance(metric, AnswerRelevance) and a.strip():
         if has_embedder:
@@ -145,21 +196,36 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
                 "noncommittal": False,
                 "questions": [q] * metric.n_questions,
             }
-            estimate.add(QUESTION_GENERATION.render(render_question_generation(a, ctx)), reply)
+            estimate.ask(
+                QUESTION_GENERATION,
+                (a,),
+                ctx,
+                lambda fitted: QUESTION_GENERATION.render(render_question_generation(a, fitted)),
+                reply,
+            )
         else:
-            estimate.add(
-                RELEVANCE_RATING.render(render_relevance_rating(q, a)),
+            estimate.ask(
+                RELEVANCE_RATING,
+                (q, a),
+                (),
+                lambda _: RELEVANCE_RATING.render(render_relevance_rating(q, a)),
                 {"reason": _reason(), "score": 50},
             )
     elif isinstance(metric, FactualAccuracy) and ref:
         part = {"reasoning": "x" * REASONING_CHARS, "score": 50}
-        estimate.add(
-            FACTUAL_ACCURACY.render(render_factual_accuracy(q, a, ref)),
+        estimate.ask(
+            FACTUAL_ACCURACY,
+            (q, a, ref),
+            (),
+            lambda _: FACTUAL_ACCURACY.render(render_factual_accuracy(q, a, ref)),
             dict.fromkeys(("correctness", "completeness", "consistency"), part),
         )
     elif isinstance(metric, AnswerClassification) and ref and a.strip() and not find_abstention(a):
-        estimate.add(
-            ANSWER_CLASSIFICATION.render(render_classification(q, a, ref)),
+        estimate.ask(
+            ANSWER_CLASSIFICATION,
+            (q, a, ref),
+            (),
+            lambda _: ANSWER_CLASSIFICATION.render(render_classification(q, a, ref)),
             {"reason": _reason(), "classification": "correct"},
         )
     elif isinstance(metric, RubricMetric):
@@ -167,8 +233,13 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
             {"dimension": d.name, "reasoning": "x" * REASONING_CHARS, "score": 3}
             for d in metric.rubric.dimensions
         ]
-        estimate.add(
-            rubric_template(metric.rubric).render(render_rubric(q, a, ctx)), {"scores": scores}
+        template = rubric_template(metric.rubric)
+        estimate.ask(
+            template,
+            (q, a),
+            ctx,
+            lambda fitted: template.render(render_rubric(q, a, fitted)),
+            {"scores": scores},
         )
 
 
@@ -178,17 +249,20 @@ def estimate_run(
     *,
     iterations: int = 1,
     has_embedder: bool = True,
+    budget: PromptBudget | None = None,
 ) -> Estimate:
-    """The judge calls and tokens a run of ``metrics`` over ``samples`` would make."""
+    """The judge calls and tokens a run of ``metrics`` over ``samples`` would make, with
+    ``budget`` (the default one if ``None``) as the judge's prompt budget."""
+    budget = budget or PromptBudget()
     names = {m.name for m in metrics}
     expanded = [m for m in metrics if not isinstance(m, RagasScore)]
     if any(isinstance(m, RagasScore) for m in metrics):
         expanded += [make() for name, make in COMPONENTS.items() if name not in names]
     needs = frozenset[Need]().union(*(m.needs for m in expanded))
     per_claim = any(isinstance(m, Faithfulness) and not m.batch_verification for m in expanded)
-    total = Estimate()
+    total = Estimate(budget=budget)
     for sample in samples:
-        once = Estimate()
+        once = Estimate(budget=budget)
         _plan_claims(sample, needs, once)
         if per_claim:
             _plan_per_claim(sample, once)
