@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import claims_reply, verdicts_reply
+from veracity import evaluate
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ChatReply, ScriptedChat
+from veracity.judges.chat import ChatReply, OpenAIChat, ScriptedChat
 from veracity.judges.chat.cache import CachedChat, CorruptCacheWarning, ResponseCache
+from veracity.testing import FakeLLMServer
 from veracity.types import Usage
 
 
@@ -126,3 +128,19 @@ def test_a_cache_corrupt_inside_is_set_aside_when_it_is_read(tmp_path: Path) -> 
 
 def reply(text: str) -> ChatReply:
     return ChatReply(text=text, usage=Usage(calls=1), latency_s=0.0, model="m")
+
+
+@pytest.mark.parametrize(("cache", "scope"), [(True, "shared"), (False, "run")])
+def test_run_json_says_whose_cache_the_replies_went_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: bool, scope: str
+) -> None:
+    monkeypatch.setenv("VERACITY_CACHE", str(tmp_path / "shared.sqlite3"))
+    rows = [{"id": "a", "question": "q", "answer": "Paris is in France.", "contexts": ["Paris"]}]
+    with FakeLLMServer() as server:
+        judge = LLMJudge(OpenAIChat("m", base_url=server.base_url, api_key="k"))
+        evaluate(rows, ["faithfulness"], judge, out=tmp_path / "run", cache=cache)
+    described = json.loads((tmp_path / "run" / "run.json").read_text())["judge"]
+    assert described["cache"] == scope
+    # A run's own replies are gone once it completes; the shared cache stays.
+    assert not (tmp_path / "run" / "replies.sqlite3").exists()
+    assert (tmp_path / "shared.sqlite3").exists() is cache

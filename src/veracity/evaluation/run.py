@@ -7,7 +7,7 @@ import platform
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from veracity._version import __version__
 from veracity.dataset import RowError, dataset_fingerprint
@@ -42,16 +42,23 @@ from veracity.store import REPLIES, RunDirectory, timestamp
 from veracity.transport.pricing import Price, find_price
 from veracity.types import ResultRecord, Rubric, Sample
 
+# What to do when the disk fails a run's own replies (the shared cache says its own).
+RUN_REPLIES_ADVICE = (
+    "free some space or make it writable, then run the same command again to go on: "
+    "every result so far is kept"
+)
+
 
 def _with_cache(
-    judge: Judge, cache: bool | str | Path, advice: str = SHARED_CACHE_ADVICE
+    judge: Judge, cache: bool | str | Path, scope: Literal["shared", "run"] = "shared"
 ) -> tuple[Judge, ResponseCache | None]:
     """The judge with its chat model behind the response cache (LLM judges only), and
-    that cache; ``advice`` is what to do when the disk fails it."""
+    that cache: the one shared between runs, or (``scope="run"``) a run's own replies."""
     if cache is False or not isinstance(judge, LLMJudge) or isinstance(judge.model, CachedChat):
         return judge, None
+    advice = SHARED_CACHE_ADVICE if scope == "shared" else RUN_REPLIES_ADVICE
     replies = ResponseCache(default_cache_path() if cache is True else Path(cache), advice=advice)
-    return judge.using(CachedChat(judge.model, replies)), replies
+    return judge.using(CachedChat(judge.model, replies, scope)), replies
 
 
 async def aevaluate(
@@ -206,12 +213,7 @@ def _open_run(
     run_dir.open(manifest)
     if cache is not False:
         return run_dir, models, None
-    the_judge, own_replies = _with_cache(
-        judge,
-        run_dir.path / REPLIES,
-        "free some space or make it writable, then run the same command again to go on: "
-        "every result so far is kept",
-    )
+    the_judge, own_replies = _with_cache(judge, run_dir.path / REPLIES, "run")
     return run_dir, replace(models, judge=the_judge), own_replies
 
 

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from veracity.judges.chat.base import ChatModel, ChatReply
 from veracity.prompts import ChatMessage, OutputSpec
@@ -261,12 +261,17 @@ class CachedChat:
     unless it was taken back (:meth:`forget`) for giving no usable answer.
 
     A negotiating model starts from the options its endpoint accepted in an earlier run,
-    so a re-run of a finished run makes no call at all, not even a rejected one.
+    so a re-run of a finished run makes no call at all, not even a rejected one. ``scope``
+    says whose cache it is in ``run.json``: "shared" between runs, or "run" (a run's own
+    replies, kept until it completes, when the shared cache is off).
     """
 
-    def __init__(self, model: ChatModel, cache: ResponseCache) -> None:
+    def __init__(
+        self, model: ChatModel, cache: ResponseCache, scope: Literal["shared", "run"] = "shared"
+    ) -> None:
         self.model = model
         self.cache = cache
+        self.scope = scope
         self._remembered: dict[str, Any] | None = None
         if isinstance(model, Negotiating):
             learnt = cache.negotiated(model.negotiation_key())
@@ -283,7 +288,7 @@ class CachedChat:
         return self.model.concurrency
 
     def describe(self) -> dict[str, Any]:
-        return {**self.model.describe(), "cache": True}
+        return {**self.model.describe(), "cache": self.scope}
 
     async def complete(
         self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
