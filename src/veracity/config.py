@@ -69,6 +69,7 @@ class VeracityConfig(BaseModel):
     prompt_budget: int | None = None
     truncate_contexts: bool | None = None
     max_error_rate: float | None = None
+    abstention_phrases: tuple[str, ...] | None = None
 
     @model_validator(mode="after")
     def _named_by_key(self) -> VeracityConfig:
@@ -160,6 +161,9 @@ class _FileSpec(_Spec):
     prompt_budget: StrictInt | None = Field(default=None, ge=1)
     truncate_contexts: bool | None = None
     max_error_rate: Fraction | None = None
+    abstention_phrases: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        default=None, min_length=1
+    )
 
     @field_validator("max_tokens")
     @classmethod
@@ -187,6 +191,7 @@ _CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "rubrics": _rubrics,
     "prices": _prices,
     "metrics": lambda names: None if names is None else tuple(names),
+    "abstention_phrases": lambda phrases: None if phrases is None else tuple(phrases),
 }
 
 

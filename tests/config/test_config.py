@@ -359,3 +359,21 @@ def test_max_error_rate_is_a_share(tmp_path: Path) -> None:
 def test_metrics_naming_none_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"veracity\.yaml: metrics: "):
         load_config(_write(tmp_path, "veracity.yaml", "metrics: []\n"))
+
+
+def test_abstention_phrases_replace_the_defaults_of_both_metrics(tmp_path: Path) -> None:
+    from veracity.metrics import AnswerClassification, Faithfulness, resolve_metrics
+
+    text = 'abstention_phrases: ["keine ahnung", "{weiss|kenne} ich nicht"]\n'
+    config = load_config(_write(tmp_path, "veracity.yaml", text))
+    assert config.abstention_phrases == ("keine ahnung", "{weiss|kenne} ich nicht")
+    names = ["faithfulness", "answer_classification", "context_recall"]
+    metrics = resolve_metrics(names, abstention_phrases=config.abstention_phrases)
+    assert isinstance(metrics[0], Faithfulness)
+    assert isinstance(metrics[1], AnswerClassification)
+    assert metrics[0].abstention_phrases == metrics[1].abstention_phrases
+    assert metrics[0].abstention_phrases == config.abstention_phrases
+    for bad in ("[]", '[""]', "no"):
+        path = _write(tmp_path, "veracity.yaml", f"abstention_phrases: {bad}\n")
+        with pytest.raises(ConfigError, match=r"veracity\.yaml: abstention_phrases"):
+            load_config(path)

@@ -74,13 +74,60 @@ async def test_empty_answer_has_no_claims_and_makes_no_call(answer: str) -> None
     assert "empty" in result.reason
 
 
-async def test_refusal_answer_with_no_claims_is_vacuously_faithful() -> None:
+async def test_an_answer_the_judge_finds_no_claim_in_is_vacuously_faithful() -> None:
     chat = ScriptedChat([claims_reply()])
-    result = await score(make_sample(answer="I don't know."), chat)
+    result = await score(make_sample(answer="Paris, then."), chat)
     assert result.status is Status.NO_CLAIMS
     assert result.score == 1.0
     assert len(chat.calls) == 1
     assert "nothing to check, so it scores 1" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("answer", "shown"),
+    [
+        ("I don't know.", "i don't know"),
+        ("I'm sorry, I don't have information about the Q3 budget.", "i don't have information"),
+        ("The documents don't answer this.", "the documents don't answer"),
+        ("That is not mentioned in the provided documents. Anything else?", "not mentioned in"),
+        ("You're welcome!", "you're welcome"),
+        ("Thanks, glad I could help.", "thanks, glad i could help"),
+    ],
+)
+@pytest.mark.parametrize("contexts", [("Paris is the capital of France.",), ()])
+async def test_an_answer_that_only_abstains_has_no_claims_without_a_call(
+    answer: str, shown: str, contexts: tuple[str, ...]
+) -> None:
+    """Issue 15: abstentions, refusals and thanks are not claims for any judge, and a
+    refusal with nothing retrieved is faithful (it was no_contexts, 0)."""
+    chat = ScriptedChat()
+    result = await score(make_sample(answer=answer, contexts=contexts), chat)
+    assert result.status is Status.NO_CLAIMS
+    assert result.score == 1.0
+    assert chat.calls == []
+    assert result.details["abstention"].startswith(shown)
+    assert "abstains or is courtesy only" in result.reason
+
+
+async def test_a_hedge_that_goes_on_to_answer_is_judged() -> None:
+    answer = "I'm not sure, but I think Paris is the capital of France."
+    claim = "Paris is the capital of France."
+    chat = ScriptedChat(
+        [claims_reply(claim), verdicts_reply((claim, "supported", "stated", "Paris is"))]
+    )
+    result = await score(make_sample(answer=answer), chat)
+    assert result.status is Status.SCORED
+    assert len(chat.calls) == 2
+
+
+async def test_abstention_phrases_are_configurable() -> None:
+    chat = ScriptedChat([claims_reply()])
+    metric = Faithfulness(abstention_phrases=("keine ahnung",))
+    german = await score(make_sample(answer="Keine Ahnung."), ScriptedChat(), metric)
+    assert german.status is Status.NO_CLAIMS
+    english = await score(make_sample(answer="I don't know."), chat, metric)
+    assert len(chat.calls) == 1  # no longer an abstention: the judge is asked
+    assert english.status is Status.NO_CLAIMS
 
 
 async def test_no_claims_can_be_left_unscored() -> None:

@@ -282,6 +282,8 @@ async def test_semantic_similarity() -> None:
     [
         ("I don't know.", False),
         ("I cannot determine that from the context.", False),
+        ("Sorry, the documents don't say. Hope this helps!", False),
+        ("I'm not sure, but I think it is Paris.", True),  # a hedge that still answers
         ("He was an unknown soldier.", True),
         ("It is about information technology.", True),
     ],

@@ -121,6 +121,8 @@ def test_a_name_is_a_word_the_contexts_can_contain() -> None:
 def test_empty_and_refusal_only_texts_have_no_claims() -> None:
     assert extract("").claims == ()
     assert extract("I don't know. Thanks!").claims == ()
+    assert extract("You're welcome! The documents don't answer this.").claims == ()
+    assert extract("Glad I could help. Paris is in France.").claims == ("Paris is in France.",)
 
 
 def test_numbers_names_and_negation() -> None:

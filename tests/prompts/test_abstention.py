@@ -1,4 +1,5 @@
-"""find_abstention: whole-word, case- and apostrophe-tolerant abstention phrases."""
+"""find_abstention and abstains: whole-word, case- and apostrophe-tolerant abstention
+phrases, and answers that say nothing to check."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import time
 
 import pytest
 
-from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, find_abstention
+from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, abstains, find_abstention, is_courtesy
 
 
 @pytest.mark.parametrize(
@@ -70,3 +71,62 @@ def test_a_50_mb_answer_is_scanned_once_not_once_per_phrase() -> None:
     started = time.perf_counter()
     assert find_abstention(answer) == "i'm not sure"
     assert time.perf_counter() - started < 10
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I'm sorry, I don't have information about the Q3 budget.",
+        "The documents don't answer this.",
+        "Unfortunately, the context does not specify the date.",
+        "It is not mentioned in the provided documents.",
+        "None of the provided passages mention the price.",
+        "I don\u2019t have any details on that, sorry.",
+        "I apologize, but I cannot answer that question based on the given context.",
+        "Sorry, but I don't know.",
+        "I cannot find that in the documents. Is there anything else I can help with?",
+        "Hi there! I'm unable to find that. Hope this helps!",
+        "You're welcome!",
+        "Thank you so much for asking.",
+    ],
+)
+def test_answers_that_say_nothing_to_check(answer: str) -> None:
+    assert abstains(answer) is not None
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I'm not sure, but I think it was 1889.",
+        "I don't know who will be the next CEO; the board has not announced a successor.",
+        "I don't know the date. The tower is in Paris.",
+        "Insulin is produced by the liver.",
+        "The warranty does not cover accidental damage.",
+        "There is no data loss in RAID 1.",
+        "Hello! The tower is in Paris.",
+        "Thanks to its design, the tower survived.",
+        "",
+    ],
+)
+def test_answers_with_something_to_check(answer: str) -> None:
+    assert abstains(answer) is None
+
+
+def test_abstains_names_the_words_that_matched_or_the_courtesy() -> None:
+    assert abstains("Sorry, I dont  have information on that.") == "i dont have information"
+    assert abstains("Thanks! Bye.") == "thanks"
+
+
+def test_phrase_groups_offer_alternatives_and_optional_words() -> None:
+    phrases = ["{the|these} {provided |}{docs|notes} {don't|do not} say"]
+    assert find_abstention("The docs do not say.", phrases) == phrases[0]
+    assert find_abstention("These provided notes don't say.", phrases) == phrases[0]
+    assert find_abstention("The provided say.", phrases) is None
+    assert find_abstention("Those docs don't say.", phrases) is None
+
+
+def test_courtesy_is_a_whole_sentence_not_a_word_inside_one() -> None:
+    assert is_courtesy("Thanks, glad I could help!")
+    assert is_courtesy("Let me know if you need anything else.")
+    assert not is_courtesy("Thanks to the new law, refunds take 5 days.")
+    assert not is_courtesy("Sorry is a song by Justin Bieber.")

@@ -62,7 +62,12 @@ def _bad_rows(rows: list[RowError], what: str) -> None:
 
 def _metrics(settings: RunSettings) -> list[Metric]:
     config = settings.config
-    return resolve_metrics(settings.metrics, config.rubrics, ragas_weights=config.weights)
+    return resolve_metrics(
+        settings.metrics,
+        config.rubrics,
+        ragas_weights=config.weights,
+        abstention_phrases=config.abstention_phrases,
+    )
 
 
 def _gates(settings: RunSettings, flags: list[str], metrics: list[Metric]) -> dict[str, float]:

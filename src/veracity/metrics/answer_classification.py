@@ -7,15 +7,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity.metrics.base import Need, SampleWork, has_reference, judge_error, missing_reference
-from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, find_abstention
+from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, abstains
 from veracity.types import AnswerClass, MetricResult, Status, Usage
 
 
 @dataclass(frozen=True, slots=True)
 class AnswerClassification:
-    """An abstention ("I don't know", "cannot determine", … on word boundaries; the
-    phrases are configurable) is ``dont_know`` without a judge call; otherwise the judge
-    classifies the answer against the reference. Score: 1 correct, 0 otherwise."""
+    """An answer that only abstains ("I don't know", "the documents don't say", … on word
+    boundaries, with courtesy around it; the phrases are configurable; see
+    :func:`~veracity.prompts.abstains`) is ``dont_know`` without a judge call; otherwise
+    the judge classifies the answer against the reference (a hedge that still commits to
+    an answer is judged). Score: 1 correct, 0 otherwise."""
 
     abstention_phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES
     name: str = "answer_classification"
@@ -27,7 +29,7 @@ class AnswerClassification:
         if not sample.answer.strip():
             return self._result(AnswerClass.DONT_KNOW, "the answer is empty", "empty_answer",
                                 Usage(), started)  # fmt: skip
-        phrase = find_abstention(sample.answer, self.abstention_phrases)
+        phrase = abstains(sample.answer, self.abstention_phrases)
         if phrase is not None:
             return self._result(
                 AnswerClass.DONT_KNOW,

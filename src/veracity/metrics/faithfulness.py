@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error
+from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, abstains
 from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
 
 _WORD = re.compile(r"\w+(?:'\w+)?")
@@ -38,7 +39,11 @@ class Faithfulness:
     says which the score is ("p_supported" or "verdicts").
 
     ``no_claims_score`` is what an answer with nothing to check (empty, a refusal) scores:
-    1.0 (vacuously faithful) by default, or ``None`` to leave it unscored.
+    1.0 (vacuously faithful) by default, or ``None`` to leave it unscored. An answer that
+    only abstains or is courtesy ("I'm sorry, I don't have information about X", "The
+    documents don't say", "You're welcome"; ``abstention_phrases``, see
+    :func:`~veracity.prompts.abstains`) is ``no_claims`` without a judge call, with or
+    without contexts, for every judge.
 
     ``details["grounded_share"]`` is the share of the answer's words inside supported
     claims (:func:`grounded_share`): unlike the score, it also counts what the answer says
@@ -50,6 +55,7 @@ class Faithfulness:
 
     batch_verification: bool = True
     no_claims_score: float | None = 1.0
+    abstention_phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES
     name: str = "faithfulness"
 
     @property
@@ -63,6 +69,10 @@ class Faithfulness:
         sample = work.sample
         if not sample.answer.strip():
             return self._no_claims("the answer is empty", started)
+        abstention = abstains(sample.answer, self.abstention_phrases)
+        if abstention is not None:
+            why = f"the answer abstains or is courtesy only ({abstention!r})"
+            return self._no_claims(why, started, abstention=abstention)
 
         extracted = await work.claims()
         usage = work.charge(extracted)
@@ -164,7 +174,9 @@ class Faithfulness:
             latency_s=time.perf_counter() - started,
         )
 
-    def _no_claims(self, why: str, started: float, usage: Usage | None = None) -> MetricResult:
+    def _no_claims(
+        self, why: str, started: float, usage: Usage | None = None, abstention: str | None = None
+    ) -> MetricResult:
         if self.no_claims_score is None:
             outcome = "it is left unscored"
         else:
@@ -174,7 +186,8 @@ class Faithfulness:
             score=self.no_claims_score,
             status=Status.NO_CLAIMS,
             reason=f"{why}: there is nothing to check, so {outcome}",
-            details={"claims": [], "n_claims": 0},
+            details={"claims": [], "n_claims": 0}
+            | ({} if abstention is None else {"abstention": abstention}),
             usage=usage or Usage(),
             latency_s=time.perf_counter() - started,
         )

@@ -47,14 +47,20 @@ def resolve_metrics(
     rubrics: Mapping[str, Rubric] | None = None,
     *,
     ragas_weights: Mapping[str, float] | None = None,
+    abstention_phrases: Sequence[str] | None = None,
 ) -> list[Metric]:
     """Metric objects for ``names`` (de-duplicated, order kept). ``rubric:NAME`` is the
     user-defined rubric ``NAME`` from ``rubrics`` (the config file's); ``ragas_weights``
-    replace the ragas score's default weights."""
+    replace the ragas score's default weights; ``abstention_phrases`` replace the default
+    phrases of faithfulness and answer_classification."""
     metrics: list[Metric] = []
     for name in dict.fromkeys(n.strip() for n in names if n.strip()):
         if name == "ragas_score" and ragas_weights:
             metrics.append(RagasScore(weights=dict(ragas_weights)))
+        elif name == "faithfulness" and abstention_phrases is not None:
+            metrics.append(Faithfulness(abstention_phrases=tuple(abstention_phrases)))
+        elif name == "answer_classification" and abstention_phrases is not None:
+            metrics.append(AnswerClassification(abstention_phrases=tuple(abstention_phrases)))
         elif name in METRICS:
             metrics.append(METRICS[name]())
         elif name.startswith("rubric:"):

@@ -2,6 +2,12 @@
 
 from collections.abc import Mapping
 
+from veracity.prompts.abstention import (
+    DEFAULT_ABSTENTION_PHRASES,
+    abstains,
+    find_abstention,
+    is_courtesy,
+)
 from veracity.prompts.answer_relevance import (
     DEFAULT_QUESTION_COUNT,
     QUESTION_GENERATION,
@@ -20,9 +26,7 @@ from veracity.prompts.budget import (
 )
 from veracity.prompts.classification import (
     ANSWER_CLASSIFICATION,
-    DEFAULT_ABSTENTION_PHRASES,
     ClassificationOutput,
-    find_abstention,
     render_classification,
 )
 from veracity.prompts.context_precision import (
@@ -140,9 +144,11 @@ __all__ = [
     "RenderedPrompt",
     "RubricScoresOutput",
     "RubricTemplate",
+    "abstains",
     "approx_tokens",
     "checked_reply_bounds",
     "find_abstention",
+    "is_courtesy",
     "numbered_block",
     "render_chunk_relevance",
     "render_classification",

@@ -40,8 +40,8 @@ from veracity.prompts import (
     PromptTemplate,
     PromptTooLarge,
     RenderedPrompt,
+    abstains,
     approx_tokens,
-    find_abstention,
     render_chunk_relevance,
     render_classification,
     render_extraction,
@@ -138,6 +138,9 @@ def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> 
     texts: list[str] = []
     wanted = [(Need.ANSWER_CLAIMS, sample.answer), (Need.REFERENCE_STATEMENTS, sample.reference)]
     for need, text in wanted:
+        # An answer that only abstains is no_claims before any call (Faithfulness).
+        if need is Need.ANSWER_CLAIMS and text and abstains(text):
+            continue
         if need in needs and text and text.strip():
             claims = sentences(text)
             sent = estimate.ask(
@@ -220,7 +223,12 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
             lambda _: FACTUAL_ACCURACY.render(render_factual_accuracy(q, a, ref)),
             dict.fromkeys(("correctness", "completeness", "consistency"), part),
         )
-    elif isinstance(metric, AnswerClassification) and ref and a.strip() and not find_abstention(a):
+    elif (
+        isinstance(metric, AnswerClassification)
+        and ref
+        and a.strip()
+        and not abstains(a, metric.abstention_phrases)
+    ):
         estimate.ask(
             ANSWER_CLASSIFICATION,
             (q, a, ref),

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from veracity.judges.offline import text as tx
-from veracity.prompts import find_abstention
+from veracity.prompts import find_abstention, is_courtesy
 
 NO_PRONOUNS_NOTE = (
     "offline claims are the text's own sentences and clauses: pronouns are not resolved, "
@@ -121,7 +121,7 @@ def _keep(part: str) -> tuple[str | None, str]:
         if not rest or find_abstention(rest) is not None:
             return None, f"a refusal ({phrase!r})"
         part = _capitalise(rest)
-    if _FILLER.match(part.strip().casefold()):
+    if _FILLER.match(part.strip().casefold()) or is_courtesy(part):
         return None, "a greeting or filler"
     if not tx.content_tokens(part) and not tx.numbers(part):
         return None, "no content word"

@@ -23,7 +23,7 @@ from veracity.judges.offline.claims import extract
 from veracity.judges.offline.features import FEATURES, ClaimFeatures, features_of
 from veracity.judges.offline.params import OfflineParams, ParamsError, load_params
 from veracity.judges.offline.verdicts import Assessment, assess, classify
-from veracity.prompts import PromptBudget, find_abstention
+from veracity.prompts import PromptBudget, abstains
 from veracity.transport import JudgeFatalError
 from veracity.types import (
     AnswerClass,
@@ -225,7 +225,7 @@ class OfflineJudge:
 
     async def _rate(self, question: str, answer: str) -> JudgeOutcome[RelevanceRating]:
         started = time.perf_counter()
-        phrase = find_abstention(answer)
+        phrase = abstains(answer)
         if phrase is not None:
             rating = RelevanceRating(score=0.0, reason=f"the answer abstains ({phrase!r})")
             return JudgeOutcome(value=rating, latency_s=time.perf_counter() - started)
@@ -255,7 +255,7 @@ class OfflineJudge:
 
     async def _classify(self, answer: str, reference: str) -> JudgeOutcome[Classification]:
         started = time.perf_counter()
-        phrase = find_abstention(answer)
+        phrase = abstains(answer)
         found = await asyncio.to_thread(extract, answer, split_clauses=self.split_clauses)
         if phrase is not None or not found.claims:
             why = f"the answer abstains ({phrase!r})" if phrase else "the answer makes no claim"
