@@ -53,7 +53,7 @@ from veracity.embeddings import LocalEmbedder
 from veracity.judges.offline import FEATURES, OfflineJudge, OfflineParams
 from veracity.judges.offline.features import ClaimFeatures
 from veracity.judges.offline.params import write_params
-from veracity.judges.offline.verdicts import decide
+from veracity.judges.offline.verdicts import decide, probability
 from veracity.metrics.faithfulness import grounded_share
 from veracity.types import Verdict
 
@@ -65,7 +65,7 @@ T_SUPPORT_GRID = [round(t, 2) for t in np.arange(0.05, 0.96, 0.05)]
 # not depend on it (contradicted and not_enough_info both count as not supported). Pairs
 # that differ in one number, name or negation have cosines of about 0.7-0.85 with MiniLM.
 T_ALIGN = 0.65
-VERSION = "v3"
+VERSION = "v4"
 
 
 @dataclass
@@ -123,20 +123,21 @@ def scores(items: list[Features], params: OfflineParams) -> list[float]:
         if not item.claims:
             out.append(1.0)
             continue
-        verdicts = [decide(params.probability(f.values), f, params) for f in item.claims]
+        verdicts = [decide(probability(f, params), f, params) for f in item.claims]
         out.append(sum(v is Verdict.SUPPORTED for v in verdicts) / len(verdicts))
     return out
 
 
 def expected(items: list[Features], params: OfflineParams) -> list[float]:
     """The expected score: the mean of the claims' P(supported) (answers with claims)."""
-    return [float(np.mean([params.probability(v) for v in f.x])) for f in items]
+    return [float(np.mean([probability(c, params) for c in f.claims])) for f in items]
 
 
 def grounded(items: list[Features], params: OfflineParams) -> list[float]:
     """The expected grounded share: the answer's words in claims, weighed by P(supported)."""
     return [
-        grounded_share(f.row.answer, f.texts, [params.probability(v) for v in f.x]) for f in items
+        grounded_share(f.row.answer, f.texts, [probability(c, params) for c in f.claims])
+        for f in items
     ]
 
 

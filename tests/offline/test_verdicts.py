@@ -119,3 +119,26 @@ async def test_verification_makes_no_network_call(judge: OfflineJudge) -> None:
         found = await verdict(judge, "Paris hosted the World's Fair in 1889.", EIFFEL)
     assert attempts == []
     assert found.verdict is Verdict.SUPPORTED
+
+
+async def test_a_swapped_specific_term_is_contradicted_and_p_is_capped(
+    judge: OfflineJudge,
+) -> None:
+    """Issue 15: "liver" where the context says "pancreas" was supported (P 0.56)."""
+    context = "Insulin is a hormone produced by beta cells of the pancreatic islets in the pancreas."
+    found = await verdict(judge, "Insulin is produced by the liver.", context)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "no context mentions 'liver'" in found.reason
+    assert found.p_supported is not None
+    assert found.p_supported < judge.params.t_support
+    right = await verdict(judge, "Insulin is produced by beta cells in the pancreas.", context)
+    assert right.verdict is Verdict.SUPPORTED
+
+
+async def test_a_blocked_claim_never_counts_as_likely_supported(judge: OfflineJudge) -> None:
+    """A rule that blocks ``supported`` caps P(supported) below t_support, so the
+    faithfulness score (the mean P) agrees with the verdict."""
+    for claim in ("The Eiffel Tower was completed in 1899.", "The tower was designed by Edison."):
+        found = await verdict(judge, claim, EIFFEL)
+        assert found.verdict is not Verdict.SUPPORTED
+        assert found.p_supported is not None and found.p_supported < judge.params.t_support

@@ -125,6 +125,8 @@ class ClaimFeatures:
     other_numbers: tuple[str, ...]  # numbers in the best window that the claim lacks
     missing_names: tuple[str, ...]
     other_names: tuple[str, ...]  # names in the best window that the claim lacks
+    missing_specific: tuple[str, ...]  # rare words of the claim that no context has
+    other_specific: tuple[str, ...]  # rare words in the best window that the claim lacks
     negation_flip: bool
     claim_negated: bool
 
@@ -173,6 +175,9 @@ def claim_features(
     negation_flip = sentence is not None and tx.negated(claim) != sentence.negated
     personal = any(w in PERSONAL and w not in ev.words for w in claim_words)
     missing = [originals.get(w, w) for w in words if w not in pool]
+    missing_specific = tuple(
+        w for w in missing if tx.specific(w.casefold()) and tx.stem(w.casefold()) not in claim_names
+    )
     values = (
         cosine,
         coverage_best,
@@ -201,9 +206,18 @@ def claim_features(
         other_names=tuple(sorted(v for k, v in tx.names(best.text).items() if k not in claim_names))
         if best
         else (),
+        missing_specific=missing_specific,
+        other_specific=_others_specific(best, words) if best and missing_specific else (),
         negation_flip=negation_flip,
         claim_negated=tx.negated(claim),
     )
+
+
+def _others_specific(best: Window, claim_words: Sequence[str]) -> tuple[str, ...]:
+    """The rare words of ``best`` that the claim lacks (its candidates for a swapped term)."""
+    own = set(claim_words)
+    found = (w for w in tx.words(best.text) if tx.stem(w.removesuffix("'s")) not in own)
+    return tuple(dict.fromkeys(w for w in found if tx.specific(w)))
 
 
 async def features_of(

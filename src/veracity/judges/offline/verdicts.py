@@ -40,13 +40,19 @@ def _listed(items: tuple[str, ...], limit: int = 4) -> str:
 
 def conflicts(f: ClaimFeatures) -> list[str]:
     """What the best-aligned context disagrees with the claim on, in words: a different
-    number, a different name (the claim's appears in no context), or a negation."""
+    number, a different name or specific term (the claim's appears in no context: "liver"
+    where the context says "pancreas"), or a negation."""
     found = []
     if f.missing_numbers and f.other_numbers:
         found.append(f"says {', '.join(f.other_numbers[:3])}, not {', '.join(f.missing_numbers)}")
     if f.missing_names and f.other_names:
         found.append(
             f"names {_listed(f.other_names, 3)}, and no context names {_listed(f.missing_names)}"
+        )
+    if f.missing_specific and f.other_specific:
+        found.append(
+            f"speaks of {_listed(f.other_specific, 3)}, and no context mentions "
+            f"{_listed(f.missing_specific)}"
         )
     if f.negation_flip:
         side = "the claim is negated, the context is not"
@@ -57,9 +63,20 @@ def conflicts(f: ClaimFeatures) -> list[str]:
 
 
 def blocked(f: ClaimFeatures) -> bool:
-    """A claim with a number or a name no context has, or whose best-aligned sentence
-    differs from it in negation, is never ``supported``, whatever P(supported) says."""
-    return bool(f.missing_numbers or f.missing_names or f.negation_flip)
+    """A claim with a number, a name or a specific (rare) word that no context has, or
+    whose best-aligned sentence differs from it in negation, is never ``supported``,
+    whatever the fitted model says; its P(supported) is capped below ``t_support``."""
+    return bool(f.missing_numbers or f.missing_names or f.missing_specific or f.negation_flip)
+
+
+BLOCKED_MARGIN = 0.01  # a blocked claim's P(supported) ends this far below t_support
+
+
+def probability(f: ClaimFeatures, params: OfflineParams) -> float:
+    """P(supported): the fitted model's, capped below ``t_support`` when a rule blocks the
+    claim (a verdict of "not supported" is never scored as likely supported)."""
+    fitted = params.probability(f.values)
+    return min(fitted, params.t_support - BLOCKED_MARGIN) if blocked(f) else fitted
 
 
 def decide(p: float, f: ClaimFeatures, params: OfflineParams) -> Verdict:
@@ -79,8 +96,8 @@ def _gaps(f: ClaimFeatures) -> list[str]:
     gaps = []
     if f.missing_numbers:
         gaps.append(f"number(s) {', '.join(f.missing_numbers)} appear in no context")
-    if f.missing_names:
-        gaps.append(f"the contexts never mention {_listed(f.missing_names)}")
+    if f.missing_names or f.missing_specific:
+        gaps.append(f"the contexts never mention {_listed(f.missing_names + f.missing_specific)}")
     if f.negation_flip:
         gaps.append("the best-aligned context sentence differs from it in negation")
     if f.missing_words:
@@ -95,7 +112,7 @@ def assess(claim: str, f: ClaimFeatures, params: OfflineParams) -> Assessment:
     """The verdict of :func:`decide`, with a reason naming the features that decided it."""
     if f.best is None:
         return Assessment(claim, f, 0.0, Verdict.NOT_ENOUGH_INFO, NO_TEXT)
-    p = params.probability(f.values)
+    fitted, p = params.probability(f.values), probability(f, params)
     verdict = decide(p, f, params)
     head = f"best-aligned context sentence has cosine {f.cosine:.2f}"
     if verdict is Verdict.CONTRADICTED:
@@ -108,8 +125,10 @@ def assess(claim: str, f: ClaimFeatures, params: OfflineParams) -> Assessment:
         )
     else:
         gaps = "; ".join(_gaps(f) or [f"{head}, too weak an alignment"])
-        if p >= params.t_support:
-            reason = f"P(supported) {p:.2f} would pass, but {gaps}; {head}"
+        if fitted >= params.t_support and blocked(f):
+            reason = (
+                f"P(supported) {fitted:.2f} would pass, but {gaps} (so capped at {p:.2f}); {head}"
+            )
         else:
             reason = f"P(supported) {p:.2f} < {params.t_support:.2f}: {gaps}; {head}"
     return Assessment(claim, f, p, verdict, reason)

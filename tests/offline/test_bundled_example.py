@@ -1,0 +1,39 @@
+"""The README's first command evaluates the bundled example with the offline judge: each
+error planted in it must show, and each faithful answer must pass."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from veracity import aevaluate
+from veracity.embeddings import LocalEmbedder
+from veracity.judges.offline import OfflineJudge
+from veracity.types import Status
+
+EXAMPLE = resources.files("veracity") / "examples" / "rag_sample.jsonl"
+# (sample id, system): the claim with the planted error.
+PLANTED = {
+    ("eiffel", "baseline"): "It is the tallest building in Europe.",
+    ("insulin", "baseline"): "Insulin is produced by the liver.",
+    ("python", "reranked"): "Python was not released until 2001.",
+}
+FAITHFUL = [("eiffel", "reranked"), ("insulin", "reranked"), ("refund", "reranked")]
+
+
+async def test_every_planted_error_is_not_supported(local_embedder: LocalEmbedder) -> None:
+    result = await aevaluate(
+        str(EXAMPLE), ["faithfulness"], OfflineJudge(local_embedder), embedder=local_embedder
+    )
+    by_key = {(r.sample_id, r.system): r for r in result.results}
+    for key, claim in PLANTED.items():
+        record = by_key[key]
+        verdicts = {c["claim"]: c for c in record.details["claims"]}
+        assert verdicts[claim]["verdict"] != "supported", (key, verdicts[claim])
+        assert record.score is not None and record.score < 0.6, key
+    # No contexts retrieved: nothing can be supported.
+    mars = by_key[("mars", "baseline")]
+    assert mars.status is Status.NO_CONTEXTS and mars.score == 0.0
+    for key in FAITHFUL:
+        record = by_key[key]
+        assert all(c["verdict"] == "supported" for c in record.details["claims"]), key
+        assert record.score is not None and record.score > 0.8, key
