@@ -31,6 +31,15 @@ from veracity.prompts.context_precision import (
     ChunkRelevanceOutput,
     render_chunk_relevance,
 )
+from veracity.prompts.conversation import (
+    HISTORY_NOTES,
+    conversation_fingerprints,
+    follows_up,
+    history_block,
+    history_size,
+    in_conversation,
+    question_in_context,
+)
 from veracity.prompts.factual_accuracy import (
     FACTUAL_ACCURACY,
     CriterionOutput,
@@ -118,6 +127,7 @@ __all__ = [
     "DEFAULT_RUBRIC",
     "DEFAULT_RUBRIC_TEMPLATE",
     "FACTUAL_ACCURACY",
+    "HISTORY_NOTES",
     "QUESTION_GENERATION",
     "RELEVANCE_RATING",
     "ChatMessage",
@@ -142,8 +152,14 @@ __all__ = [
     "RubricTemplate",
     "approx_tokens",
     "checked_reply_bounds",
+    "conversation_fingerprints",
     "find_abstention",
+    "follows_up",
+    "history_block",
+    "history_size",
+    "in_conversation",
     "numbered_block",
+    "question_in_context",
     "render_chunk_relevance",
     "render_classification",
     "render_extraction",
