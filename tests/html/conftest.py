@@ -56,6 +56,10 @@ def dataset_rows(count: int = 6) -> list[dict[str, Any]]:
             "answer": f"The bridge is red. {PAYLOAD} The bridge is not old.",
             "contexts": [f"The bridge is red. {PAYLOAD}", "The bridge is old."],
             "reference": f"The bridge is red and old. {PAYLOAD}",
+            "history": [
+                {"role": "user", "content": f"Tell me about bridges. {PAYLOAD}"},
+                f"An earlier turn of no known speaker. {SCRIPT}",
+            ],
         }
     )
     return rows

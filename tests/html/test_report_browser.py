@@ -255,6 +255,17 @@ def test_hostile_text_runs_nothing(browser: Chromium, run_dir: Path) -> None:
     assert SCRIPT in text and IMG in text  # shown as text
     detail = browser.evaluate("document.querySelector('.detail-row').textContent")
     assert f"evil-{SCRIPT}" in detail and f"sys {IMG}" in detail
+    turns = browser.evaluate(
+        "[...document.querySelectorAll('.detail-row ol.history li.turn')]"
+        ".map(li => [li.querySelector('.role').textContent,"
+        " li.querySelector('.turn-text').textContent])"
+    )
+    assert turns == [
+        ["user", f"Tell me about bridges. {PAYLOAD}"],
+        ["turn", f"An earlier turn of no known speaker. {SCRIPT}"],
+    ]
+    assert "earlier turns (2)" in detail
+    assert detail.index("earlier turns") < detail.index("What is the bridge?")
     claims = browser.evaluate(
         "[...document.querySelectorAll('.detail-row li.verdict')].map(li => li.textContent)"
     )

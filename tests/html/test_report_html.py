@@ -49,6 +49,12 @@ def test_user_text_is_escaped_everywhere(small_run: Path) -> None:
     evil = next(s for s in data["samples"] if s["id"].startswith("evil-"))
     assert evil["system"] == f"sys {IMG}"
     assert PAYLOAD in evil["answer"] and PAYLOAD in evil["contexts"][0]
+    assert evil["history"] == [
+        {"role": "user", "content": f"Tell me about bridges. {PAYLOAD}"},
+        {"role": None, "content": f"An earlier turn of no known speaker. {SCRIPT}"},
+    ]
+    # A sample without history embeds none.
+    assert all("history" not in s for s in data["samples"] if s is not evil)
     claims = evil["results"][0]["details"]["claims"]
     assert any(PAYLOAD in claim["reason"] for claim in claims)
 

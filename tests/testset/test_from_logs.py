@@ -101,6 +101,29 @@ def test_duplicates_are_found_after_normalising_the_question(tmp_path: Path) -> 
     ]
 
 
+def test_a_follow_up_is_a_question_of_its_conversation_and_keeps_it(tmp_path: Path) -> None:
+    eiffel = [{"role": "user", "content": "When was the Eiffel Tower built?"}, "In 1889."]
+    louvre = [{"role": "user", "content": "When was the Louvre built?"}, "In 1793."]
+    log = write_log(
+        tmp_path / "logs.jsonl",
+        [
+            log_row(1, query="And how tall is it?", messages=eiffel),
+            log_row(2, query="And how tall is it?", messages=louvre),  # another question
+            log_row(3, query="and how TALL is it", messages=eiffel),  # the same again
+            log_row(4, query="And how tall is it?"),  # without a conversation: another
+        ],
+    )
+    out = tmp_path / "testset.jsonl"
+    report = logs_to_testset(log, out)
+    assert report.duplicates == 1
+    assert [str(d) for d in report.dropped] == [f"{log}:3: duplicate question of line 1"]
+    rows = written(out)
+    assert [row.get("history") for row in rows] == [eiffel, louvre, None]
+    assert "messages" not in rows[0]["metadata"]
+    again = [s for s in read_dataset(out) if isinstance(s, Sample)]
+    assert [len(s.history) for s in again] == [2, 2, 0]  # the test set reads back the same
+
+
 def test_empty_and_overlong_rows_are_filtered_with_their_line(tmp_path: Path) -> None:
     log = write_log(
         tmp_path / "logs.jsonl",

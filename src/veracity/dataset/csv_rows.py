@@ -1,4 +1,5 @@
-"""CSV files: a header row, then one row per sample; ``contexts`` is a JSON array cell."""
+"""CSV files: a header row, then one row per sample; ``contexts`` and ``history`` are JSON
+array cells (or plain text: one item)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ _FIELD_LIMIT = 2**31 - 1
 _TEXT_FIELDS = frozenset({"question", "answer"})
 #: Columns whose cell holds JSON (an object).
 _JSON_FIELDS = frozenset({"metadata", ANSWERS_FIELD})
+#: Columns whose cell holds a JSON array, or plain text that is its one item.
+_LIST_FIELDS = frozenset({"contexts", "history"})
 
 
 class _Lines:
@@ -51,7 +54,7 @@ class _Lines:
         return taken
 
 
-def _contexts_cell(column: str, cell: str) -> object:
+def _list_cell(column: str, cell: str) -> object:
     text = cell.strip()
     if not text:
         return []
@@ -88,8 +91,8 @@ def _row(header: list[str | None], cells: list[str]) -> dict[str, object]:
             row[column] = cell
         elif not cell.strip():
             row[column] = None
-        elif canonical == "contexts":
-            row[column] = _contexts_cell(column, cell)
+        elif canonical in _LIST_FIELDS:
+            row[column] = _list_cell(column, cell)
         elif canonical in _JSON_FIELDS:
             row[column] = _json_cell(column, cell)
         else:

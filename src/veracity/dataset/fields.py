@@ -11,18 +11,20 @@ CANONICAL_FIELDS: Final = (
     "contexts",
     "answer",
     "reference",
+    "history",
     "question_type",
     "system",
     "metadata",
 )
 
-#: Alternative names accepted for a canonical field (ragas and query-log exports).
+#: Alternative names accepted for a canonical field (ragas, query-log and chat exports).
 ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "id": ("queryLogId", "query_id"),
     "question": ("user_input", "query"),
     "contexts": ("retrieved_contexts", "context"),
     "answer": ("response",),
     "reference": ("ground_truth", "expected_answer"),
+    "history": ("conversation", "messages", "chat_history"),
 }
 
 #: The field holding ``{system_name: answer}``; it expands into one sample per system.

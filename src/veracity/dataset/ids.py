@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from veracity.dataset.errors import DatasetError
+from veracity.types.sample import Turn
 
 _CHUNK = 1 << 20
 
@@ -17,19 +18,27 @@ def _canonical(value: object) -> bytes:
 
 
 def stable_sample_id(
-    question: str, answer: str, contexts: Sequence[str], system: str | None
+    question: str,
+    answer: str,
+    contexts: Sequence[str],
+    system: str | None,
+    history: Sequence[Turn] = (),
 ) -> str:
     """A stable id for a row that has none: the same content always gives the same id.
 
     The first 16 hex digits of the SHA-256 of a canonical JSON encoding of the question,
-    answer, contexts (in order) and system.
+    answer, contexts (in order), system and, when there is one, history (each turn's role
+    and content, in order). A sample without history is encoded as before history
+    existed, so its id is what it always was and earlier runs resume.
     """
-    payload = {
+    payload: dict[str, object] = {
         "answer": answer,
         "contexts": list(contexts),
         "question": question,
         "system": system,
     }
+    if history:
+        payload["history"] = [[turn.role, turn.content] for turn in history]
     return hashlib.sha256(_canonical(payload)).hexdigest()[:16]
 
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from veracity.dataset.fields import ANSWERS_FIELD, FIELD_OF, a_json_type
 from veracity.dataset.ids import stable_sample_id
-from veracity.types.sample import Sample
+from veracity.types.sample import ROLES, Sample, Turn
 
 
 class RowProblem(Exception):
@@ -51,6 +51,39 @@ def _as_contexts(name: str, value: object) -> list[str]:
     return value
 
 
+def _as_turn(name: str, index: int, item: object) -> Turn:
+    if isinstance(item, str):
+        return Turn(content=item)
+    where = f"field '{name}' item {index}"
+    if not isinstance(item, dict):
+        raise RowProblem(
+            f"{where} must be a string or a {{role, content}} object, got {a_json_type(item)}"
+        )
+    if "content" not in item:
+        raise RowProblem(f"{where} has no 'content'")
+    content, role = item["content"], item.get("role")
+    if not isinstance(content, str):
+        raise RowProblem(f"{where} 'content' must be a string, got {a_json_type(content)}")
+    if role is not None and role not in ROLES:
+        shown = repr(role) if isinstance(role, str) else a_json_type(role)
+        expected = ", ".join(ROLES[:-1]) + f" or {ROLES[-1]}"
+        raise RowProblem(f"{where} has an unknown role {shown} (expected {expected})")
+    # Other keys of a turn (a name, a timestamp) are not part of it.
+    return Turn(role=role, content=content)
+
+
+def _as_history(name: str, value: object) -> tuple[Turn, ...]:
+    # A lone string is one turn, as a lone string is one context.
+    if isinstance(value, str):
+        return (Turn(content=value),)
+    if not isinstance(value, list | tuple):
+        raise RowProblem(
+            f"field '{name}' must be a list of turns (strings or {{role, content}} objects), "
+            f"got {a_json_type(value)}"
+        )
+    return tuple(_as_turn(name, index, item) for index, item in enumerate(value, start=1))
+
+
 def _as_metadata(name: str, value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RowProblem(f"field '{name}' must be an object, got {a_json_type(value)}")
@@ -63,6 +96,7 @@ _CONVERT: dict[str, Callable[[str, object], object]] = {
     "contexts": _as_contexts,
     "answer": _as_str,
     "reference": _as_str,
+    "history": _as_history,
     "question_type": _as_str,
     "system": _as_str,
     "metadata": _as_metadata,
@@ -108,6 +142,7 @@ class _Fields:
     contexts: list[str] = field(default_factory=list)
     answer: str | None = None
     reference: str | None = None
+    history: tuple[Turn, ...] = ()
     question_type: str | None = None
     system: str | None = None
     metadata: dict[str, Any] | None = None
@@ -168,7 +203,9 @@ def _samples(row: Mapping[str, object]) -> list[Sample]:
     metadata = _merge_metadata(fields.metadata, fields.extras)
     samples = []
     for system, answer in targets:
-        sample_id = fields.id or stable_sample_id(fields.question, answer, fields.contexts, system)
+        sample_id = fields.id or stable_sample_id(
+            fields.question, answer, fields.contexts, system, fields.history
+        )
         try:
             sample = Sample(
                 id=sample_id,
@@ -176,6 +213,7 @@ def _samples(row: Mapping[str, object]) -> list[Sample]:
                 contexts=tuple(fields.contexts),
                 answer=answer,
                 reference=fields.reference,
+                history=fields.history,
                 question_type=fields.question_type,
                 system=system,
                 metadata=dict(metadata),

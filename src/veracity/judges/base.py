@@ -15,6 +15,7 @@ from veracity.types import (
     GeneratedQuestions,
     RelevanceRating,
     Rubric,
+    Turn,
     Usage,
 )
 
@@ -62,9 +63,10 @@ class Judge(Protocol):
         ...
 
     async def extract_claims(
-        self, question: str, text: str, *, iteration: int
+        self, question: str, text: str, *, iteration: int, history: Sequence[Turn] = ()
     ) -> JudgeOutcome[tuple[str, ...]]:
-        """Atomic, self-contained claims of ``text`` (an answer or a reference)."""
+        """Atomic, self-contained claims of ``text`` (an answer or a reference), never of
+        ``history``, the conversation before the question (it only tells what they refer to)."""
         ...
 
     async def verify_claims(
@@ -83,16 +85,24 @@ class Judge(Protocol):
         reference: str | None,
         *,
         iteration: int,
+        history: Sequence[Turn] = (),
     ) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
-        """Every chunk's relevance to the question, in retrieval order."""
+        """Every chunk's relevance to the question (as meant after ``history``), in
+        retrieval order."""
         ...
 
     async def generate_questions(
-        self, answer: str, contexts: Sequence[str], *, n: int, iteration: int
+        self,
+        answer: str,
+        contexts: Sequence[str],
+        *,
+        n: int,
+        iteration: int,
+        history: Sequence[Turn] = (),
     ) -> JudgeOutcome[GeneratedQuestions]: ...
 
     async def rate_relevance(
-        self, question: str, answer: str, *, iteration: int
+        self, question: str, answer: str, *, iteration: int, history: Sequence[Turn] = ()
     ) -> JudgeOutcome[RelevanceRating]: ...
 
     async def grade_factual_accuracy(

@@ -8,6 +8,7 @@ from typing import Any
 
 from veracity.embeddings import Embedder, clipped_cosine
 from veracity.metrics.base import Need, SampleWork, judge_error
+from veracity.prompts import question_in_context
 from veracity.transport import CallFailedError
 from veracity.types import MetricResult, Status, Usage
 
@@ -18,7 +19,12 @@ class AnswerRelevance:
     which also flags a noncommittal answer); the score is the mean cosine similarity,
     clipped at 0, between the real question and each generated one. A noncommittal
     answer scores 0. Without an embedder, or if generation or embedding fails, the judge
-    rates relevance directly (0–1) and the details say so and why."""
+    rates relevance directly (0–1) and the details say so and why.
+
+    The judge reads the conversation before the question, if any, in both ways; the
+    embeddings compare a follow-up question read after the latest user turn
+    (:func:`~veracity.prompts.question_in_context`), as ``details["question_read_as"]``
+    shows."""
 
     n_questions: int = 3
     name: str = "answer_relevance"
@@ -37,7 +43,10 @@ class AnswerRelevance:
             if found is not None:
                 return found
         rated = await work.judge.rate_relevance(
-            work.sample.question, work.sample.answer, iteration=work.iteration
+            work.sample.question,
+            work.sample.answer,
+            iteration=work.iteration,
+            history=work.sample.history,
         )
         usage += rated.usage
         if rated.value is None:
@@ -58,7 +67,11 @@ class AnswerRelevance:
         """The generated-questions score, or ``None`` and why it could not be had."""
         sample = work.sample
         generated = await work.judge.generate_questions(
-            sample.answer, sample.contexts, n=self.n_questions, iteration=work.iteration
+            sample.answer,
+            sample.contexts,
+            n=self.n_questions,
+            iteration=work.iteration,
+            history=sample.history,
         )
         usage = generated.usage
         if generated.value is None:
@@ -76,8 +89,11 @@ class AnswerRelevance:
             )
         if not found.questions:
             return None, usage, "the judge generated no question"
+        read_as = question_in_context(sample.question, sample.history)
+        if read_as != sample.question:
+            details["question_read_as"] = read_as
         try:
-            vectors = await embedder.embed([sample.question, *found.questions])
+            vectors = await embedder.embed([read_as, *found.questions])
         except CallFailedError as exc:
             return None, usage, f"embedding failed: {exc}"
         similarities = [clipped_cosine(vectors[0], row) for row in vectors[1:]]

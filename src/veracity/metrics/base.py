@@ -89,7 +89,7 @@ class SampleWork:
         outcome: JudgeOutcome[tuple[str, ...]] = await self._once(
             "claims",
             lambda: self.judge.extract_claims(
-                sample.question, sample.answer, iteration=self.iteration
+                sample.question, sample.answer, iteration=self.iteration, history=sample.history
             ),
         )
         return outcome
@@ -100,7 +100,10 @@ class SampleWork:
         outcome: JudgeOutcome[tuple[str, ...]] = await self._once(
             "statements",
             lambda: self.judge.extract_claims(
-                sample.question, sample.reference or "", iteration=self.iteration
+                sample.question,
+                sample.reference or "",
+                iteration=self.iteration,
+                history=sample.history,
             ),
         )
         return outcome

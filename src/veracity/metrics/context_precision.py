@@ -40,7 +40,11 @@ class ContextPrecision:
                 started,
             )
         outcome = await work.judge.judge_chunks(
-            sample.question, sample.contexts, sample.reference, iteration=work.iteration
+            sample.question,
+            sample.contexts,
+            sample.reference,
+            iteration=work.iteration,
+            history=sample.history,
         )
         if outcome.value is None:
             return judge_error(self.name, "chunk relevance", outcome, outcome.usage, started)

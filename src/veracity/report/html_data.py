@@ -188,7 +188,8 @@ def _dataset_file(run_dir: Path, manifest: Mapping[str, Any]) -> tuple[Path | No
 
 
 def attach_texts(data: ReportData, run_dir: Path, dataset: Path | None = None) -> None:
-    """Add question, answer, contexts and reference to the embedded samples, streaming the
+    """Add question, answer, contexts, reference and the earlier turns of the conversation
+    (if any) to the embedded samples, streaming the
     dataset (``dataset``, or the file ``run.json`` names when it is unchanged)."""
     if not data.samples:
         return
@@ -216,6 +217,8 @@ def _fill(samples: dict[SampleKey, dict[str, Any]], rows: Iterable[Any]) -> None
             reference=None if row.reference is None else clip(row.reference),
             contexts=[clip(c) for c in row.contexts],
         )
+        if row.history:
+            sample["history"] = [{"role": t.role, "content": clip(t.content)} for t in row.history]
         missing -= 1
         if not missing:
             return  # the rest of a large dataset is not needed

@@ -42,6 +42,8 @@ from veracity.prompts import (
     RenderedPrompt,
     abstains,
     approx_tokens,
+    history_size,
+    in_conversation,
     render_chunk_relevance,
     render_classification,
     render_extraction,
@@ -52,7 +54,7 @@ from veracity.prompts import (
     render_verification,
     rubric_template,
 )
-from veracity.types import Sample
+from veracity.types import Sample, Turn
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # Reply sizes in characters for the free-text parts a judge writes.
@@ -85,16 +87,21 @@ class Estimate:
         contexts: Sequence[str],
         render: Render,
         reply: object,
+        history: Sequence[Turn] = (),
     ) -> bool:
         """One question, as the judge would ask it: checked against the budget before its
-        prompt is rendered (with its contexts as they fit). ``render`` is called here and
-        now, so it may use the caller's loop variables. Whether it was sent."""
+        prompt is rendered (with its contexts as they fit, and the conversation before the
+        question, if any). ``render`` is called here and now, so it may use the caller's
+        loop variables. Whether it was sent."""
+        turns, shown = history_size(template, history)
         try:
-            fitted = self.budget.fit(texts, contexts, fixed_chars=template.fixed_chars)
+            fitted = self.budget.fit(
+                (*texts, *turns), contexts, fixed_chars=template.fixed_chars + shown
+            )
         except PromptTooLarge:
             self.over_budget += 1
             return False
-        self.add(render(fitted.contexts), reply)
+        self.add(in_conversation(render(fitted.contexts), history), reply)
         return True
 
     def add(self, prompt: RenderedPrompt, reply: object) -> None:
@@ -149,6 +156,7 @@ def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> 
                 (),
                 lambda _: CLAIM_EXTRACTION.render(render_extraction(sample.question, text)),  # noqa: B023 (called at once)
                 {"claims": claims},
+                sample.history,
             )
             if sent:  # claims never extracted are never verified
                 texts += claims
@@ -191,6 +199,7 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
             ctx,
             lambda fitted: CHUNK_RELEVANCE.render(render_chunk_relevance(q, fitted, ref)),
             {"chunks": chunks},
+            sample.history,
         )
     elif isinstance(metric, AnswerRelevance) and a.strip():
         if has_embedder:
@@ -205,6 +214,7 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
                 ctx,
                 lambda fitted: QUESTION_GENERATION.render(render_question_generation(a, fitted)),
                 reply,
+                sample.history,
             )
         else:
             estimate.ask(
@@ -213,6 +223,7 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
                 (),
                 lambda _: RELEVANCE_RATING.render(render_relevance_rating(q, a)),
                 {"reason": _reason(), "score": 50},
+                sample.history,
             )
     elif isinstance(metric, FactualAccuracy) and ref:
         part = {"reasoning": "x" * REASONING_CHARS, "score": 50}

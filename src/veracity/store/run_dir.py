@@ -43,7 +43,15 @@ REPLIES = "replies.sqlite3"
 RECORD_KEY = ("sample_id", "system", "question_type", "metric", "iteration")
 # A run may be resumed only by a run of the same data and judge: anything else would mix
 # results that do not belong together.
-MUST_MATCH = (("dataset", "sha256"), ("judge", "name"), ("judge", "prompts"))
+MUST_MATCH = (
+    ("dataset", "sha256"),
+    ("judge", "name"),
+    ("judge", "prompts"),
+    ("judge", "conversation_prompts"),
+)
+# Fields an earlier veracity did not record: a run it made is not held to them (its
+# prompts about samples with history are then unknown, as they were in its run.json).
+RECORDED_SINCE_LATER = frozenset({("judge", "conversation_prompts")})
 # run.json shows a running attempt's progress this often at most (an atomic rewrite each).
 LIVE_EVERY_S = 1.0
 
@@ -312,7 +320,10 @@ def _store_error(path: Path, exc: sqlite3.Error) -> RunDirectoryError:
 def _difference(previous: Mapping[str, Any], current: Mapping[str, Any]) -> str | None:
     """What of the inputs that must match differs between two runs' manifests, if any."""
     for section, field in MUST_MATCH:
-        before = (previous.get(section) or {}).get(field)
+        earlier = previous.get(section) or {}
+        if (section, field) in RECORDED_SINCE_LATER and field not in earlier:
+            continue
+        before = earlier.get(field)
         now = (current.get(section) or {}).get(field)
         if before != now:
             return f"{section} {field} ({before!r}, now {now!r})"

@@ -105,7 +105,7 @@ def _eligible(
             report._keep(report.dropped, row.problem(message))
             continue
         unit = "line" if row.line is not None else "item"
-        digest = question_digest(sample.question)
+        digest = question_digest(sample.question, [turn.content for turn in sample.history])
         if (first := questions.get(digest)) is not None:
             report.duplicates += 1
             report._keep(report.dropped, row.problem(f"duplicate question of {unit} {first}"))

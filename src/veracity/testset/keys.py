@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from collections.abc import Sequence
 
 
 def normalise_question(question: str) -> str:
@@ -17,9 +18,15 @@ def normalise_question(question: str) -> str:
     return " ".join("".join(kept).split())
 
 
-def question_digest(question: str) -> int:
-    """An 8-byte digest of the normalised question: cheap to remember for de-duplication."""
-    data = normalise_question(question).encode("utf-8", "surrogatepass")
+def question_digest(question: str, history: Sequence[str] = ()) -> int:
+    """An 8-byte digest of the normalised question: cheap to remember for de-duplication.
+
+    A question asked after earlier turns (``history``, their texts oldest first) is that
+    question in that conversation: "And when?" after two different turns is two questions.
+    Without history the digest is the question's alone, as it always was.
+    """
+    texts = [normalise_question(question), *(normalise_question(t) for t in history)]
+    data = "\x00".join(texts).encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 

@@ -15,13 +15,21 @@ from veracity.types import Sample
 
 def sample_record(sample: Sample) -> dict[str, Any]:
     """One JSONL row: every canonical field, in the documented order (``reference`` may
-    be null, ``answer`` may be empty: the system under test answers later)."""
-    return {
+    be null, ``answer`` may be empty: the system under test answers later); ``history``
+    only when the sample has one, a turn without a role as its plain text."""
+    record: dict[str, Any] = {
         "id": sample.id,
         "question": sample.question,
         "contexts": list(sample.contexts),
         "answer": sample.answer,
         "reference": sample.reference,
+    }
+    if sample.history:
+        record["history"] = [
+            turn.content if turn.role is None else {"role": turn.role, "content": turn.content}
+            for turn in sample.history
+        ]
+    return record | {
         "question_type": sample.question_type,
         "system": sample.system,
         "metadata": sample.metadata,

@@ -21,10 +21,11 @@ from veracity.types.results import (
     Usage,
     Verdict,
 )
-from veracity.types.sample import Sample
+from veracity.types.sample import ROLES, Sample, Turn, TurnRole
 from veracity.types.tokens import TokenLogprob
 
 __all__ = [
+    "ROLES",
     "UNSCORED_STATUSES",
     "AnswerClass",
     "ChunkJudgement",
@@ -42,6 +43,8 @@ __all__ = [
     "Sample",
     "Status",
     "TokenLogprob",
+    "Turn",
+    "TurnRole",
     "Usage",
     "Verdict",
 ]

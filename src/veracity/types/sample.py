@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: Who said a turn. A turn given as a plain string has no role: veracity does not guess
+#: one (from alternation, say), it shows the turn without it.
+TurnRole = Literal["user", "assistant", "system"]
+ROLES: tuple[TurnRole, ...] = ("user", "assistant", "system")
+
+
+class Turn(BaseModel):
+    """One earlier turn of the conversation a question belongs to."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: TurnRole | None = None
+    content: str
 
 
 class Sample(BaseModel):
     """One answer from one RAG system to one question.
 
     ``id`` plus ``system`` identifies a sample; the same question answered by two systems
-    shares its ``id`` when the dataset gives one.
+    shares its ``id`` when the dataset gives one. ``history`` holds the conversation's
+    earlier turns, oldest first (a follow-up question is often unreadable without them);
+    a turn given as a string has no role.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -21,6 +37,7 @@ class Sample(BaseModel):
     contexts: tuple[str, ...] = ()
     answer: str
     reference: str | None = None
+    history: tuple[Turn, ...] = ()
     question_type: str | None = None
     system: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -33,4 +50,14 @@ class Sample(BaseModel):
             return (value,)
         if isinstance(value, list):
             return tuple(value)
+        return value
+
+    @field_validator("history", mode="before")
+    @classmethod
+    def _history_as_turns(cls, value: object) -> object:
+        # A lone string is one turn; a string turn is a turn without a role.
+        if isinstance(value, str):
+            value = (value,)
+        if isinstance(value, list | tuple):
+            return tuple(Turn(content=t) if isinstance(t, str) else t for t in value)
         return value

@@ -17,9 +17,15 @@ from veracity.judges.base import JudgeOutcome
 from veracity.judges.chat.base import ChatModel, ChatReply
 from veracity.judges.chat.cache import CachedChat
 from veracity.judges.parsing import ParseFailure, cut_short
-from veracity.prompts import ChatMessage, OutputSpec, PromptTemplate, RenderedPrompt
+from veracity.prompts import (
+    ChatMessage,
+    OutputSpec,
+    PromptTemplate,
+    RenderedPrompt,
+    in_conversation,
+)
 from veracity.transport import CallFailedError
-from veracity.types import TokenLogprob, Usage
+from veracity.types import TokenLogprob, Turn, Usage
 
 P = TypeVar("P")
 
@@ -42,9 +48,16 @@ class Asker:
     max_tokens: Mapping[str, int] = field(default_factory=dict)
 
     def prompt(
-        self, template: PromptTemplate, blocks: Mapping[str, str], *, items: int = 0
+        self,
+        template: PromptTemplate,
+        blocks: Mapping[str, str],
+        *,
+        items: int = 0,
+        history: Sequence[Turn] = (),
     ) -> RenderedPrompt:
-        return template.render(blocks, items=items, max_tokens=self.max_tokens.get(template.id))
+        """The prompt, with the conversation before the question when there is one."""
+        bound = self.max_tokens.get(template.id)
+        return in_conversation(template.render(blocks, items=items, max_tokens=bound), history)
 
 
 @dataclass(slots=True)

@@ -8,7 +8,7 @@ from veracity.judges.base import JudgeOutcome
 from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all
 from veracity.judges.parsing import ParsedChunks, ParseFailure, parse_chunks_reply
 from veracity.prompts import CHUNK_RELEVANCE, render_chunk_relevance
-from veracity.types import ChunkJudgement
+from veracity.types import ChunkJudgement, Turn
 
 
 def _parser(n_chunks: int) -> Callable[[str], ParsedChunks | ParseFailure]:
@@ -21,6 +21,7 @@ async def judge_chunks(
     contexts: Sequence[str],
     reference: str | None,
     iteration: int,
+    history: Sequence[Turn] = (),
 ) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
     """Every chunk judged; chunks the judge skipped are asked for again (only those)."""
     exchange = Exchange()
@@ -28,7 +29,10 @@ async def judge_chunks(
     async def ask_round(pending: list[int]) -> tuple[Mapping[int, ChunkJudgement], Sequence[int]]:
         asked = [contexts[i] for i in pending]
         prompt = asker.prompt(
-            CHUNK_RELEVANCE, render_chunk_relevance(question, asked, reference), items=len(asked)
+            CHUNK_RELEVANCE,
+            render_chunk_relevance(question, asked, reference),
+            items=len(asked),
+            history=history,
         )
         parsed, _ = await ask(asker.model, prompt, _parser(len(asked)), exchange, iteration)
         exchange.notes.extend(parsed.notes)

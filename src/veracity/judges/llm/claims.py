@@ -22,14 +22,14 @@ from veracity.prompts import (
     render_extraction,
     render_verification,
 )
-from veracity.types import ClaimVerdict, Verdict
+from veracity.types import ClaimVerdict, Turn, Verdict
 
 
 async def extract_claims(
-    asker: Asker, question: str, text: str, iteration: int
+    asker: Asker, question: str, text: str, iteration: int, history: Sequence[Turn] = ()
 ) -> JudgeOutcome[tuple[str, ...]]:
     exchange = Exchange()
-    prompt = asker.prompt(CLAIM_EXTRACTION, render_extraction(question, text))
+    prompt = asker.prompt(CLAIM_EXTRACTION, render_extraction(question, text), history=history)
     try:
         parsed: ParsedClaims
         parsed, _ = await ask(asker.model, prompt, parse_claims_reply, exchange, iteration)

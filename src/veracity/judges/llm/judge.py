@@ -34,6 +34,8 @@ from veracity.prompts import (
     PromptBudget,
     PromptTemplate,
     checked_reply_bounds,
+    conversation_fingerprints,
+    history_size,
     render_classification,
     render_factual_accuracy,
     render_question_generation,
@@ -50,6 +52,7 @@ from veracity.types import (
     GeneratedQuestions,
     RelevanceRating,
     Rubric,
+    Turn,
 )
 
 T = TypeVar("T")
@@ -103,6 +106,9 @@ class LLMJudge:
         described = {
             **self.model.describe(),
             "prompts": {t.id: t.fingerprint for t in ALL_TEMPLATES},
+            # The same prompts about a sample with history (a key of its own, so the
+            # prompts of a run without history are recorded as they always were).
+            "conversation_prompts": conversation_fingerprints(ALL_TEMPLATES),
             "unfounded_support": self.unfounded_support,
             "prompt_budget": dataclasses.asdict(self.prompt_budget),
         }
@@ -119,21 +125,28 @@ class LLMJudge:
         texts: Sequence[str],
         contexts: Sequence[str],
         ask: Callable[[tuple[str, ...]], Awaitable[JudgeOutcome[T]]],
+        history: Sequence[Turn] = (),
     ) -> Awaitable[JudgeOutcome[T]]:
-        """``ask`` with the contexts that fit ``template``'s prompt; nothing is rendered
-        for a question over the budget."""
+        """``ask`` with the contexts that fit ``template``'s prompt (the conversation before
+        the question counted in); nothing is rendered for a question over the budget."""
+        turns, shown = history_size(template, history)
         return within_budget(
-            self.prompt_budget, texts, contexts, ask, fixed_chars=template.fixed_chars
+            self.prompt_budget,
+            (*texts, *turns),
+            contexts,
+            ask,
+            fixed_chars=template.fixed_chars + shown,
         )
 
     async def extract_claims(
-        self, question: str, text: str, *, iteration: int
+        self, question: str, text: str, *, iteration: int, history: Sequence[Turn] = ()
     ) -> JudgeOutcome[tuple[str, ...]]:
         return await self._fitted(
             CLAIM_EXTRACTION,
             (question, text),
             (),
-            lambda _: claims.extract_claims(self.asker, question, text, iteration),
+            lambda _: claims.extract_claims(self.asker, question, text, iteration, history),
+            history,
         )
 
     async def verify_claims(
@@ -162,33 +175,45 @@ class LLMJudge:
         reference: str | None,
         *,
         iteration: int,
+        history: Sequence[Turn] = (),
     ) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
         return await self._fitted(
             CHUNK_RELEVANCE,
             (question, reference or ""),
             contexts,
-            lambda fitted: chunks.judge_chunks(self.asker, question, fitted, reference, iteration),
+            lambda fitted: chunks.judge_chunks(
+                self.asker, question, fitted, reference, iteration, history
+            ),
+            history,
         )
 
     async def generate_questions(
-        self, answer: str, contexts: Sequence[str], *, n: int, iteration: int
+        self,
+        answer: str,
+        contexts: Sequence[str],
+        *,
+        n: int,
+        iteration: int,
+        history: Sequence[Turn] = (),
     ) -> JudgeOutcome[GeneratedQuestions]:
         def ask(fitted: tuple[str, ...]) -> Awaitable[JudgeOutcome[GeneratedQuestions]]:
             prompt = self.asker.prompt(
-                QUESTION_GENERATION, render_question_generation(answer, fitted, n)
+                QUESTION_GENERATION, render_question_generation(answer, fitted, n), history=history
             )
             return ask_once(self.model, prompt, parse_questions_reply, iteration)
 
-        return await self._fitted(QUESTION_GENERATION, (answer,), contexts, ask)
+        return await self._fitted(QUESTION_GENERATION, (answer,), contexts, ask, history)
 
     async def rate_relevance(
-        self, question: str, answer: str, *, iteration: int
+        self, question: str, answer: str, *, iteration: int, history: Sequence[Turn] = ()
     ) -> JudgeOutcome[RelevanceRating]:
         def ask(_: tuple[str, ...]) -> Awaitable[JudgeOutcome[RelevanceRating]]:
-            prompt = self.asker.prompt(RELEVANCE_RATING, render_relevance_rating(question, answer))
+            prompt = self.asker.prompt(
+                RELEVANCE_RATING, render_relevance_rating(question, answer), history=history
+            )
             return ask_once(self.model, prompt, parse_rating_reply, iteration)
 
-        return await self._fitted(RELEVANCE_RATING, (question, answer), (), ask)
+        return await self._fitted(RELEVANCE_RATING, (question, answer), (), ask, history)
 
     async def grade_factual_accuracy(
         self, question: str, answer: str, reference: str, *, iteration: int

@@ -23,7 +23,7 @@ from veracity.judges.offline.claims import extract
 from veracity.judges.offline.features import FEATURES, ClaimFeatures, features_of
 from veracity.judges.offline.params import OfflineParams, ParamsError, load_params
 from veracity.judges.offline.verdicts import Assessment, assess, classify
-from veracity.prompts import PromptBudget, abstains
+from veracity.prompts import PromptBudget, abstains, question_in_context
 from veracity.transport import JudgeFatalError
 from veracity.types import (
     AnswerClass,
@@ -35,6 +35,7 @@ from veracity.types import (
     GeneratedQuestions,
     RelevanceRating,
     Rubric,
+    Turn,
 )
 
 NEEDS_LLM = "needs an LLM judge: the offline judge cannot {what} honestly, so it gives no score"
@@ -48,6 +49,9 @@ class OfflineJudge:
     the claim with its best-aligned context window and features cosine misses: word
     coverage, numbers, names and negation. Chunk relevance and answer relevance come from
     the embeddings. Question generation, factual accuracy and rubrics are unsupported.
+    Of a conversation before the question it reads only what a follow-up question leans
+    on: chunk relevance and relevance ratings take such a question after the latest user
+    turn (:func:`~veracity.prompts.question_in_context`).
 
     ``embedder`` defaults to the local all-MiniLM-L6-v2, created on first use.
 
@@ -136,8 +140,9 @@ class OfflineJudge:
     # claims -----------------------------------------------------------------------------
 
     async def extract_claims(
-        self, question: str, text: str, *, iteration: int
+        self, question: str, text: str, *, iteration: int, history: Sequence[Turn] = ()
     ) -> JudgeOutcome[tuple[str, ...]]:
+        # Claims are the text's own sentences: no pronoun is resolved, with or without history.
         async def ask(_: tuple[str, ...]) -> JudgeOutcome[tuple[str, ...]]:
             started = time.perf_counter()
             found = await asyncio.to_thread(extract, text, split_clauses=self.split_clauses)
@@ -193,22 +198,32 @@ class OfflineJudge:
         reference: str | None,
         *,
         iteration: int,
+        history: Sequence[Turn] = (),
     ) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
+        read_as = question_in_context(question, history)
+        notes = _read_as_notes(question, read_as)
+
         async def ask(fitted: tuple[str, ...]) -> JudgeOutcome[tuple[ChunkJudgement, ...]]:
             started = time.perf_counter()
             try:
-                value = await judge_chunks(self.embed, question, fitted, reference, self.params)
+                value = await judge_chunks(self.embed, read_as, fitted, reference, self.params)
             except ModelOutputError as exc:
                 return JudgeOutcome(
                     value=None, error=str(exc), latency_s=time.perf_counter() - started
                 )
-            return JudgeOutcome(value=value, latency_s=time.perf_counter() - started)
+            return JudgeOutcome(value=value, latency_s=time.perf_counter() - started, notes=notes)
 
-        texts = (question, reference or "")
+        texts = (read_as, reference or "")
         return await within_budget(self.prompt_budget, texts, contexts, ask)
 
     async def generate_questions(
-        self, answer: str, contexts: Sequence[str], *, n: int, iteration: int
+        self,
+        answer: str,
+        contexts: Sequence[str],
+        *,
+        n: int,
+        iteration: int,
+        history: Sequence[Turn] = (),
     ) -> JudgeOutcome[GeneratedQuestions]:
         return JudgeOutcome(
             value=None,
@@ -217,13 +232,19 @@ class OfflineJudge:
         )
 
     async def rate_relevance(
-        self, question: str, answer: str, *, iteration: int
+        self, question: str, answer: str, *, iteration: int, history: Sequence[Turn] = ()
     ) -> JudgeOutcome[RelevanceRating]:
+        read_as = question_in_context(question, history)
         return await within_budget(
-            self.prompt_budget, (question, answer), (), lambda _: self._rate(question, answer)
+            self.prompt_budget,
+            (read_as, answer),
+            (),
+            lambda _: self._rate(read_as, answer, follow_up=read_as != question),
         )
 
-    async def _rate(self, question: str, answer: str) -> JudgeOutcome[RelevanceRating]:
+    async def _rate(
+        self, question: str, answer: str, *, follow_up: bool = False
+    ) -> JudgeOutcome[RelevanceRating]:
         started = time.perf_counter()
         phrase = abstains(answer)
         if phrase is not None:
@@ -234,8 +255,9 @@ class OfflineJudge:
         except ModelOutputError as exc:
             return JudgeOutcome(value=None, error=str(exc), latency_s=time.perf_counter() - started)
         score = clipped_cosine(vectors[0], vectors[1])
+        read = " (a follow-up, read after the latest user turn)" if follow_up else ""
         reason = (
-            f"cosine similarity {score:.2f} between the question and the answer "
+            f"cosine similarity {score:.2f} between the question{read} and the answer "
             f"({self.embedder_name})"
         )
         return JudgeOutcome(
@@ -287,6 +309,13 @@ class OfflineJudge:
     ) -> JudgeOutcome[tuple[DimensionScore, ...]]:
         what = f"score the rubric {rubric.name!r} on a 1–5 scale"
         return JudgeOutcome(value=None, error=NEEDS_LLM.format(what=what), unsupported=True)
+
+
+def _read_as_notes(question: str, read_as: str) -> tuple[str, ...]:
+    if read_as == question:
+        return ()
+    shown = read_as if len(read_as) <= 200 else read_as[:199] + "…"
+    return (f"the question is a follow-up: read after the latest user turn, as {shown!r}",)
 
 
 if TYPE_CHECKING:

@@ -175,12 +175,31 @@
     dl.appendChild(div);
   }
 
+  // The conversation before the question, oldest turn first, each turn with its role.
+  function turns(dl, history) {
+    if (!history || !history.length) { return; }
+    var div = el("div", "long");
+    div.appendChild(el("dt", null, "earlier turns (" + history.length + ")"));
+    var dd = el("dd");
+    var ol = el("ol", "history");
+    history.forEach(function (t) {
+      var li = el("li", "turn");
+      li.appendChild(el("span", "role", t.role || "turn"));
+      li.appendChild(el("span", "turn-text", t.content));
+      ol.appendChild(li);
+    });
+    dd.appendChild(ol);
+    div.appendChild(dd);
+    dl.appendChild(div);
+  }
+
   function detail(s) {
     var box = el("div", "sample-detail");
     var texts = el("dl", "sample-texts");
     pair(texts, "sample", s.id);
     pair(texts, "system", systemOf(s));
     pair(texts, "question type", s.question_type);
+    turns(texts, s.history);
     pair(texts, "question", s.question, "long");
     pair(texts, "answer", s.answer, "long answer");
     pair(texts, "reference", s.reference, "long");
