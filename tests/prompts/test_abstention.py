@@ -66,11 +66,15 @@ def test_default_list_covers_the_spec_examples() -> None:
 
 def test_a_50_mb_answer_is_scanned_once_not_once_per_phrase() -> None:
     """Issue 14: a 50 MB answer took 20 s here (one scan per phrase, 23 phrases) before the
-    judge was even asked; one scan takes a couple of seconds."""
+    judge was even asked. Against one phrase's scan of the same text (so that the machine's
+    load cancels out), one scan for all phrases costs a few times more, not 30 times."""
     answer = "Paris is in France. " * 2_621_440 + "Still, I'm not sure."
     started = time.perf_counter()
+    assert find_abstention(answer, ["i'm not sure"]) == "i'm not sure"
+    one_phrase = time.perf_counter() - started
+    started = time.perf_counter()
     assert find_abstention(answer) == "i'm not sure"
-    assert time.perf_counter() - started < 10
+    assert time.perf_counter() - started < 8 * one_phrase
 
 
 @pytest.mark.parametrize(
