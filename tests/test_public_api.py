@@ -15,6 +15,7 @@ from veracity import LLMJudge, Sample, ScriptedChat, Status, evaluate
 
 EXPECTED_API = {
     "AnthropicChat",
+    "BadRowsWarning",
     "ClaimVerdict",
     "DatasetError",
     "EvaluationResult",
@@ -24,6 +25,7 @@ EXPECTED_API = {
     "LLMJudge",
     "Metric",
     "MetricResult",
+    "NoValidSampleError",
     "OpenAIChat",
     "ResultRecord",
     "RetryPolicy",
@@ -63,7 +65,8 @@ def test_evaluate_accepts_dicts_reports_bad_ones_and_writes_a_run(tmp_path: Path
         {"id": "b", "question": "q?", "answer": "", "contexts": []},
         {"id": "c", "question": 3, "answer": "x"},
     ]
-    result = evaluate(rows, ["faithfulness"], scripted_judge(), out=tmp_path / "run")
+    with pytest.warns(veracity.BadRowsWarning, match=r"1 bad row\(s\) left out.*item 3"):
+        result = evaluate(rows, ["faithfulness"], scripted_judge(), out=tmp_path / "run")
     assert [r.sample_id for r in result.results] == ["a", "b"] or {
         r.sample_id for r in result.results
     } == {"a", "b"}
@@ -130,7 +133,8 @@ def test_a_second_sample_with_the_same_id_in_memory_is_a_bad_row_like_in_a_file(
         Sample(id="a", question="q3", answer="Nice.", contexts=("Nice",)),
     ]
     out = tmp_path / "run" if in_a_run_dir else None
-    result = evaluate(rows, ["faithfulness"], scripted_judge(), out=out)
+    with pytest.warns(veracity.BadRowsWarning, match="2 bad row"):
+        result = evaluate(rows, ["faithfulness"], scripted_judge(), out=out)
     assert {(r.sample_id, r.system) for r in result.results} == {("a", None), ("a", "B")}
     assert len(result.results) == 2
     assert [str(row) for row in result.bad_rows] == [
@@ -145,3 +149,84 @@ def test_no_metric_is_an_error_not_an_empty_run(metrics: list[str]) -> None:
     rows = [{"id": "a", "question": "q", "answer": "Paris.", "contexts": ["Paris"]}]
     with pytest.raises(ValueError, match=r"no metric named .*available: faithfulness"):
         evaluate(rows, metrics, scripted_judge())
+
+
+def test_dir_of_veracity_shows_only_its_api_and_subpackages() -> None:
+    import types
+
+    public = {
+        name
+        for name in dir(veracity)
+        if not name.startswith("_") and not isinstance(getattr(veracity, name), types.ModuleType)
+    }
+    assert public <= set(veracity.__all__)
+
+
+def test_a_single_metric_name_is_one_metric() -> None:
+    """Issue 16: ``"faithfulness"`` was iterated, ``unknown metric 'f'``."""
+    rows = [{"id": "a", "question": "q", "answer": "Paris.", "contexts": ["Paris"]}]
+    result = evaluate(rows, "faithfulness", scripted_judge())
+    assert [r.metric for r in result] == ["faithfulness"]
+    result = evaluate(rows, veracity.Faithfulness(), scripted_judge())
+    assert len(result) == 1
+
+
+def test_samples_that_are_all_bad_raise_naming_the_first_problems() -> None:
+    rows = [{"id": "a", "answr": "x", "question": "q"}, {"id": "b", "question": 3, "answer": "y"}]
+    with pytest.raises(veracity.NoValidSampleError, match=r"no valid sample.*item 1.*item 2") as e:
+        evaluate(rows, "faithfulness", scripted_judge())
+    assert isinstance(e.value, veracity.DatasetError)
+    assert len(e.value.bad_rows) == 2
+    with pytest.raises(veracity.NoValidSampleError, match="no sample in the samples given"):
+        evaluate([], "faithfulness", scripted_judge())
+
+
+def test_the_result_reads_like_a_collection_with_means_and_cis() -> None:
+    rows = [
+        {"id": str(i), "question": "q", "answer": "Paris.", "contexts": ["Paris"]} for i in range(3)
+    ]
+    judge = LLMJudge(
+        ScriptedChat(
+            [claims_reply("Paris."), verdicts_reply(("Paris.", "supported", "ok", "Paris"))] * 3
+        ),
+        unfounded_support="flag",
+    )
+    result = evaluate(rows, "faithfulness", judge)
+    assert len(result) == 3
+    assert {r.sample_id for r in result} == {"0", "1", "2"}
+    assert result.mean("faithfulness") == 1.0
+    ci = result.ci("faithfulness")
+    assert ci is not None and ci[0] <= 1.0 <= ci[1]
+    with pytest.raises(KeyError, match=r"no metric 'context_recall'.*faithfulness"):
+        result.mean("context_recall")
+    shown = repr(result)
+    assert shown == "<EvaluationResult 3 result(s); mean faithfulness 1.000; 0 bad row(s)>"
+
+
+def test_to_pandas_names_the_question_and_answer_and_a_row_per_claim() -> None:
+    pytest.importorskip("pandas")
+    claims = ("Paris is the capital.", "It has 9 million people.")
+    judge = LLMJudge(
+        ScriptedChat(
+            [
+                claims_reply(*claims),
+                verdicts_reply(
+                    (claims[0], "supported", "stated", "capital"),
+                    (claims[1], "not_enough_info", "no population", ""),
+                ),
+            ]
+        ),
+        unfounded_support="flag",
+    )
+    rows = [{"id": "a", "question": "What is Paris?", "answer": "The capital.", "contexts": ["x"]}]
+    frame = evaluate(rows, "faithfulness", judge).to_pandas()
+    assert list(frame.columns[:9]) == [
+        "sample_id", "system", "question", "answer", "metric", "iteration", "score", "status",
+        "reason",
+    ]  # fmt: skip
+    assert frame.loc[0, "question"] == "What is Paris?" and frame.loc[0, "score"] == 0.5
+    per_claim = evaluate(rows, "faithfulness", judge).to_pandas(claims=True)
+    assert list(per_claim["claim"]) == list(claims)
+    assert list(per_claim["verdict"]) == ["supported", "not_enough_info"]
+    assert list(per_claim["reason"]) == ["stated", "no population"]
+    assert set(per_claim["answer"]) == {"The capital."}

@@ -3,10 +3,16 @@
 The public API is what ``__all__`` lists; everything else may change between versions.
 """
 
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
 from veracity._version import __version__
-from veracity.dataset import DatasetError, RowError, read_dataset
+from veracity.dataset import (
+    BadRowsWarning,
+    DatasetError,
+    NoValidSampleError,
+    RowError,
+    read_dataset,
+)
 from veracity.evaluation import EvaluationResult, aevaluate, evaluate
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, make_judge
 from veracity.judges.chat import OpenAIChat, ScriptedChat
@@ -24,6 +30,7 @@ from veracity.types import (
 
 __all__ = [
     "AnthropicChat",
+    "BadRowsWarning",
     "ClaimVerdict",
     "DatasetError",
     "EvaluationResult",
@@ -33,6 +40,7 @@ __all__ = [
     "LLMJudge",
     "Metric",
     "MetricResult",
+    "NoValidSampleError",
     "OpenAIChat",
     "ResultRecord",
     "RetryPolicy",
@@ -49,11 +57,11 @@ __all__ = [
     "read_dataset",
 ]
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from veracity.judges.chat.anthropic_chat import AnthropicChat
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "AnthropicChat":  # imported on first use: the anthropic SDK is slow to load
         from veracity.judges.chat.anthropic_chat import AnthropicChat
 

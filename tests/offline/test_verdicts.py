@@ -125,7 +125,9 @@ async def test_a_swapped_specific_term_is_contradicted_and_p_is_capped(
     judge: OfflineJudge,
 ) -> None:
     """Issue 15: "liver" where the context says "pancreas" was supported (P 0.56)."""
-    context = "Insulin is a hormone produced by beta cells of the pancreatic islets in the pancreas."
+    context = (
+        "Insulin is a hormone produced by beta cells of the pancreatic islets in the pancreas."
+    )
     found = await verdict(judge, "Insulin is produced by the liver.", context)
     assert found.verdict is Verdict.CONTRADICTED
     assert "no context mentions 'liver'" in found.reason

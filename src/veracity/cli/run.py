@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -36,7 +37,13 @@ from veracity.cli.common import (
 )
 from veracity.cli.progress import RunProgress
 from veracity.config import ConfigError
-from veracity.dataset import DatasetError, RowError, read_dataset
+from veracity.dataset import (
+    BadRowsWarning,
+    DatasetError,
+    NoValidSampleError,
+    RowError,
+    read_dataset,
+)
 from veracity.embeddings import MissingLocalModelError, ModelIntegrityError, ModelSpecError
 from veracity.embeddings.factory import local_embedder_available
 from veracity.evaluation import EvaluationResult, aevaluate
@@ -207,7 +214,9 @@ def run(
                 raise fail(f"--strict: {len(errors)} bad row(s) in {dataset}; no judge call made")
         samples = _count_samples(dataset) if err_console.is_terminal else None
         total = None if samples is None else samples * len(chosen) * settings.iterations
-        with RunProgress(err_console, total) as progress:
+        # The CLI lists bad rows itself (below), not as a Python warning.
+        with RunProgress(err_console, total) as progress, warnings.catch_warnings():
+            warnings.simplefilter("ignore", BadRowsWarning)
             result = asyncio.run(
                 aevaluate(
                     dataset,
@@ -236,6 +245,9 @@ def run(
         # Caught here, not left to typer (which exits 130 in silence): the user learns
         # that nothing finished was lost, and where it is.
         raise interrupted(run_dir) from exc
+    except NoValidSampleError as exc:  # bad input, not a judge that failed (exit 3)
+        _bad_rows(list(exc.bad_rows), "bad row")
+        raise fail(f"no valid sample in {dataset} ({len(exc.bad_rows)} bad row(s))") from exc
     except (
         DatasetError,
         RunDirectoryError,
@@ -249,8 +261,6 @@ def run(
         raise fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
 
     _bad_rows(list(result.bad_rows), "bad row")
-    if not result.summary["results"]:  # bad input, not a judge that failed (exit 3)
-        raise fail(f"no valid sample in {dataset} ({len(result.bad_rows)} bad row(s))")
     print_summary(result.summary, out_console)
     resumed = result.manifest["attempts"][-1]["results_resumed"]
     if resumed:

@@ -5,7 +5,7 @@ JSON item), in file order among the samples. Problems with the whole file raise
 ``DatasetError``.
 """
 
-from veracity.dataset.errors import DatasetError, RowError
+from veracity.dataset.errors import BadRowsWarning, DatasetError, NoValidSampleError, RowError
 from veracity.dataset.fields import ALIASES, CANONICAL_FIELDS
 from veracity.dataset.ids import dataset_fingerprint, stable_sample_id
 from veracity.dataset.reader import read_dataset
@@ -13,7 +13,9 @@ from veracity.dataset.reader import read_dataset
 __all__ = [
     "ALIASES",
     "CANONICAL_FIELDS",
+    "BadRowsWarning",
     "DatasetError",
+    "NoValidSampleError",
     "RowError",
     "dataset_fingerprint",
     "read_dataset",

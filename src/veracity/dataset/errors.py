@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -34,3 +35,23 @@ class RowError:
 
 class DatasetError(Exception):
     """A problem with the whole file: it is missing, of an unknown kind, or unreadable."""
+
+
+class NoValidSampleError(DatasetError):
+    """Every row was bad (or there was none): nothing could be evaluated. ``bad_rows``
+    are the rows' problems; the message names the first few."""
+
+    def __init__(self, source: str, bad_rows: Sequence[RowError]) -> None:
+        self.source, self.bad_rows = source, tuple(bad_rows)
+        if not self.bad_rows:
+            super().__init__(f"no sample in {source}")
+            return
+        shown = "; ".join(str(row) for row in self.bad_rows[:3])
+        more = f" (and {len(self.bad_rows) - 3} more)" if len(self.bad_rows) > 3 else ""
+        super().__init__(
+            f"no valid sample in {source}: {len(self.bad_rows)} bad row(s): {shown}{more}"
+        )
+
+
+class BadRowsWarning(UserWarning):
+    """Some rows were bad and were left out (each is in ``EvaluationResult.bad_rows``)."""

@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veracity.dataset import RowError
 from veracity.report import DEFAULT_MAX_ERROR_RATE, ErrorRateCheck, check_error_rate
-from veracity.types import ResultRecord
+from veracity.types import ResultRecord, Sample
 
 if TYPE_CHECKING:
     import pandas as pd
+
+# Columns of to_pandas() before the record's own (which follow in their model order).
+_LEADING = ("sample_id", "system", "question", "answer", "metric", "iteration", "score",
+            "status", "reason")  # fmt: skip
+_CLAIM_COLUMNS = ("claim", "verdict", "p_supported", "reason", "evidence")
 
 
 @dataclass(frozen=True)
 class EvaluationResult:
     """What a run produced: the summary, every result, and the rows that could not run.
 
+    ``len(result)`` and ``for record in result`` go over the per-item results;
+    :meth:`mean` and :meth:`ci` read a metric's overall figures from the summary.
     ``max_error_rate`` is the share of results judge errors may leave unscored; see
     :attr:`error_check`.
     """
@@ -28,6 +36,42 @@ class EvaluationResult:
     run_dir: Path | None = None
     manifest: dict[str, Any] = field(default_factory=dict)
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE
+    samples: tuple[Sample, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __iter__(self) -> Iterator[ResultRecord]:
+        return iter(self.results)
+
+    def __repr__(self) -> str:
+        means = ", ".join(
+            f"{name} {m:.3f}" if (m := self.mean(name)) is not None else f"{name} unscored"
+            for name in self.summary.get("metrics", {})
+        )
+        where = f", run_dir={str(self.run_dir)!r}" if self.run_dir else ""
+        return (
+            f"<EvaluationResult {len(self.results)} result(s); mean {means or 'none'}; "
+            f"{len(self.bad_rows)} bad row(s){where}>"
+        )
+
+    def _overall(self, metric: str) -> dict[str, Any]:
+        metrics = self.summary.get("metrics", {})
+        if metric not in metrics:
+            known = ", ".join(metrics) or "none"
+            raise KeyError(f"no metric {metric!r} in this result (metrics: {known})")
+        overall: dict[str, Any] = metrics[metric]["overall"]
+        return overall
+
+    def mean(self, metric: str) -> float | None:
+        """The mean score of ``metric`` over its scored results (``None``: none scored)."""
+        value = self._overall(metric).get("mean")
+        return None if value is None else float(value)
+
+    def ci(self, metric: str) -> tuple[float, float] | None:
+        """The 95 % confidence interval of ``metric``'s mean (``None``: too few scores)."""
+        bounds = self._overall(metric).get("ci95")
+        return None if bounds is None else (float(bounds[0]), float(bounds[1]))
 
     @property
     def error_check(self) -> ErrorRateCheck:
@@ -36,15 +80,34 @@ class EvaluationResult:
         (``veracity run`` exits 3 then)."""
         return check_error_rate(self.summary, self.max_error_rate)
 
-    def to_pandas(self) -> pd.DataFrame:
-        """One row per result; ``details`` stays a dict column. Needs ``pandas``."""
+    def to_pandas(self, *, claims: bool = False) -> pd.DataFrame:
+        """One row per result: id, system, question, answer, metric, iteration, score,
+        status, reason, then usage, cost and ``details`` (a dict column). With
+        ``claims=True``, one row per judged claim instead: the result's keys and the
+        claim, its verdict, P(supported), reason and evidence. Needs ``pandas``."""
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("to_pandas() needs pandas: pip install pandas") from exc
+        texts = {(s.id, s.system): (s.question, s.answer) for s in self.samples}
         rows = []
         for record in self.results:
-            row = record.model_dump(mode="json", exclude={"usage"})
-            row.update({f"usage_{k}": v for k, v in record.usage.model_dump().items()})
-            rows.append(row)
-        return pd.DataFrame(rows)
+            question, answer = texts.get((record.sample_id, record.system), (None, None))
+            row: dict[str, Any] = {"question": question, "answer": answer}
+            row |= record.model_dump(mode="json", exclude={"usage"})
+            row |= {f"usage_{k}": v for k, v in record.usage.model_dump().items()}
+            if not claims:
+                rows.append(row)
+                continue
+            keys = {k: row[k] for k in ("sample_id", "system", "question", "answer", "metric",
+                                         "iteration", "score", "status")}  # fmt: skip
+            for claim in row["details"].get("claims") or ():
+                if isinstance(claim, dict):
+                    rows.append(keys | {c: claim.get(c) for c in _CLAIM_COLUMNS})
+        if claims:
+            columns = [*_LEADING[:-1], *_CLAIM_COLUMNS]
+            return pd.DataFrame(rows, columns=columns)
+        frame = pd.DataFrame(rows)
+        if frame.empty:
+            return pd.DataFrame(columns=list(_LEADING))
+        return frame[[*_LEADING, *(c for c in frame.columns if c not in _LEADING)]]

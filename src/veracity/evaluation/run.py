@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import platform
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 from veracity._version import __version__
-from veracity.dataset import RowError, dataset_fingerprint
+from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, dataset_fingerprint
 from veracity.embeddings import BertScorer, Embedder, make_bert_scorer, make_embedder
 from veracity.evaluation.inputs import SampleInput, items_from
 from veracity.evaluation.result import EvaluationResult
@@ -63,7 +64,7 @@ def _with_cache(
 
 async def aevaluate(
     samples: str | Path | Iterable[SampleInput],
-    metrics: Sequence[str | Metric] = ("faithfulness",),
+    metrics: str | Metric | Sequence[str | Metric] = ("faithfulness",),
     judge: Judge | str | None = None,
     *,
     out: str | Path | None = None,
@@ -105,7 +106,11 @@ async def aevaluate(
     ``retry_errors`` asks the judge again for the ``judge_error`` results of the run in
     ``out`` (their replies are never served from the cache), keeping every other result.
     ``max_error_rate`` (a share in [0, 1]) is what the result's ``error_check`` holds the
-    judge errors against.
+    judge errors against. ``metrics`` is a name, a metric, or a list of them.
+
+    Bad rows are left out and listed in the result's ``bad_rows``, with a
+    :class:`~veracity.dataset.BadRowsWarning` giving their count; when no row is valid,
+    :class:`~veracity.dataset.NoValidSampleError` is raised, naming the first rows' problems.
     """
     if retry_errors and out is None:
         raise ValueError("retry_errors needs out: the run directory whose judge errors to retry")
@@ -123,6 +128,8 @@ async def aevaluate(
     )
     price = find_price(the_judge.name, prices)
     items, dataset_path = items_from(samples)
+    read = _Counted(keep=keep_results)
+
     manifest = _manifest(models, chosen, price, dataset_path, {
         "iterations": iterations, "max_error_rate": max_error_rate, **(settings or {})
     })  # fmt: skip
@@ -148,7 +155,7 @@ async def aevaluate(
     status, error = "completed", None
     try:
         await run_metrics(
-            items,
+            read(items),
             chosen,
             models,
             on_result=finished,
@@ -186,14 +193,45 @@ async def aevaluate(
             if run_dir is not None:
                 _close_run(run_dir, own_replies, completed=status == "completed")
             await _close(models)
+    _check_rows(read.valid, bad_rows, dataset_path)
     return EvaluationResult(
         summary=summary,
         results=tuple(kept) if keep_results else (),
+        samples=tuple(read.samples),
         bad_rows=tuple(bad_rows),
         run_dir=run_dir.path if run_dir else None,
         manifest=manifest,
         max_error_rate=max_error_rate,
     )
+
+
+class _Counted:
+    """Counts the valid samples streaming to the run, and keeps them if asked (for the
+    result's questions and answers)."""
+
+    def __init__(self, *, keep: bool) -> None:
+        self.keep, self.valid, self.samples = keep, 0, list[Sample]()
+
+    def __call__(self, stream: Iterable[Sample | RowError]) -> Iterator[Sample | RowError]:
+        for item in stream:
+            if isinstance(item, Sample):
+                self.valid += 1
+                if self.keep:
+                    self.samples.append(item)
+            yield item
+
+
+def _check_rows(valid: int, bad_rows: Sequence[RowError], dataset_path: str | None) -> None:
+    """Raise when no row was valid; warn (with the count) when some were bad."""
+    if not valid:
+        raise NoValidSampleError(dataset_path or "the samples given", bad_rows)
+    if bad_rows:
+        shown = "; ".join(str(row) for row in bad_rows[:3])
+        warnings.warn(
+            f"{len(bad_rows)} bad row(s) left out (see result.bad_rows): {shown}",
+            BadRowsWarning,
+            stacklevel=3,
+        )
 
 
 def _open_run(
@@ -229,7 +267,7 @@ def _close_run(
 
 def evaluate(
     samples: str | Path | Iterable[SampleInput],
-    metrics: Sequence[str | Metric] = ("faithfulness",),
+    metrics: str | Metric | Sequence[str | Metric] = ("faithfulness",),
     judge: Judge | str | None = None,
     **options: Any,
 ) -> EvaluationResult:
@@ -266,8 +304,10 @@ def _judge(
 
 
 def _resolved(
-    metrics: Sequence[str | Metric], rubrics: Mapping[str, Rubric] | None
+    metrics: str | Metric | Sequence[str | Metric], rubrics: Mapping[str, Rubric] | None
 ) -> list[Metric]:
+    if isinstance(metrics, str) or not isinstance(metrics, Sequence):
+        metrics = [metrics]  # one name ("faithfulness" is not seven one-letter names)
     chosen = [resolve_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
     if not chosen:  # a run of no metric would measure nothing, and say nothing of it
         raise no_metric_error(metrics)
