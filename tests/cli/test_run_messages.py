@@ -118,3 +118,17 @@ def test_an_unknown_model_name_is_named_not_a_traceback(
 ) -> None:
     stderr = run_refused(tmp_path, "--metrics", metric, option, "bogus")
     assert named in stderr
+
+
+def test_an_unknown_metric_gets_a_did_you_mean(tmp_path: Path) -> None:
+    stderr = run_refused(tmp_path, "--metrics", "faithfullness")
+    assert "unknown metric 'faithfullness'; did you mean 'faithfulness'?" in stderr
+
+
+def test_version_is_an_option_and_a_command() -> None:
+    from veracity import __version__
+
+    for args in (["--version"], ["version"]):
+        proc = veracity(*args)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == __version__

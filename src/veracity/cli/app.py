@@ -22,6 +22,27 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        out_console.print(__version__)
+        raise typer.Exit
+
+
+@app.callback()
+def _options(
+    show_version: bool = typer.Option(
+        False,
+        "--version",
+        help="Print veracity's version and exit.",
+        callback=_print_version,
+        is_eager=True,
+    ),
+) -> None:
+    """Evaluate Retrieval-Augmented-Generation systems."""
+
+
 app.command()(run)
 app.command()(estimate)
 app.command()(report)

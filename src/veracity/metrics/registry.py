@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping, Sequence
 
 from veracity.metrics.answer_classification import AnswerClassification
@@ -72,7 +73,9 @@ def resolve_metrics(
                 )
             metrics.append(RubricMetric(rubric))
         else:
-            raise UnknownMetricError(f"unknown metric {name!r}; available: {_AVAILABLE}")
+            close = difflib.get_close_matches(name, list(METRICS), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise UnknownMetricError(f"unknown metric {name!r}; {hint}available: {_AVAILABLE}")
     if not metrics:
         raise no_metric_error(names)
     return metrics
