@@ -230,3 +230,15 @@ def test_to_pandas_names_the_question_and_answer_and_a_row_per_claim() -> None:
     assert list(per_claim["verdict"]) == ["supported", "not_enough_info"]
     assert list(per_claim["reason"]) == ["stated", "no population"]
     assert set(per_claim["answer"]) == {"The capital."}
+
+
+def test_veracity_imports_where_fcntl_does_not_exist() -> None:
+    """Issue 16: ``import veracity`` failed on Windows (the run lock imported fcntl)."""
+    code = (
+        "import sys\n"
+        "sys.modules['fcntl'] = None  # as on Windows: importing it raises ImportError\n"
+        "import veracity, veracity.store, veracity.cli.app, veracity.evaluation\n"
+        "print('ok')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.strip() == "ok", done.stderr

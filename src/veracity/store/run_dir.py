@@ -14,7 +14,6 @@ writing one directory.
 from __future__ import annotations
 
 import copy
-import fcntl
 import json
 import sqlite3
 import time
@@ -23,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from filelock import FileLock, Timeout
 from pydantic import ValidationError
 
 from veracity.dataset.normalize import describe_validation_error
@@ -99,7 +99,7 @@ class RunDirectory:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
-        self._lock: IO[str] | None = None
+        self._lock: FileLock | None = None
         self._appending: IO[str] | None = None
         self._manifest: dict[str, Any] = {}
         self._metric_order: dict[str, int] = {}
@@ -116,18 +116,18 @@ class RunDirectory:
         """Lock the directory and open its store; an earlier run of the same dataset and
         judge here is resumed (whenever it stopped), anything else is refused."""
         _make_directory(self.path)
+        # filelock: an OS lock on every platform (fcntl on POSIX, msvcrt on Windows), freed
+        # by the OS when the process dies however it dies.
+        lock = FileLock(self.path / LOCK, thread_local=False)
         try:
-            self._lock = (self.path / LOCK).open("w")
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise RunDirectoryError(f"another veracity run is writing {self.path}") from None
         except WRITE_ERRORS as exc:
             raise RunDirectoryError(
                 f"cannot use {self.path} as the run directory: {_reason(exc)}"
             ) from exc
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.close()
-            self._lock = None
-            raise RunDirectoryError(f"another veracity run is writing {self.path}") from None
+        self._lock = lock
         try:
             self._open(manifest)
         except WRITE_ERRORS as exc:
@@ -280,8 +280,7 @@ class RunDirectory:
             self._db.close()
             self._db = None
         if self._lock is not None:
-            fcntl.flock(self._lock, fcntl.LOCK_UN)
-            self._lock.close()
+            self._lock.release()
             self._lock = None
 
     def _write_results(self) -> None:
@@ -332,15 +331,16 @@ def _difference(previous: Mapping[str, Any], current: Mapping[str, Any]) -> str 
 
 def writing(path: Path) -> bool:
     """Whether a veracity run is writing the run directory ``path`` now (holds its lock)."""
-    try:
-        lock = (path / LOCK).open()
-    except FileNotFoundError:
+    if not (path / LOCK).exists():
         return False
-    with lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
+    probe = FileLock(path / LOCK, thread_local=False)
+    try:
+        probe.acquire(timeout=0)
+    except Timeout:
+        return True
+    except OSError:  # cannot even open it (read-only): nobody is writing there through it
+        return False
+    probe.release()
     return False
 
 
