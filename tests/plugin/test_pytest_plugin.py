@@ -133,19 +133,45 @@ def test_faithful(rag_eval):
     result.stdout.fnmatch_lines(["*faithfulness has no score (judge_error)*"])
 
 
-def test_without_a_judge_the_tests_skip(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        test_skip="""
-def test_needs_judge(rag_eval):
-    raise AssertionError("must not run")
+def test_without_a_judge_the_offline_judge_gives_a_verdict(pytester: pytest.Pytester) -> None:
+    """Issue 16: with plain ``pytest`` the quality tests were skipped (``sss``, exit 0).
+    Now the offline judge judges them, and the header says so."""
+    pytest.importorskip("pysbd")
+    from veracity.embeddings import local_embedder_available
 
-def test_plain():
-    pass
+    if not local_embedder_available():
+        pytest.skip("the offline judge needs veracity[local]")
+    context = "Insulin is a hormone produced by beta cells in the pancreas."
+    pytester.makepyfile(
+        test_quality=f"""
+from veracity.pytest_plugin import assert_faithful
+
+CONTEXT = {context!r}
+
+def test_grounded(rag_eval):
+    rag_eval.assert_faithful({{"question": "Which organ makes insulin?",
+                              "answer": "Insulin is produced by beta cells in the pancreas.",
+                              "contexts": [CONTEXT]}})
+
+def test_hallucinated(rag_eval):
+    rag_eval.assert_faithful({{"question": "Which organ makes insulin?",
+                              "answer": "Insulin is produced by the liver.",
+                              "contexts": [CONTEXT]}})
+
+def test_module_level_helper_means_the_same(rag_eval):
+    result = rag_eval.evaluate({{"question": "q", "answer": "Insulin is produced by the liver.",
+                                "contexts": [CONTEXT]}})
+    assert_faithful(result)
 """
     )
-    result = pytester.runpytest(*PLUGIN, "-rs")
-    result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines(["*no veracity judge configured*--veracity-judge*"])
+    result = pytester.runpytest(*PLUGIN)
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "veracity: judge offline (no --veracity-judge given), thresholds none",
+            "*Insulin is produced by the liver.*",
+        ]
+    )
 
 
 def test_judge_and_threshold_from_the_command_line(pytester: pytest.Pytester) -> None:

