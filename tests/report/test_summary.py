@@ -113,6 +113,34 @@ def test_the_console_names_unfounded_evidence_among_other_statuses() -> None:
 
     stats = {"counts_by_status": {"scored": 3, "judge_error": 1}}
     assert others({**stats, "claims": 9, "evidence_not_found": 3}) == (
-        "judge_error 1, evidence not found 3/9 claims"
+        "judge_error 1\nevidence not found 3/9"
     )
     assert others({**stats, "claims": 9, "evidence_not_found": 0}) == "judge_error 1"
+
+
+def test_the_summary_table_fits_80_columns_without_cutting_a_name() -> None:
+    """Issue 16: at 80 columns "semantic_similarity" folded into "semantic_similari" / "ty",
+    statuses folded mid-word, and "13/13" scored sat beside "no_claims 1, no_contexts 2"."""
+    from rich.console import Console
+
+    from veracity.report.console import print_summary
+
+    builder = SummaryBuilder(["faithfulness", "semantic_similarity"])
+    for status, score in [(Status.SCORED, 0.8), (Status.NO_CLAIMS, 1.0), (Status.NO_CONTEXTS, 0)]:
+        builder.add(record(score, status))
+    for i, status in enumerate([Status.SCORED, Status.MISSING_REFERENCE]):
+        builder.add(
+            ResultRecord(
+                sample_id=f"s{i}", system=None, iteration=0, metric="semantic_similarity",
+                score=0.5 if status is Status.SCORED else None, status=status, reason="r",
+            )
+        )  # fmt: skip
+    console = Console(width=80, record=True, color_system=None)
+    print_summary(builder.build(bad_rows=0), console)
+    text = console.export_text()
+    assert "…" not in text
+    lines = text.splitlines()
+    assert any(line.startswith("semantic_similarity ") for line in lines)
+    assert any("missing_reference 1" in line for line in lines)
+    faithfulness = next(line for line in lines if line.startswith("faithfulness "))
+    assert " 1/3 " in faithfulness and "no_claims 1" in faithfulness

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -26,6 +27,8 @@ def ci(stats: Mapping[str, Any]) -> str:
 
 
 def others(stats: Mapping[str, Any]) -> str:
+    """The results that are not ``scored`` by status, one per line (a status is never cut
+    in two), and the claims whose evidence was not found."""
     found = [
         f"{status} {count}"
         for status, count in stats.get("counts_by_status", {}).items()
@@ -33,8 +36,8 @@ def others(stats: Mapping[str, Any]) -> str:
     ]
     if stats.get("evidence_not_found"):
         # Supported verdicts resting on a quote the contexts do not hold: worth a look.
-        found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']} claims")
-    return ", ".join(found) or "—"
+        found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']}")
+    return "\n".join(found) or "—"
 
 
 def thresholds_line(summary: Mapping[str, Any]) -> str:
@@ -51,7 +54,17 @@ def thresholds_line(summary: Mapping[str, Any]) -> str:
 def stats_columns(table: Table) -> None:
     for column in ("mean", "95% CI", "pass", "scored"):
         table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("other statuses", overflow="fold")
+    table.add_column("other statuses", no_wrap=True)
+
+
+def new_table(title: str, first: str) -> Table:
+    """A summary table that fits 80 columns: no vertical rules, and a first column (the
+    metric's or group's name) that is never folded."""
+    table = Table(
+        title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True
+    )
+    table.add_column(first, no_wrap=True)
+    return table
 
 
 def stats_cells(stats: Mapping[str, Any]) -> list[str | Text]:
@@ -59,15 +72,16 @@ def stats_cells(stats: Mapping[str, Any]) -> list[str | Text]:
         pct(stats["mean"]),
         ci(stats),
         pct(stats.get("pass_rate")),
-        f"{stats['n_scored']}/{stats['n']}",
+        # ``scored`` only: no_claims and no_contexts have a score by rule, not a judgement,
+        # and are counted under "other statuses".
+        f"{stats.get('counts_by_status', {}).get('scored', 0)}/{stats['n']}",
         Text(others(stats)),
     ]
 
 
 def metrics_table(summary: Mapping[str, Any], *, with_systems: bool) -> Table:
     """One row per metric (and per system below it when asked and there are several)."""
-    table = Table(title="veracity summary (scores ×100)")
-    table.add_column("metric", overflow="fold")
+    table = new_table("veracity summary (scores ×100)", "metric")
     stats_columns(table)
     for metric, groups in summary["metrics"].items():
         table.add_row(Text(metric, style="bold"), *stats_cells(groups[OVERALL]))

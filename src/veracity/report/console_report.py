@@ -11,6 +11,7 @@ from rich.text import Text
 
 from veracity.report.console import (
     metrics_table,
+    new_table,
     pct,
     print_recommendations,
     stats_cells,
@@ -33,8 +34,7 @@ def _groups_table(summary: Mapping[str, Any], section: str) -> Table | None:
     metrics = summary["metrics"]
     if all(len(groups.get(section, {})) < 2 for groups in metrics.values()):
         return None
-    table = Table(title=f"{title} (scores ×100)")
-    table.add_column(f"metric / {column}", overflow="fold")
+    table = new_table(f"{title} (scores ×100)", f"metric / {column}")
     stats_columns(table)
     for metric, groups in metrics.items():
         table.add_row(Text(metric, style="bold"))
