@@ -168,10 +168,13 @@ class MiniLM:
         does), computed in batches of similar length, in parallel."""
         encoded = [e.ids for e in self._tokenizer.encode_batch([t.strip() for t in texts])]
         order = sorted(range(len(texts)), key=lambda i: -len(encoded[i]))
+        # A batch per thread at least, so that a small call keeps every thread busy too.
+        total = sum(len(ids) for ids in encoded)
+        budget = min(self.tokens_per_batch, -(-total // self.threads))
         batches: list[list[int]] = []
         start = 0
         while start < len(order):  # the longest first: it sets its batch's padded length
-            size = max(1, self.tokens_per_batch // max(len(encoded[order[start]]), 1))
+            size = max(1, budget // max(len(encoded[order[start]]), 1))
             batches.append(order[start : start + size])
             start += size
         if self._pool is None:
