@@ -108,3 +108,14 @@ def test_a_model_of_another_architecture_is_refused(
         (tmp_path / name).write_text(json.dumps(loaded))
     with pytest.raises(ModelOutputError, match="not a mean-pooled BERT"):
         MiniLM(tmp_path)
+
+
+async def test_default_embedders_share_one_loaded_model(embedder: LocalEmbedder) -> None:
+    other = LocalEmbedder(cache_size=0)
+    vectors = await other.embed(["Shared weights, one copy in memory."])
+    assert other._model is embedder._model
+    np.testing.assert_allclose(
+        vectors, await embedder.embed(["Shared weights, one copy in memory."]), atol=1e-6
+    )
+    await other.aclose()  # stops the shared threads; the next call starts new ones
+    assert (await embedder.embed(["Still works."])).shape == (1, 384)

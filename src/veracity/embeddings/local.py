@@ -13,7 +13,7 @@ import numpy as np
 from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
 from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.cache import LRUCache
-from veracity.embeddings.minilm import MiniLM
+from veracity.embeddings.minilm import MiniLM, shared_minilm
 from veracity.embeddings.weights import (
     EMBEDDER_LIBS,
     MINILM_LIBS,
@@ -163,7 +163,7 @@ class LocalEmbedder:
         model: SentenceTransformer | MiniLM
         if self._pinned is not None:
             verify_weights(self.model_dir, self._pinned)
-            model = MiniLM(self.model_dir, threads=self.threads)
+            model = shared_minilm(self.model_dir, threads=self.threads)
             dim: int | None = model.dimension
         else:
             with loading_model():

@@ -96,6 +96,20 @@ def _check_architecture(model_dir: Path) -> dict[str, Any]:
     return dict(config)
 
 
+_shared: dict[tuple[Path, int | None], MiniLM] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_minilm(model_dir: Path, *, threads: int | None = None) -> MiniLM:
+    """The process's one :class:`MiniLM` of ``model_dir``: the offline judge's embedder
+    and a metric's (semantic similarity) share its weights (read-only) and threads."""
+    key = (model_dir.resolve(), threads)
+    with _shared_lock:
+        if key not in _shared:
+            _shared[key] = MiniLM(model_dir, threads=threads)
+        return _shared[key]
+
+
 class MiniLM:
     """A BERT encoder with mean pooling, from a sentence-transformers directory
     (``model.safetensors``, ``tokenizer.json``, the configs): :meth:`encode` gives what
@@ -118,6 +132,7 @@ class MiniLM:
         self.dimension = int(config["hidden_size"])
         self.threads = threads or default_threads()
         self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
         self._heads = int(config["num_attention_heads"])
         self._eps = float(config["layer_norm_eps"])
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -177,11 +192,13 @@ class MiniLM:
             size = max(1, budget // max(len(encoded[order[start]]), 1))
             batches.append(order[start : start + size])
             start += size
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(
-                self.threads, thread_name_prefix="veracity-minilm", initializer=_single_threaded
-            )
-        pooled = self._pool.map(self._pooled, [[encoded[i] for i in b] for b in batches])
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(
+                    self.threads, thread_name_prefix="veracity-minilm", initializer=_single_threaded
+                )
+            pool = self._pool
+        pooled = pool.map(self._pooled, [[encoded[i] for i in b] for b in batches])
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for batch, rows in zip(batches, pooled, strict=True):
             out[batch] = rows
@@ -189,8 +206,10 @@ class MiniLM:
         return np.asarray(out / np.where(norms > 0, norms, 1.0), dtype=np.float32)
 
     def close(self) -> None:
-        """Stop the threads (a later :meth:`encode` starts new ones)."""
-        pool, self._pool = self._pool, None
+        """Stop the threads once their work is done (a later :meth:`encode` starts new
+        ones)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False)
 
