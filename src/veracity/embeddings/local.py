@@ -13,7 +13,7 @@ import numpy as np
 from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
 from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.cache import LRUCache
-from veracity.embeddings.minilm import MiniLM, shared_minilm
+from veracity.embeddings.minilm import TOKENS_PER_BATCH, MiniLM, shared_minilm
 from veracity.embeddings.weights import (
     EMBEDDER_LIBS,
     MINILM_LIBS,
@@ -93,7 +93,12 @@ class LocalEmbedder:
             "model": self._name.removeprefix("local/"),
             "sha256": self._pinned.sha256 if self._pinned else None,
             "device": self.device,
-            "batch_size": self.batch_size,
+            # The default model is batched by tokens; a user's model by texts.
+            **(
+                {"tokens_per_batch": TOKENS_PER_BATCH}
+                if self._pinned
+                else {"batch_size": self.batch_size}
+            ),
         }
 
     async def load(self) -> None:
@@ -163,7 +168,7 @@ class LocalEmbedder:
         model: SentenceTransformer | MiniLM
         if self._pinned is not None:
             verify_weights(self.model_dir, self._pinned)
-            model = shared_minilm(self.model_dir, threads=self.threads)
+            model = shared_minilm(self.model_dir, threads=self.threads, device=self.device)
             dim: int | None = model.dimension
         else:
             with loading_model():

@@ -96,17 +96,17 @@ def _check_architecture(model_dir: Path) -> dict[str, Any]:
     return dict(config)
 
 
-_shared: dict[tuple[Path, int | None], MiniLM] = {}
+_shared: dict[tuple[Path, int | None, str], MiniLM] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_minilm(model_dir: Path, *, threads: int | None = None) -> MiniLM:
-    """The process's one :class:`MiniLM` of ``model_dir``: the offline judge's embedder
-    and a metric's (semantic similarity) share its weights (read-only) and threads."""
-    key = (model_dir.resolve(), threads)
+def shared_minilm(model_dir: Path, *, threads: int | None = None, device: str = "cpu") -> MiniLM:
+    """The process's one :class:`MiniLM` of ``model_dir`` (and settings): the offline
+    judge's embedder and a metric's share its weights (read-only) and threads."""
+    key = (model_dir.resolve(), threads, device)
     with _shared_lock:
         if key not in _shared:
-            _shared[key] = MiniLM(model_dir, threads=threads)
+            _shared[key] = MiniLM(model_dir, threads=threads, device=device)
         return _shared[key]
 
 
@@ -121,6 +121,7 @@ class MiniLM:
         *,
         tokens_per_batch: int = TOKENS_PER_BATCH,
         threads: int | None = None,
+        device: str = "cpu",
     ) -> None:
         import torch
         from safetensors.torch import load_file
@@ -139,7 +140,8 @@ class MiniLM:
         # The file's own settings (pad to 128, cut at 128) are not the model's.
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(self.max_tokens)
-        w = load_file(str(model_dir / "model.safetensors"))
+        self.device = device
+        w = load_file(str(model_dir / "model.safetensors"), device=device)
         self._embeddings = (
             w["embeddings.word_embeddings.weight"],
             w["embeddings.position_embeddings.weight"],
@@ -218,7 +220,7 @@ class MiniLM:
         import torch
 
         with torch.inference_mode():
-            return np.asarray(self._forward(rows).numpy(), dtype=np.float32)
+            return np.asarray(self._forward(rows).cpu().numpy(), dtype=np.float32)
 
     def _forward(self, rows: list[list[int]]) -> torch.Tensor:
         import torch
@@ -230,10 +232,11 @@ class MiniLM:
         for i, row in enumerate(rows):
             ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
             mask[i, : len(row)] = True
+        ids, mask = ids.to(self.device), mask.to(self.device)
         padded = not bool(mask.all())
         # Padding gets the most negative float in the attention scores, as transformers does.
         bias = (
-            torch.zeros((len(rows), 1, 1, length)).masked_fill(
+            torch.zeros((len(rows), 1, 1, length), device=self.device).masked_fill(
                 ~mask[:, None, None, :], torch.finfo(torch.float32).min
             )
             if padded
