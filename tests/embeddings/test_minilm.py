@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from veracity.embeddings import LocalEmbedder, ModelOutputError, default_minilm_dir
+from veracity.embeddings import LocalEmbedder, ModelIntegrityError, default_minilm_dir
 from veracity.embeddings.minilm import MiniLM
 
 TEXTS = [
@@ -106,7 +106,7 @@ def test_a_model_of_another_architecture_is_refused(
         if name == file:
             loaded.update(change)
         (tmp_path / name).write_text(json.dumps(loaded))
-    with pytest.raises(ModelOutputError, match="not a mean-pooled BERT"):
+    with pytest.raises(ModelIntegrityError, match="not hold a mean-pooled BERT"):
         MiniLM(tmp_path)
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from veracity.embeddings.base import ModelOutputError
+from veracity.embeddings.weights import ModelIntegrityError
 
 if TYPE_CHECKING:
     import torch
@@ -73,11 +73,12 @@ def _json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ModelOutputError(f"cannot read {path.name} of the model: {exc}") from exc
+        raise ModelIntegrityError(f"cannot read {path} of the model: {exc}") from exc
 
 
 def _check_architecture(model_dir: Path) -> dict[str, Any]:
-    """The model's config, after checking it is what :class:`MiniLM` computes."""
+    """The model's config, after checking it is what :class:`MiniLM` computes (the
+    weights are pinned, the configs beside them are not)."""
     config = _json(model_dir / "config.json")
     modules = _json(model_dir / "modules.json")
     pooling = _json(model_dir / "1_Pooling" / "config.json")
@@ -89,9 +90,10 @@ def _check_architecture(model_dir: Path) -> dict[str, Any]:
         or kinds != MODULES
         or modes != {"pooling_mode_mean_tokens"}
     ):
-        raise ModelOutputError(
-            f"{model_dir.name} is not a mean-pooled BERT sentence model; load it with "
-            "sentence-transformers"
+        raise ModelIntegrityError(
+            f"{model_dir} does not hold a mean-pooled BERT sentence model (its "
+            "config.json, modules.json or 1_Pooling/config.json say otherwise); nothing "
+            "was loaded"
         )
     return dict(config)
 
@@ -175,10 +177,6 @@ class MiniLM:
                     ),
                 )
             )
-
-    def token_counts(self, texts: Sequence[str]) -> list[int]:
-        """How many tokens each text is (after the cut at ``max_tokens``)."""
-        return [len(e.ids) for e in self._tokenizer.encode_batch([t.strip() for t in texts])]
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """One unit-length row per text (texts are stripped, as sentence-transformers
