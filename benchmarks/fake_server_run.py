@@ -48,7 +48,11 @@ def run_against_fake_server(
                 bert_scorer=None,
             )  # fmt: skip
             wall = time.perf_counter() - started
-            files = {p.name: p.read_text() for p in Path(out).iterdir() if p.is_file()}
+            files = {
+                p.name: p.read_text()
+                for p in Path(out).iterdir()
+                if p.suffix in {".json", ".jsonl"}
+            }  # the SQLite store is binary
         stats = server.stats
     per_sample: Counter[str] = Counter()
     for record in result.results:

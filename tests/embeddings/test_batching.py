@@ -61,11 +61,48 @@ async def test_calls_arriving_during_a_call_are_merged_into_the_next() -> None:
 async def test_max_items_caps_a_merged_call_but_not_a_single_request() -> None:
     process = Recorder()
     batcher = MicroBatcher(process, max_items=4)
+    big = list(range(10, 20))
     results = await asyncio.gather(
-        batcher.submit([1, 2, 3]), batcher.submit([4, 5]), batcher.submit(list(range(10)))
+        batcher.submit([1, 2, 3]), batcher.submit([4, 5]), batcher.submit(big)
     )
-    assert results[2] == [2 * i for i in range(10)]
-    assert process.calls == [[1, 2, 3], [4, 5], list(range(10))]
+    assert results[2] == [2 * i for i in big]
+    assert process.calls == [[1, 2, 3], [4, 5], big]
+    batcher.close()
+
+
+async def test_an_item_in_flight_is_processed_once_for_every_caller_asking() -> None:
+    process = Recorder()
+    process.release.clear()
+    batcher = MicroBatcher(process)
+    busy = asyncio.create_task(batcher.submit([1, 2]))
+    await asyncio.to_thread(process.started.wait, 5)
+    # 1 is being processed, 3 gets queued by the first caller that asks for it.
+    later = [asyncio.create_task(batcher.submit(items)) for items in ([2, 3], [3, 1, 3], [4])]
+    await asyncio.sleep(0.01)
+    process.release.set()
+    assert await busy == [2, 4]
+    assert [await task for task in later] == [[4, 6], [6, 2, 6], [8]]
+    assert process.calls == [[1, 2], [3, 4]]
+    assert await batcher.submit([1]) == [2]  # done items leave the flight: asked again
+    assert process.calls[-1] == [1]
+    batcher.close()
+
+
+async def test_a_cancelled_caller_leaves_a_shared_item_to_the_others() -> None:
+    process = Recorder()
+    process.release.clear()
+    batcher = MicroBatcher(process)
+    busy = asyncio.create_task(batcher.submit([1]))
+    await asyncio.to_thread(process.started.wait, 5)
+    first = asyncio.create_task(batcher.submit([5]))
+    second = asyncio.create_task(batcher.submit([5, 6]))
+    await asyncio.sleep(0.01)
+    first.cancel()  # it queued 5, which the second caller still wants
+    process.release.set()
+    assert await busy == [2]
+    assert await second == [10, 12]
+    assert first.cancelled()
+    assert process.calls == [[1], [5, 6]]
     batcher.close()
 
 

@@ -72,13 +72,17 @@ def test_unknown_scorer_names_are_refused() -> None:
 def test_without_the_local_extra_auto_gives_none_and_local_says_what_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     monkeypatch.setitem(sys.modules, "bert_score", None)
     assert not local_embedder_available()
     assert make_embedder("auto") is None
     assert make_bert_scorer("auto") is None
-    with pytest.raises(MissingLocalModelError, match=r"sentence_transformers.*veracity\[local\]"):
+    with pytest.raises(MissingLocalModelError, match=r"tokenizers.*veracity\[local\]"):
         make_embedder("local")
+    # A directory of the user's loads through sentence-transformers.
+    with pytest.raises(MissingLocalModelError, match=r"sentence_transformers.*veracity\[local\]"):
+        make_embedder(f"local:{default_minilm_dir()}")
     with pytest.raises(MissingLocalModelError, match=r"bert_score.*veracity\[local\]"):
         make_bert_scorer(f"local:{default_minilm_dir()}")
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from sentence_transformers import SentenceTransformer
 
 from tests.embeddings.conftest import Loaded
 from veracity.embeddings import Embedder, LocalEmbedder, clipped_cosine, default_minilm_dir
@@ -82,7 +83,7 @@ async def test_concurrent_calls_are_micro_batched_and_routed_back(
     assert len(sizes) <= 2  # 20 callers, one or two encode calls
     assert sum(sizes) == 20
     assert embedder.encode_calls - before == len(sizes)
-    direct = embedder._model.encode(texts, normalize_embeddings=True)  # type: ignore[union-attr]
+    direct = embedder._model.encode(texts)  # type: ignore[union-attr]
     for text_index, result in enumerate(results):
         assert result.shape == (1, 384)
         np.testing.assert_allclose(result[0], direct[text_index], atol=1e-5)
@@ -130,14 +131,30 @@ def test_one_embedder_serves_successive_event_loops(embedder: LocalEmbedder) -> 
     assert clipped_cosine(first[0], second[0]) > 0.5
 
 
-async def test_a_user_directory_is_named_after_it_and_loaded_unpinned() -> None:
-    embedder = LocalEmbedder(default_minilm_dir(), batch_size=8, cache_size=0)
-    assert embedder.name == "local/model"
-    assert embedder.describe()["sha256"] is None
-    vectors = await embedder.embed(["Hello there.", "Hello there."])
+async def test_a_user_directory_is_named_after_it_and_loaded_unpinned(
+    embedder: LocalEmbedder,
+) -> None:
+    # The same files as a directory of the user's: loaded by sentence-transformers, which
+    # the default model's own torch code must match.
+    by_library = LocalEmbedder(default_minilm_dir(), batch_size=8, cache_size=0)
+    assert by_library.name == "local/model"
+    assert by_library.describe()["sha256"] is None
+    vectors = await by_library.embed(["Hello there.", "Hello there."])
     assert vectors.shape == (2, 384)
-    assert embedder.cache_hits == 0
-    await embedder.aclose()
+    assert by_library.cache_hits == 0
+    texts = [
+        "Hello there.",
+        "  Leading and trailing spaces are stripped first.  ",
+        "Ünïcödé, café, 東京 and an emoji 😀 in one line.",
+        "x",
+        "The longest sentence pads its batch. " * 60,  # over 256 tokens: cut there
+        *(f"Sentence {i} of a batch of mixed lengths{' and more' * i}." for i in range(30)),
+    ]
+    assert isinstance(by_library._model, SentenceTransformer)
+    np.testing.assert_allclose(
+        await embedder.embed(texts), await by_library.embed(texts), rtol=0, atol=1e-6
+    )
+    await by_library.aclose()
 
 
 def test_loading_draws_no_progress_bar_and_leaves_the_setting_alone(

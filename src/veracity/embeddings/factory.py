@@ -9,7 +9,7 @@ from veracity.embeddings.bertscore import BertScorer
 from veracity.embeddings.local import LocalEmbedder
 from veracity.embeddings.openai_embeddings import OpenAIEmbedder
 from veracity.embeddings.weights import (
-    EMBEDDER_LIBS,
+    MINILM_LIBS,
     MINILM_PACKAGE,
     SCORER_LIBS,
     missing_modules,
@@ -25,7 +25,7 @@ class ModelSpecError(ValueError):
 
 def local_embedder_available() -> bool:
     """Whether the default local embedder is installed (``veracity[local]``)."""
-    return not missing_modules((*EMBEDDER_LIBS, MINILM_PACKAGE))
+    return not missing_modules((*MINILM_LIBS, MINILM_PACKAGE))
 
 
 def local_bert_scorer_available() -> bool:

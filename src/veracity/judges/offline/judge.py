@@ -54,6 +54,9 @@ class OfflineJudge:
     turn (:func:`~veracity.prompts.question_in_context`).
 
     ``embedder`` defaults to the local all-MiniLM-L6-v2, created on first use.
+    ``concurrency`` is the samples being worked on at once (the runner holds twice as
+    many): the embedder merges their texts into one batch, and larger batches keep the
+    model busier.
 
     ``prompt_budget`` bounds the text one question reads, as it bounds an LLM judge's
     prompt (the same estimate, without instructions): segmenting and embedding grow with
@@ -66,7 +69,7 @@ class OfflineJudge:
         embedder: Embedder | None = None,
         params: OfflineParams | None = None,
         *,
-        concurrency: int = 4,
+        concurrency: int = 16,
         split_clauses: bool = True,
         prompt_budget: PromptBudget | None = None,
     ) -> None:

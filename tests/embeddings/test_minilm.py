@@ -1,0 +1,121 @@
+"""The default model on torch alone: batching that changes no vector, threads that stay
+its own, and the heavy libraries left unimported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from veracity.embeddings import LocalEmbedder, ModelIntegrityError, default_minilm_dir
+from veracity.embeddings.minilm import MiniLM
+
+TEXTS = [
+    "A short one.",
+    "The longest sentence of the lot sets the padded length of its batch. " * 8,
+    *(f"Sentence {i} has{' quite a few more words' * (i % 7)} in it." for i in range(40)),
+    "A short one.",  # a repeat gets the same row
+]
+
+
+def test_batches_and_threads_change_no_vector(embedder: LocalEmbedder) -> None:
+    model = embedder._model
+    assert isinstance(model, MiniLM)
+    reference = model.encode(TEXTS)
+    one_at_a_time = MiniLM(default_minilm_dir(), tokens_per_batch=1, threads=1)
+    large_parallel = MiniLM(default_minilm_dir(), tokens_per_batch=8192, threads=3)
+    reverse = list(reversed(range(len(TEXTS))))
+    for variant in (
+        one_at_a_time.encode(TEXTS),
+        large_parallel.encode(TEXTS),
+        large_parallel.encode([TEXTS[i] for i in reverse])[reverse],
+    ):
+        np.testing.assert_allclose(variant, reference, rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(reference[0], reference[-1])
+    np.testing.assert_allclose(np.linalg.norm(reference, axis=1), 1.0, atol=1e-6)
+    one_at_a_time.close()
+    large_parallel.close()
+
+
+def test_its_threads_are_single_threaded_and_the_default_stays(embedder: LocalEmbedder) -> None:
+    def fresh_thread_count() -> int:
+        found: list[int] = []
+        probe = threading.Thread(target=lambda: found.append(torch.get_num_threads()))
+        probe.start()
+        probe.join()
+        return found[0]
+
+    before = fresh_thread_count()
+    model = MiniLM(default_minilm_dir(), threads=2)
+    model.encode(TEXTS)  # starts its threads
+    assert model._pool is not None
+    inside = {model._pool.submit(torch.get_num_threads).result() for _ in range(4)}
+    assert inside == {1}
+    assert fresh_thread_count() == before  # what the user's new threads get is untouched
+    model.close()
+
+
+def test_the_default_embedder_imports_neither_sentence_transformers_nor_transformers() -> None:
+    script = textwrap.dedent(
+        """
+        import asyncio, json, sys
+        from veracity.embeddings import LocalEmbedder
+
+        async def main():
+            embedder = LocalEmbedder()
+            vectors = await embedder.embed(["Is anything heavy imported?"])
+            await embedder.aclose()
+            return vectors.shape
+
+        shape = asyncio.run(main())
+        heavy = [m for m in ("sentence_transformers", "transformers") if m in sys.modules]
+        print(json.dumps({"shape": list(shape), "heavy": heavy}))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"shape": [1, 384], "heavy": []}
+
+
+@pytest.mark.parametrize(
+    ("file", "change"),
+    [
+        (
+            "1_Pooling/config.json",
+            {"pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True},
+        ),
+        ("config.json", {"hidden_act": "relu"}),
+        ("config.json", {"model_type": "roberta"}),
+    ],
+)
+def test_a_model_of_another_architecture_is_refused(
+    tmp_path: Path, file: str, change: dict[str, object]
+) -> None:
+    source = default_minilm_dir()
+    for name in ("config.json", "modules.json", "1_Pooling/config.json"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        loaded = json.loads((source / name).read_text())
+        if name == file:
+            loaded.update(change)
+        (tmp_path / name).write_text(json.dumps(loaded))
+    with pytest.raises(ModelIntegrityError, match="not hold a mean-pooled BERT"):
+        MiniLM(tmp_path)
+
+
+async def test_default_embedders_share_one_loaded_model(embedder: LocalEmbedder) -> None:
+    other = LocalEmbedder(cache_size=0)
+    vectors = await other.embed(["Shared weights, one copy in memory."])
+    assert other._model is embedder._model
+    np.testing.assert_allclose(
+        vectors, await embedder.embed(["Shared weights, one copy in memory."]), atol=1e-6
+    )
+    await other.aclose()  # stops the shared threads; the next call starts new ones
+    assert (await embedder.embed(["Still works."])).shape == (1, 384)
