@@ -297,7 +297,10 @@
     td.colSpan = columns;
     var box = detail(s);
     // Keep the drill-down within the visible width when the table scrolls sideways.
-    box.style.maxWidth = Math.max($("sample-scroll").clientWidth - 30, 320) + "px";
+    var scroller = $("sample-scroll");
+    if (scroller.scrollWidth > scroller.clientWidth) {
+      box.style.maxWidth = Math.max(scroller.clientWidth - 30, 320) + "px";
+    }
     td.appendChild(box);
     row.appendChild(td);
     tr.after(row);
