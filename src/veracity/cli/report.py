@@ -12,6 +12,7 @@ from veracity.cli.common import cannot_write, err_console, fail, out_console
 from veracity.report.compare import CompareError, Comparison, compare_runs, compare_systems
 from veracity.report.console_compare import print_comparison
 from veracity.report.console_report import print_report
+from veracity.report.html_compare import write_comparison
 from veracity.report.load import ReportError, load_summary, unfinished
 from veracity.store import RESULTS, ResultsFileError, write_json_atomic
 
@@ -69,6 +70,14 @@ def compare(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the comparison to this JSON file.")
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write the comparison as a self-contained HTML page (a chart of the "
+            "differences and their CIs, p-values, pair counts, the most regressed items).",
+        ),
+    ] = None,
     top: Annotated[int, typer.Option(min=0, help="Regressed items shown per metric.")] = 10,
 ) -> None:
     """Paired per-metric differences B − A with a 95 % CI and a p-value, and the items
@@ -89,6 +98,12 @@ def compare(
         except OSError as exc:
             raise cannot_write(json_out, exc) from exc
         out_console.print(f"comparison written to {json_out}", highlight=False)
+    if html is not None:
+        try:
+            write_comparison(comparison, html)
+        except OSError as exc:
+            raise cannot_write(html, exc) from exc
+        out_console.print(f"comparison page: {html}", highlight=False)
 
 
 def _compare(run_a: Path, run_b: Path | None, systems: str | None, top: int) -> Comparison:
