@@ -188,3 +188,18 @@ def test_triage_facts_are_embedded_and_in_plain_words(tmp_path: Path) -> None:
     assert "failing (below threshold)" in page and "judge_errors" not in page
     assert "✗ no contexts · 0.000" in page and "✓ no claims · 1.000" in page
     assert SCRIPT not in page and "<img" not in page
+
+
+def test_summary_scored_column_counts_judged_results_only() -> None:
+    from veracity.report.html_tables import summary_table
+
+    stats = {
+        "n": 13,
+        "n_scored": 13,  # every result has a score, three of them by rule
+        "mean": 0.6,
+        "counts_by_status": {"scored": 10, "no_claims": 1, "no_contexts": 2},
+    }
+    html = summary_table({"faithfulness": {"overall": stats}})
+    cells = re.findall(r'<td class="num">([^<]*)</td>', html)
+    assert cells[4:6] == ["13", "10"]  # results, then scored
+    assert "no claims 1" in html and "no contexts 2" in html

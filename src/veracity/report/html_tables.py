@@ -183,7 +183,9 @@ def summary_table(metrics: Mapping[str, Any]) -> str:
             _pass_rate(stats),
             "—" if interval is None else f"{interval[0]:.3f} – {interval[1]:.3f}",
             number(stats.get("n")),
-            number(stats.get("n_scored")),
+            # ``scored`` only, as in the console: no_claims and no_contexts have a score by
+            # rule, not a judgement, and are listed apart.
+            number(stats.get("counts_by_status", {}).get("scored", 0)),
             number(stats.get("median")),
             number(stats.get("std")),
             number(stats.get("min")),
