@@ -4,7 +4,9 @@ apply), text no markup may break, and a manifest like a real run's."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tests.report.factory import claim, rec
@@ -80,3 +82,13 @@ def result(items: list[ResultRecord] | None = None, **thresholds: float) -> Fake
     manifest = dict(MANIFEST) | {"settings": {**MANIFEST["settings"], "thresholds": given}}
     summary = summarize(items, MANIFEST["metrics"], given)
     return FakeResult(tuple(items), manifest, summary)
+
+
+def write_run(path: Path) -> Path:
+    """A run directory of :func:`records` as a run leaves it before its summary is
+    written: ``run.json`` and ``results.jsonl``."""
+    path.mkdir(parents=True)
+    (path / "run.json").write_text(json.dumps(MANIFEST), encoding="utf-8")
+    lines = [record.model_dump_json() + "\n" for record in records()]
+    (path / "results.jsonl").write_text("".join(lines), encoding="utf-8")
+    return path
