@@ -14,7 +14,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tests.helpers import claims_reply, verdicts_reply
 from tests.report.ci_runs import result, write_run
+from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.integrations.otel import EVENT, emit_results
 
 
@@ -94,3 +96,21 @@ def test_spans_hold_the_events_and_the_logs_point_at_them(tmp_path: Path) -> Non
 def test_a_provider_is_needed() -> None:
     with pytest.raises(ValueError, match="needs a logger_provider, a tracer_provider"):
         emit_results(result())
+
+
+def test_the_result_of_evaluate_goes_straight_in() -> None:
+    data = [{"id": "s1", "question": "Where?", "answer": "It is in Paris.",
+             "contexts": ["The tower is in Paris."]}]  # fmt: skip
+    chat = ScriptedChat(
+        [
+            claims_reply("It is in Paris."),
+            verdicts_reply(("It is in Paris.", "supported", "stated", "The tower is in Paris.")),
+        ]
+    )
+    evaluated = evaluate(data, ["faithfulness"], LLMJudge(chat))
+    provider, exporter = loggers()
+    assert emit_results(evaluated, logger_provider=provider) == 1
+    (log,) = [data.log_record for data in exporter.get_finished_logs()]
+    attributes = dict(log.attributes or {})
+    assert attributes["gen_ai.evaluation.score.value"] == 1.0
+    assert attributes["gen_ai.evaluation.score.label"] == "pass"  # the default 0.5
