@@ -30,12 +30,20 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     mlflow.set_tracking_uri(previous)
 
 
+def experiment(client: Any, name: str, folder: Path) -> str:
+    """A new experiment whose artifacts and traces go under ``folder`` (by default they
+    would go to ./mlruns, wherever the tests run)."""
+    experiment_id: str = client.create_experiment(name, artifact_location=folder.as_uri())
+    return experiment_id
+
+
 def artifact(client: Any, run_id: str, path: str) -> str:
     local = client.download_artifacts(run_id, path)
     return Path(local).read_text(encoding="utf-8")
 
 
 def test_params_metrics_and_the_results_table(store: Any, tmp_path: Path) -> None:
+    experiment(store, "ci-params", tmp_path / "artifacts")
     run_id = log_run(write_run(tmp_path / "nightly"), experiment="ci-params", feedback=False)
     logged = store.get_run(run_id)
     assert logged.info.run_name == "nightly"
@@ -71,8 +79,9 @@ def test_params_metrics_and_the_results_table(store: Any, tmp_path: Path) -> Non
     assert summary["results"] == 12
 
 
-def test_feedback_per_item_on_traces_of_the_run(store: Any) -> None:
-    with mlflow.start_run(experiment_id=store.create_experiment("ci-feedback")) as active:
+def test_feedback_per_item_on_traces_of_the_run(store: Any, tmp_path: Path) -> None:
+    experiment_id = experiment(store, "ci-feedback", tmp_path / "artifacts")
+    with mlflow.start_run(experiment_id=experiment_id) as active:
         # Into the run the caller already has open; a threshold on top changes the gate.
         run_id = log_run(result(), thresholds={"faithfulness": 0.9})
     assert run_id == active.info.run_id
