@@ -199,6 +199,7 @@ class ResponseCache:
         self._used: set[str] = set()  # keys hit since the last flush
         self._written = 0  # bytes put since the last eviction
         self._warned = False
+        self._closed = False
         with self._writing():
             path.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -399,8 +400,11 @@ class ResponseCache:
         return int(count)
 
     def close(self) -> None:
-        """Write the last uses, evict down to the bound, and close. A disk that fails this
-        upkeep is left to the next opening: every reply is already stored."""
+        """Write the last uses, evict down to the bound, and close (once; again is a no-op).
+        A disk that fails this upkeep is left to the next opening: every reply is stored."""
+        if self._closed:
+            return
+        self._closed = True
         with suppress(ResponseCacheError):
             self._upkeep(evict=True)
         with self._lock, suppress(sqlite3.Error):
