@@ -129,9 +129,9 @@ CacheMaxSize = Annotated[
     str | None,
     typer.Option(
         metavar="SIZE",
-        help="Bound of the shared response cache, e.g. 500MB or 2GiB; none for no bound "
-        "(default $VERACITY_CACHE_MAX_SIZE, else 1GiB). The least recently used replies go "
-        "first, never this run's.",
+        help="Bound of the shared response cache: 500MB, 2GiB, none... (default 1GiB, or "
+        "cache_max_size in the config file, or the VERACITY_CACHE_MAX_SIZE environment "
+        "variable). The least recently used replies go first, never this run's.",
     ),
 ]
 TruncateContexts = Annotated[
