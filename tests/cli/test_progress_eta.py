@@ -77,3 +77,10 @@ def test_the_run_progress_bar_shows_the_steady_eta() -> None:
     assert shown[:7] == ["-:--:--"] * 7
     hours, minutes, seconds = (int(part) for part in shown[-1].split(":"))
     assert abs(hours * 3600 + minutes * 60 + seconds - (END - TIMES[19])) <= 1.0
+
+
+def test_a_resumed_run_starts_the_bar_at_its_done_results() -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=200)
+    progress = RunProgress(console, 10, clock=lambda: 0.0, done=4)
+    console.print(progress._progress.get_renderable())
+    assert "4/10" in console.file.getvalue()

@@ -137,3 +137,18 @@ async def test_the_api_retries_judge_errors_in_its_run_directory(tmp_path: Path)
     assert [r.status for r in again.results] == [Status.SCORED] * 3
     with pytest.raises(ValueError, match="retry_errors needs out"):
         await aevaluate(ROWS, ["faithfulness"], "offline", retry_errors=True)
+
+
+async def test_a_resumed_runs_progress_starts_at_the_results_it_keeps(tmp_path: Path) -> None:
+    from veracity.store import results_done
+
+    out = tmp_path / "run"
+    assert results_done(out, ["faithfulness"], 1) == 0  # nothing there yet
+    with FakeLLMServer(responder=refusing("Hamlet")) as server:
+        await aevaluate(ROWS, ["faithfulness"], "openai/m", base_url=server.base_url, out=out)
+    assert results_done(out, ["faithfulness"], 1) == 3
+    # --retry-errors asks again for the judge error: two results stay done.
+    assert results_done(out, ["faithfulness"], 1, redo_errors=True) == 2
+    # Metrics or iterations the run did not have are still to do.
+    assert results_done(out, ["context_recall"], 1) == 0
+    assert results_done(out, ["faithfulness", "context_recall"], 2) == 3

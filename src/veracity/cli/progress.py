@@ -76,7 +76,12 @@ class RunProgress(AbstractContextManager["RunProgress"]):
     """Counts results as they finish; silent (and cheap) when stderr is not a terminal."""
 
     def __init__(
-        self, console: Console, total: int | None, clock: Callable[[], float] = time.monotonic
+        self,
+        console: Console,
+        total: int | None,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        done: int = 0,
     ) -> None:
         self.enabled = console.is_terminal
         self.usage = Usage()
@@ -96,7 +101,9 @@ class RunProgress(AbstractContextManager["RunProgress"]):
             disable=not self.enabled,
             get_time=clock,
         )
-        self._task = self._progress.add_task("run", total=total, spent="")
+        # A resumed run starts where the last attempt stopped: its done results are not
+        # redone, so they count as completed and stay out of the ETA's pace.
+        self._task = self._progress.add_task("run", total=total, completed=done, spent="")
 
     def __enter__(self) -> RunProgress:
         self._progress.start()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -54,7 +55,7 @@ from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.report.html import write_report
 from veracity.runner.estimate import estimate_run
-from veracity.store import DATABASE, MANIFEST, REPORT, RESULTS, RunDirectoryError
+from veracity.store import DATABASE, MANIFEST, REPORT, RESULTS, RunDirectoryError, results_done
 from veracity.transport.pricing import find_price
 from veracity.types import Sample, Usage
 
@@ -129,6 +130,20 @@ def _count_samples(dataset: Path) -> int | None:
         return sum(isinstance(item, Sample) for item in read_dataset(dataset))
     except DatasetError:
         return None
+
+
+def _progress(
+    dataset: Path, run_dir: Path, chosen: Sequence[Metric], iterations: int, retry_errors: bool
+) -> RunProgress:
+    """The progress bar, on a terminal: every result the run will have, those a resumed
+    run already has counted as done."""
+    samples = _count_samples(dataset) if err_console.is_terminal else None
+    if samples is None:
+        return RunProgress(err_console, None)
+    total = samples * len(chosen) * iterations
+    names = (metric.name for metric in chosen)
+    done = results_done(run_dir, names, iterations, redo_errors=retry_errors)
+    return RunProgress(err_console, total, done=min(done, total))
 
 
 def run(
@@ -215,10 +230,9 @@ def run(
             if errors:
                 _bad_rows(errors, "bad row")
                 raise fail(f"--strict: {len(errors)} bad row(s) in {dataset}; no judge call made")
-        samples = _count_samples(dataset) if err_console.is_terminal else None
-        total = None if samples is None else samples * len(chosen) * settings.iterations
+        progress_bar = _progress(dataset, run_dir, chosen, settings.iterations, retry_errors)
         # The CLI lists bad rows itself (below), not as a Python warning.
-        with RunProgress(err_console, total) as progress, warnings.catch_warnings():
+        with progress_bar as progress, warnings.catch_warnings():
             warnings.simplefilter("ignore", BadRowsWarning)
             result = asyncio.run(
                 aevaluate(

@@ -13,6 +13,7 @@ from veracity.store.run_dir import (
     RunDirectory,
     RunDirectoryError,
     read_results,
+    results_done,
     writing,
 )
 
@@ -29,6 +30,7 @@ __all__ = [
     "RunDirectoryError",
     "dumps",
     "read_results",
+    "results_done",
     "timestamp",
     "write_json_atomic",
     "write_text_atomic",

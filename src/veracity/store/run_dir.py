@@ -13,11 +13,12 @@ writing one directory.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -77,6 +78,30 @@ WRITE_ERRORS = (OSError, sqlite3.OperationalError)
 
 class RunDirectoryError(Exception):
     pass
+
+
+def results_done(
+    run_dir: Path, metrics: Iterable[str], iterations: int, *, redo_errors: bool = False
+) -> int:
+    """How many of ``metrics``' results in the first ``iterations`` a run into ``run_dir``
+    will skip as done (``judge_error`` ones not, with ``redo_errors``): where a resumed
+    run's progress starts. 0 when there is no store or it cannot be read (the run itself
+    reports that)."""
+    path = run_dir / DATABASE
+    if not path.is_file():
+        return 0
+    names = list(metrics)
+    query = (
+        f"SELECT COUNT(*) FROM results WHERE metric IN ({', '.join('?' * len(names))}) "
+        "AND iteration < ?"
+        + (" AND json_extract(record, '$.status') != 'judge_error'" if redo_errors else "")
+    )
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+            (count,) = db.execute(query, (*names, iterations)).fetchone()
+    except sqlite3.Error:
+        return 0
+    return int(count)
 
 
 def _reason(exc: Exception) -> str:
