@@ -39,7 +39,7 @@ def test_one_case_per_sample_and_metric_with_a_threshold() -> None:
     assert properties["judge"] == "openai/gpt-4o-mini"
     assert properties["judge.model"] == "gpt-4o-mini"
     assert properties["threshold"] == "0.7"
-    assert properties["n_scored"] == "6/8"
+    assert properties["scored"] == "6/8"
 
 
 def test_failure_carries_score_threshold_reason_and_failing_claims() -> None:

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.report.groups import OVERALL
+from veracity.report.groups import OVERALL, judged
 
 
 def pct(value: float | None) -> str:
@@ -72,9 +72,7 @@ def stats_cells(stats: Mapping[str, Any]) -> list[str | Text]:
         pct(stats["mean"]),
         ci(stats),
         pct(stats.get("pass_rate")),
-        # ``scored`` only: no_claims and no_contexts have a score by rule, not a judgement,
-        # and are counted under "other statuses".
-        f"{stats.get('counts_by_status', {}).get('scored', 0)}/{stats['n']}",
+        f"{judged(stats)}/{stats['n']}",
         Text(others(stats)),
     ]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 from array import array
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,15 @@ from veracity.report.statistics import bootstrap_ci, describe, pass_rate
 from veracity.types import AnswerClass, ResultRecord, Status
 
 OVERALL = "overall"
+
+
+def judged(stats: Mapping[str, Any]) -> int:
+    """The results of a summary group that were judged: ``scored`` only, since
+    ``no_claims`` and ``no_contexts`` have a score by rule, not a judgement (reports list
+    them apart)."""
+    return int(stats.get("counts_by_status", {}).get("scored", 0))
+
+
 # The by_system / by_question_type keys of results that name none (JSON keys cannot be null).
 NO_SYSTEM = "(no system)"
 NO_TYPE = "(no type)"

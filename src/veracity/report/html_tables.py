@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from veracity.report.groups import judged
 from veracity.report.html_charts import Bar
 from veracity.report.html_data import status_label
 
@@ -183,9 +184,7 @@ def summary_table(metrics: Mapping[str, Any]) -> str:
             _pass_rate(stats),
             "—" if interval is None else f"{interval[0]:.3f} – {interval[1]:.3f}",
             number(stats.get("n")),
-            # ``scored`` only, as in the console: no_claims and no_contexts have a score by
-            # rule, not a judgement, and are listed apart.
-            number(stats.get("counts_by_status", {}).get("scored", 0)),
+            number(judged(stats)),
             number(stats.get("median")),
             number(stats.get("std")),
             number(stats.get("min")),

@@ -19,7 +19,7 @@ from typing import Any
 
 from veracity._version import __version__
 from veracity.report.excerpts import cut, failing_claims, failing_dimensions
-from veracity.report.groups import OVERALL
+from veracity.report.groups import OVERALL, judged
 from veracity.report.run_data import RunData
 from veracity.types import ResultRecord, Status
 
@@ -59,7 +59,7 @@ def _properties(run: RunData, metric: str) -> ET.Element:
         "threshold": f"{run.thresholds[metric]:g}",
         "mean": None if stats["mean"] is None else f"{stats['mean']:.4f}",
         "ci95": None if not interval else f"{interval[0]:.4f}..{interval[1]:.4f}",
-        "n_scored": f"{stats['n_scored']}/{stats['n']}",
+        "scored": f"{judged(stats)}/{stats['n']}",
         "veracity.version": __version__,
     }
     properties = ET.Element("properties")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from veracity.report.groups import OVERALL
+from veracity.report.groups import OVERALL, judged
 from veracity.report.run_data import RunData
 from veracity.report.thresholds import (
     DEFAULT_MAX_ERROR_RATE,
@@ -58,7 +58,7 @@ def _row(name: str, stats: Mapping[str, Any], threshold: float | None) -> str:
         _interval(stats),
         # Judged results only, as in the console table: no_claims and no_contexts have a
         # score by rule, not a judgement.
-        f"{stats.get('counts_by_status', {}).get('scored', 0)}/{stats['n']}",
+        f"{judged(stats)}/{stats['n']}",
         _rate(stats.get("pass_rate")),
         _gate(stats["mean"], threshold),
     ]
