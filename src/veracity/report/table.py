@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import types
+import typing
 from typing import Any, Final
+
+from pydantic import BaseModel
 
 from veracity.types import ResultRecord, Usage
 
@@ -20,6 +24,24 @@ RESULT_COLUMNS: Final = (
     *(f"usage_{name}" for name in Usage.model_fields),
     "details",
 )
+
+
+def _scalar(model: type[BaseModel], name: str) -> type:
+    """The value type of a field: ``int``, ``float``, or ``str`` for any other (text, a
+    status, ``details`` as JSON text)."""
+    annotation = model.model_fields[name].annotation
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        annotation = next(arg for arg in typing.get_args(annotation) if arg is not type(None))
+    return int if annotation is int else float if annotation is float else str
+
+
+#: Each column's value type (every column may be empty, ``None``).
+COLUMN_TYPES: Final[dict[str, type]] = {
+    column: _scalar(Usage, column.removeprefix("usage_"))
+    if column.startswith("usage_")
+    else _scalar(ResultRecord, column)
+    for column in RESULT_COLUMNS
+}
 
 
 def flat_result(record: ResultRecord) -> dict[str, Any]:
