@@ -73,6 +73,7 @@ def test_a_dataset_gives_the_samples_a_list_of_dicts_gives() -> None:
     assert samples_of(dataset) == samples_of(RAGAS_ROWS)
     # In numpy format a row's lists are arrays.
     assert samples_of(dataset.with_format("numpy")) == samples_of(RAGAS_ROWS)
+    assert samples_of(dataset.to_iterable_dataset()) == samples_of(RAGAS_ROWS)
 
 
 def test_the_issue_dataframe_evaluates_with_the_offline_judge() -> None:

@@ -36,6 +36,9 @@ CELLS = [
     "same = veracity.evaluate(frame, 'faithfulness', 'offline', progress=False)\n"
     "scores = lambda run: sorted((r.sample_id, r.system, r.score) for r in run)\n"
     "print('SAME', len(same), scores(same) == scores(result))",
+    # The async form, awaited in the notebook's own loop.
+    "again = await veracity.aevaluate(frame, 'faithfulness', 'offline')\n"
+    "print('AGAIN', scores(again) == scores(result))",
 ]
 
 
@@ -121,3 +124,5 @@ def test_evaluate_runs_in_a_notebook_with_progress_and_a_table(
     assert outputs(notebook, 3, "display_data") == []  # progress=False
     [same] = outputs(notebook, 3, "stream")
     assert same.text.split() == ["SAME", str(expected), "True"]
+    [again] = outputs(notebook, 4, "stream")
+    assert again.text.split() == ["AGAIN", "True"]
