@@ -8,9 +8,10 @@ import _thread
 import asyncio
 import gc
 import json
+import signal
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,31 +55,49 @@ async def test_errors_of_the_run_reach_the_caller() -> None:
         evaluate(ROWS, "nope", judge())
 
 
+@pytest.fixture
+def default_sigint() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt, as in a kernel executing a cell, whatever handler
+    an earlier test or library left behind."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("default_sigint")
 def test_an_interrupt_of_the_waiting_thread_cancels_the_run() -> None:
     stopped = threading.Event()
 
     async def forever() -> None:
+        _thread.interrupt_main()  # Ctrl-C in the waiting thread, once this runs
         try:
             await asyncio.sleep(60)
         except asyncio.CancelledError:
             stopped.set()
             raise
 
-    threading.Timer(0.2, _thread.interrupt_main).start()
     with pytest.raises(KeyboardInterrupt):
         run_blocking(forever, on_wait=lambda: None)
     assert stopped.is_set()
 
 
+@pytest.mark.usefixtures("default_sigint")
 def test_an_interrupted_run_in_a_loop_keeps_its_results(tmp_path: Path) -> None:
     """Inside a loop run as a kernel runs its own (no asyncio.run, whose SIGINT handler
     would only cancel its task): the interrupt stops the run, the results so far stay."""
     rows = [dict(ROWS[0], id=f"s{i}") for i in range(400)]
 
-    async def cell() -> None:
-        evaluate(rows, "faithfulness", judge(latency_s=0.05), out=tmp_path / "run", cache=False)
+    finished = []
 
-    threading.Timer(0.5, _thread.interrupt_main).start()
+    def on_result(record: object) -> None:
+        finished.append(record)
+        if len(finished) == 10:  # Ctrl-C in the waiting thread, mid-run
+            _thread.interrupt_main()
+
+    async def cell() -> None:
+        evaluate(rows, "faithfulness", judge(latency_s=0.05), out=tmp_path / "run",
+                 cache=False, on_result=on_result)  # fmt: skip
+
     loop = asyncio.new_event_loop()
     try:
         with pytest.raises(KeyboardInterrupt):

@@ -48,16 +48,17 @@ def run_blocking(
     thread = threading.Thread(
         target=contextvars.copy_context().run, args=(worker.run,), name="veracity-evaluate"
     )
-    thread.start()
     # Waiting on an event, not on thread.join(): on Python 3.11 an interrupt that lands in
     # join() leaves the thread marked as finished while it still runs.
     try:
+        thread.start()  # inside: an interrupt as it starts must stop it too
         while not worker.finished.wait(WAIT_INTERVAL_S):
             if on_wait is not None:
                 on_wait()
     except KeyboardInterrupt:
         worker.cancel()
-        worker.finished.wait()
+        if thread.ident is not None:  # it started: wait for it to wind up
+            worker.finished.wait()
         raise
     thread.join()
     return worker.outcome()

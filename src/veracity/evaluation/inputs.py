@@ -22,8 +22,9 @@ from veracity.dataset.reader import checked_rows
 from veracity.types import Sample
 
 SampleInput = Sample | Mapping[str, Any]
-#: A dataset path, or rows in memory: samples and dicts, a DataFrame, a ``datasets.Dataset``.
-Samples: TypeAlias = str | Path | Iterable[SampleInput] | Iterable[Any]
+#: A dataset path, or rows in memory: ``SampleInput`` items, a pandas DataFrame or a
+#: ``datasets.Dataset`` (iterable too, of other things: they are told apart at run time).
+Samples: TypeAlias = str | Path | Iterable[Any]
 
 
 def items_from(
