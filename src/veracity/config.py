@@ -26,6 +26,7 @@ from pydantic import (
     model_validator,
 )
 
+from veracity._units import parse_size
 from veracity.prompts import checked_reply_bounds
 from veracity.prompts.rubric import DEFAULT_RUBRIC
 from veracity.transport.pricing import Price
@@ -65,6 +66,7 @@ class VeracityConfig(BaseModel):
     timeout: float | None = None
     embedder: str | None = None
     cache: bool | str | None = None
+    cache_max_size: str | int | None = None
     max_tokens: dict[str, int] = Field(default_factory=dict)
     prompt_budget: int | None = None
     truncate_contexts: bool | None = None
@@ -157,6 +159,7 @@ class _FileSpec(_Spec):
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     embedder: str | None = None
     cache: bool | str | None = None
+    cache_max_size: str | StrictInt | None = None
     max_tokens: dict[str, StrictInt] = Field(default_factory=dict)
     prompt_budget: StrictInt | None = Field(default=None, ge=1)
     truncate_contexts: bool | None = None
@@ -164,6 +167,13 @@ class _FileSpec(_Spec):
     abstention_phrases: list[Annotated[str, Field(min_length=1)]] | None = Field(
         default=None, min_length=1
     )
+
+    @field_validator("cache_max_size")
+    @classmethod
+    def _size(cls, size: str | int | None) -> str | int | None:
+        if size is not None:
+            parse_size(size)  # kept as written; checked here, so the error names the key
+        return size
 
     @field_validator("max_tokens")
     @classmethod

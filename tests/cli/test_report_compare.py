@@ -5,6 +5,7 @@ The commands are plain functions; the test registers them on its own typer app.
 
 from __future__ import annotations
 
+import html
 import json
 import sys
 import types
@@ -245,3 +246,28 @@ def test_compare_json_that_cannot_be_written_exits_2(
     result = invoke(cli, "compare", str(runs[0]), str(runs[1]), "--json", str(target))
     assert result.exit_code == 2, result.output
     assert f"cannot write {target}: Not a directory" in result.stderr
+
+
+def test_compare_html_page(cli: CliRunner, runs: tuple[Path, Path], tmp_path: Path) -> None:
+    out = tmp_path / "pages" / "compare.html"
+    result = invoke(cli, "compare", str(runs[0]), str(runs[1]), "--html", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"comparison page: {out}" in result.stdout
+    page = out.read_text("utf-8")
+    # The chart: a dot for the difference and a red line for a CI below 0.
+    assert page.count('class="diff"') == 1 and 'class="ci"' in page and "#c62828" in page
+    assert "B − A -0.500, 95 % CI" in page and "n 6" in page  # the hover text
+    assert "B worse" in page and "0 / 3 / 3" in page
+    assert "<script" not in page and "script-src 'none'" in html.unescape(page)
+    assert "faithfulness: 3 pair(s) down" in page  # the most regressed, with reasons
+
+
+def test_compare_html_that_cannot_be_written_exits_2(
+    cli: CliRunner, runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    target = a_file / "compare.html"
+    result = invoke(cli, "compare", str(runs[0]), str(runs[1]), "--html", str(target))
+    assert result.exit_code == 2, result.output
+    assert f"cannot write {target}" in result.stderr

@@ -21,13 +21,13 @@ ROWS = [
 
 
 def run(
-    dataset: Path, out: Path, server: FakeLLMServer, cache: Path
+    dataset: Path, out: Path, server: FakeLLMServer, cache: Path, *args: str
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
     env["VERACITY_CACHE"] = str(cache)
     return subprocess.run(
         [sys.executable, "-m", "veracity", "run", str(dataset), "--judge", "openai/m",
-         "--base-url", server.base_url, "--out", str(out)],
+         "--base-url", server.base_url, "--out", str(out), *args],
         capture_output=True, text=True, env=env, timeout=120, check=False,
     )  # fmt: skip
 
@@ -49,3 +49,20 @@ def test_a_damaged_cache_is_set_aside_with_a_warning_and_rebuilt(tmp_path: Path)
     assert second.returncode == 0, second.stderr
     assert "warning" not in second.stderr
     assert [p.name for p in tmp_path.glob("responses.sqlite3.corrupt-*")]
+
+
+def test_cache_max_size_bounds_the_shared_cache(tmp_path: Path) -> None:
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    cache = tmp_path / "responses.sqlite3"
+    with FakeLLMServer() as server:
+        tiny = run(dataset, tmp_path / "a", server, cache, "--cache-max-size", "1")
+        calls = server.stats.completions
+        # Each run keeps its own replies until it ends; the next run's opening evicts them.
+        again = run(dataset, tmp_path / "b", server, cache, "--cache-max-size", "1")
+        assert server.stats.completions == 2 * calls
+        roomy = run(dataset, tmp_path / "c", server, cache)  # the default bound, 1 GiB
+        assert server.stats.completions == 2 * calls  # the replies of "b" stayed
+    assert tiny.returncode == again.returncode == roomy.returncode == 0, tiny.stderr
+    assert "warning: the replies of the runs in progress take" in tiny.stderr
+    assert "bound of 1 B" in tiny.stderr

@@ -125,6 +125,23 @@ def test_an_unknown_metric_gets_a_did_you_mean(tmp_path: Path) -> None:
     assert "unknown metric 'faithfullness'; did you mean 'faithfulness'?" in stderr
 
 
+def test_an_unknown_option_gets_a_did_you_mean(tmp_path: Path) -> None:
+    # typer (click) suggests the option itself, from difflib's close matches: "(Possible
+    # options: --iterations)" in typer's copy of click, "Did you mean" in click's.
+    stderr = run_refused(tmp_path, "--iterationz", "2")
+    assert "No such option: --iterationz" in stderr
+    assert "--iterations" in stderr.split("No such option")[1]
+
+
+def test_a_bad_cache_bound_is_named_before_any_call(tmp_path: Path) -> None:
+    stderr = run_refused(tmp_path, "--cache-max-size", "lots")
+    assert "--cache-max-size: bad size 'lots'" in stderr
+    config = tmp_path / "veracity.yaml"
+    config.write_text("cache_max_size: 12 parsecs\n")
+    stderr = run_refused(tmp_path, "--config", str(config))
+    assert f"{config}: cache_max_size: bad size '12 parsecs'" in stderr
+
+
 def test_version_is_an_option_and_a_command() -> None:
     from veracity import __version__
 

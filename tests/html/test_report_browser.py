@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.html.browser import Chromium
-from tests.html.conftest import IMG, PAYLOAD, SCRIPT
+from tests.html.browser import Page
+from tests.html.conftest import IMG, PAYLOAD, SCRIPT, off_loop
 from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.report.html import write_report
 
@@ -49,7 +49,14 @@ def served(run_dir: Path) -> Iterator[tuple[str, list[str]]]:
         server.server_close()
 
 
-def _open_everything(browser: Chromium) -> None:
+def _show_all(browser: Page) -> None:
+    """Untick "failing only", which a run with failures opens with."""
+    browser.evaluate(
+        "(c => { if (c.checked) { c.click(); } })(document.getElementById('f-failing')); true"
+    )
+
+
+def _open_everything(browser: Page) -> None:
     """Open every sample of the drill-down and every collapsed section."""
     browser.evaluate(
         "document.querySelectorAll('tr.sample-row').forEach(r => r.click());"
@@ -57,9 +64,7 @@ def _open_everything(browser: Chromium) -> None:
     )
 
 
-def test_page_loads_without_errors_or_network(
-    browser: Chromium, served: tuple[str, list[str]]
-) -> None:
+def test_page_loads_without_errors_or_network(browser: Page, served: tuple[str, list[str]]) -> None:
     url, paths = served
     browser.open(url)
     _open_everything(browser)
@@ -76,7 +81,7 @@ def test_page_loads_without_errors_or_network(
     )
 
 
-def test_file_url_makes_no_request_but_itself(browser: Chromium, run_dir: Path) -> None:
+def test_file_url_makes_no_request_but_itself(browser: Page, run_dir: Path) -> None:
     page = write_report(run_dir)
     browser.open(page.as_uri())
     _open_everything(browser)
@@ -85,7 +90,7 @@ def test_file_url_makes_no_request_but_itself(browser: Chromium, run_dir: Path) 
     assert browser.console_errors() == []
 
 
-def test_charts_render(browser: Chromium, run_dir: Path) -> None:
+def test_charts_render(browser: Page, run_dir: Path) -> None:
     browser.open(write_report(run_dir).as_uri())
     counts = browser.evaluate(
         "({hist: document.querySelectorAll('#distributions svg.histogram').length,"
@@ -107,7 +112,7 @@ def test_charts_render(browser: Chromium, run_dir: Path) -> None:
     assert iterations == len(metrics)
 
 
-def test_drilldown_opens_with_claims_coloured_by_verdict(browser: Chromium, run_dir: Path) -> None:
+def test_drilldown_opens_with_claims_coloured_by_verdict(browser: Page, run_dir: Path) -> None:
     browser.open(write_report(run_dir).as_uri())
     assert browser.evaluate("document.querySelectorAll('.detail-row').length") == 0
     browser.evaluate("document.querySelector('tr.sample-row').click(); true")
@@ -141,7 +146,7 @@ def test_drilldown_opens_with_claims_coloured_by_verdict(browser: Chromium, run_
     assert set(seen) == {GREEN, RED, AMBER}
 
 
-def test_offline_judge_claims_show_their_probability(browser: Chromium, tmp_path: Path) -> None:
+def test_offline_judge_claims_show_their_probability(browser: Page, tmp_path: Path) -> None:
     sample = {
         "id": "tower",
         "question": "When was the tower built?",
@@ -150,7 +155,7 @@ def test_offline_judge_claims_show_their_probability(browser: Chromium, tmp_path
     }
     dataset = tmp_path / "data.jsonl"
     dataset.write_text(json.dumps(sample) + "\n", encoding="utf-8")
-    evaluate(dataset, ["faithfulness"], "offline", out=tmp_path / "run", cache=False)
+    off_loop(evaluate, dataset, ["faithfulness"], "offline", out=tmp_path / "run", cache=False)
     browser.open(write_report(tmp_path / "run").as_uri())
     browser.evaluate("document.querySelector('tr.sample-row').click(); true")
     shown = browser.evaluate(
@@ -167,7 +172,7 @@ def test_offline_judge_claims_show_their_probability(browser: Chromium, tmp_path
     assert browser.console_errors() == []
 
 
-def test_unfounded_evidence_is_marked(browser: Chromium, tmp_path: Path) -> None:
+def test_unfounded_evidence_is_marked(browser: Page, tmp_path: Path) -> None:
     claims = ["The tower is in Paris.", "The tower is green."]
     replies = [
         json.dumps({"claims": claims}),
@@ -187,7 +192,9 @@ def test_unfounded_evidence_is_marked(browser: Chromium, tmp_path: Path) -> None
     ]
     sample = {"id": "t", "question": "q", "contexts": ["The grey tower is in Paris."],
               "answer": " ".join(claims)}  # fmt: skip
-    evaluate([sample], ["faithfulness"], LLMJudge(ScriptedChat(replies)), out=tmp_path / "run")
+    off_loop(
+        evaluate, [sample], ["faithfulness"], LLMJudge(ScriptedChat(replies)), out=tmp_path / "run"
+    )
     browser.open(write_report(tmp_path / "run").as_uri())
     browser.evaluate("document.querySelector('tr.sample-row').click(); true")
     marked = browser.evaluate(
@@ -198,8 +205,9 @@ def test_unfounded_evidence_is_marked(browser: Chromium, tmp_path: Path) -> None
     assert browser.console_errors() == []
 
 
-def test_filters_and_sorting(browser: Chromium, run_dir: Path) -> None:
+def test_filters_and_sorting(browser: Page, run_dir: Path) -> None:
     browser.open(write_report(run_dir).as_uri())
+    _show_all(browser)
 
     def choose(select: str, value: str) -> None:
         browser.evaluate(
@@ -221,7 +229,7 @@ def test_filters_and_sorting(browser: Chromium, run_dir: Path) -> None:
     )
     scores = browser.evaluate(
         "[...document.querySelectorAll('tr.sample-row')]"
-        f".map(r => r.children[{column}].textContent)"
+        f".map(r => r.children[{column}].querySelector('.score-text')?.textContent)"
     )
     numbers = [float(s) for s in scores if s and s[0].isdigit()]
     assert numbers == sorted(numbers) and len(numbers) > 5
@@ -238,8 +246,9 @@ def test_filters_and_sorting(browser: Chromium, run_dir: Path) -> None:
     assert count.startswith("Showing 1 of 1 matching sample")
 
 
-def test_hostile_text_runs_nothing(browser: Chromium, run_dir: Path) -> None:
+def test_hostile_text_runs_nothing(browser: Page, run_dir: Path) -> None:
     browser.open(write_report(run_dir).as_uri())
+    _show_all(browser)
     _open_everything(browser)
     browser.evaluate(
         "document.getElementById('f-search').value = 'evil';"
@@ -248,7 +257,7 @@ def test_hostile_text_runs_nothing(browser: Chromium, run_dir: Path) -> None:
     _open_everything(browser)
     time.sleep(0.3)
     assert browser.evaluate("typeof window.__pwned") == "undefined"
-    assert browser.named("Page.javascriptDialogOpening") == []
+    assert browser.dialogs == []
     assert browser.evaluate("document.querySelectorAll('img').length") == 0
     assert browser.evaluate("document.querySelectorAll('script').length") == 2
     text = browser.evaluate("document.body.innerText")
@@ -273,7 +282,7 @@ def test_hostile_text_runs_nothing(browser: Chromium, run_dir: Path) -> None:
     assert browser.console_errors() == []
 
 
-def test_screenshot(browser: Chromium, run_dir: Path, tmp_path: Path) -> None:
+def test_screenshot(browser: Page, run_dir: Path, tmp_path: Path) -> None:
     browser.open(write_report(run_dir).as_uri())
     browser.evaluate("document.querySelector('tr.sample-row').click(); true")
     shot = browser.screenshot(tmp_path / "report.png", full_page=True)

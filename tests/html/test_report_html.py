@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.html.conftest import IMG, PAYLOAD, SCRIPT, dataset_rows, make_run
+from tests.html.conftest import IMG, PAYLOAD, SCRIPT, dataset_rows, make_run, triage_run
 from veracity.report.html import script_json, write_report
 from veracity.types import ResultRecord, Status
 
@@ -172,3 +172,34 @@ def test_empty_run(tmp_path: Path) -> None:
 def test_not_a_run_directory(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"has no results\.jsonl"):
         write_report(tmp_path)
+
+
+def test_triage_facts_are_embedded_and_in_plain_words(tmp_path: Path) -> None:
+    page = write_report(triage_run(tmp_path)).read_text("utf-8")
+    data = embedded(page)
+    assert data["thresholds"] == {"faithfulness": 0.7, "context_precision": 0.5}
+    assert data["status_labels"]["no_contexts"] == "no contexts"
+    # The summary's means carry their pass mark against the threshold, as text.
+    assert '<span class="mark">✗</span> 0.625' in page and "0.700<" in page
+    assert '<span class="mark">✓</span> 0.900' in page and "0.500 (default)" in page
+    assert "no claims 1, no contexts 1, judge error 1" in page
+    # Severity and the worst items read as words, not summary keys.
+    assert "1 failing result, 1 with a contradicted claim; claims: 1 contradicted" in page
+    assert "failing (below threshold)" in page and "judge_errors" not in page
+    assert "✗ no contexts · 0.000" in page and "✓ no claims · 1.000" in page
+    assert SCRIPT not in page and "<img" not in page
+
+
+def test_summary_scored_column_counts_judged_results_only() -> None:
+    from veracity.report.html_tables import summary_table
+
+    stats = {
+        "n": 13,
+        "n_scored": 13,  # every result has a score, three of them by rule
+        "mean": 0.6,
+        "counts_by_status": {"scored": 10, "no_claims": 1, "no_contexts": 2},
+    }
+    html = summary_table({"faithfulness": {"overall": stats}})
+    cells = re.findall(r'<td class="num">([^<]*)</td>', html)
+    assert cells[4:6] == ["13", "10"]  # results, then scored
+    assert "no claims 1" in html and "no contexts 2" in html

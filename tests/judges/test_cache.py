@@ -117,8 +117,10 @@ def test_a_cache_corrupt_inside_is_set_aside_when_it_is_read(tmp_path: Path) -> 
     data[8192 : 8192 * 20] = b"\x55" * (8192 * 19)  # pages in the middle, header intact
     path.write_bytes(bytes(data))
 
-    cache = ResponseCache(path)  # the header still reads: the damage shows on a read
+    # The header still reads: the damage shows on the first statement that reaches it
+    # (the upkeep on opening, or a read).
     with pytest.warns(CorruptCacheWarning, match=re.escape(str(path))):
+        cache = ResponseCache(path)
         assert cache.get("400") is None
     cache.put("400", reply("new"))
     found = cache.get("400")

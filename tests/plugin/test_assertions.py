@@ -83,6 +83,19 @@ def test_allowed_statuses_and_missing_metrics() -> None:
         assert_scores(results, 1.5)
 
 
+def test_an_allowed_status_that_is_no_status_is_named_with_the_one_meant() -> None:
+    results = [record("s1", "faithfulness", None, status=Status.NO_CLAIMS, reason="a refusal")]
+    with pytest.raises(ValueError) as raised:
+        assert_scores(results, allow=["no_claim"])
+    assert str(raised.value).startswith(
+        "allow: unknown status 'no_claim'; did you mean 'no_claims'? statuses: scored, "
+    )
+    # One status as a plain string is that status, not the statuses it is a substring of.
+    assert_scores(results, allow="no_claims")
+    with pytest.raises(ValueError, match="unknown status 'pending'; statuses: "):
+        assert_scores(results, allow="pending")  # nothing like it: no suggestion
+
+
 def test_mean_failures_list_the_results_under_it() -> None:
     results = [record(f"s{i}", "context_recall", s) for i, s in enumerate((1.0, 0.9, 0.2, 0.1))]
     with pytest.raises(RagAssertionError) as info:

@@ -29,6 +29,8 @@ from veracity.types import Status
 ROOT = Path(__file__).resolve().parents[2]
 LLM_VENV = Path(os.environ.get("LLM_VENV", ROOT / ".venv-llm"))
 SETUP = "bash benchmarks/local_llm_server.sh smollm2 --install-only"
+# A real model on two shared cores: the server's start and each run take their time.
+pytestmark = pytest.mark.timeout(600)
 
 ROWS = [
     {
@@ -157,3 +159,39 @@ def test_default_settings_negotiate_and_judge_with_a_real_model(
     assert sum(r["score"] is not None for r in results) >= 2
     summary = json.loads((out / "summary.json").read_text())
     assert summary["usage"]["calls"] >= 2
+
+
+def test_label_probabilities_come_from_the_real_servers_log_probabilities(
+    llama_server: str, tmp_path: Path
+) -> None:
+    rows = [{**row, "reference": "Paris" if i == 0 else "1889"} for i, row in enumerate(ROWS[:2])]
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "run"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "veracity", "run", str(dataset), "--metrics",
+         "context_precision,answer_classification", "--judge", "openai/smollm2",
+         "--base-url", llama_server, "--out", str(out), "--concurrency", "2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        check=False,
+    )  # fmt: skip
+    assert proc.returncode in (0, 3), proc.stdout + proc.stderr
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    scored = [r for r in results if r["status"] == "scored"]
+    chunks = [
+        c for r in scored if r["metric"] == "context_precision" for c in r["details"]["chunks"]
+    ]
+    weighed = [c["p_relevant"] for c in chunks if "p_relevant" in c]
+    # Read from the tokens the model weighed at each written true/false.
+    assert weighed and all(0.0 <= p <= 1.0 for p in weighed), chunks
+    labels = [
+        r["details"]["probabilities"]
+        for r in scored
+        if r["metric"] == "answer_classification" and "probabilities" in r["details"]
+    ]
+    assert labels, [r["details"] for r in scored]
+    assert all(math.isclose(sum(p.values()), 1.0, abs_tol=1e-6) for p in labels)

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from veracity._version import __version__
+from veracity.cli.cache import cache_app
 from veracity.cli.common import err_console, out_console
 from veracity.cli.demo import demo
 from veracity.cli.export import export
@@ -51,6 +52,7 @@ app.command()(compare)
 app.command()(demo)
 app.command()(export)
 app.add_typer(testset_app, name="testset")
+app.add_typer(cache_app, name="cache")
 
 
 @app.command()

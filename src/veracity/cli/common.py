@@ -14,6 +14,7 @@ from rich.markup import escape
 from veracity.config import VeracityConfig, load_config
 from veracity.judges import default_judge_spec
 from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
+from veracity.judges.chat.cache import cache_max_bytes
 from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget
 from veracity.report import DEFAULT_MAX_ERROR_RATE, checked_error_rate
 from veracity.transport.urls import checked_base_url
@@ -124,6 +125,15 @@ PromptBudgetOption = Annotated[
         f"({DEFAULT_PROMPT_BUDGET:,}); a sample over it is invalid_input.",
     ),
 ]
+CacheMaxSize = Annotated[
+    str | None,
+    typer.Option(
+        metavar="SIZE",
+        help="Bound of the shared response cache: 500MB, 2GiB, none... (default 1GiB, or "
+        "cache_max_size in the config file, or the VERACITY_CACHE_MAX_SIZE environment "
+        "variable). The least recently used replies go first, never this run's.",
+    ),
+]
 TruncateContexts = Annotated[
     bool | None,
     typer.Option(
@@ -164,6 +174,7 @@ class RunSettings:
     timeout: float
     embedder: str | None
     cache: bool | str
+    cache_max_size: str | int | None  # as given; None: $VERACITY_CACHE_MAX_SIZE, else 1 GiB
     prompt_budget: PromptBudget
     max_error_rate: float
 
@@ -190,11 +201,17 @@ def settings_from(
     timeout: float | None = None,
     embedder: str | None = None,
     cache: bool | str | None = None,
+    cache_max_size: str | None = None,
     prompt_budget: int | None = None,
     truncate_contexts: bool | None = None,
     max_error_rate: float | None = None,
 ) -> RunSettings:
     config = load_config(config_path)
+    max_size = cache_max_size if cache_max_size is not None else config.cache_max_size
+    try:  # a bad size (or $VERACITY_CACHE_MAX_SIZE) fails before the first call
+        cache_max_bytes(max_size)
+    except ValueError as exc:
+        raise ValueError(f"--cache-max-size: {exc}" if cache_max_size else str(exc)) from None
     truncate = truncate_contexts if truncate_contexts is not None else config.truncate_contexts
     # Checked before any call: a URL no request can go to would otherwise be retried.
     if base_url:
@@ -221,6 +238,7 @@ def settings_from(
         timeout=timeout or config.timeout or 60.0,
         embedder=None if chosen_embedder == "none" else chosen_embedder,
         cache=cache if cache is not None else (config.cache if config.cache is not None else True),
+        cache_max_size=max_size,
         prompt_budget=PromptBudget(
             prompt_budget or config.prompt_budget or DEFAULT_PROMPT_BUDGET, bool(truncate)
         ),

@@ -9,10 +9,22 @@ from typing import Annotated, Any
 import typer
 
 from veracity.cli.common import cannot_write, err_console, fail, out_console
+from veracity.cli.report_formats import (
+    FormatOption,
+    GithubOption,
+    OutOption,
+    ReportFormat,
+    ThresholdOption,
+    check_options,
+    write_format,
+)
 from veracity.report.compare import CompareError, Comparison, compare_runs, compare_systems
 from veracity.report.console_compare import print_comparison
 from veracity.report.console_report import print_report
-from veracity.report.load import ReportError, load_summary, unfinished
+from veracity.report.html_compare import write_comparison
+from veracity.report.load import unfinished
+from veracity.report.run_data import load_run
+from veracity.report.thresholds import parse_thresholds
 from veracity.store import RESULTS, ResultsFileError, write_json_atomic
 
 HTML_MODULE = "veracity.report.html"
@@ -33,13 +45,20 @@ def _html_writer() -> Any:
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (written by veracity run).")],
     html: Annotated[bool, typer.Option(help="Also write report.html into the run.")] = False,
+    report_format: FormatOption = ReportFormat.CONSOLE,
+    out: OutOption = None,
+    threshold: ThresholdOption = None,
+    github: GithubOption = False,
 ) -> None:
     """Print a run's summary: statistics per metric, system and question type, the failures
-    by severity, the worst items with their failing claims, and recommendations."""
+    by severity, the worst items with their failing claims, and recommendations; or the
+    run as JUnit XML or Markdown for CI (exit 0 whatever the thresholds say)."""
+    check_options(report_format, out, github)
     try:
-        summary, rebuilt = load_summary(run_dir)
-    except ReportError as exc:
+        run = load_run(run_dir, parse_thresholds(threshold or []))
+    except ValueError as exc:  # a run that cannot be read (ReportError), a bad --threshold
         raise fail(str(exc)) from exc
+    summary, rebuilt = run.summary, run.rebuilt
     write_report = _html_writer() if html else None
     if html and write_report is None:
         raise fail("--html is not available in this version")
@@ -48,7 +67,10 @@ def report(
         err_console.print(f"note: {note}", style="yellow", markup=False, highlight=False)
     if rebuilt:
         err_console.print(f"summary rebuilt from {RESULTS} (not written)", highlight=False)
-    print_report(summary, out_console)
+    if report_format is ReportFormat.CONSOLE:
+        print_report(summary, out_console)
+    else:
+        write_format(run, report_format, out, github=github)
     if write_report is not None:
         target = run_dir / "report.html"
         try:
@@ -68,6 +90,14 @@ def compare(
     ] = None,
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the comparison to this JSON file.")
+    ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write the comparison as a self-contained HTML page (a chart of the "
+            "differences and their CIs, p-values, pair counts, the most regressed items).",
+        ),
     ] = None,
     top: Annotated[int, typer.Option(min=0, help="Regressed items shown per metric.")] = 10,
 ) -> None:
@@ -89,6 +119,12 @@ def compare(
         except OSError as exc:
             raise cannot_write(json_out, exc) from exc
         out_console.print(f"comparison written to {json_out}", highlight=False)
+    if html is not None:
+        try:
+            write_comparison(comparison, html)
+        except OSError as exc:
+            raise cannot_write(html, exc) from exc
+        out_console.print(f"comparison page: {html}", highlight=False)
 
 
 def _compare(run_a: Path, run_b: Path | None, systems: str | None, top: int) -> Comparison:

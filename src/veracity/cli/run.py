@@ -13,6 +13,7 @@ from veracity.cli.common import (
     EXIT_JUDGE_ERRORS,
     EXIT_THRESHOLD,
     BaseUrl,
+    CacheMaxSize,
     Concurrency,
     ConfigOption,
     EmbedderOption,
@@ -156,6 +157,7 @@ def run(
     cache: Annotated[
         bool, typer.Option(help="Use the judge-response cache (--no-cache bypasses it).")
     ] = True,
+    cache_max_size: CacheMaxSize = None,
     retry_errors: Annotated[
         bool,
         typer.Option(help="Ask the judge again for the judge_error results in --out only."),
@@ -189,7 +191,8 @@ def run(
         settings = settings_from(
             config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
             rpm=rpm, iterations=iterations, timeout=timeout, embedder=embedder,
-            cache=None if cache else False, prompt_budget=prompt_budget,
+            cache=None if cache else False, cache_max_size=cache_max_size,
+            prompt_budget=prompt_budget,
             truncate_contexts=truncate_contexts, max_error_rate=max_error_rate,
         )  # fmt: skip
         chosen = _metrics(settings)
@@ -228,6 +231,7 @@ def run(
                     bert_scorer=bert_model,
                     base_url=settings.base_url,
                     cache=settings.cache,
+                    cache_max_size=settings.cache_max_size,
                     retry_errors=retry_errors,
                     prices=settings.config.prices,
                     keep_results=False,

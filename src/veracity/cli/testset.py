@@ -206,6 +206,7 @@ def generate(
             return await agenerate_testset(
                 docs_dir, judge, count=count, seed=seed, chunk_chars=chunk_chars,
                 per_call=per_call, min_support=min_support, cache=settings.cache,
+                cache_max_size=settings.cache_max_size,
             )  # fmt: skip
         finally:
             await judge.aclose()

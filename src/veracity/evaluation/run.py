@@ -22,6 +22,7 @@ from veracity.judges.chat.cache import (
     SHARED_CACHE_ADVICE,
     CachedChat,
     ResponseCache,
+    cache_max_bytes,
     default_cache_path,
     remove_cache,
 )
@@ -53,14 +54,22 @@ RUN_REPLIES_ADVICE = (
 
 
 def _with_cache(
-    judge: Judge, cache: bool | str | Path, scope: Literal["shared", "run"] = "shared"
+    judge: Judge,
+    cache: bool | str | Path,
+    scope: Literal["shared", "run"] = "shared",
+    max_bytes: int | None = None,
 ) -> tuple[Judge, ResponseCache | None]:
     """The judge with its chat model behind the response cache (LLM judges only), and
-    that cache: the one shared between runs, or (``scope="run"``) a run's own replies."""
+    that cache: the one shared between runs (bounded by ``max_bytes``), or
+    (``scope="run"``) a run's own replies (unbounded: they go when the run completes)."""
     if cache is False or not isinstance(judge, LLMJudge) or isinstance(judge.model, CachedChat):
         return judge, None
-    advice = SHARED_CACHE_ADVICE if scope == "shared" else RUN_REPLIES_ADVICE
-    replies = ResponseCache(default_cache_path() if cache is True else Path(cache), advice=advice)
+    shared = scope == "shared"
+    replies = ResponseCache(
+        default_cache_path() if cache is True else Path(cache),
+        advice=SHARED_CACHE_ADVICE if shared else RUN_REPLIES_ADVICE,
+        max_bytes=max_bytes if shared else None,
+    )
     return judge.using(CachedChat(judge.model, replies, scope)), replies
 
 
@@ -79,6 +88,7 @@ async def aevaluate(
     bert_scorer: BertScorer | str | None = "auto",
     rubrics: Mapping[str, Rubric] | None = None,
     cache: bool | str | Path = True,
+    cache_max_size: str | int | None = None,
     retry_errors: bool = False,
     prices: Mapping[str, Price] | None = None,
     keep_results: bool = True,
@@ -94,11 +104,14 @@ async def aevaluate(
 
     ``judge`` is a judge object or a spec (``openai/MODEL``, ``anthropic/MODEL``); an LLM
     judge's replies go through the response cache (``cache=False`` to bypass it, or a
-    path). ``embedder`` and ``bert_scorer`` are made only when a chosen metric needs them:
-    ``"auto"`` is the local model when ``veracity[local]`` is installed (else none, and
-    the metrics say so), ``"local"`` insists on it, ``"openai/MODEL"`` is an embeddings
-    endpoint. ``rubrics`` are the user rubrics ``rubric:NAME`` metrics name; ``prices``
-    override the built-in price table. With ``out``, every result is committed to that
+    path); ``cache_max_size`` bounds that cache (``"1GiB"``, ``"500MB"``, bytes, or
+    ``"none"``; default ``$VERACITY_CACHE_MAX_SIZE``, else 1 GiB), evicting the least
+    recently used replies but never this run's. ``embedder`` and ``bert_scorer`` are made
+    only when a chosen metric needs them: ``"auto"`` is the local model when
+    ``veracity[local]`` is installed (else none, and the metrics say so), ``"local"``
+    insists on it, ``"openai/MODEL"`` is an embeddings endpoint. ``rubrics`` are the
+    user rubrics ``rubric:NAME`` metrics name; ``prices`` override the built-in price
+    table. With ``out``, every result is committed to that
     run directory the moment it exists (and appended to its ``results.jsonl``), a run
     already there (same dataset and judge) is resumed whenever it stopped, with this
     attempt added to the history in its ``run.json``, and the files are rewritten at the
@@ -125,7 +138,7 @@ async def aevaluate(
     items, dataset_path = items_from(samples, column_map)
     needs = frozenset[Need]().union(*(m.needs for m in chosen))
     judge = _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts)
-    the_judge, _ = _with_cache(judge, cache)
+    the_judge, shared = _with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
     models = Models(
         judge=the_judge,
         embedder=make_embedder(embedder, base_url=base_url, concurrency=concurrency)
@@ -198,7 +211,7 @@ async def aevaluate(
         finally:
             if run_dir is not None:
                 _close_run(run_dir, own_replies, completed=status == "completed")
-            await _close(models)
+            await _close(models, shared)
     _check_rows(read.valid, bad_rows, dataset_path)
     return EvaluationResult(
         summary=summary,
@@ -383,12 +396,14 @@ def _summarize(
     return builder.build(bad_rows=bad_rows)
 
 
-async def _close(models: Models) -> None:
+async def _close(models: Models, shared: ResponseCache | None) -> None:
     # Connections belong to this event loop; the judge opens new ones if used again.
     await models.judge.aclose()
     for model in (models.embedder, models.bert_scorer):
         if model is not None:
             await model.aclose()
+    if shared is not None:  # its last uses written, evicted down to its bound
+        shared.close()
 
 
 def _manifest(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from veracity.metrics.base import Need, SampleWork, has_reference, judge_error, missing_reference
@@ -45,19 +45,31 @@ class AnswerClassification:
         )
         if outcome.value is None:
             return judge_error(self.name, "classification", outcome, outcome.usage, started)
+        found = outcome.value
         return self._result(
-            outcome.value.label, outcome.value.reason, "judge", outcome.usage, started
+            found.label, found.reason, "judge", outcome.usage, started, found.probabilities
         )
 
     def _result(
-        self, label: AnswerClass, why: str, method: str, usage: Usage, started: float
+        self,
+        label: AnswerClass,
+        why: str,
+        method: str,
+        usage: Usage,
+        started: float,
+        probabilities: Mapping[AnswerClass, float] | None = None,
     ) -> MetricResult:
+        # The label stays the one the judge wrote; its weight among the three, where the
+        # judge's log-probabilities give it, is in the details.
+        weights = {} if probabilities is None else {
+            "probabilities": {label.value: p for label, p in probabilities.items()}
+        }  # fmt: skip
         return MetricResult(
             metric=self.name,
             score=1.0 if label is AnswerClass.CORRECT else 0.0,
             status=Status.SCORED,
             reason=f"{label.value}: {why}" if why else label.value,
-            details={"classification": label.value, "method": method},
+            details={"classification": label.value, "method": method, **weights},
             usage=usage,
             latency_s=time.perf_counter() - started,
         )

@@ -52,11 +52,15 @@ class AnswerRelevance:
         if rated.value is None:
             return judge_error(self.name, "relevance rating", rated, usage, started,
                                fallback_because=fallback_because)  # fmt: skip
+        rating = rated.value
+        # The probability-weighted rating, where the judge's log-probabilities give one.
+        score = rating.score if rating.expected is None else rating.expected
+        weighted = {} if rating.expected is None else {"written_rating": rating.score}
         return self._result(
-            rated.value.score,
-            f"rated {rated.value.score:.2f} by the judge directly ({fallback_because})",
+            score,
+            f"rated {score:.2f} by the judge directly ({fallback_because})",
             {"method": "judge_rating", "fallback_because": fallback_because,
-             "judge_reason": rated.value.reason},
+             "judge_reason": rating.reason, **weighted},
             usage,
             started,
         )  # fmt: skip

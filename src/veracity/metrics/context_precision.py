@@ -20,6 +20,17 @@ def average_precision(relevant: Sequence[bool]) -> float:
     return total / hits if hits else 0.0
 
 
+def soft_average_precision(p_relevant: Sequence[float | None]) -> float:
+    """:func:`average_precision` with each chunk relevant by its probability: Σ_k
+    (Σ_{i≤k} p_i / k) · p_k / Σ p_k; 0.0 when every probability is 0."""
+    weights = [p or 0.0 for p in p_relevant]
+    hits, total = 0.0, 0.0
+    for k, p in enumerate(weights, start=1):
+        hits += p
+        total += p * hits / k
+    return total / hits if hits > 0 else 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class ContextPrecision:
     """One batched call judges every chunk relevant or not (0–100 and a reason); the
@@ -51,6 +62,13 @@ class ContextPrecision:
         relevant = [chunk.relevant for chunk in outcome.value]
         score = average_precision(relevant)
         n_relevant = sum(relevant)
+        p_relevant = [chunk.p_relevant for chunk in outcome.value]
+        # Unmeasured against labels, so beside the score rather than in its place.
+        expected = (
+            {"expected_average_precision": soft_average_precision(p_relevant)}
+            if all(p is not None for p in p_relevant)
+            else {}
+        )
         return MetricResult(
             metric=self.name,
             score=score,
@@ -59,9 +77,12 @@ class ContextPrecision:
                 f"{n_relevant} of {len(relevant)} chunk(s) relevant; average precision {score:.3f}"
             ),
             details={
-                "chunks": [chunk.model_dump(mode="json") for chunk in outcome.value],
+                "chunks": [
+                    chunk.model_dump(mode="json", exclude_none=True) for chunk in outcome.value
+                ],
                 "relevant_fraction": n_relevant / len(relevant),
                 "n_relevant": n_relevant,
+                **expected,
                 **({"notes": list(outcome.notes)} if outcome.notes else {}),
             },
             usage=outcome.usage,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 
+from veracity._suggest import did_you_mean
 from veracity.metrics.answer_classification import AnswerClassification
 from veracity.metrics.answer_relevance import AnswerRelevance
 from veracity.metrics.base import Metric
@@ -73,8 +73,7 @@ def resolve_metrics(
                 )
             metrics.append(RubricMetric(rubric))
         else:
-            close = difflib.get_close_matches(name, list(METRICS), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
+            hint = did_you_mean(name, METRICS)
             raise UnknownMetricError(f"unknown metric {name!r}; {hint}available: {_AVAILABLE}")
     if not metrics:
         raise no_metric_error(names)

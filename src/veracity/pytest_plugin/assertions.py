@@ -13,8 +13,9 @@ import math
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
+from veracity._suggest import did_you_mean
 from veracity.evaluation import EvaluationResult
-from veracity.types import MetricResult, ResultRecord
+from veracity.types import MetricResult, ResultRecord, Status
 
 Minimum = float | Mapping[str, float]
 Results = EvaluationResult | Iterable[MetricResult]
@@ -42,6 +43,20 @@ def _minimum(value: Minimum | None, metric: str) -> float | None:
     if found is not None and not (math.isfinite(found) and 0.0 <= found <= 1.0):
         raise ValueError(f"a minimum score must be in [0, 1], not {found!r} ({metric})")
     return found
+
+
+def _statuses(allow: Collection[str] | str) -> frozenset[str]:
+    """The statuses of ``allow`` (one, or several); a name that is no status is an error, not
+    a test that fails (or passes) for a reason nobody wrote."""
+    names = [allow] if isinstance(allow, str) else list(allow)
+    known = [status.value for status in Status]
+    for name in names:
+        if name not in known:
+            raise ValueError(
+                f"allow: unknown status {name!r}; {did_you_mean(name, known)}"
+                f"statuses: {', '.join(known)}"
+            )
+    return frozenset(names)
 
 
 def _who(result: MetricResult) -> str:
@@ -136,6 +151,7 @@ def check_scores(
     allow: Collection[str] = (),
 ) -> list[str]:
     """The failures (messages) of :func:`assert_scores`; empty when everything passes."""
+    allowed = _statuses(allow)
     if isinstance(results, EvaluationResult) and results.bad_rows:
         return [f"invalid sample: {row.message}" for row in results.bad_rows]
     records = records_of(results)
@@ -144,7 +160,7 @@ def check_scores(
     failures: list[str] = []
     for metric, group in _by_metric(records, metrics).items():
         floor, mean_floor = _minimum(min_score, metric), _minimum(min_mean, metric)
-        unscored = [r for r in group if r.score is None and r.status.value not in allow]
+        unscored = [r for r in group if r.score is None and r.status.value not in allowed]
         low = [r for r in group if r.score is not None and floor is not None and r.score < floor]
         bad = unscored + low
         scores = [r.score for r in group if r.score is not None]

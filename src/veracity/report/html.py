@@ -21,7 +21,7 @@ from typing import Any
 
 from veracity.report.html_analysis import analysis_section
 from veracity.report.html_charts import Bar, grouped_bars, histogram
-from veracity.report.html_data import Mean, ReportData, attach_texts, collect
+from veracity.report.html_data import STATUS_LABELS, Mean, ReportData, attach_texts, collect
 from veracity.report.html_tables import (
     bar_of,
     e,
@@ -88,28 +88,51 @@ def render(data: ReportData) -> str:
     metrics = metrics if isinstance(metrics, Mapping) else {}
     payload = {
         "metrics": data.metrics,
+        "thresholds": data.thresholds,
+        "status_labels": STATUS_LABELS,
         "no_system": NO_SYSTEM,
         "samples": list(data.samples.values()),
         "total_samples": data.total_samples,
         "truncated": data.truncated,
     }
-    csp = (
-        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
-        f"script-src 'sha256-{_sha256(script)}'; base-uri 'none'; form-action 'none'"
-    )
     dataset = mapping(data.manifest.get("dataset")).get("path") or ""
     title = "veracity report" + (f" · {Path(str(dataset)).name}" if dataset else "")
     sections = [
         _notes(data.notes),
-        _section("summary", "Summary per metric", _scroll(summary_table(metrics))),
-        _section("distributions", "Score distributions", _histograms(data)),
-        _section("systems", "Systems side by side", _systems(data, metrics)),
-        _section("question-types", "By question type", _question_types(data, metrics)),
-        _section("iterations", "Across iterations", _scroll(iteration_table(metrics))),
-        _section("analysis", "Low-score analysis", analysis_section(data.summary.get("analysis"))),
-        _section("more-statistics", "More statistics", extras(metrics)),
-        _section("samples", "Samples", _drilldown()),
+        section("summary", "Summary per metric", scroll(summary_table(metrics))),
+        section("distributions", "Score distributions", _histograms(data)),
+        section("systems", "Systems side by side", _systems(data, metrics)),
+        section("question-types", "By question type", _question_types(data, metrics)),
+        section("iterations", "Across iterations", scroll(iteration_table(metrics))),
+        section("analysis", "Low-score analysis", analysis_section(data.summary.get("analysis"))),
+        section("more-statistics", "More statistics", extras(metrics)),
+        section("samples", "Samples", _drilldown()),
     ]
+    return page(
+        title,
+        f"<h1>veracity report<small>{e(dataset)}</small></h1>"
+        + run_header(data.manifest, data.summary),
+        "".join(sections),
+        script=script,
+        payload=payload,
+    )
+
+
+def page(title: str, header: str, main: str, *, script: str = "", payload: Any = None) -> str:
+    """A whole self-contained page: ``header`` and ``main`` are HTML already escaped;
+    ``payload`` is embedded as JSON for ``script``, the only script the page may run
+    (a Content-Security-Policy allows no other and no request)."""
+    scripts = f"'sha256-{_sha256(script)}'" if script else "'none'"
+    csp = (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+        f"script-src {scripts}; base-uri 'none'; form-action 'none'"
+    )
+    tail = ""
+    if script:
+        tail = (
+            f'<script type="application/json" id="veracity-data">{script_json(payload)}</script>'
+            f"<script>{script}</script>"
+        )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{e(csp)}">'
@@ -117,21 +140,17 @@ def render(data: ReportData) -> str:
         '<meta name="referrer" content="no-referrer">'
         f'<title>{e(title)}</title><link rel="icon" href="data:,">'
         f"<style>{_asset('report.css')}</style></head><body>"
-        f"<header><h1>veracity report<small>{e(dataset)}</small></h1>"
-        f"{run_header(data.manifest, data.summary)}</header>"
-        f"<main>{''.join(sections)}</main>"
-        f'<script type="application/json" id="veracity-data">{script_json(payload)}</script>'
-        f"<script>{script}</script></body></html>\n"
+        f"<header>{header}</header><main>{main}</main>{tail}</body></html>\n"
     )
 
 
-def _section(key: str, title: str, body: str) -> str:
+def section(key: str, title: str, body: str) -> str:
     if not body:
         return ""
     return f'<section id="{key}"><h2>{e(title)}</h2>{body}</section>'
 
 
-def _scroll(body: str) -> str:
+def scroll(body: str) -> str:
     return f'<div class="table-scroll">{body}</div>' if body else ""
 
 
@@ -203,6 +222,8 @@ def _question_types(data: ReportData, metrics: Mapping[str, Any]) -> str:
 def _drilldown() -> str:
     controls = (
         '<div class="controls">'
+        '<label class="toggle"><input id="f-failing" type="checkbox">'
+        '<span id="f-failing-label">failing only</span></label>'
         '<label>metric<select id="f-metric"></select></label>'
         '<label>system<select id="f-system"></select></label>'
         '<label>status<select id="f-status"></select></label>'

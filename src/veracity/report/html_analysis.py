@@ -10,9 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from veracity.report.html_tables import e, generic, number
+from veracity.report.html_data import status_label
+from veracity.report.html_tables import e, generic, mark, number
 
-SEVERITY_COLUMNS = ("threshold", "scored", "failing", "judge_errors", "unsupported_by_judge")
+# Summary key → column heading, in plain words.
+SEVERITY_COLUMNS = {
+    "threshold": "threshold",
+    "scored": "scored",
+    "failing": "failing (below threshold)",
+    "judge_errors": "judge errors",
+    "unsupported_by_judge": "not supported by this judge",
+}
 MAX_WORST = 25
 
 
@@ -68,7 +76,7 @@ def _severity(severity: Any) -> str:
     )
     head = [
         "metric",
-        *SEVERITY_COLUMNS,
+        *SEVERITY_COLUMNS.values(),
         *(f"score {b}" for b in bands),
         "claims of failing results",
     ]
@@ -80,7 +88,7 @@ def _severity(severity: Any) -> str:
         claims = stats.get("claims_in_failing")
         notes = []
         if _is_map(claims):
-            notes.append(", ".join(f"{k.replace('_', ' ')} {v}" for k, v in claims.items()))
+            notes.append(_claims_words(claims))
         rubric = stats.get("rubric_overall")
         if _is_map(rubric):
             notes.append("rubric overall " + ", ".join(f"{k}: {v}" for k, v in rubric.items()))
@@ -95,6 +103,31 @@ def _severity(severity: Any) -> str:
         '<h3>Failures by severity</h3><div class="table-scroll"><table class="severity">'
         f"<thead><tr>{header}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def _plural(count: Any, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _claims_words(claims: Mapping[str, Any]) -> str:
+    """The claim counts of a metric's failing results as a sentence, e.g. "3 failing
+    results, 1 with a contradicted claim; claims: 2 contradicted, 4 not enough info"."""
+    known = ("results", "results_with_contradicted", "contradicted", "not_enough_info")
+    if claims.get("results") == 0 and set(claims) <= set(known):
+        return "no failing result"
+    parts = []
+    if "results" in claims:
+        parts.append(_plural(claims["results"], "failing result"))
+    if "results_with_contradicted" in claims:
+        parts.append(f"{claims['results_with_contradicted']} with a contradicted claim")
+    counts = [
+        f"{claims[k]} {k.replace('_', ' ')}"
+        for k in ("contradicted", "not_enough_info")
+        if k in claims
+    ]
+    text = ", ".join(parts) + ("; claims: " + ", ".join(counts) if counts else "")
+    rest = [f"{k.replace('_', ' ')} {v}" for k, v in claims.items() if k not in known]
+    return "; ".join(x for x in (text, ", ".join(rest)) if x)
 
 
 def _claim_list(claims: Any) -> str:
@@ -122,6 +155,18 @@ def _claim_list(claims: Any) -> str:
     return f'<ul class="claims">{"".join(lis)}</ul>'
 
 
+def _score_cell(entry: Mapping[str, Any]) -> str:
+    """The score with its pass mark and, when not plainly scored, its status in words."""
+    text = _text(entry.get("score"))
+    status = entry.get("status")
+    if isinstance(status, str) and status != "scored":
+        text = f"{status_label(status)} · {text}"
+    failing = entry.get("failing")
+    if isinstance(failing, bool):
+        text = f"{mark(not failing)} {text}"
+    return f'<td class="num">{e(text)}</td>'
+
+
 def _worst_row(entry: Mapping[str, Any]) -> str:
     extra = []
     for key in ("grade", "classification"):
@@ -141,7 +186,7 @@ def _worst_row(entry: Mapping[str, Any]) -> str:
     return (
         "<tr>"
         + "".join(f"<td>{e(_text(c))}</td>" for c in cells)
-        + f'<td class="num">{e(_text(entry.get("score")))}</td>'
+        + _score_cell(entry)
         + f"<td>{e(_text(entry.get('reason')))}{notes}{_claim_list(entry.get('failing_claims'))}"
         + "</td></tr>"
     )

@@ -155,3 +155,69 @@ def _bar(x: float, top: int, plot_h: int, w: int, bar: Bar, group: str, name: st
             f'h6M{_num(cx - 3)} {_num(hi)}h6" stroke="#222" stroke-width="1.2" fill="none"/>'
         )
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One metric's mean paired difference B − A with its 95 % interval."""
+
+    metric: str
+    diff: float | None
+    low: float | None = None
+    high: float | None = None
+    note: str = ""  # the hover text: n, p-value
+
+
+def _nice(span: float) -> float:
+    """The smallest of a few round half-widths that holds ``span``."""
+    return next((r for r in (0.05, 0.1, 0.2, 0.25, 0.5) if span <= r), 1.0)
+
+
+def differences_chart(rows: Sequence[Difference]) -> str:
+    """A forest plot of the paired differences: per metric a dot at B − A and a whisker
+    for its 95 % CI, around a zero line. Horizontal positions are percentages, so the
+    chart takes the page's width without scaling its text (it stays readable on a phone)."""
+    if not rows:
+        return ""
+    span = max((abs(v) for r in rows for v in (r.diff, r.low, r.high) if v is not None),
+               default=0.0)  # fmt: skip
+    half = _nice(span)
+    left, right, row_h, top = 4.0, 96.0, 40, 8
+
+    def x(value: float) -> str:
+        return f"{left + (right - left) * (value + half) / (2 * half):.2f}%"
+
+    height = top + row_h * len(rows) + 22
+    parts = [
+        f'<svg class="chart differences" width="100%" height="{height}" role="img" '
+        f'aria-label="paired differences B − A per metric, with 95 % confidence intervals" '
+        f'{FONT} font-size="12">'
+    ]
+    for tick in (-half, -half / 2, 0.0, half / 2, half):
+        parts.append(
+            f'<line class="{"zero" if tick == 0 else "grid"}" x1="{x(tick)}" y1="{top}" '
+            f'x2="{x(tick)}" y2="{height - 18}" stroke="{"#555" if tick == 0 else "#e3e3e3"}"/>'
+            f'<text x="{x(tick)}" y="{height - 4}" text-anchor="middle" fill="#666">'
+            f"{f'{tick:+g}' if tick else '0'}</text>"
+        )
+    for i, row in enumerate(rows):
+        y0 = top + i * row_h
+        parts.append(
+            f'<g class="difference"><title>{_e(row.note)}</title>'
+            f'<text x="{left}%" y="{y0 + 13}" fill="#333">{_e(row.metric)}</text>'
+        )
+        cy = y0 + 27
+        colour = "#888"
+        if row.low is not None and row.high is not None:
+            colour = "#2e7d32" if row.low > 0 else "#c62828" if row.high < 0 else "#666"
+            parts.append(
+                f'<line class="ci" x1="{x(row.low)}" y1="{cy}" x2="{x(row.high)}" y2="{cy}" '
+                f'stroke="{colour}" stroke-width="2"/>'
+            )
+        if row.diff is not None:
+            parts.append(
+                f'<circle class="diff" cx="{x(row.diff)}" cy="{cy}" r="4.5" fill="{colour}"/>'
+            )
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)

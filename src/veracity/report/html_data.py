@@ -14,14 +14,29 @@ from pathlib import Path
 from typing import Any
 
 from veracity.dataset import DatasetError, RowError, dataset_fingerprint, read_dataset
-from veracity.report.summary import NO_SYSTEM, SummaryBuilder
+from veracity.report.summary import DEFAULT_THRESHOLD, NO_SYSTEM, SummaryBuilder
 from veracity.store.run_dir import MANIFEST, RESULTS, SUMMARY, read_results
-from veracity.types import ResultRecord
+from veracity.types import ResultRecord, Status
 
 BINS = 10
 MAX_TEXT = 8_000  # characters of one embedded string
 MAX_RAW_REPLIES = 2
 SampleKey = tuple[str, str | None]
+# Every status in plain words, for the page (the drill-down's script takes them from here).
+STATUS_LABELS = {
+    Status.SCORED.value: "scored",
+    Status.NO_CLAIMS.value: "no claims",
+    Status.MISSING_REFERENCE.value: "no reference",
+    Status.NO_CONTEXTS.value: "no contexts",
+    Status.JUDGE_ERROR.value: "judge error",
+    Status.UNSUPPORTED_BY_JUDGE.value: "not supported by this judge",
+    Status.INVALID_INPUT.value: "invalid input",
+    Status.SKIPPED.value: "skipped",
+}
+
+
+def status_label(status: str) -> str:
+    return STATUS_LABELS.get(status, status.replace("_", " "))
 
 
 def clip(text: str, limit: int = MAX_TEXT) -> str:
@@ -82,6 +97,22 @@ class ReportData:
     @property
     def truncated(self) -> bool:
         return self.total_samples > len(self.samples)
+
+    @property
+    def thresholds(self) -> dict[str, float]:
+        """Each metric's pass threshold, as the summary has it (else the default)."""
+        metrics = self.summary.get("metrics")
+        metrics = metrics if isinstance(metrics, Mapping) else {}
+        out = {}
+        for metric in self.metrics:
+            block = metrics.get(metric)
+            given = block.get("threshold") if isinstance(block, Mapping) else None
+            value = given.get("value") if isinstance(given, Mapping) else given
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                out[metric] = float(value)
+            else:
+                out[metric] = DEFAULT_THRESHOLD
+        return out
 
 
 def _read_json(path: Path) -> dict[str, Any]:

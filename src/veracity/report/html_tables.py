@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from veracity.report.html_charts import Bar
+from veracity.report.html_data import status_label
 
 OVERALL = "overall"
 KNOWN_METRIC_KEYS = {
@@ -114,7 +115,7 @@ def _statuses(stats: Mapping[str, Any]) -> str:
     counts = stats.get("counts_by_status")
     if not isinstance(counts, Mapping):
         return "—"
-    shown = [f"{k} {v}" for k, v in counts.items() if v and k != "scored"]
+    shown = [f"{status_label(str(k))} {v}" for k, v in counts.items() if v and k != "scored"]
     return ", ".join(shown) or "—"
 
 
@@ -124,7 +125,8 @@ def _labels(stats: Mapping[str, Any]) -> str:
         block = stats.get(key)
         counts = block.get("counts") if isinstance(block, Mapping) else None
         if isinstance(counts, Mapping):
-            parts.append(f"{key}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+            words = ", ".join(f"{str(k).replace('_', ' ')} {v}" for k, v in counts.items())
+            parts.append(f"{key}: {words}")
     return "; ".join(parts) or "—"
 
 
@@ -135,35 +137,62 @@ def _pass_rate(stats: Mapping[str, Any]) -> str:
     return percent(rate)
 
 
-def _threshold(value: Any) -> str:
+def _threshold(value: Any) -> tuple[float | None, str]:
+    """The threshold's value and how it reads (``(default)`` when none was given)."""
+    source = value.get("source") if isinstance(value, Mapping) else None
     if isinstance(value, Mapping):
         value = value.get("value")
-    return number(float(value)) if _real(value) else "—"
+    if not _real(value):
+        return None, "—"
+    return float(value), number(float(value)) + (" (default)" if source == "default" else "")
+
+
+def mark(passed: bool) -> str:
+    """The pass mark as text, so pass and fail never rest on colour alone."""
+    return "✓" if passed else "✗"
+
+
+def _mean_cell(mean: Any, threshold: float | None) -> str:
+    if not _real(mean):
+        return '<td class="num">—</td>'
+    if threshold is None:
+        return f'<td class="num">{e(number(mean))}</td>'
+    passed = float(mean) >= threshold
+    verdict = "at or above" if passed else "below"
+    return (
+        f'<td class="num mean {"pass" if passed else "fail"}" '
+        f'title="{e(f"mean {verdict} the threshold {threshold:g}")}">'
+        f'<span class="mark">{mark(passed)}</span> {e(number(mean))}</td>'
+    )
 
 
 def summary_table(metrics: Mapping[str, Any]) -> str:
-    head = ("metric", "n", "scored", "mean", "95 % CI", "median", "std", "min", "max",
-            "threshold", "pass rate", "other statuses", "labels")  # fmt: skip
+    """One row per metric, the mean (against its threshold) first so it stays in view on
+    a narrow screen."""
+    head = ("metric", "mean", "threshold", "pass rate", "95 % CI", "results", "scored",
+            "median", "std", "min", "max", "other statuses", "labels")  # fmt: skip
     rows = []
     for metric, groups in metrics.items():
         stats = groups.get(OVERALL) if isinstance(groups, Mapping) else None
         if not isinstance(stats, Mapping):
             continue
         interval = ci95(stats)
+        threshold, threshold_text = _threshold(groups.get("threshold"))
         cells = [
-            number(stats.get("n")),
-            number(stats.get("n_scored")),
-            number(stats.get("mean")),
+            threshold_text,
+            _pass_rate(stats),
             "—" if interval is None else f"{interval[0]:.3f} – {interval[1]:.3f}",
+            number(stats.get("n")),
+            # ``scored`` only, as in the console: no_claims and no_contexts have a score by
+            # rule, not a judgement, and are listed apart.
+            number(stats.get("counts_by_status", {}).get("scored", 0)),
             number(stats.get("median")),
             number(stats.get("std")),
             number(stats.get("min")),
             number(stats.get("max")),
-            _threshold(groups.get("threshold")),
-            _pass_rate(stats),
         ]
         rows.append(
-            f'<tr><th scope="row">{e(metric)}</th>'
+            f'<tr><th scope="row">{e(metric)}</th>{_mean_cell(stats.get("mean"), threshold)}'
             + "".join(f'<td class="num">{e(c)}</td>' for c in cells)
             + f"<td>{e(_statuses(stats))}</td><td>{e(_labels(stats))}</td></tr>"
         )

@@ -154,6 +154,7 @@ async def agenerate_testset(
     max_rounds: int = DEFAULT_MAX_ROUNDS,
     types: Sequence[QuestionType] = QUESTION_TYPES,
     cache: bool | str | Path = True,
+    cache_max_size: str | int | None = None,
 ) -> GenerateResult:
     """Generate up to ``count`` checked test items from the documents under ``docs`` (a
     folder, a file, or chunks already made), spread evenly over ``types``.
@@ -161,8 +162,9 @@ async def agenerate_testset(
     ``judge`` writes the items (through its chat model) and checks them (claims of the
     reference verified against its chunks; kept when at least ``min_support`` of them are
     supported). Its replies go through the response cache unless ``cache=False`` (a path
-    chooses the cache file). The same seed, documents and settings plan the same calls, so
-    a second run is answered from the cache. Samples have an empty ``answer``.
+    chooses the cache file; ``cache_max_size`` bounds it, as :func:`veracity.evaluate`'s).
+    The same seed, documents and settings plan the same calls, so a second run is
+    answered from the cache. Samples have an empty ``answer``.
     """
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")
@@ -181,7 +183,7 @@ async def agenerate_testset(
         report.notes.append("complex_reasoning needs two chunks or more: left out")
     wanted = split_count(count, kinds)
     report.by_type = {kind: TypeCount(wanted=wanted[kind]) for kind in kinds}
-    cached_judge, opened = with_cache(judge, cache)
+    cached_judge, opened = with_cache(judge, cache, cache_max_size)
     generator = _Generator(cached_judge, chunks, report, per_call=per_call, min_support=min_support)
     try:
         for round_ in range(max_rounds):
@@ -217,12 +219,13 @@ def generate_testset(
     max_rounds: int = DEFAULT_MAX_ROUNDS,
     types: Sequence[QuestionType] = QUESTION_TYPES,
     cache: bool | str | Path = True,
+    cache_max_size: str | int | None = None,
 ) -> GenerateResult:
     """:func:`agenerate_testset`, run to completion (not from inside an event loop)."""
     return asyncio.run(
         agenerate_testset(
             docs, judge, count=count, seed=seed, chunk_chars=chunk_chars,
             overlap_chars=overlap_chars, per_call=per_call, min_support=min_support,
-            max_rounds=max_rounds, types=types, cache=cache,
+            max_rounds=max_rounds, types=types, cache=cache, cache_max_size=cache_max_size,
         )
     )  # fmt: skip

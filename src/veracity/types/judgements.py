@@ -18,6 +18,8 @@ class ChunkJudgement(_Frozen):
     relevant: bool
     relevance: int = Field(ge=0, le=100)
     reason: str = ""
+    # P(relevant), where the judge's token log-probabilities give one.
+    p_relevant: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class GeneratedQuestions(_Frozen):
@@ -33,6 +35,9 @@ class RelevanceRating(_Frozen):
 
     score: float = Field(ge=0.0, le=1.0)
     reason: str = ""
+    # The probability-weighted rating on 0–1, where the judge's token log-probabilities
+    # give one (a rating written as one token).
+    expected: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class CriterionScore(_Frozen):
@@ -61,6 +66,8 @@ class AnswerClass(StrEnum):
 class Classification(_Frozen):
     label: AnswerClass
     reason: str = ""
+    # The probability of each label, where the judge's token log-probabilities give them.
+    probabilities: dict[AnswerClass, float] | None = None
 
 
 class RubricDimension(_Frozen):

@@ -9,14 +9,28 @@ import os
 import sqlite3
 import threading
 import time
+import uuid
 import warnings
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
+from veracity._units import format_size, parse_size
 from veracity.judges.chat.base import ChatModel, ChatReply
+from veracity.judges.chat.cache_upkeep import (
+    ROW_SIZE,
+    CacheStats,
+    delete,
+    end_session,
+    heartbeat,
+    measure,
+    selection,
+    stats,
+    transaction,
+)
+from veracity.judges.chat.cache_upkeep import evict as evict_lru
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.types import TokenLogprob, Usage
 
@@ -31,9 +45,28 @@ SCHEMA = (
     )
     """,
     "CREATE TABLE IF NOT EXISTS negotiated (endpoint TEXT PRIMARY KEY, state TEXT NOT NULL)",
+    # The processes using the cache now, so that eviction spares their runs' replies.
+    "CREATE TABLE IF NOT EXISTS sessions "
+    "(id TEXT PRIMARY KEY, started_at REAL NOT NULL, seen_at REAL NOT NULL)",
 )
-# Columns added since the first version; a cache file of that version gains them on open.
-ADDED_COLUMNS = {"truncated": "INTEGER NOT NULL DEFAULT 0", "tokens": "TEXT"}
+# Columns added since the first version; a cache file of an earlier version gains them on
+# open (its replies then sized, and dated by when this version first saw them).
+ADDED_COLUMNS = {
+    "truncated": "INTEGER NOT NULL DEFAULT 0",
+    "tokens": "TEXT",
+    "judge": "TEXT NOT NULL DEFAULT ''",
+    "created_at": "REAL NOT NULL DEFAULT 0",
+    "used_at": "REAL NOT NULL DEFAULT 0",
+    "size": "INTEGER NOT NULL DEFAULT 0",
+}
+# The replies in order of last use, with their sizes: eviction reads only this index.
+INDEX = "CREATE INDEX IF NOT EXISTS replies_by_use ON replies (used_at, size)"
+
+DEFAULT_MAX_BYTES = 1024**3
+MAX_SIZE_VARIABLE = "VERACITY_CACHE_MAX_SIZE"
+# Last uses are kept in memory and written together: a cache hit costs no write.
+FLUSH_EVERY = 256  # uses
+FLUSH_INTERVAL_S = 60.0  # also the heartbeat that keeps this process's runs protected
 
 
 def default_cache_path() -> Path:
@@ -42,6 +75,19 @@ def default_cache_path() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "veracity" / "responses.sqlite3"
+
+
+def cache_max_bytes(given: str | int | None = None) -> int | None:
+    """The shared cache's bound in bytes: ``given`` (``1GiB``, ``500MB``, a number of bytes,
+    ``none`` for no bound), else ``$VERACITY_CACHE_MAX_SIZE``, else 1 GiB."""
+    if given is not None:
+        return parse_size(given)
+    if explicit := os.environ.get(MAX_SIZE_VARIABLE):
+        try:
+            return parse_size(explicit)
+        except ValueError as exc:
+            raise ValueError(f"{MAX_SIZE_VARIABLE}: {exc}") from None
+    return DEFAULT_MAX_BYTES
 
 
 class ResponseCacheError(Exception):
@@ -58,6 +104,10 @@ class CorruptCacheWarning(UserWarning):
     """A response cache file was found damaged: it was set aside and a new one started."""
 
 
+class CacheOverBoundWarning(UserWarning):
+    """The replies of the runs in progress alone exceed the cache's bound."""
+
+
 # SQLite's result codes for a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB); the low byte
 # of an extended code is its primary code.
 _DAMAGED = frozenset({11, 26})
@@ -67,18 +117,26 @@ def _damaged(exc: sqlite3.DatabaseError) -> bool:
     return exc.sqlite_errorcode & 0xFF in _DAMAGED
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, now: float) -> sqlite3.Connection:
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=5000")
-        for statement in SCHEMA:
-            db.execute(statement)
-        present = {row[1] for row in db.execute("PRAGMA table_info(replies)")}
-        for column, declaration in ADDED_COLUMNS.items():
-            if column not in present:
-                db.execute(f"ALTER TABLE replies ADD COLUMN {column} {declaration}")
+        # In one transaction: two processes opening an old file do not both add a column.
+        with transaction(db):
+            for statement in SCHEMA:
+                db.execute(statement)
+            present = {row[1] for row in db.execute("PRAGMA table_info(replies)")}
+            for column, declaration in ADDED_COLUMNS.items():
+                if column not in present:
+                    db.execute(f"ALTER TABLE replies ADD COLUMN {column} {declaration}")
+            if "size" not in present:
+                db.execute(
+                    f"UPDATE replies SET size = {ROW_SIZE}, created_at = ?, used_at = ?",
+                    (now, now),
+                )
+            db.execute(INDEX)
     except BaseException:
         db.close()
         raise
@@ -98,6 +156,14 @@ def remove_cache(path: Path) -> None:
             part.unlink(missing_ok=True)
 
 
+def cache_file_size(path: Path) -> int:
+    """The bytes a cache takes on disk, its write-ahead log included."""
+    return sum(part.stat().st_size for part, _ in _with_log(path) if part.exists())
+
+
+T = TypeVar("T")
+
+
 class ResponseCache:
     """Replies by key, in SQLite (WAL mode: readers and a killed writer never corrupt it).
 
@@ -106,20 +172,43 @@ class ResponseCache:
     found damaged (on opening, or on any read or write) is set aside beside itself and the
     cache starts again empty, with a :class:`CorruptCacheWarning` naming it: a cache can
     always be rebuilt, a run that stops on one cannot go on.
+
+    ``max_bytes`` bounds it (``None``: no bound): on opening, on closing and after every
+    eighth of the bound written, the least recently used replies are deleted until the
+    replies fit, sparing those written or used since a run in progress started (this
+    one's, or another process's), so a finished run run again still finds all of its
+    replies whenever they fit in the bound. Last uses are written in batches (every
+    :data:`FLUSH_EVERY` hits or :data:`FLUSH_INTERVAL_S` seconds), not one write a hit.
     """
 
-    def __init__(self, path: Path, *, advice: str = SHARED_CACHE_ADVICE) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        advice: str = SHARED_CACHE_ADVICE,
+        max_bytes: int | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.path = path
         self.advice = advice  # said when the disk fails it
+        self.max_bytes = max_bytes
+        self._clock = clock
         self._lock = threading.Lock()
+        self._session = uuid.uuid4().hex
+        self._started = self._flushed = clock()
+        self._used: set[str] = set()  # keys hit since the last flush
+        self._written = 0  # bytes put since the last eviction
+        self._warned = False
+        self._closed = False
         with self._writing():
             path.parent.mkdir(parents=True, exist_ok=True)
             try:
-                self._db = _connect(path)
+                self._db = _connect(path, self._started)
             except sqlite3.DatabaseError as exc:
                 if not _damaged(exc):
                     raise
                 self._db = self._rebuilt(exc)
+        self._upkeep(evict=True)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -132,18 +221,22 @@ class ResponseCache:
                 f"cannot write the response cache {self.path}: {reason} ({self.advice})"
             ) from exc
 
-    def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
-        """The rows of one statement; on a damaged file, run again on a rebuilt cache."""
+    def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work`` on the connection, under the lock; on a damaged file, run again on a
+        rebuilt cache."""
         with self._lock:
             try:
-                return self._db.execute(sql, parameters).fetchall()
+                return work(self._db)
             except sqlite3.DatabaseError as exc:
                 if not _damaged(exc):
                     raise
                 self._db.close()
                 with self._writing():
                     self._db = self._rebuilt(exc)
-                return self._db.execute(sql, parameters).fetchall()
+                return work(self._db)
+
+    def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        return self._run(lambda db: db.execute(sql, parameters).fetchall())
 
     def _rebuilt(self, damage: sqlite3.DatabaseError) -> sqlite3.Connection:
         aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -158,14 +251,61 @@ class ResponseCache:
             ),
             stacklevel=2,
         )
-        return _connect(self.path)
+        return _connect(self.path, self._clock())
+
+    def _upkeep(self, *, evict: bool) -> None:
+        """Write the last uses kept in memory, say this process is alive, and with
+        ``evict`` (and a bound) evict down to the bound; all in one transaction."""
+
+        def work(db: sqlite3.Connection) -> int:
+            now = self._clock()
+            over = 0
+            with transaction(db):
+                db.executemany(
+                    "UPDATE replies SET used_at = ? WHERE key = ?", ((now, k) for k in self._used)
+                )
+                heartbeat(db, self._session, self._started, now)
+                if evict and self.max_bytes is not None:
+                    over = evict_lru(db, self.max_bytes, now)
+            self._used.clear()
+            self._flushed = now
+            if evict:
+                self._written = 0
+            return over
+
+        with self._writing():
+            over = self._run(work)
+        if over and not self._warned:
+            self._warned = True
+            warnings.warn(
+                CacheOverBoundWarning(
+                    f"the replies of the runs in progress take {format_size(over)} more than "
+                    f"the response cache's bound of {format_size(self.max_bytes or 0)}: the "
+                    f"oldest will be evicted when they end, and a re-run will ask for them "
+                    f"again (raise the bound with --cache-max-size or {MAX_SIZE_VARIABLE})"
+                ),
+                stacklevel=3,
+            )
+
+    def _due(self) -> tuple[bool, bool]:
+        """Whether to flush the last uses, and whether to evict too."""
+        evict = self.max_bytes is not None and self._written >= max(self.max_bytes // 8, 1)
+        flush = len(self._used) >= FLUSH_EVERY or self._clock() - self._flushed >= FLUSH_INTERVAL_S
+        return flush or evict, evict
 
     def get(self, key: str) -> ChatReply | None:
-        rows = self._rows(
-            "SELECT text, model, truncated, tokens FROM replies WHERE key = ?", (key,)
-        )
+        def work(db: sqlite3.Connection) -> list[Any]:
+            rows = db.execute(
+                "SELECT text, model, truncated, tokens FROM replies WHERE key = ?", (key,)
+            ).fetchall()
+            if rows:
+                self._used.add(key)
+            return rows
+
+        rows = self._run(work)
         if not rows:
             return None
+        self._maybe_upkeep()
         text, model, truncated, tokens = rows[0]
         logprobs = tuple(TokenLogprob.from_json(t) for t in json.loads(tokens)) if tokens else ()
         # A cached reply costs nothing; its original tokens stay in the table for reference.
@@ -179,12 +319,21 @@ class ResponseCache:
             cache_key=key,
         )
 
-    def put(self, key: str, reply: ChatReply) -> None:
+    def _maybe_upkeep(self) -> None:
+        due, evict = self._due()
+        if due:
+            self._upkeep(evict=evict)
+
+    def put(self, key: str, reply: ChatReply, judge: str = "") -> None:
+        """Store ``reply`` under ``key``; ``judge`` names who gave it (``provider/model``)."""
         tokens = json.dumps([t.to_json() for t in reply.tokens]) if reply.tokens else None
+        now = self._clock()
         with self._writing():
             self._rows(
                 "INSERT OR REPLACE INTO replies (key, text, model, input_tokens, output_tokens, "
-                "truncated, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"truncated, tokens, judge, created_at, used_at, size) SELECT *, {ROW_SIZE} "
+                "FROM (SELECT ? AS key, ? AS text, ? AS model, ?, ?, ?, ? AS tokens, ? AS judge, "
+                "? AS created_at, ? AS used_at)",
                 (
                     key,
                     reply.text,
@@ -193,8 +342,13 @@ class ResponseCache:
                     reply.usage.output_tokens,
                     int(reply.truncated),
                     tokens,
+                    judge,
+                    now,
+                    now,
                 ),
             )
+        self._written += len(reply.text) + len(tokens or "")
+        self._maybe_upkeep()
 
     def delete(self, keys: Collection[str]) -> None:
         if keys:
@@ -216,11 +370,45 @@ class ResponseCache:
                 "INSERT OR REPLACE INTO negotiated VALUES (?, ?)", (endpoint, json.dumps(state))
             )
 
+    def stats(self) -> CacheStats:
+        """What ``veracity cache info`` shows: entries, bytes, dates, shares by model."""
+        return self._run(lambda db: stats(db, self._clock()))
+
+    def measure(
+        self, used_before: float | None = None, model: str | None = None
+    ) -> tuple[int, int]:
+        """The number and bytes of the replies :meth:`clear` would delete."""
+        where, parameters = selection(used_before, model)
+        return self._run(lambda db: measure(db, where, parameters))
+
+    def clear(self, used_before: float | None = None, model: str | None = None) -> tuple[int, int]:
+        """Delete the replies last used before ``used_before`` (a time) and of ``model``
+        (a judge, its model part, or the model an endpoint named), all by default; their
+        number and bytes. The file then shrinks, unless another process holds it open."""
+        where, parameters = selection(used_before, model)
+        with self._writing():
+            found = self._run(lambda db: delete(db, where, parameters))
+            # VACUUM gives the freed pages back to the disk; another process reading
+            # the file (a run in progress) makes it wait, then fail: the pages stay free
+            # for SQLite to reuse.
+            with suppress(sqlite3.OperationalError):
+                self._run(lambda db: db.execute("VACUUM"))
+        return found
+
     def __len__(self) -> int:
         ((count,),) = self._rows("SELECT COUNT(*) FROM replies")
         return int(count)
 
     def close(self) -> None:
+        """Write the last uses, evict down to the bound, and close (once; again is a no-op).
+        A disk that fails this upkeep is left to the next opening: every reply is stored."""
+        if self._closed:
+            return
+        self._closed = True
+        with suppress(ResponseCacheError):
+            self._upkeep(evict=True)
+        with self._lock, suppress(sqlite3.Error):
+            end_session(self._db, self._session)
         with self._lock:
             self._db.close()
 
@@ -305,7 +493,7 @@ class CachedChat:
                 self._remembered = state
                 # Stored under the options the reply was asked with: those in use now.
                 key = cache_key(self.model, messages, output, iteration)
-        self.cache.put(key, reply)
+        self.cache.put(key, reply, self.model.name)
         return replace(reply, cache_key=key)
 
     def forget(self, replies: Iterable[ChatReply]) -> None:

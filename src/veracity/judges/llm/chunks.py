@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all
-from veracity.judges.parsing import ParsedChunks, ParseFailure, parse_chunks_reply
+from veracity.judges.parsing import ParsedChunks, ParseFailure, parse_chunks_reply, with_p_relevant
 from veracity.prompts import CHUNK_RELEVANCE, render_chunk_relevance
 from veracity.types import ChunkJudgement, Turn
 
@@ -34,7 +34,8 @@ async def judge_chunks(
             items=len(asked),
             history=history,
         )
-        parsed, _ = await ask(asker.model, prompt, _parser(len(asked)), exchange, iteration)
+        parsed, reply = await ask(asker.model, prompt, _parser(len(asked)), exchange, iteration)
+        parsed = with_p_relevant(parsed, reply.text, reply.tokens)
         exchange.notes.extend(parsed.notes)
         return parsed.items, parsed.missing
 

@@ -20,7 +20,9 @@ from veracity.judges.parsing import (
     parse_rating_reply,
     parse_rubric_reply,
     with_expected_criteria,
+    with_expected_rating,
     with_expected_scores,
+    with_label_probabilities,
 )
 from veracity.prompts import (
     ALL_TEMPLATES,
@@ -211,7 +213,9 @@ class LLMJudge:
             prompt = self.asker.prompt(
                 RELEVANCE_RATING, render_relevance_rating(question, answer), history=history
             )
-            return ask_once(self.model, prompt, parse_rating_reply, iteration)
+            return ask_once(
+                self.model, prompt, parse_rating_reply, iteration, refine=with_expected_rating
+            )
 
         return await self._fitted(RELEVANCE_RATING, (question, answer), (), ask, history)
 
@@ -235,7 +239,13 @@ class LLMJudge:
             prompt = self.asker.prompt(
                 ANSWER_CLASSIFICATION, render_classification(question, answer, reference)
             )
-            return ask_once(self.model, prompt, parse_classification_reply, iteration)
+            return ask_once(
+                self.model,
+                prompt,
+                parse_classification_reply,
+                iteration,
+                refine=with_label_probabilities,
+            )
 
         return await self._fitted(ANSWER_CLASSIFICATION, (question, answer, reference), (), ask)
 

@@ -7,11 +7,12 @@ relevance, generated questions, ratings, G-Eval criteria, classification, rubric
 have parsers of their own, as tolerant, with every coercion noted.
 """
 
-from veracity.judges.parsing.chunks import parse_chunks_reply
+from veracity.judges.parsing.chunks import parse_chunks_reply, with_p_relevant
 from veracity.judges.parsing.claims import parse_claims_reply
 from veracity.judges.parsing.classification import (
     parse_classification_reply,
     read_classification_reply,
+    with_label_probabilities,
 )
 from veracity.judges.parsing.factual import (
     parse_factual_reply,
@@ -33,7 +34,11 @@ from veracity.judges.parsing.outcomes import (
 )
 from veracity.judges.parsing.parsed import ParsedChunks, ParsedRubric, ParsedValue
 from veracity.judges.parsing.questions import parse_questions_reply, read_questions_reply
-from veracity.judges.parsing.rating import parse_rating_reply, read_rating_reply
+from veracity.judges.parsing.rating import (
+    parse_rating_reply,
+    read_rating_reply,
+    with_expected_rating,
+)
 from veracity.judges.parsing.refusal import detect_refusal
 from veracity.judges.parsing.rubric import parse_rubric_reply, with_expected_scores
 from veracity.judges.parsing.verdicts import parse_verdicts_reply, with_p_supported
@@ -70,6 +75,9 @@ __all__ = [
     "read_rating_reply",
     "unwrap_schema_echo",
     "with_expected_criteria",
+    "with_expected_rating",
     "with_expected_scores",
+    "with_label_probabilities",
+    "with_p_relevant",
     "with_p_supported",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from types import MappingProxyType
 
 from veracity.judges.parsing._chunk_items import RawChunk, complete, read_index
@@ -11,9 +12,11 @@ from veracity.judges.parsing._text import as_text, describe_json, field_of, plur
 from veracity.judges.parsing.chunk_lines import parse_chunk_lines
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedChunks
+from veracity.judges.parsing.probabilities import choice_probabilities
+from veracity.types import TokenLogprob
 from veracity.types.judgements import ChunkJudgement
 
-__all__ = ["parse_chunks_reply"]
+__all__ = ["parse_chunks_reply", "with_p_relevant"]
 
 CONTAINER_KEYS = (
     "chunks",
@@ -171,3 +174,34 @@ def parse_chunks_reply(text: str, n_chunks: int) -> ParsedChunks | ParseFailure:
         return _result((items, notes), n_chunks, "legacy_lines")
 
     return drive(text, from_json, from_text, expected)
+
+
+_WRITTEN_FLAG = re.compile(r'"relevant"\s*:\s*(?P<v>true|false)\b')
+_WRITTEN_INDEX = re.compile(r'"index"\s*:\s*"?(?P<n>\d{1,4})\b')
+_FLAGS = {"true": True, "false": False}
+
+
+def with_p_relevant(
+    parsed: ParsedChunks, text: str, tokens: Sequence[TokenLogprob]
+) -> ParsedChunks:
+    """``parsed`` with each chunk's P(relevant) where the reply's token log-probabilities
+    give one: at each ``"relevant": true|false`` written after an ``"index": N``, the
+    weight the model gave each of the two. A flag is read for a chunk only when the index
+    before it names that chunk and the written value is the one parsed; 0-based indices
+    are left alone (which chunk they meant was a guess)."""
+    if not tokens:
+        return parsed
+    updated = dict(parsed.items)
+    cursor = 0
+    for flag in _WRITTEN_FLAG.finditer(text):
+        indices = list(_WRITTEN_INDEX.finditer(text, cursor, flag.start()))
+        cursor = flag.end()
+        if not indices or (number := int(indices[-1].group("n"))) < 1:
+            continue
+        chunk = updated.get(number - 1)
+        if chunk is None or chunk.relevant != _FLAGS[flag.group("v")]:
+            continue
+        found = choice_probabilities(tokens, text, flag.start("v"), _FLAGS)
+        if found is not None:
+            updated[number - 1] = chunk.model_copy(update={"p_relevant": found.get(True, 0.0)})
+    return ParsedChunks(MappingProxyType(updated), parsed.missing, parsed.notes, parsed.method)

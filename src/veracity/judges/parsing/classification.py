@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from veracity.judges.parsing._coerce import drive, read_label, single_field_reply, words
 from veracity.judges.parsing._text import as_text, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
+from veracity.judges.parsing.probabilities import choice_probabilities, locate_values
+from veracity.types import TokenLogprob
 from veracity.types.judgements import AnswerClass, Classification
 
-__all__ = ["parse_classification_reply", "read_classification_reply"]
+__all__ = [
+    "parse_classification_reply",
+    "read_classification_reply",
+    "with_label_probabilities",
+]
 
 LABEL_KEYS = ("classification", "class", "label", "verdict", "category", "result", "answer_class")
 _LABELS = {
@@ -118,3 +125,19 @@ def parse_classification_reply(text: str) -> Classification | ParseFailure:
     """
     result = read_classification_reply(text)
     return result if isinstance(result, ParseFailure) else result.value
+
+
+_WRITTEN = {label.value: label for label in AnswerClass}
+
+
+def with_label_probabilities(
+    classification: Classification, text: str, tokens: Sequence[TokenLogprob]
+) -> Classification:
+    """``classification`` with the probability of each label where the reply's token
+    log-probabilities give them (the label written as one of the three names)."""
+    (offset,) = locate_values(text, [classification.label.value], LABEL_KEYS)
+    found = choice_probabilities(tokens, text, offset, _WRITTEN)
+    if found is None:
+        return classification
+    probabilities = {label: found.get(label, 0.0) for label in AnswerClass}
+    return classification.model_copy(update={"probabilities": probabilities})

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from veracity.judges.parsing._coerce import Number, drive, read_number, single_field_reply
 from veracity.judges.parsing._text import as_text, collapse, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
+from veracity.judges.parsing.probabilities import weighted_number
+from veracity.types import TokenLogprob
 from veracity.types.judgements import RelevanceRating
 
-__all__ = ["parse_rating_reply", "read_rating_reply"]
+__all__ = ["parse_rating_reply", "read_rating_reply", "with_expected_rating"]
 
 SCORE_KEYS = ("score", "rating", "relevance", "relevance_score", "answer_relevance", "value")
 _EXPECTED = "expected a JSON object with 'reason' and 'score' (an integer 0 to 100)"
@@ -103,3 +106,21 @@ def parse_rating_reply(text: str) -> RelevanceRating | ParseFailure:
     """
     result = read_rating_reply(text)
     return result if isinstance(result, ParseFailure) else result.value
+
+
+_WRITTEN_SCORE = re.compile(
+    rf'"(?:{"|".join(SCORE_KEYS)})"\s*:\s*"?(?P<n>\d{{1,3}})(?![\d.])', re.IGNORECASE
+)
+
+
+def with_expected_rating(
+    rating: RelevanceRating, text: str, tokens: Sequence[TokenLogprob]
+) -> RelevanceRating:
+    """``rating`` with its probability-weighted value where the reply's token
+    log-probabilities give one: a 0–100 integer written as one token (tokenizers that
+    split numbers into digits give none)."""
+    written = _WRITTEN_SCORE.search(text)
+    if written is None or int(written.group("n")) / 100 != rating.score:
+        return rating
+    expected = weighted_number(tokens, text, written.start("n"), 0, 100)
+    return rating if expected is None else rating.model_copy(update={"expected": expected / 100})

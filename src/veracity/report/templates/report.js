@@ -7,6 +7,12 @@
   var PAGE = 200;
   var shown = PAGE;
   var VERDICTS = { supported: "supported", contradicted: "contradicted", not_enough_info: "not enough info" };
+  var UNSUPPORTED = { contradicted: "contradicted by the contexts",
+    not_enough_info: "not supported by the contexts (not enough info)" };
+  // Statuses that fail a result whatever its score: the judge or the input broke.
+  var ERRORS = { judge_error: true, invalid_input: true };
+  var MARKS = { pass: "✓", fail: "✗", error: "⚠" };
+  var ANSWER_CLIP = 180;  // characters of an answer shown before "more"
 
   function $(id) { return document.getElementById(id); }
   function el(tag, cls, text) {
@@ -27,6 +33,36 @@
     return xs.reduce(function (a, b) { return a + b; }, 0) / xs.length;
   }
   function systemOf(s) { return s.system === null || s.system === undefined ? data.no_system : s.system; }
+  function label(status) { return data.status_labels[status] || String(status).replace(/_/g, " "); }
+  function threshold(metric) {
+    var t = data.thresholds[metric];
+    return isNum(t) ? t : 0.5;
+  }
+  // pass / fail against the metric's threshold, error for a broken judge or input, null
+  // when there is no decision (nothing scored, for a reason that is no failure).
+  function verdictOf(score, errors, metric) {
+    if (errors) { return "error"; }
+    if (!isNum(score)) { return null; }
+    return score >= threshold(metric) ? "pass" : "fail";
+  }
+  function unique(xs) { return xs.filter(function (x, i) { return xs.indexOf(x) === i; }); }
+
+  // What a score reads as: its pass mark, its status in words where it is not plainly
+  // "scored" ("no claims · 1.000", "no contexts", "judge error"), the number otherwise.
+  function scoreView(score, statuses, verdict) {
+    var others = unique(statuses).filter(function (st) { return st !== "scored"; });
+    var words = others.map(label).join(", ");
+    var text;
+    if (!isNum(score)) { text = words || "—"; }
+    else if (others.length === 1 && others[0] === "no_contexts" && statuses.length === 1) { text = words; }
+    else { text = (words ? words + " · " : "") + fmt(score); }
+    return { mark: verdict ? MARKS[verdict] : "", text: text, verdict: verdict };
+  }
+  function showScore(node, view) {
+    if (view.mark) { node.appendChild(el("span", "mark", view.mark)); node.appendChild(document.createTextNode(" ")); }
+    node.appendChild(el("span", "score-text", view.text));
+    if (view.verdict) { node.className += " verdict-" + view.verdict; }
+  }
 
   var statuses = [];
   var systems = [];
@@ -34,33 +70,46 @@
     s.index = i;
     s.byMetric = {};
     s.results.forEach(function (r) {
-      var m = s.byMetric[r.metric] || (s.byMetric[r.metric] = { scores: [], statuses: [] });
+      var m = s.byMetric[r.metric] || (s.byMetric[r.metric] = { scores: [], statuses: [], errors: [] });
       if (isNum(r.score)) { m.scores.push(r.score); }
       m.statuses.push(r.status);
+      if (ERRORS[r.status]) { m.errors.push(label(r.status) + ": " + r.reason); }
       if (statuses.indexOf(r.status) < 0) { statuses.push(r.status); }
     });
     var means = [];
+    s.failing = false;
     Object.keys(s.byMetric).forEach(function (k) {
       var m = s.byMetric[k];
       m.mean = mean(m.scores);
       if (m.mean !== null) { means.push(m.mean); }
+      m.verdict = verdictOf(m.mean, m.errors.length, k);
+      s.failing = s.failing || m.verdict === "fail" || m.verdict === "error";
     });
     s.meanAll = mean(means);
+    s.unsupported = unsupportedClaims(s);
     if (systems.indexOf(systemOf(s)) < 0) { systems.push(systemOf(s)); }
     s.haystack = [s.id, systemOf(s), s.question_type || "", s.question || "", s.answer || ""]
       .join("\n").toLowerCase();
   });
 
-  function fill(select, label, values) {
-    select.appendChild(el("option", null, label)).value = "";
-    values.forEach(function (v) { select.appendChild(el("option", null, v)).value = v; });
+  function fill(select, first, values, names) {
+    select.appendChild(el("option", null, first)).value = "";
+    values.forEach(function (v) { select.appendChild(el("option", null, names ? names(v) : v)).value = v; });
   }
   fill($("f-metric"), "all metrics", metrics);
   fill($("f-system"), "all systems", systems);
-  fill($("f-status"), "any status", statuses);
+  fill($("f-status"), "any status", statuses, label);
+
+  // Failures first: when anything fails the page opens on the failing samples alone.
+  var failingCount = samples.filter(function (s) { return s.failing; }).length;
+  $("f-failing").checked = failingCount > 0;
+  $("f-failing").disabled = failingCount === 0;
+  $("f-failing-label").textContent = failingCount
+    ? "failing only (" + failingCount + " of " + samples.length + " samples)"
+    : "failing only (nothing fails)";
 
   var head = $("sample-head");
-  ["sample", "system", "type", "question"].concat(metrics).forEach(function (name, i) {
+  ["sample", "system", "type", "question · answer"].concat(metrics).forEach(function (name, i) {
     var th = el("th", i > 3 ? "num metric-head" : null);
     // Long metric names may break after their underscores.
     String(name).split("_").forEach(function (part, k, parts) {
@@ -74,6 +123,7 @@
   var columns = 4 + metrics.length;
 
   function matches(s, metric, system, status, query) {
+    if ($("f-failing").checked && !s.failing) { return false; }
     if (system && systemOf(s) !== system) { return false; }
     var m = metric ? s.byMetric[metric] : null;
     if (metric && !m) { return false; }
@@ -110,16 +160,99 @@
   function scoreCell(s, metric) {
     var m = s.byMetric[metric];
     var td = el("td", "num score");
-    if (!m) { td.textContent = ""; return td; }
-    if (m.mean !== null) {
-      td.textContent = fmt(m.mean);
-      td.className += " band-" + band(m.mean);
-    } else {
-      td.textContent = m.statuses[0];
-      td.className += " unscored";
-    }
-    td.title = metric + ": " + m.statuses.join(", ");
+    td.setAttribute("data-metric", metric);
+    if (!m) { return td; }
+    td.className += m.mean !== null ? " band-" + band(m.mean) : " unscored";
+    showScore(td, scoreView(m.mean, m.statuses, m.verdict));
+    var tip = [metric + ": " + unique(m.statuses).map(label).join(", ")];
+    if (m.mean !== null) { tip.push("mean " + fmt(m.mean) + ", threshold " + threshold(metric)); }
+    td.title = tip.concat(m.errors).join("\n");
     return td;
+  }
+
+  // The unsupported claims of a sample (every metric and iteration), each once.
+  function unsupportedClaims(s) {
+    var found = {};
+    var list = [];
+    s.results.forEach(function (r) {
+      var claims = r.details && r.details.claims;
+      if (!Array.isArray(claims)) { return; }
+      claims.forEach(function (c) {
+        if (!c || typeof c.claim !== "string" || !UNSUPPORTED[c.verdict]) { return; }
+        var seen = found[c.claim];
+        if (!seen) { list.push(found[c.claim] = { text: c.claim, verdict: c.verdict, reason: c.reason || "" }); }
+        else if (c.verdict === "contradicted") { seen.verdict = c.verdict; seen.reason = c.reason || seen.reason; }
+      });
+    });
+    return list;
+  }
+
+  // Where a claim stands in the answer: [start, end) or null. Exact text first (case
+  // aside), then without its final full stop.
+  function locate(answer, claim) {
+    var hay = answer.toLowerCase();
+    var needle = claim.trim().toLowerCase();
+    var at = needle ? hay.indexOf(needle) : -1;
+    if (at < 0 && /[.!]$/.test(needle) && needle.length > 1) {
+      needle = needle.slice(0, -1);
+      at = hay.indexOf(needle);
+    }
+    return at < 0 ? null : [at, at + needle.length];
+  }
+
+  // The answer with its unsupported claims marked where their text is found; the others
+  // listed below it.
+  function answerBlock(s) {
+    var box = el("div", "answer-box");
+    var answer = typeof s.answer === "string" ? s.answer : "";
+    if (!answer && !s.unsupported.length) { return box; }
+    var text = el("div", "answer-text");
+    var spans = [];
+    var unplaced = [];
+    s.unsupported.forEach(function (c) {
+      var at = locate(answer, c.text);
+      var overlaps = at && spans.some(function (x) { return at[0] < x.at[1] && x.at[0] < at[1]; });
+      if (at && !overlaps) { spans.push({ at: at, claim: c }); } else if (!at) { unplaced.push(c); }
+    });
+    spans.sort(function (a, b) { return a.at[0] - b.at[0]; });
+    var pos = 0;
+    spans.forEach(function (x) {
+      text.appendChild(document.createTextNode(answer.slice(pos, x.at[0])));
+      var mark = el("mark", "claim-" + token(x.claim.verdict), answer.slice(x.at[0], x.at[1]));
+      mark.title = UNSUPPORTED[x.claim.verdict] + (x.claim.reason ? ": " + x.claim.reason : "");
+      text.appendChild(mark);
+      pos = x.at[1];
+    });
+    text.appendChild(document.createTextNode(answer.slice(pos)));
+    box.appendChild(text);
+    if (answer.length > ANSWER_CLIP) {
+      text.className += " clipped";
+      var more = el("button", "more-text", "more");
+      more.type = "button";
+      more.addEventListener("click", function (ev) {
+        ev.stopPropagation();  // expanding the answer does not open the drill-down
+        var open = text.classList.toggle("clipped");
+        more.textContent = open ? "more" : "less";
+      });
+      box.appendChild(more);
+    }
+    if (s.unsupported.length) {
+      box.appendChild(el("p", "unsupported-count",
+        s.unsupported.length + (s.unsupported.length === 1 ? " unsupported claim" : " unsupported claims") +
+        (spans.length ? ": " + spans.length + " marked in the answer" : "")));
+    }
+    if (unplaced.length) {
+      var ul = el("ul", "unplaced");
+      unplaced.forEach(function (c) {
+        var li = el("li", "claim-" + token(c.verdict));
+        li.appendChild(el("span", "verdict-label", VERDICTS[c.verdict]));
+        li.appendChild(el("span", "item-text", c.text));
+        li.title = UNSUPPORTED[c.verdict] + (c.reason ? ": " + c.reason : "");
+        ul.appendChild(li);
+      });
+      box.appendChild(ul);
+    }
+    return box;
   }
 
   function render() {
@@ -134,7 +267,10 @@
       tr.appendChild(el("td", null, systemOf(s)));
       tr.appendChild(el("td", null, s.question_type || ""));
       var q = s.question === undefined ? "" : s.question;
-      tr.appendChild(el("td", "question", q.length > 140 ? q.slice(0, 139) + "…" : q));
+      var qa = el("td", "qa");
+      qa.appendChild(el("div", "question", q.length > 140 ? q.slice(0, 139) + "…" : q));
+      qa.appendChild(answerBlock(s));
+      tr.appendChild(qa);
       metrics.forEach(function (m) { tr.appendChild(scoreCell(s, m)); });
       tr.addEventListener("click", function () { toggle(tr, s); });
       tr.addEventListener("keydown", function (ev) {
@@ -143,6 +279,7 @@
       body.appendChild(tr);
     });
     var count = "Showing " + Math.min(shown, list.length) + " of " + list.length + " matching sample(s)";
+    if ($("f-failing").checked) { count += ", failing only (untick it to see the rest)"; }
     if (data.truncated) { count += " (the page holds " + samples.length + " of " + data.total_samples + ")"; }
     $("sample-count").textContent = count + ". Click a row to open it.";
     $("more").hidden = list.length <= shown;
@@ -160,7 +297,10 @@
     td.colSpan = columns;
     var box = detail(s);
     // Keep the drill-down within the visible width when the table scrolls sideways.
-    box.style.maxWidth = Math.max($("sample-scroll").clientWidth - 30, 320) + "px";
+    var scroller = $("sample-scroll");
+    if (scroller.scrollWidth > scroller.clientWidth) {
+      box.style.maxWidth = Math.max(scroller.clientWidth - 30, 320) + "px";
+    }
     td.appendChild(box);
     row.appendChild(td);
     tr.after(row);
@@ -225,8 +365,10 @@
     var h = el("h4");
     h.appendChild(el("span", "metric-name", r.metric));
     if (several) { h.appendChild(el("span", "iteration", "iteration " + r.iteration)); }
-    h.appendChild(el("span", "score band-" + band(r.score), fmt(r.score)));
-    h.appendChild(el("span", "status-badge", r.status));
+    var score = el("span", "score band-" + band(r.score));
+    showScore(score, scoreView(r.score, [r.status], verdictOf(r.score, ERRORS[r.status], r.metric)));
+    h.appendChild(score);
+    h.appendChild(el("span", "status-badge", label(r.status)));
     box.appendChild(h);
     box.appendChild(el("p", "reason", r.reason));
     details(box, r.details || {}, s);
@@ -347,7 +489,7 @@
     }
   }
 
-  ["f-metric", "f-system", "f-status", "f-sort"].forEach(function (id) {
+  ["f-failing", "f-metric", "f-system", "f-status", "f-sort"].forEach(function (id) {
     $(id).addEventListener("change", function () { shown = PAGE; render(); });
   });
   $("f-search").addEventListener("input", function () { shown = PAGE; render(); });

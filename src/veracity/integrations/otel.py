@@ -1,0 +1,119 @@
+"""Evaluation results as OpenTelemetry events: one ``gen_ai.evaluation.result`` per
+result, with the attributes of the GenAI semantic conventions (``gen_ai.evaluation.name``,
+``.score.value``, ``.score.label``, ``.explanation``, and ``error.type`` for a judge error).
+
+Through a logger provider each event is a log record with that event name (the Logs API's
+events; the separate Events API is deprecated). Through a tracer provider each result is
+a span under one span for the run, holding the event; with both, the log records are
+emitted inside those spans, so a backend links them. veracity.* attributes say which
+sample, system and iteration a result is about.
+
+The label is ``pass`` or ``fail`` at the metric's threshold (given, else the default the
+summary's pass rates use) for a scored result, else the result's status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from veracity._version import __version__
+from veracity.report.run_data import RunLike, load_run
+from veracity.types import ResultRecord, Status
+
+if TYPE_CHECKING:
+    from opentelemetry._logs import LoggerProvider
+    from opentelemetry.trace import TracerProvider
+
+EVENT = "gen_ai.evaluation.result"
+NAME = "gen_ai.evaluation.name"
+SCORE_VALUE = "gen_ai.evaluation.score.value"
+SCORE_LABEL = "gen_ai.evaluation.score.label"
+EXPLANATION = "gen_ai.evaluation.explanation"
+ERROR_TYPE = "error.type"
+SCOPE = "veracity"
+
+
+def evaluation_attributes(record: ResultRecord, threshold: float) -> dict[str, Any]:
+    """The attributes of the ``gen_ai.evaluation.result`` event of ``record``."""
+    attributes: dict[str, Any] = {NAME: record.metric}
+    if record.score is not None:
+        attributes[SCORE_VALUE] = record.score
+        attributes[SCORE_LABEL] = "pass" if record.score >= threshold else "fail"
+    else:
+        attributes[SCORE_LABEL] = record.status.value
+        if record.status is Status.JUDGE_ERROR:
+            attributes[ERROR_TYPE] = record.status.value
+    attributes[EXPLANATION] = record.reason
+    return attributes | item_attributes(record)
+
+
+def item_attributes(record: ResultRecord) -> dict[str, Any]:
+    """Which result this is: sample, system, question type, iteration and status."""
+    found: dict[str, Any] = {
+        "veracity.sample_id": record.sample_id,
+        "veracity.iteration": record.iteration,
+        "veracity.status": record.status.value,
+    }
+    if record.system is not None:
+        found["veracity.system"] = record.system
+    if record.question_type is not None:
+        found["veracity.question_type"] = record.question_type
+    return found
+
+
+def emit_results(
+    source: Path | str | RunLike,
+    *,
+    logger_provider: LoggerProvider | None = None,
+    tracer_provider: TracerProvider | None = None,
+    thresholds: Mapping[str, float] | None = None,
+) -> int:
+    """Emit one ``gen_ai.evaluation.result`` event per result of ``source`` (a run
+    directory or the result of ``evaluate``) through the providers given (at least one);
+    ``thresholds`` on top of the run's set the pass/fail labels. Returns how many events
+    were emitted (per provider). Flushing and exporting are the providers' own business.
+    """
+    if logger_provider is None and tracer_provider is None:
+        raise ValueError("emit_results needs a logger_provider, a tracer_provider or both")
+    from opentelemetry._logs import LogRecord, SeverityNumber
+
+    run = load_run(source, thresholds)
+    logger = None if logger_provider is None else logger_provider.get_logger(SCOPE, __version__)
+    tracer = None if tracer_provider is None else tracer_provider.get_tracer(SCOPE, __version__)
+    run_span: AbstractContextManager[Any] = nullcontext()
+    if tracer is not None:
+        judge = run.judge
+        described = {
+            "veracity.judge": judge.get("name"),
+            "veracity.judge.model": judge.get("model"),
+            "veracity.run_dir": None if run.run_dir is None else str(run.run_dir),
+            "veracity.results": run.summary["results"],
+        }
+        attributes = {key: value for key, value in described.items() if value is not None}
+        run_span = tracer.start_as_current_span("veracity evaluation", attributes=attributes)
+    emitted = 0
+    with run_span:
+        for record in run.records():
+            attributes = evaluation_attributes(record, run.threshold(record.metric))
+            span: AbstractContextManager[Any] = nullcontext()
+            if tracer is not None:
+                span = tracer.start_as_current_span(
+                    f"evaluate {record.metric}", attributes=item_attributes(record)
+                )
+            with span as current:
+                if current is not None:
+                    current.add_event(EVENT, attributes)
+                if logger is not None:
+                    # The current context: inside a span, the record carries its ids.
+                    logger.emit(
+                        LogRecord(
+                            event_name=EVENT,
+                            attributes=attributes,
+                            severity_number=SeverityNumber.INFO,
+                        )
+                    )
+            emitted += 1
+    return emitted

@@ -1,0 +1,171 @@
+"""A run as a JUnit XML report, the test-result format CI systems read.
+
+One test case per sample × metric (× iteration when there are several) for each metric
+that has a pass threshold: a score at or above it passes, a score below it is a
+``<failure>`` carrying the score, the threshold, the reason and the failing claims; a
+judge error is an ``<error>``; any other result without a score (the metric could not
+apply) is ``<skipped>`` with its status and reason. One ``<testsuite>`` per metric, with
+the judge, the model and the threshold as properties. The layout keeps to the JUnit
+schema Jenkins' xUnit plugin publishes (``junit-10.xsd``), which the common CI readers
+accept.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Any
+
+from veracity._version import __version__
+from veracity.report.excerpts import cut, failing_claims, failing_dimensions
+from veracity.report.groups import OVERALL
+from veracity.report.run_data import RunData
+from veracity.types import ResultRecord, Status
+
+# Characters XML 1.0 cannot hold at all, escaped or not (ElementTree writes them as they
+# are, and the file would not parse): control characters other than tab and newlines.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+MESSAGE_LIMIT = 300
+
+
+def xml_text(value: object) -> str:
+    return _NOT_XML.sub("\ufffd", "" if value is None else str(value))
+
+
+def _seconds(value: float) -> str:
+    return f"{max(0.0, value):.3f}"
+
+
+@dataclass(slots=True)
+class _Suite:
+    element: ET.Element
+    tests: int = 0
+    failures: int = 0
+    errors: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    cases: list[ET.Element] = field(default_factory=list)
+
+
+def _properties(run: RunData, metric: str) -> ET.Element:
+    judge = run.judge
+    stats = run.metrics[metric][OVERALL]
+    interval = stats.get("ci95")
+    found = {
+        "judge": judge.get("name"),
+        "judge.provider": judge.get("provider"),
+        "judge.model": judge.get("model"),
+        "threshold": f"{run.thresholds[metric]:g}",
+        "mean": None if stats["mean"] is None else f"{stats['mean']:.4f}",
+        "ci95": None if not interval else f"{interval[0]:.4f}..{interval[1]:.4f}",
+        "n_scored": f"{stats['n_scored']}/{stats['n']}",
+        "veracity.version": __version__,
+    }
+    properties = ET.Element("properties")
+    for name, value in found.items():
+        if value is not None:
+            ET.SubElement(properties, "property", name=name, value=xml_text(value))
+    return properties
+
+
+def failure_text(record: ResultRecord) -> str:
+    """The reason and the failing claims (or rubric dimensions) of a result, as lines."""
+    lines = [cut(record.reason)]
+    claims, more = failing_claims(record.details)
+    if claims:
+        lines.append("failing claims:")
+        for claim in claims:
+            line = f"- [{claim['verdict']}] {claim['claim']}"
+            lines.append(line + (f" — {claim['reason']}" if claim["reason"] else ""))
+        if more:
+            lines.append(f"- … and {more} more")
+    for dimension in failing_dimensions(record.details):
+        lines.append(
+            f"- dimension {dimension['name']}: {dimension['score']} < {dimension['minimum']}"
+            + (f" — {dimension['reasoning']}" if dimension["reasoning"] else "")
+        )
+    return xml_text("\n".join(lines))
+
+
+def _case(record: ResultRecord, threshold: float, iterations: int) -> tuple[ET.Element, str]:
+    """The test case of one result and its outcome: passed, failure, error or skipped."""
+    classname = record.metric if record.system is None else f"{record.metric}.{record.system}"
+    name = record.sample_id if iterations < 2 else f"{record.sample_id} #{record.iteration}"
+    case = ET.Element(
+        "testcase",
+        name=xml_text(name),
+        classname=xml_text(classname),
+        time=_seconds(record.latency_s),
+    )
+    if record.score is not None:
+        if record.score >= threshold:
+            return case, "passed"
+        message = f"score {record.score:.4f} < threshold {threshold:g}: {record.reason}"
+        failure = ET.SubElement(
+            case, "failure", type="below_threshold", message=xml_text(cut(message, MESSAGE_LIMIT))
+        )
+        failure.text = failure_text(record)
+        return case, "failure"
+    message = xml_text(cut(f"{record.status.value}: {record.reason}", MESSAGE_LIMIT))
+    if record.status is Status.JUDGE_ERROR:
+        error = ET.SubElement(case, "error", type=record.status.value, message=message)
+        error.text = xml_text(record.reason)
+        return case, "error"
+    ET.SubElement(case, "skipped", type=record.status.value, message=message)
+    return case, "skipped"
+
+
+def junit_element(run: RunData) -> ET.Element:
+    """The JUnit document of ``run``: its ``<testsuites>`` (empty when no metric has a
+    threshold)."""
+    suites: dict[str, _Suite] = {}
+    for metric in run.metrics:
+        if metric in run.thresholds:
+            suites[metric] = _Suite(ET.Element("testsuite", name=xml_text(metric)))
+    iterations = run.iterations
+    for record in run.records():
+        suite = suites.get(record.metric)
+        if suite is None:
+            continue
+        case, outcome = _case(record, run.thresholds[record.metric], iterations)
+        suite.cases.append(case)
+        suite.tests += 1
+        suite.seconds += record.latency_s
+        if outcome == "failure":
+            suite.failures += 1
+        elif outcome == "error":
+            suite.errors += 1
+        elif outcome == "skipped":
+            suite.skipped += 1
+    root = ET.Element("testsuites", name="veracity")
+    totals: dict[str, Any] = {"tests": 0, "failures": 0, "errors": 0, "time": 0.0}
+    for metric, suite in suites.items():
+        suite.element.attrib.update(
+            tests=str(suite.tests),
+            failures=str(suite.failures),
+            errors=str(suite.errors),
+            skipped=str(suite.skipped),
+            time=_seconds(suite.seconds),
+        )
+        suite.element.append(_properties(run, metric))
+        suite.element.extend(suite.cases)
+        root.append(suite.element)
+        totals["tests"] += suite.tests
+        totals["failures"] += suite.failures
+        totals["errors"] += suite.errors
+        totals["time"] += suite.seconds
+    root.attrib.update(
+        tests=str(totals["tests"]),
+        failures=str(totals["failures"]),
+        errors=str(totals["errors"]),
+        time=_seconds(totals["time"]),
+    )
+    ET.indent(root)
+    return root
+
+
+def junit_xml(run: RunData) -> bytes:
+    """The JUnit report of ``run`` as UTF-8 bytes, with an XML declaration."""
+    xml: bytes = ET.tostring(junit_element(run), encoding="utf-8", xml_declaration=True)
+    return xml + b"\n"

@@ -1,0 +1,134 @@
+"""A run to report on or export, from its directory or from a result in memory: its
+summary, its manifest, the thresholds it is judged against, and its records.
+
+The records of a run directory are streamed from ``results.jsonl`` each time they are
+asked for, never held; a result in memory already holds them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from veracity.report.load import ReportError, given_thresholds, load_summary
+from veracity.report.summary import summarize
+from veracity.store import MANIFEST, ResultsFileError, read_results
+from veracity.types import ResultRecord
+
+
+class RunLike(Protocol):
+    """What a run gives back in Python (``EvaluationResult``): enough to report on it."""
+
+    @property
+    def summary(self) -> dict[str, Any]: ...
+
+    @property
+    def results(self) -> Sequence[ResultRecord]: ...
+
+    @property
+    def manifest(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class RunData:
+    """A run's summary and manifest, and ``thresholds``: the metrics that have a pass
+    threshold given for them (by the run, or on top of it), with its value."""
+
+    summary: dict[str, Any]
+    manifest: dict[str, Any]
+    thresholds: dict[str, float]
+    run_dir: Path | None = None
+    held: tuple[ResultRecord, ...] | None = field(default=None, repr=False)
+    # The summary was rebuilt from the records (not written anywhere): summary.json was
+    # missing or old, or the thresholds changed.
+    rebuilt: bool = False
+
+    def records(self) -> Iterator[ResultRecord]:
+        """Every result record, in the order the run wrote them."""
+        if self.held is not None:
+            return iter(self.held)
+        assert self.run_dir is not None  # one of the two is always set by load_run
+        return read_results(self.run_dir)
+
+    @property
+    def judge(self) -> dict[str, Any]:
+        judge = self.manifest.get("judge")
+        return judge if isinstance(judge, dict) else {}
+
+    @property
+    def iterations(self) -> int:
+        """How many iterations the results span (the most of any metric)."""
+        return max(
+            (len(groups.get("by_iteration") or {}) for groups in self.metrics.values()),
+            default=1,
+        )
+
+    @property
+    def metrics(self) -> dict[str, dict[str, Any]]:
+        metrics: dict[str, dict[str, Any]] = self.summary["metrics"]
+        return metrics
+
+    def threshold(self, metric: str) -> float:
+        """The threshold the summary's pass rates of ``metric`` used (given or default)."""
+        return float(self.metrics[metric]["threshold"]["value"])
+
+
+def _manifest(run_dir: Path) -> dict[str, Any]:
+    try:
+        loaded = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _stale(summary: Mapping[str, Any], thresholds: Mapping[str, float]) -> bool:
+    """Whether the summary's pass rates used other thresholds than ``thresholds``."""
+    metrics = summary["metrics"]
+    return any(
+        metrics[metric]["threshold"] != {"value": value, "source": "given"}
+        for metric, value in thresholds.items()
+    )
+
+
+def load_run(
+    source: Path | str | RunLike, thresholds: Mapping[str, float] | None = None
+) -> RunData:
+    """The run in the directory ``source`` (or the result ``source``), judged against
+    its own thresholds and ``thresholds`` on top. When those change a metric's threshold
+    the summary is rebuilt from the records, so its pass rates use the new one.
+    :class:`ReportError` for a run that cannot be read or a threshold on a metric the
+    run does not have."""
+    if isinstance(source, str | Path):
+        run_dir: Path | None = Path(source)
+        summary, rebuilt = load_summary(Path(source))
+        manifest = _manifest(Path(source))
+        held = None
+    else:
+        run_dir, summary, manifest = None, source.summary, dict(source.manifest)
+        held, rebuilt = tuple(source.results), False
+    metrics = summary["metrics"]
+    unknown = [metric for metric in thresholds or {} if metric not in metrics]
+    if unknown:
+        raise ReportError(
+            f"threshold on {', '.join(map(repr, unknown))}, a metric this run does not "
+            f"have (its metrics: {', '.join(metrics) or 'none'})"
+        )
+    given = given_thresholds(summary, manifest) | dict(thresholds or {})
+    given = {metric: value for metric, value in given.items() if metric in metrics}
+    run = RunData(summary, manifest, given, run_dir, held, rebuilt)
+    if not _stale(summary, given):
+        return run
+    bad_rows = summary.get("bad_rows", 0)
+    try:
+        rebuilt_summary = summarize(
+            run.records(),
+            list(metrics),
+            given,
+            bad_rows=bad_rows if isinstance(bad_rows, int) else 0,
+        )
+    except ResultsFileError as exc:  # names the file and the line
+        raise ReportError(str(exc)) from exc
+    return RunData(rebuilt_summary, manifest, given, run_dir, held, rebuilt=True)

@@ -1,0 +1,71 @@
+"""The Markdown summary and the GitHub Actions annotations."""
+
+from __future__ import annotations
+
+from tests.report.ci_runs import HOSTILE, records, result
+from tests.report.factory import rec
+from veracity.report.markdown import github_annotations, markdown_summary, md
+from veracity.report.run_data import load_run
+
+
+def table(text: str) -> list[list[str]]:
+    """The rows of the Markdown table in ``text``, as lists of cells."""
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    return [[cell.strip() for cell in row.strip("|").split(" | ")] for row in rows]
+
+
+def test_table_has_means_cis_counts_pass_rates_and_gates_per_system() -> None:
+    run = load_run(result())
+    text = markdown_summary(run, "veracity: nightly")
+    assert text.startswith("### veracity: nightly\n")
+    header, _, *rows = table(text)
+    assert header == ["metric", "mean", "95 % CI", "scored", "pass rate", "threshold"]
+    names = [row[0] for row in rows]
+    assert names == ["**faithfulness**", "↳ base", "↳ rerank", "**context\\_recall**", "↳ base",
+                     "↳ rerank"]  # fmt: skip
+    by_name = {row[0]: row for row in rows[:3]}
+    overall = run.metrics["faithfulness"]["overall"]
+    low, high = overall["ci95"]
+    # 2 systems × (0.9, 1.0, 0.5) → mean 0.8, pass rate 4/6 at 0.7; the mean meets 0.7.
+    assert by_name["**faithfulness**"] == [
+        "**faithfulness**", "0.800", f"{low:.3f}–{high:.3f}", "6/8", "66.7 %", "✓ ≥ 0.7",
+    ]  # fmt: skip
+    assert by_name["↳ base"][1:] == ["0.800", by_name["↳ base"][2], "3/4", "66.7 %", "✓ ≥ 0.7"]
+    # No threshold given for context_recall: no gate, and the footer names the default.
+    assert rows[3][-1] == "—"
+    assert "no threshold given: context\\_recall 0.5 by default" in text
+    assert "judge `openai/gpt\\-4o\\-mini`" not in text  # '-' is no markup
+    assert "judge `openai/gpt-4o-mini`" in text
+    assert "12 results" in text
+
+
+def test_one_system_gives_no_system_rows_and_a_miss_shows_a_cross() -> None:
+    items = [rec(0.2, sample_id="a"), rec(0.4, sample_id="b")]
+    rows = table(markdown_summary(load_run(result(items, faithfulness=0.5))))[2:]
+    assert [row[0] for row in rows] == ["**faithfulness**"]
+    assert rows[0][-1] == "✗ < 0.5"
+    assert rows[0][2] == "0.200–0.400"
+
+
+def test_data_cannot_break_the_table() -> None:
+    items = [rec(0.9, sample_id="a", system=HOSTILE), rec(0.1, sample_id="a", system="b")]
+    text = markdown_summary(load_run(result(items, faithfulness=0.5)))
+    rows = table(text)
+    # Every row keeps its six cells: the '|' in the name is escaped, its newline gone.
+    assert {len(row) for row in rows} == {6}
+    assert md(HOSTILE) == 'a \\<b\\>\\&amp; "q" \\| \\*x\\* \\`y\\` 50% \x07bell ::error::'
+
+
+def test_annotations_for_missed_thresholds_and_judge_errors() -> None:
+    run = load_run(result(), {"faithfulness": 0.9})
+    lines = github_annotations(run)
+    assert lines[0] == (
+        "::error title=veracity%3A faithfulness below its threshold::"
+        "faithfulness ≥ 0.9: NOT met (mean 0.8000)"
+    )
+    # 2 judge errors in 12 results: more than the run's max_error_rate of 0.1.
+    assert lines[1].startswith("::warning title=veracity%3A judge errors::judge errors left 2")
+    assert "(16.7%25)" in lines[1]  # '%' escaped, as workflow commands need
+    assert len(lines) == 2
+    met = load_run(result(records()[:3], faithfulness=0.5))
+    assert github_annotations(met) == []
