@@ -65,7 +65,7 @@ def test_evaluate_accepts_dicts_reports_bad_ones_and_writes_a_run(tmp_path: Path
         {"id": "b", "question": "q?", "answer": "", "contexts": []},
         {"id": "c", "question": 3, "answer": "x"},
     ]
-    with pytest.warns(veracity.BadRowsWarning, match=r"1 bad row\(s\) left out.*item 3"):
+    with pytest.warns(veracity.BadRowsWarning, match=r"1 bad row\(s\) left out.*samples row 2"):
         result = evaluate(rows, ["faithfulness"], scripted_judge(), out=tmp_path / "run")
     assert [r.sample_id for r in result.results] == ["a", "b"] or {
         r.sample_id for r in result.results
@@ -74,7 +74,7 @@ def test_evaluate_accepts_dicts_reports_bad_ones_and_writes_a_run(tmp_path: Path
     assert by_id["a"].score == 1.0 and by_id["a"].status is Status.SCORED
     assert by_id["b"].status is Status.NO_CLAIMS
     assert len(result.bad_rows) == 1
-    assert "item 3" in str(result.bad_rows[0]) and "question" in str(result.bad_rows[0])
+    assert "samples row 2" in str(result.bad_rows[0]) and "question" in str(result.bad_rows[0])
     assert result.summary["bad_rows"] == 1
     lines = (tmp_path / "run" / "results.jsonl").read_text().splitlines()
     assert len(lines) == 2 and json.loads(lines[0])["metric"] == "faithfulness"
@@ -138,8 +138,8 @@ def test_a_second_sample_with_the_same_id_in_memory_is_a_bad_row_like_in_a_file(
     assert {(r.sample_id, r.system) for r in result.results} == {("a", None), ("a", "B")}
     assert len(result.results) == 2
     assert [str(row) for row in result.bad_rows] == [
-        "<samples> item 2: duplicate sample (id 'a') first seen at item 1",
-        "<samples> item 4: duplicate sample (id 'a') first seen at item 1",
+        "samples row 1: duplicate sample (id 'a') first seen at row 0",
+        "samples row 3: duplicate sample (id 'a') first seen at row 0",
     ]
     assert result.summary["bad_rows"] == 2
 
@@ -173,7 +173,7 @@ def test_a_single_metric_name_is_one_metric() -> None:
 
 def test_samples_that_are_all_bad_raise_naming_the_first_problems() -> None:
     rows = [{"id": "a", "answr": "x", "question": "q"}, {"id": "b", "question": 3, "answer": "y"}]
-    with pytest.raises(veracity.NoValidSampleError, match=r"no valid sample.*item 1.*item 2") as e:
+    with pytest.raises(veracity.NoValidSampleError, match=r"no valid sample.*row 0.*row 1") as e:
         evaluate(rows, "faithfulness", scripted_judge())
     assert isinstance(e.value, veracity.DatasetError)
     assert len(e.value.bad_rows) == 2

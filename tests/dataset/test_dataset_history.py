@@ -122,7 +122,7 @@ def test_samples_in_memory_follow_the_same_rules() -> None:
     assert isinstance(found[0], Sample) and found[0].history == EXPECTED
     assert isinstance(found[1], RowError)
     assert str(found[1]) == (
-        "<samples> item 2: field 'history' item 1 must be a string or a {role, content} "
+        "samples row 1: field 'history' item 1 must be a string or a {role, content} "
         "object, got null"
     )
 

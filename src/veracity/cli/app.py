@@ -12,6 +12,7 @@ from veracity._version import __version__
 from veracity.cli.cache import cache_app
 from veracity.cli.common import err_console, out_console
 from veracity.cli.demo import demo
+from veracity.cli.export import export
 from veracity.cli.report import compare, report
 from veracity.cli.run import estimate, run
 from veracity.cli.testset import testset_app
@@ -49,6 +50,7 @@ app.command()(estimate)
 app.command()(report)
 app.command()(compare)
 app.command()(demo)
+app.command()(export)
 app.add_typer(testset_app, name="testset")
 app.add_typer(cache_app, name="cache")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import csv
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from veracity.dataset.columns import DEFAULT_COLUMNS, Columns
 from veracity.dataset.errors import DatasetError
-from veracity.dataset.fields import ANSWERS_FIELD, FIELD_OF
+from veracity.dataset.fields import ANSWERS_FIELD
 from veracity.dataset.raw import (
     RawRow,
     decode_error_message,
@@ -77,16 +78,19 @@ def _reason(exc: ValueError) -> str:
     return json_error_message(exc).removeprefix("invalid JSON: ")
 
 
-def _row(header: list[str | None], cells: list[str]) -> dict[str, object]:
+def _row(
+    header: list[str | None], cells: list[str], field_of: Mapping[str, str]
+) -> dict[str, object]:
     """The row as a dict of JSON-like values; raises ``ValueError`` for a bad cell.
 
-    Cells missing at the end of a short row are absent values, even for text fields.
+    ``field_of`` says which field a column holds. Cells missing at the end of a short
+    row are absent values, even for text fields.
     """
     row: dict[str, object] = {}
     for column, cell in zip(header, cells, strict=False):
         if column is None:
             continue
-        canonical = FIELD_OF.get(column, column)
+        canonical = field_of.get(column, column)
         if canonical in _TEXT_FIELDS:
             row[column] = cell
         elif not cell.strip():
@@ -100,9 +104,11 @@ def _row(header: list[str | None], cells: list[str]) -> dict[str, object]:
     return row
 
 
-def _parsed(line: int, header: list[str | None], cells: list[str]) -> RawRow:
+def _parsed(
+    line: int, header: list[str | None], cells: list[str], field_of: Mapping[str, str]
+) -> RawRow:
     try:
-        return RawRow(line=line, item=None, value=_row(header, cells))
+        return RawRow(line=line, item=None, value=_row(header, cells, field_of))
     except ValueError as exc:
         return RawRow(line=line, item=None, error=str(exc))
 
@@ -120,8 +126,11 @@ def _header(cells: list[str], name: str) -> list[str | None]:
     return header
 
 
-def read_csv(path: Path, name: str) -> Iterator[RawRow]:
-    """Parse a CSV file row by row; each row's line is the physical line it starts on."""
+def read_csv(path: Path, name: str, columns: Columns = DEFAULT_COLUMNS) -> Iterator[RawRow]:
+    """Parse a CSV file row by row; each row's line is the physical line it starts on.
+
+    ``columns`` says which column holds which field (how a cell is read depends on it).
+    """
     if csv.field_size_limit() < _FIELD_LIMIT:
         csv.field_size_limit(_FIELD_LIMIT)  # long contexts easily pass the 128 KiB default
     with path.open("rb") as stream:
@@ -163,6 +172,6 @@ def read_csv(path: Path, name: str) -> Iterator[RawRow]:
                     error=f"row has {len(cells)} cells but the header has {len(header)} columns",
                 )
             else:
-                yield _parsed(start, header, cells)
+                yield _parsed(start, header, cells, columns.field_of)
         if header is None:
             raise DatasetError(f"{name}: the CSV file has no header row")

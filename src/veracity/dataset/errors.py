@@ -11,22 +11,26 @@ class RowError:
     """One bad row: reported in place of its sample(s), the rest of the file still loads.
 
     ``line`` is the 1-based physical line the row starts on (JSONL and CSV); ``item`` is
-    the 1-based position of the row in the JSON array (JSON files). ``path`` is the path
-    as the caller gave it.
+    the 1-based position of the row in the JSON array (JSON files); ``row`` is the 0-based
+    index of a row given in memory (``samples[row]``, ``frame.iloc[row]``). ``path`` is
+    the path as the caller gave it, or what the rows in memory are (``DataFrame``).
     """
 
     path: str
     line: int | None
     item: int | None
     message: str
+    row: int | None = None
 
     @property
     def location(self) -> str:
-        """Where the row is, e.g. ``data.jsonl:17`` or ``data.json item 4``."""
+        """Where the row is, e.g. ``data.jsonl:17``, ``data.json item 4``, ``DataFrame row 3``."""
         if self.line is not None:
             return f"{self.path}:{self.line}"
         if self.item is not None:
             return f"{self.path} item {self.item}"
+        if self.row is not None:
+            return f"{self.path} row {self.row}"
         return self.path
 
     def __str__(self) -> str:

@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from veracity.dataset.fields import ANSWERS_FIELD, FIELD_OF, a_json_type
+from veracity.dataset.columns import DEFAULT_COLUMNS, Columns
+from veracity.dataset.fields import ANSWERS_FIELD, a_json_type
 from veracity.dataset.ids import stable_sample_id
 from veracity.types.sample import ROLES, Sample, Turn
 
@@ -103,20 +104,19 @@ _CONVERT: dict[str, Callable[[str, object], object]] = {
 }
 
 
-def _as_answers(value: object) -> dict[str, str]:
+def _as_answers(name: str, value: object) -> dict[str, str]:
     if not isinstance(value, dict):
         raise RowProblem(
-            f"field '{ANSWERS_FIELD}' must be an object {{system: answer}}, "
-            f"got {a_json_type(value)}"
+            f"field '{name}' must be an object {{system: answer}}, got {a_json_type(value)}"
         )
     if not value:
-        raise RowProblem(f"field '{ANSWERS_FIELD}' is empty")
+        raise RowProblem(f"field '{name}' is empty")
     for system, answer in value.items():
         if not system:
-            raise RowProblem(f"field '{ANSWERS_FIELD}' has an empty system name")
+            raise RowProblem(f"field '{name}' has an empty system name")
         if not isinstance(answer, str):
             raise RowProblem(
-                f"field '{ANSWERS_FIELD}' answer of system '{system}' must be a string, "
+                f"field '{name}' answer of system '{system}' must be a string, "
                 f"got {a_json_type(answer)}"
             )
     return value
@@ -146,18 +146,22 @@ class _Fields:
     question_type: str | None = None
     system: str | None = None
     metadata: dict[str, Any] | None = None
+    answers: dict[str, str] | None = None
 
 
-def _collect(row: Mapping[str, object]) -> _Fields:
+def _collect(row: Mapping[str, object], columns: Columns) -> _Fields:
     """Split a row into canonical fields and extra fields; aliases must agree."""
     fields = _Fields()
     for key, raw in row.items():
-        canonical = FIELD_OF.get(key)
+        canonical = columns.field_of.get(key)
         if canonical is None:
-            if key != ANSWERS_FIELD:
-                fields.extras[key] = raw
+            fields.extras[key] = raw
             continue
         if raw is None:
+            continue
+        if canonical == ANSWERS_FIELD:
+            fields.names[canonical] = key
+            fields.answers = _as_answers(key, raw)
             continue
         value = _CONVERT[canonical](key, raw)
         if value is None:
@@ -183,20 +187,20 @@ def _merge_metadata(explicit: dict[str, Any] | None, extras: dict[str, object]) 
     return merged
 
 
-def _samples(row: Mapping[str, object]) -> list[Sample]:
-    fields = _collect(row)
-    raw_answers = row.get(ANSWERS_FIELD)
-    answers = None if raw_answers is None else _as_answers(raw_answers)
+def _samples(row: Mapping[str, object], columns: Columns) -> list[Sample]:
+    fields = _collect(row, columns)
     if fields.question is None:
-        raise RowProblem("missing required field 'question'")
+        raise RowProblem(f"missing required field {columns.named('question')}")
     targets: list[tuple[str | None, str]]
-    if answers is not None:
+    if fields.answers is not None:
         for clash in ("answer", "system"):
             if clash in fields.names:
-                raise RowProblem(f"row has both '{fields.names[clash]}' and '{ANSWERS_FIELD}'")
-        targets = list(answers.items())
+                raise RowProblem(
+                    f"row has both '{fields.names[clash]}' and '{fields.names[ANSWERS_FIELD]}'"
+                )
+        targets = list(fields.answers.items())
     elif fields.answer is None:
-        raise RowProblem("missing required field 'answer'")
+        raise RowProblem(f"missing required field {columns.named('answer')}")
     else:
         targets = [(fields.system, fields.answer)]
 
@@ -224,16 +228,17 @@ def _samples(row: Mapping[str, object]) -> list[Sample]:
     return samples
 
 
-def normalize_row(row: object) -> list[Sample] | str:
+def normalize_row(row: object, columns: Columns = DEFAULT_COLUMNS) -> list[Sample] | str:
     """The samples a parsed row gives (several when it has ``answers``), or why it can't.
 
-    A ``Sample`` (given in memory) is already normal.
+    ``columns`` says which column holds which field. A ``Sample`` (given in memory) is
+    already normal.
     """
     if isinstance(row, Sample):
         return [row]
     if not isinstance(row, dict):
         return f"expected a JSON object, got {a_json_type(row)}"
     try:
-        return _samples(row)
+        return _samples(row, columns)
     except RowProblem as exc:
         return exc.message

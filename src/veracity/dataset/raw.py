@@ -14,15 +14,17 @@ BOM = b"\xef\xbb\xbf"
 class RawRow:
     """One row as a format reader found it.
 
-    Exactly one of ``line`` (1-based physical line, JSONL and CSV) and ``item`` (1-based
-    position in the JSON array) is set. ``value`` is the parsed row, or ``None`` when
-    ``error`` says why the row could not be parsed.
+    Exactly one of ``line`` (1-based physical line, JSONL and CSV), ``item`` (1-based
+    position in the JSON array) and ``row`` (0-based index of a row in memory) is set.
+    ``value`` is the parsed row, or ``None`` when ``error`` says why the row could not be
+    parsed.
     """
 
     line: int | None
     item: int | None
     value: object = None
     error: str | None = None
+    row: int | None = None
 
 
 def _reject_constant(name: str) -> object:

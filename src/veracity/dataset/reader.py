@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+from veracity.dataset.columns import DEFAULT_COLUMNS, Columns, columns_from
 from veracity.dataset.csv_rows import read_csv
 from veracity.dataset.errors import DatasetError, RowError
 from veracity.dataset.ids import sample_key_digest
@@ -14,16 +15,23 @@ from veracity.dataset.normalize import normalize_row
 from veracity.dataset.raw import RawRow
 from veracity.types.sample import Sample
 
-_FORMATS: dict[str, Callable[[Path, str], Iterator[RawRow]]] = {
-    ".jsonl": lambda path, _name: read_jsonl(path),
-    ".ndjson": lambda path, _name: read_jsonl(path),
-    ".json": read_json,
+# Each reader gets the file, its name for messages, and which column holds which field.
+_FORMATS: dict[str, Callable[[Path, str, Columns], Iterator[RawRow]]] = {
+    ".jsonl": lambda path, _name, _columns: read_jsonl(path),
+    ".ndjson": lambda path, _name, _columns: read_jsonl(path),
+    ".json": lambda path, name, _columns: read_json(path, name),
     ".csv": read_csv,
 }
 
 
-def _unit(row: RawRow) -> str:
-    return "line" if row.line is not None else "item"
+def _position(row: RawRow) -> tuple[str, int]:
+    """What a row's position is called, and the position."""
+    if row.line is not None:
+        return "line", row.line
+    if row.item is not None:
+        return "item", row.item
+    assert row.row is not None
+    return "row", row.row
 
 
 def _guarded(raw_rows: Iterator[RawRow], name: str) -> Iterator[RawRow]:
@@ -38,20 +46,22 @@ def _guarded(raw_rows: Iterator[RawRow], name: str) -> Iterator[RawRow]:
         yield row
 
 
-def checked_rows(raw_rows: Iterator[RawRow], name: str) -> Iterator[Sample | RowError]:
+def checked_rows(
+    raw_rows: Iterator[RawRow], name: str, columns: Columns = DEFAULT_COLUMNS
+) -> Iterator[Sample | RowError]:
     """The samples of ``raw_rows``, and a ``RowError`` (under ``name``) per bad or duplicate row.
 
     Files and samples in memory go through here alike, so they follow the same rules.
+    ``columns`` says which column holds which field.
     """
-    # (id, system) of every sample so far, as 8-byte digests -> the line or item it was on.
+    # (id, system) of every sample so far, as 8-byte digests -> the position it was at.
     seen: dict[int, int] = {}
     for row in raw_rows:
-        result = row.error if row.error is not None else normalize_row(row.value)
+        result = row.error if row.error is not None else normalize_row(row.value, columns)
         if isinstance(result, str):
-            yield RowError(path=name, line=row.line, item=row.item, message=result)
+            yield RowError(name, row.line, row.item, result, row.row)
             continue
-        position = row.line if row.line is not None else row.item
-        assert position is not None
+        unit, position = _position(row)
         duplicates = []
         for sample in result:
             key = sample_key_digest(sample.id, sample.system)
@@ -60,25 +70,27 @@ def checked_rows(raw_rows: Iterator[RawRow], name: str) -> Iterator[Sample | Row
                 yield sample
             else:
                 system = "" if sample.system is None else f", system {sample.system!r}"
-                duplicates.append(f"(id {sample.id!r}{system}) first seen at {_unit(row)} {first}")
+                duplicates.append(f"(id {sample.id!r}{system}) first seen at {unit} {first}")
         if duplicates:
-            yield RowError(
-                path=name,
-                line=row.line,
-                item=row.item,
-                message="duplicate sample " + "; ".join(duplicates),
-            )
+            message = "duplicate sample " + "; ".join(duplicates)
+            yield RowError(name, row.line, row.item, message, row.row)
 
 
-def read_dataset(path: str | Path) -> Iterator[Sample | RowError]:
+def read_dataset(
+    path: str | Path, column_map: Mapping[str, str] | None = None
+) -> Iterator[Sample | RowError]:
     """Yield the samples of a dataset file, and a ``RowError`` in place of each bad row.
 
     The format comes from the extension: ``.jsonl``/``.ndjson``, ``.json`` (an array, or an
     object with a ``samples`` array) or ``.csv`` (any case). Rows are read one at a time,
-    in file order. A missing file or an unknown extension raises ``DatasetError`` at once;
-    a file whose content is unusable as a whole (not a JSON array or ``samples`` object,
-    malformed JSON, a CSV without a header) raises ``DatasetError`` while iterating.
+    in file order. ``column_map`` (field → column, e.g. ``{"question": "query"}``) names
+    the columns that hold fields under other names than the accepted aliases; a mapping
+    that is not one raises ``ValueError``. A missing file or an unknown extension raises
+    ``DatasetError`` at once; a file whose content is unusable as a whole (not a JSON
+    array or ``samples`` object, malformed JSON, a CSV without a header) raises
+    ``DatasetError`` while iterating.
     """
+    columns = columns_from(column_map)
     name = str(path)
     file = Path(path)
     reader = _FORMATS.get(file.suffix.lower())
@@ -88,4 +100,4 @@ def read_dataset(path: str | Path) -> Iterator[Sample | RowError]:
     if not file.is_file():
         problem = "is not a file" if file.exists() else "does not exist"
         raise DatasetError(f"{name}: the dataset file {problem}")
-    return checked_rows(_guarded(reader(file, name), name), name)
+    return checked_rows(_guarded(reader(file, name, columns), name), name, columns)

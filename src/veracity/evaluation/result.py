@@ -8,15 +8,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veracity.dataset import RowError
+from veracity.evaluation.notebook import summary_html
 from veracity.report import DEFAULT_MAX_ERROR_RATE, ErrorRateCheck, check_error_rate
+from veracity.report.table import RESULT_COLUMNS, flat_result
 from veracity.types import ResultRecord, Sample
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# Columns of to_pandas() before the record's own (which follow in their model order).
-_LEADING = ("sample_id", "system", "question", "answer", "metric", "iteration", "score",
-            "status", "reason")  # fmt: skip
+# to_pandas() has the flat result's columns, with the sample's texts after its keys.
+_COLUMNS = (*RESULT_COLUMNS[:2], "question", "answer", *RESULT_COLUMNS[2:])
+_CLAIM_KEYS = ("sample_id", "system", "question", "answer", "metric", "iteration", "score",
+               "status")  # fmt: skip
 _CLAIM_COLUMNS = ("claim", "verdict", "p_supported", "reason", "evidence")
 
 
@@ -55,6 +58,10 @@ class EvaluationResult:
             f"{len(self.bad_rows)} bad row(s){where}>"
         )
 
+    def _repr_html_(self) -> str:
+        """The summary table, as a notebook shows the result."""
+        return summary_html(self.summary, str(self.run_dir) if self.run_dir else None)
+
     def _overall(self, metric: str) -> dict[str, Any]:
         metrics = self.summary.get("metrics", {})
         if metric not in metrics:
@@ -82,7 +89,8 @@ class EvaluationResult:
 
     def to_pandas(self, *, claims: bool = False) -> pd.DataFrame:
         """One row per result: id, system, question, answer, metric, iteration, score,
-        status, reason, then usage, cost and ``details`` (a dict column). With
+        status, reason, question type, latency, cost, usage and ``details`` (a dict
+        column) — the columns of ``veracity export``, with the texts. With
         ``claims=True``, one row per judged claim instead: the result's keys and the
         claim, its verdict, P(supported), reason and evidence. Needs ``pandas``."""
         try:
@@ -93,21 +101,13 @@ class EvaluationResult:
         rows = []
         for record in self.results:
             question, answer = texts.get((record.sample_id, record.system), (None, None))
-            row: dict[str, Any] = {"question": question, "answer": answer}
-            row |= record.model_dump(mode="json", exclude={"usage"})
-            row |= {f"usage_{k}": v for k, v in record.usage.model_dump().items()}
+            row = flat_result(record) | {"question": question, "answer": answer}
             if not claims:
                 rows.append(row)
                 continue
-            keys = {k: row[k] for k in ("sample_id", "system", "question", "answer", "metric",
-                                         "iteration", "score", "status")}  # fmt: skip
+            keys = {key: row[key] for key in _CLAIM_KEYS}
             for claim in row["details"].get("claims") or ():
                 if isinstance(claim, dict):
                     rows.append(keys | {c: claim.get(c) for c in _CLAIM_COLUMNS})
-        if claims:
-            columns = [*_LEADING[:-1], *_CLAIM_COLUMNS]
-            return pd.DataFrame(rows, columns=columns)
-        frame = pd.DataFrame(rows)
-        if frame.empty:
-            return pd.DataFrame(columns=list(_LEADING))
-        return frame[[*_LEADING, *(c for c in frame.columns if c not in _LEADING)]]
+        columns = [*_CLAIM_KEYS, *_CLAIM_COLUMNS] if claims else list(_COLUMNS)
+        return pd.DataFrame(rows, columns=columns)

@@ -13,7 +13,9 @@ from typing import Any, Literal
 from veracity._version import __version__
 from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, dataset_fingerprint
 from veracity.embeddings import BertScorer, Embedder, make_bert_scorer, make_embedder
-from veracity.evaluation.inputs import SampleInput, items_from
+from veracity.evaluation.blocking import run_blocking
+from veracity.evaluation.inputs import Samples, items_from, row_count
+from veracity.evaluation.notebook import NotebookProgress, in_notebook
 from veracity.evaluation.result import EvaluationResult
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
 from veracity.judges.chat.cache import (
@@ -72,10 +74,11 @@ def _with_cache(
 
 
 async def aevaluate(
-    samples: str | Path | Iterable[SampleInput],
+    samples: Samples,
     metrics: str | Metric | Sequence[str | Metric] = ("faithfulness",),
     judge: Judge | str | None = None,
     *,
+    column_map: Mapping[str, str] | None = None,
     out: str | Path | None = None,
     iterations: int = 1,
     base_url: str | None = None,
@@ -95,7 +98,9 @@ async def aevaluate(
     truncate_contexts: bool = False,
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
 ) -> EvaluationResult:
-    """Evaluate ``samples`` (a dataset path, or samples / dicts) with ``metrics``.
+    """Evaluate ``samples`` with ``metrics``: a dataset path, a list of dicts or samples, a
+    pandas DataFrame or a Hugging Face ``datasets.Dataset`` (read a row at a time, with a
+    file's aliases; ``column_map={"question": "query"}`` names other columns).
 
     ``judge`` is a judge object or a spec (``openai/MODEL``, ``anthropic/MODEL``); an LLM
     judge's replies go through the response cache (``cache=False`` to bypass it, or a
@@ -129,6 +134,8 @@ async def aevaluate(
         raise ValueError("retry_errors needs out: the run directory whose judge errors to retry")
     max_error_rate = checked_error_rate(max_error_rate)
     chosen = _resolved(metrics, rubrics)
+    # Samples of a kind no row can be read from fail here, before any model is made.
+    items, dataset_path = items_from(samples, column_map)
     needs = frozenset[Need]().union(*(m.needs for m in chosen))
     judge = _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts)
     the_judge, shared = _with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
@@ -140,7 +147,6 @@ async def aevaluate(
         bert_scorer=make_bert_scorer(bert_scorer) if Need.BERT_SCORER in needs else None,
     )
     price = find_price(the_judge.name, prices)
-    items, dataset_path = items_from(samples)
     read = _Counted(keep=keep_results)
 
     manifest = _manifest(models, chosen, price, dataset_path, {
@@ -279,13 +285,55 @@ def _close_run(
 
 
 def evaluate(
-    samples: str | Path | Iterable[SampleInput],
+    samples: Samples,
     metrics: str | Metric | Sequence[str | Metric] = ("faithfulness",),
     judge: Judge | str | None = None,
+    *,
+    progress: bool = True,
     **options: Any,
 ) -> EvaluationResult:
-    """Synchronous :func:`aevaluate` (not for use inside a running event loop)."""
-    return asyncio.run(aevaluate(samples, metrics, judge, **options))
+    """:func:`aevaluate` for synchronous code, with the same options.
+
+    Where an event loop already runs (a Jupyter notebook's cells do), the evaluation runs
+    on a worker thread with its own loop (``on_result`` is called there), and an
+    interrupt of the kernel stops it as Ctrl-C stops a script. In a notebook, a progress
+    line in the cell shows the results as they finish (``progress=False``: none).
+    """
+    shown = (
+        NotebookProgress(_expected(samples, metrics, options))
+        if progress and in_notebook()
+        else None
+    )
+    if shown is None:
+        return run_blocking(lambda: aevaluate(samples, metrics, judge, **options))
+    also = options.pop("on_result", None)
+
+    def on_result(record: ResultRecord) -> None:
+        shown(record)
+        if also is not None:
+            also(record)
+
+    try:
+        result = run_blocking(
+            lambda: aevaluate(samples, metrics, judge, on_result=on_result, **options),
+            on_wait=shown.refresh,
+        )
+    except BaseException as exc:
+        shown.finish(exc)
+        raise
+    shown.finish(None)
+    return result
+
+
+def _expected(
+    samples: Samples, metrics: str | Metric | Sequence[str | Metric], options: Mapping[str, Any]
+) -> int | None:
+    """How many results a run will bring, when the rows can be counted without reading."""
+    rows = row_count(samples)
+    if rows is None:
+        return None
+    chosen = 1 if isinstance(metrics, str) or not isinstance(metrics, Sequence) else len(metrics)
+    return rows * chosen * int(options.get("iterations", 1))
 
 
 def _judge(

@@ -17,7 +17,6 @@ The tracking URI and experiment are MLflow's own (``MLFLOW_TRACKING_URI``,
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity._version import __version__
+from veracity.report.export import write_export
 from veracity.report.groups import OVERALL
 from veracity.report.run_data import RunData, RunLike, load_run
 from veracity.report.thresholds import check_thresholds
@@ -39,9 +39,6 @@ ARTIFACTS = "veracity"
 PARAM_LIMIT = 6000
 _NOT_IN_KEY = re.compile(r"[^\w\-. /]")
 STATS = ("mean", "median", "std", "pass_rate", "n", "n_scored")
-COLUMNS = ("sample_id", "system", "question_type", "metric", "iteration", "score", "status",
-           "reason", "cost_usd", "latency_s", "calls", "input_tokens", "output_tokens",
-           "details")  # fmt: skip
 
 
 def _key(*parts: object) -> str:
@@ -107,19 +104,9 @@ def run_metrics(run: RunData) -> dict[str, float]:
 
 
 def results_csv(run: RunData) -> str:
-    """A row per result: its keys, score, status, reason, cost and tokens, and its
-    details as JSON text."""
+    """A row per result, the columns of ``veracity export`` (details as JSON text)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(COLUMNS)
-    for record in run.records():
-        usage = record.usage
-        writer.writerow(
-            [record.sample_id, record.system, record.question_type, record.metric,
-             record.iteration, record.score, record.status.value, record.reason,
-             record.cost_usd, record.latency_s, usage.calls, usage.input_tokens,
-             usage.output_tokens, json.dumps(record.details, ensure_ascii=False)]
-        )  # fmt: skip
+    write_export(run.records(), "csv", buffer)
     return buffer.getvalue()
 
 

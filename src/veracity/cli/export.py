@@ -1,0 +1,58 @@
+"""``veracity export``: a run's results as a flat CSV, JSON Lines or Parquet file."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from veracity.cli.common import cannot_write, err_console, fail, out_console
+from veracity.report.export import FORMATS, ExportError, write_export
+from veracity.report.load import unfinished
+from veracity.store import RESULTS, ResultsFileError, read_results
+
+
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (written by veracity run).")],
+    fmt: Annotated[
+        str, typer.Option("--format", help="csv, jsonl or parquet (parquet needs pyarrow).")
+    ] = "csv",
+    out: Annotated[
+        Path | None,
+        typer.Option(help="The file to write (default RUN_DIR/results.flat.FORMAT; - for stdout)."),
+    ] = None,
+) -> None:
+    """Write a run's results as a flat table: one row per sample, system, metric and
+    iteration, with score, status, reason, cost, latency and token counts, and the
+    details as JSON text."""
+    if fmt not in FORMATS:
+        raise fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    source = run_dir / RESULTS
+    if not source.is_file():
+        raise fail(f"not a run directory (no {RESULTS}): {run_dir}")
+    target = out or run_dir / f"results.flat.{fmt}"
+    if str(target) != "-" and target.resolve() == source.resolve():
+        raise fail(f"--out would overwrite the run's own {RESULTS}: choose another file")
+    note = unfinished(run_dir)
+    if note is not None:
+        err_console.print(f"note: {note}", style="yellow", markup=False, highlight=False)
+    try:
+        rows = write_export(
+            read_results(run_dir), fmt, sys.stdout if str(target) == "-" else target
+        )
+    except (ExportError, ResultsFileError) as exc:  # a results line is named by number
+        raise fail(str(exc)) from exc
+    except BrokenPipeError:
+        # The reader of stdout stopped early (| head): not an error. Python would still
+        # complain when it flushes stdout at exit, so that goes nowhere now.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return
+    except OSError as exc:
+        if exc.filename == str(source):
+            raise fail(f"cannot read {source}: {exc.strerror or exc}") from exc
+        raise cannot_write(target, exc) from exc
+    if str(target) != "-":
+        out_console.print(f"exported {rows} result(s) to {target}", highlight=False)
