@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -242,3 +243,38 @@ def test_veracity_imports_where_fcntl_does_not_exist() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_results_in_memory_come_in_sample_order_whatever_finishes_first() -> None:
+    """Without a run directory results arrive as they finish; they are given back in the
+    samples' order, so the same data always gives the same summary and intervals."""
+    import asyncio
+
+    delays = {"s0": 0.2, "s1": 0.0, "s2": 0.1, "s3": 0.0}  # s0 finishes last
+
+    def respond(messages: Any, output: Any) -> str:
+        sample = next(s for s in delays if f"answer {s}" in str(messages))
+        if output.name == "claim_extraction":
+            return claims_reply(f"The answer {sample}.")
+        return verdicts_reply((f"The answer {sample}.", "supported", "stated", "x"))
+
+    class Staggered(ScriptedChat):
+        async def complete(self, messages: Any, output: Any, *, iteration: int) -> Any:
+            await asyncio.sleep(
+                next(d for s, d in delays.items() if f"answer {s}" in str(messages))
+            )
+            return await super().complete(messages, output, iteration=iteration)
+
+    rows = [
+        {"id": s, "question": "q", "answer": f"The answer {s}.", "contexts": ["x"]} for s in delays
+    ]
+    finished: list[str] = []
+    result = evaluate(
+        rows,
+        "faithfulness",
+        LLMJudge(Staggered(responder=respond)),
+        cache=False,
+        on_result=lambda record: finished.append(record.sample_id),
+    )
+    assert finished[-1] == "s0"  # it did finish last
+    assert [r.sample_id for r in result] == list(delays)

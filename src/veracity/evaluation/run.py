@@ -136,16 +136,9 @@ async def aevaluate(
     chosen = _resolved(metrics, rubrics)
     # Samples of a kind no row can be read from fail here, before any model is made.
     items, dataset_path = items_from(samples, column_map)
-    needs = frozenset[Need]().union(*(m.needs for m in chosen))
     judge = _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts)
     the_judge, shared = _with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
-    models = Models(
-        judge=the_judge,
-        embedder=make_embedder(embedder, base_url=base_url, concurrency=concurrency)
-        if Need.EMBEDDER in needs
-        else None,
-        bert_scorer=make_bert_scorer(bert_scorer) if Need.BERT_SCORER in needs else None,
-    )
+    models = _models(the_judge, chosen, embedder, bert_scorer, base_url, concurrency)
     price = find_price(the_judge.name, prices)
     read = _Counted(keep=keep_results)
 
@@ -153,7 +146,7 @@ async def aevaluate(
         "iterations": iterations, "max_error_rate": max_error_rate, **(settings or {})
     })  # fmt: skip
     run_dir, models, own_replies = _open_run(out, manifest, judge, cache, models)
-    kept: list[ResultRecord] = []
+    arrived = _Arrivals(chosen)
     bad_rows: list[RowError] = []
 
     def finished(record: ResultRecord, position: int) -> None:
@@ -162,7 +155,7 @@ async def aevaluate(
         if run_dir is not None:
             run_dir.add(record, position)
         else:
-            kept.append(record)
+            arrived.add(record, position)
         if on_result is not None:
             on_result(record)
 
@@ -187,6 +180,7 @@ async def aevaluate(
         raise
     finally:
         try:
+            kept: list[ResultRecord] = arrived.in_order()
             # Streamed from the store: a run of any size is summarised in constant memory,
             # with every metric the store holds (an earlier attempt may have had more).
             summary = _summarize(
@@ -222,6 +216,42 @@ async def aevaluate(
         manifest=manifest,
         max_error_rate=max_error_rate,
     )
+
+
+def _models(
+    judge: Judge,
+    metrics: Sequence[Metric],
+    embedder: Embedder | str | None,
+    bert_scorer: BertScorer | str | None,
+    base_url: str | None,
+    concurrency: int,
+) -> Models:
+    """The judge, and the local or remote models only the chosen metrics need."""
+    needs = frozenset[Need]().union(*(m.needs for m in metrics))
+    return Models(
+        judge=judge,
+        embedder=make_embedder(embedder, base_url=base_url, concurrency=concurrency)
+        if Need.EMBEDDER in needs
+        else None,
+        bert_scorer=make_bert_scorer(bert_scorer) if Need.BERT_SCORER in needs else None,
+    )
+
+
+class _Arrivals:
+    """Results of a run without a store, which arrive in completion order, given back in
+    the store's order (sample, metric, iteration): the same data then always gives the
+    same summary (a bootstrap resamples by position)."""
+
+    def __init__(self, metrics: Sequence[Metric]) -> None:
+        self._order = {metric.name: i for i, metric in enumerate(metrics)}
+        self._arrived: list[tuple[int, int, int, ResultRecord]] = []
+
+    def add(self, record: ResultRecord, position: int) -> None:
+        key = (position, self._order.get(record.metric, 0), record.iteration)
+        self._arrived.append((*key, record))
+
+    def in_order(self) -> list[ResultRecord]:
+        return [record for *_, record in sorted(self._arrived, key=lambda item: item[:3])]
 
 
 class _Counted:
