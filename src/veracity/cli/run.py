@@ -16,11 +16,13 @@ from veracity.cli.common import (
     Concurrency,
     ConfigOption,
     EmbedderOption,
+    ExecutorOption,
     Iterations,
     JudgeOption,
     MaxErrorRate,
     Metrics,
     PromptBudgetOption,
+    RayAddressOption,
     Rpm,
     RunSettings,
     StructuredOutputOption,
@@ -52,6 +54,7 @@ from veracity.judges.chat.cache import ResponseCacheError
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.report.html import write_report
+from veracity.runner import ExecutorError
 from veracity.runner.estimate import estimate_run
 from veracity.store import DATABASE, MANIFEST, REPORT, RESULTS, RunDirectoryError
 from veracity.transport.pricing import find_price
@@ -169,6 +172,8 @@ def run(
     ] = "auto",
     html: Annotated[bool, typer.Option(help="Also write report.html (self-contained).")] = False,
     max_error_rate: MaxErrorRate = None,
+    executor: ExecutorOption = None,
+    ray_address: RayAddressOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Evaluate a dataset and write a run directory.
@@ -191,6 +196,7 @@ def run(
             rpm=rpm, iterations=iterations, timeout=timeout, embedder=embedder,
             cache=None if cache else False, prompt_budget=prompt_budget,
             truncate_contexts=truncate_contexts, max_error_rate=max_error_rate,
+            executor=executor, ray_address=ray_address,
         )  # fmt: skip
         chosen = _metrics(settings)
         gates = _gates(settings, threshold or [], chosen)
@@ -204,7 +210,7 @@ def run(
             max_tokens={**settings.config.max_tokens, **_reply_bounds(max_tokens or [])},
             prompt_budget=settings.prompt_budget,
         )
-    except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
+    except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:
         raise fail(str(exc)) from exc
     try:
         if strict:
@@ -239,6 +245,8 @@ def run(
                         "thresholds": gates,
                     },
                     max_error_rate=settings.max_error_rate,
+                    executor=settings.executor,
+                    ray_address=settings.ray_address,
                 )
             )
     except KeyboardInterrupt as exc:
@@ -255,6 +263,7 @@ def run(
         MissingLocalModelError,
         ModelIntegrityError,
         ModelSpecError,
+        ExecutorError,
     ) as exc:
         raise fail(str(exc)) from exc
     except JudgeFatalError as exc:
@@ -297,7 +306,7 @@ def estimate(
             truncate_contexts=truncate_contexts,
         )  # fmt: skip
         chosen = _metrics(settings)
-    except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
+    except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:
         raise fail(str(exc)) from exc
     has_embedder = settings.embedder is not None and (
         settings.embedder != "auto" or local_embedder_available()

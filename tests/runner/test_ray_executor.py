@@ -1,0 +1,189 @@
+"""The ray executor on a local Ray instance (2 CPUs, so 2 workers), started once for the
+module: the same results as the local executor, the cache and the rate limit shared by
+the workers, a killed worker's batches scored again, a killed driver's run resumed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from veracity import evaluate
+from veracity.evaluation import EvaluationResult
+from veracity.testing import ChatRequest, FakeLLMServer, RuleBasedResponder, synthetic_samples
+from veracity.types import ResultRecord, Sample
+
+if importlib.util.find_spec("ray") is None and not os.environ.get("CI"):
+    # CI installs the ray extra: there a missing Ray fails the import below instead.
+    pytest.skip("needs Ray: pip install 'veracity[ray]'", allow_module_level=True)
+
+import ray
+
+pytestmark = pytest.mark.ray
+
+LLM_METRICS = ["faithfulness", "context_precision", "context_recall", "factual_accuracy"]
+OFFLINE_METRICS = ["faithfulness", "context_precision", "semantic_similarity"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cluster() -> Iterator[str]:
+    """One local Ray instance for the module; its address, for a second driver."""
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="error")
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def samples() -> list[Sample]:
+    return synthetic_samples(12, seed=3)
+
+
+def by_key(result: EvaluationResult) -> dict[tuple[str, str, int], ResultRecord]:
+    return {(r.sample_id, r.metric, r.iteration): r for r in result.results}
+
+
+def comparable(record: ResultRecord) -> dict[str, Any]:
+    """A result without what timing decides (latency; a reply served from the cache)."""
+    return record.model_dump(exclude={"latency_s", "usage", "cost_usd"})
+
+
+def stored(run_dir: Path) -> list[tuple[str, str, int]]:
+    lines = (run_dir / "results.jsonl").read_text().splitlines()
+    return [(r["sample_id"], r["metric"], r["iteration"]) for r in map(json.loads, lines)]
+
+
+def test_an_llm_judged_run_on_ray_equals_the_local_run_and_a_rerun_makes_no_call(
+    tmp_path: Path, samples: list[Sample]
+) -> None:
+    with FakeLLMServer() as server:
+        options: dict[str, Any] = {"base_url": server.base_url, "iterations": 2}
+        local = evaluate(samples, LLM_METRICS, "openai/m", cache=False, **options)
+        calls = server.stats.completions
+        on_ray = evaluate(
+            samples, LLM_METRICS, "openai/m", out=tmp_path / "a", executor="ray", **options
+        )
+        assert server.stats.completions == 2 * calls  # the same calls, none repeated
+        again = evaluate(
+            samples, LLM_METRICS, "openai/m", out=tmp_path / "b", executor="ray", **options
+        )
+        assert server.stats.completions == 2 * calls  # every reply came from the cache
+    expected = {key: comparable(r) for key, r in by_key(local).items()}
+    assert len(expected) == len(samples) * len(LLM_METRICS) * 2
+    assert {key: comparable(r) for key, r in by_key(on_ray).items()} == expected
+    assert {key: comparable(r) for key, r in by_key(again).items()} == expected
+    # Usage too: the ray run's replies were paid for, the re-run's all came cached.
+    assert sum(r.usage.cached_calls for r in again.results) > 0
+    assert on_ray.summary["metrics"] == local.summary["metrics"]
+    assert sorted(stored(tmp_path / "a")) == sorted(expected)  # each result stored once
+    assert on_ray.manifest["settings"]["executor"] == "ray"
+
+
+def test_an_offline_judged_run_on_ray_equals_the_local_run(
+    tmp_path: Path, samples: list[Sample]
+) -> None:
+    local = by_key(evaluate(samples, OFFLINE_METRICS, "offline"))
+    on_ray = by_key(evaluate(samples, OFFLINE_METRICS, "offline", executor="ray"))
+    assert on_ray.keys() == local.keys()
+    for key, record in local.items():
+        theirs = on_ray[key]
+        assert (theirs.status, theirs.reason) == (record.status, record.reason), key
+        # Equal up to the float rounding of the embedding model, which varies with the
+        # batch a text is embedded in (locally too).
+        assert theirs.score == pytest.approx(record.score, abs=1e-5), key
+
+
+class Arrivals:
+    """The rule-based replies, noting when each request arrived."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self._lock = threading.Lock()
+        self._reply = RuleBasedResponder()
+
+    def __call__(self, request: ChatRequest) -> str:
+        with self._lock:
+            self.times.append(time.monotonic())
+        return self._reply(request)
+
+
+def test_the_rpm_limit_holds_for_the_whole_cluster(samples: list[Sample]) -> None:
+    arrivals = Arrivals()
+    rpm = 600.0  # a call every 0.1 s; two workers each on its own limit would make 0.05 s
+    with FakeLLMServer(arrivals) as server:
+        evaluate(samples, "faithfulness", "openai/m", base_url=server.base_url, rpm=rpm,
+                 concurrency=8, executor="ray")  # fmt: skip
+    times = sorted(arrivals.times)
+    assert len(times) == 2 * len(samples)  # claims, then verdicts, for each sample
+    rate = (len(times) - 1) / (times[-1] - times[0])
+    assert rate <= rpm / 60 * 1.1, f"{rate:.1f} calls a second"
+
+
+def test_a_killed_worker_loses_only_its_batches_which_are_scored_again(
+    tmp_path: Path, samples: list[Sample]
+) -> None:
+    killed: list[str] = []
+
+    def kill_a_worker(record: ResultRecord) -> None:
+        if len(killed) == 0:
+            name = next(n for n in ray.util.list_named_actors() if n.startswith("veracity-worker"))
+            ray.kill(ray.get_actor(name), no_restart=False)
+            killed.append(name)
+
+    with FakeLLMServer(latency_s=0.05) as server:
+        options: dict[str, Any] = {"base_url": server.base_url, "concurrency": 4}
+        local = evaluate(samples, LLM_METRICS, "openai/m", cache=False, **options)
+        calls = server.stats.completions
+        on_ray = evaluate(samples, LLM_METRICS, "openai/m", out=tmp_path / "run",
+                          executor="ray", on_result=kill_a_worker, **options)  # fmt: skip
+        again = server.stats.completions - calls
+    assert killed
+    expected = {key: comparable(r) for key, r in by_key(local).items()}
+    assert {key: comparable(r) for key, r in by_key(on_ray).items()} == expected
+    assert sorted(stored(tmp_path / "run")) == sorted(expected)  # nothing lost or twice
+    # Only the calls of the batches in flight on the killed worker were made again: at
+    # most its share of the in-flight window (2 x concurrency jobs, 4 calls a job).
+    assert calls <= again <= calls + 2 * 4 * 4
+
+
+def test_a_killed_driver_s_run_resumes_from_its_run_directory(
+    tmp_path: Path, cluster: str, samples: list[Sample]
+) -> None:
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text("".join(s.model_dump_json() + "\n" for s in samples))
+    out = tmp_path / "run"
+    with FakeLLMServer(latency_s=0.2) as server:
+        command = [sys.executable, "-m", "veracity", "run", str(dataset), "--judge",
+                   "openai/m", "--base-url", server.base_url, "--out", str(out),
+                   "--metrics", ",".join(LLM_METRICS), "--concurrency", "2",
+                   "--executor", "ray", "--ray-address", cluster]  # fmt: skip
+        # RAY_AUTH_MODE stays: Ray set it for this cluster, whose token a driver needs.
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("OPENAI") and k != "RAY_ADDRESS"}  # fmt: skip
+        driver = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+        results = out / "results.jsonl"
+        deadline = time.monotonic() + 60
+        while not (results.exists() and len(results.read_text().splitlines()) >= 4):
+            assert driver.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+        done_before = len(stored(out))
+        assert done_before < len(samples) * len(LLM_METRICS)
+        rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120,
+                               check=False)  # fmt: skip
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"resumed: {done_before} result(s) were already done" in rerun.stdout
+    keys = stored(out)
+    assert len(keys) == len(set(keys)) == len(samples) * len(LLM_METRICS)
