@@ -33,7 +33,7 @@ from veracity.runner.engine import (
     todo_jobs,
 )
 from veracity.runner.executors import ExecutorError
-from veracity.runner.ray_shared import Handle, SharedActors, settle_writes
+from veracity.runner.ray_shared import Handle, SharedActors, settle_writes, unship
 from veracity.types import ResultRecord, Sample
 
 # A batch is at most this many (sample, iteration) jobs: larger ones amortise the cost of
@@ -47,8 +47,9 @@ Scored = list[tuple[ResultRecord, int]]
 class ScoringWorker:
     """One worker: the run's models and metrics, and the batches it is sent to score."""
 
-    def __init__(self, payload: tuple[Models, Sequence[Metric]]) -> None:
-        self.models, metrics = payload
+    def __init__(self, shipped: bytes) -> None:
+        self.models: Models
+        self.models, metrics = unship(shipped)
         self.metrics = {metric.name: metric for metric in metrics}
 
     async def score(self, jobs: Sequence[Job]) -> Scored:
@@ -108,18 +109,18 @@ async def run_metrics_on_ray(
             run = uuid.uuid4().hex[:8]
             worker = ray.remote(ScoringWorker)
             # Each worker gets the models as its argument (small: the local ones travel as
-            # how to make them), so Ray can start it again from its own copy.
-            with shared.shipping((models, list(metrics))):
-                pool = [
-                    worker.options(
-                        name=f"veracity-worker-{run}-{index}",
-                        num_cpus=1,
-                        max_concurrency=in_flight + 1,
-                        max_restarts=WORKER_RESTARTS,
-                        max_task_retries=WORKER_RESTARTS,
-                    ).remote((models, list(metrics)))
-                    for index in range(workers)
-                ]
+            # how to make them), so Ray can start it again from that alone.
+            shipped = shared.ship((models, list(metrics)))
+            pool = [
+                worker.options(
+                    name=f"veracity-worker-{run}-{index}",
+                    num_cpus=1,
+                    max_concurrency=in_flight + 1,
+                    max_restarts=WORKER_RESTARTS,
+                    max_task_retries=WORKER_RESTARTS,
+                ).remote(shipped)
+                for index in range(workers)
+            ]
             jobs = todo_jobs(items, metrics, iterations, on_bad_row, done)
             await _drive(_batches(jobs, batch), pool, in_flight, on_result)
             await asyncio.gather(*(worker.close.remote() for worker in pool))

@@ -11,8 +11,8 @@ import asyncio
 import itertools
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Collection, Iterator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Collection, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +174,11 @@ async def settle_writes() -> None:
     await asyncio.gather(*(store.settle() for store in list(_STORES)))
 
 
+def unship(shipped: bytes) -> Any:
+    """What :meth:`SharedActors.ship` pickled, with proxies to the run's actors."""
+    return ray.cloudpickle.loads(shipped)
+
+
 def _limiter_proxy(state: tuple[Handle, int, float | None]) -> RemoteLimiter:
     return RemoteLimiter(*state)
 
@@ -184,7 +189,7 @@ def _replies_proxy(actor: Handle) -> RemoteReplies:
 
 class SharedActors:
     """The limiter and cache actors of one run, made for the limiters and caches found in
-    what is shipped to the workers (:meth:`shipping`), and ended by :meth:`close`."""
+    what is shipped to the workers (:meth:`ship`), and ended by :meth:`close`."""
 
     def __init__(self) -> None:
         # By id, with the object kept so its id is not reused while the run lasts.
@@ -192,12 +197,11 @@ class SharedActors:
         self._caches: dict[int, tuple[ResponseCache, Handle]] = {}
         self._found: list[RequestLimiter | ResponseCache] = []
 
-    @contextmanager
-    def shipping(self, payload: object) -> Iterator[None]:
-        """While open, ``payload`` goes to Ray (as an actor's or a task's argument) with
-        each limiter and cache in it replaced by a proxy to its actor. The object graph is
-        walked first (a pickling, thrown away) to find them: an actor is not made from
-        inside Ray's own serialization of another object."""
+    def ship(self, payload: object) -> bytes:
+        """``payload`` pickled for the workers, each limiter and cache in it replaced by a
+        proxy to its actor (:func:`unship` there). Pickled twice: first to find them, then
+        with their actors (an actor is not made in the middle of a pickling). Bytes, not
+        an object in Ray's store: a worker Ray restarts needs nothing but its arguments."""
         ray.util.register_serializer(
             RequestLimiter, serializer=self._limiter_state, deserializer=_limiter_proxy
         )
@@ -208,7 +212,8 @@ class SharedActors:
             ray.cloudpickle.dumps(payload)  # type: ignore[no-untyped-call]
             for found in self._found:
                 self._make_actor(found)
-            yield
+            shipped: bytes = ray.cloudpickle.dumps(payload)  # type: ignore[no-untyped-call]
+            return shipped
         finally:
             ray.util.deregister_serializer(RequestLimiter)
             ray.util.deregister_serializer(ResponseCache)
