@@ -69,3 +69,11 @@ def test_the_cli_rejects_a_ray_address_without_the_ray_executor(tmp_path: Path) 
     )
     assert result.exit_code == 2
     assert "--ray-address is for --executor ray" in result.output
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray")
+def test_a_cluster_address_where_nothing_listens_fails_at_once(tmp_path: Path) -> None:
+    with pytest.raises(ExecutorError, match=r"no Ray cluster answers at 127\.0\.0\.1:9: "):
+        evaluate([ROW], "faithfulness", "offline", out=tmp_path / "run", executor="ray",
+                 ray_address="127.0.0.1:9")  # fmt: skip
+    assert not (tmp_path / "run").exists()

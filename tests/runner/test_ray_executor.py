@@ -4,6 +4,7 @@ the workers, a killed worker's batches scored again, a killed driver's run resum
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -29,6 +30,8 @@ if importlib.util.find_spec("ray") is None and not os.environ.get("CI"):
     pytest.skip("needs Ray: pip install 'veracity[ray]'", allow_module_level=True)
 
 import ray
+
+from veracity.runner.ray_shared import LimiterActor
 
 pytestmark = pytest.mark.ray
 
@@ -199,3 +202,20 @@ def test_a_judge_that_cannot_work_stops_the_run_with_its_own_error(
                  out=tmp_path / "run", executor="ray")  # fmt: skip
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())
     assert manifest["status"] == "failed" and "cannot connect" in manifest["error"]
+
+
+async def test_a_restarted_worker_frees_the_slots_its_previous_life_held() -> None:
+    limiter = LimiterActor(concurrency=2, rpm=None)
+    for _ in range(2):
+        token, _ = await limiter.acquire("w1", "first life")
+        assert token is not None
+    # The first life died holding both slots, with a third call waiting for one.
+    late = asyncio.create_task(limiter.acquire("w1", "first life"))
+    await asyncio.sleep(0.05)
+    assert not late.done()
+    token, _ = await limiter.acquire("w1", "second life")  # frees the dead life's two
+    assert token is not None
+    assert await late == (None, False)  # granted to a life that has ended: given back
+    other, _ = await limiter.acquire("w2", "its life")  # the second slot is free
+    assert other is not None
+    assert limiter.limiter._in_flight == 2

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import os
+import socket
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, Literal, Protocol, get_args
 
@@ -50,7 +52,23 @@ def metrics_runner(executor: str, ray_address: str | None = None) -> MetricsRunn
         if ray_address is not None:
             raise ValueError("ray_address is for the ray executor")
         return run_metrics
+    _check_reachable(ray_address or os.environ.get("RAY_ADDRESS"))
     # Imported here: Ray is an optional extra, and heavy to import.
     from veracity.runner.ray_executor import run_metrics_on_ray
 
     return functools.partial(run_metrics_on_ray, address=ray_address)
+
+
+def _check_reachable(address: str | None) -> None:
+    """Fail now when nothing listens at a cluster's ``HOST:PORT``: Ray itself would retry
+    for minutes. Other forms (``auto``, ``ray://…``) are left to Ray."""
+    host, sep, port = (address or "").rpartition(":")
+    if not sep or "://" in host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise ExecutorError(
+            f"no Ray cluster answers at {address}: {exc.strerror or exc} (start one with "
+            "ray start --head, or check the address)"
+        ) from None
