@@ -219,3 +219,28 @@ async def test_a_restarted_worker_frees_the_slots_its_previous_life_held() -> No
     other, _ = await limiter.acquire("w2", "its life")  # the second slot is free
     assert other is not None
     assert limiter.limiter._in_flight == 2
+
+
+def test_retry_errors_on_ray_asks_again_past_the_cache(
+    tmp_path: Path, samples: list[Sample]
+) -> None:
+    judge = RuleBasedResponder()
+    refused = samples[0].question
+
+    def refusing(request: ChatRequest) -> str:
+        return "I cannot help with that." if refused in request.first_user else judge(request)
+
+    options: dict[str, Any] = {"out": tmp_path / "run", "executor": "ray"}
+    with FakeLLMServer(refusing) as server:
+        first = evaluate(samples, "faithfulness", "openai/m", base_url=server.base_url, **options)
+        errors = [r.sample_id for r in first.results if r.status == "judge_error"]
+        assert errors == [samples[0].id]
+        server.responder = judge
+        calls = server.stats.completions
+        again = evaluate(samples, "faithfulness", "openai/m", base_url=server.base_url,
+                         retry_errors=True, **options)  # fmt: skip
+        # Only the refused sample was asked again, and its refusals were not replayed
+        # from the cache (the worker took them out of it before committing the error).
+        assert 0 < server.stats.completions - calls <= 3
+    assert {r.sample_id: r.status for r in again.results}[samples[0].id] == "scored"
+    assert len(stored(tmp_path / "run")) == len(samples)
