@@ -323,8 +323,10 @@ class CachedChat:
             if state != self._remembered:
                 self.cache.remember(self.model.negotiation_key(), state)
                 self._remembered = state
-                # Stored under the options the reply was asked with: those in use now.
-                key = cache_key(self.model, messages, output, iteration)
+            # Stored under the options the reply was asked with: those in use now, for
+            # this call and for every call that waited while the first one negotiated
+            # (looked up under the options before, they were asked with the options after).
+            key = cache_key(self.model, messages, output, iteration)
         self.cache.put(key, reply)
         return replace(reply, cache_key=key)
 
