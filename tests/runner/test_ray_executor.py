@@ -71,7 +71,8 @@ def stored(run_dir: Path) -> list[tuple[str, str, int]]:
 def test_an_llm_judged_run_on_ray_equals_the_local_run_and_a_rerun_makes_no_call(
     tmp_path: Path, samples: list[Sample]
 ) -> None:
-    with FakeLLMServer() as server:
+    # An endpoint without json_schema: the judge steps down, on every worker.
+    with FakeLLMServer(supports_json_schema=False) as server:
         options: dict[str, Any] = {"base_url": server.base_url, "iterations": 2}
         local = evaluate(samples, LLM_METRICS, "openai/m", cache=False, **options)
         calls = server.stats.completions
@@ -92,6 +93,9 @@ def test_an_llm_judged_run_on_ray_equals_the_local_run_and_a_rerun_makes_no_call
     assert on_ray.summary["metrics"] == local.summary["metrics"]
     assert sorted(stored(tmp_path / "a")) == sorted(expected)  # each result stored once
     assert on_ray.manifest["settings"]["executor"] == "ray"
+    # run.json describes the judge as the workers left it.
+    assert on_ray.manifest["judge"]["structured_output"] == "json_object_schema"
+    assert on_ray.manifest["judge"]["negotiation"] == local.manifest["judge"]["negotiation"]
 
 
 def test_an_offline_judged_run_on_ray_equals_the_local_run(

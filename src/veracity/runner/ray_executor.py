@@ -22,6 +22,8 @@ from contextlib import contextmanager
 import ray
 from ray.exceptions import RayActorError, RayTaskError
 
+from veracity.judges import Judge, LLMJudge
+from veracity.judges.chat.cache import CachedChat, Negotiating
 from veracity.metrics import Metric, Models
 from veracity.runner.engine import (
     Bad,
@@ -124,6 +126,7 @@ async def run_metrics_on_ray(
             jobs = todo_jobs(items, metrics, iterations, on_bad_row, done)
             await _drive(_batches(jobs, batch), pool, in_flight, on_result)
             await asyncio.gather(*(worker.close.remote() for worker in pool))
+            _adopt_negotiated(models.judge)
         except (RayTaskError, RayActorError) as exc:
             raise _cause(exc) from None
         finally:
@@ -162,6 +165,16 @@ async def _drive(
     finally:
         for future in pending:
             future.cancel()
+
+
+def _adopt_negotiated(judge: Judge) -> None:
+    """What the workers learnt of the endpoint (the options it rejected), read back from
+    the cache they told it to: the run's manifest describes the judge as it ended."""
+    chat = judge.model if isinstance(judge, LLMJudge) else None
+    if isinstance(chat, CachedChat) and isinstance(chat.model, Negotiating):
+        learnt = chat.cache.negotiated(chat.model.negotiation_key())
+        if learnt is not None:
+            chat.model.adopt(learnt)
 
 
 def _batches(jobs: Iterator[Job], size: int) -> Iterator[list[Job]]:
