@@ -248,3 +248,15 @@ def test_retry_errors_on_ray_asks_again_past_the_cache(
         assert 0 < server.stats.completions - calls <= 3
     assert {r.sample_id: r.status for r in again.results}[samples[0].id] == "scored"
     assert len(stored(tmp_path / "run")) == len(samples)
+
+
+async def test_a_429_one_worker_gets_pauses_every_worker() -> None:
+    limiter = LimiterActor(concurrency=4, rpm=None)
+    token, _ = await limiter.acquire("w1", "life")
+    assert token is not None
+    await limiter.throttled(0.3)  # w1 was told to wait 0.3 s
+    await limiter.release(token)
+    started = time.monotonic()
+    await limiter.acquire("w2", "life")
+    assert time.monotonic() - started >= 0.25
+    assert limiter.limiter.current_limit == 2  # and the concurrency halved, for all
