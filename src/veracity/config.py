@@ -12,7 +12,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 import yaml
 from pydantic import (
@@ -72,6 +72,8 @@ class VeracityConfig(BaseModel):
     truncate_contexts: bool | None = None
     max_error_rate: float | None = None
     abstention_phrases: tuple[str, ...] | None = None
+    executor: Literal["local", "ray"] | None = None
+    ray_address: str | None = None
 
     @model_validator(mode="after")
     def _named_by_key(self) -> VeracityConfig:
@@ -167,6 +169,8 @@ class _FileSpec(_Spec):
     abstention_phrases: list[Annotated[str, Field(min_length=1)]] | None = Field(
         default=None, min_length=1
     )
+    executor: Literal["local", "ray"] | None = None
+    ray_address: str | None = Field(default=None, min_length=1)
 
     @field_validator("cache_max_size")
     @classmethod

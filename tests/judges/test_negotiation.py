@@ -142,6 +142,21 @@ async def test_the_outcome_of_a_negotiation_is_remembered_by_the_cache(tmp_path:
     assert second.options.structured_output == "json_object_schema" and second.notes
 
 
+async def test_calls_that_waited_out_a_negotiation_are_cached_as_they_were_asked(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "cache.sqlite3"
+    with FakeLLMServer(supports_json_schema=False) as server:
+        # Five calls at once: four wait while the first is rejected and steps down.
+        result = await aevaluate(SAMPLES[:5], ["faithfulness"], LLMJudge(chat(server)),
+                                 cache=cache)  # fmt: skip
+        calls = server.stats.completions
+        again = await aevaluate(SAMPLES[:5], ["faithfulness"], LLMJudge(chat(server)),
+                                cache=cache)  # fmt: skip
+        assert server.stats.completions == calls  # a finished run run again: no call
+    assert [r.score for r in again.results] == [r.score for r in result.results]
+
+
 async def test_default_settings_score_every_item_and_run_json_says_how(tmp_path: Path) -> None:
     with FakeLLMServer(
         supports_json_schema=False, supports_logprobs=False, rejection_status=500

@@ -17,6 +17,7 @@ from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
 from veracity.judges.chat.cache import cache_max_bytes
 from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget
 from veracity.report import DEFAULT_MAX_ERROR_RATE, checked_error_rate
+from veracity.runner import Executor, checked_executor
 from veracity.transport.urls import checked_base_url
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE_ERRORS = 0, 1, 2, 3
@@ -141,6 +142,20 @@ TruncateContexts = Annotated[
         help="Cut the contexts of a prompt over --prompt-budget to fit (noted in details).",
     ),
 ]
+ExecutorOption = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        help="local, or ray: score on a Ray cluster (pip install 'veracity[ray]').",
+    ),
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="The Ray cluster to join (default RAY_ADDRESS, else a local instance).",
+    ),
+]
 ConfigOption = Annotated[
     Path | None,
     # The bracket is escaped: help text is rich markup, where [tool.veracity] is a tag.
@@ -177,9 +192,12 @@ class RunSettings:
     cache_max_size: str | int | None  # as given; None: $VERACITY_CACHE_MAX_SIZE, else 1 GiB
     prompt_budget: PromptBudget
     max_error_rate: float
+    executor: Executor = "local"
+    ray_address: str | None = None
 
     def describe(self) -> dict[str, Any]:
         return {
+            "executor": self.executor,
             "concurrency": self.concurrency,
             "rpm": self.rpm,
             "timeout_s": self.timeout,
@@ -205,6 +223,8 @@ def settings_from(
     prompt_budget: int | None = None,
     truncate_contexts: bool | None = None,
     max_error_rate: float | None = None,
+    executor: str | None = None,
+    ray_address: str | None = None,
 ) -> RunSettings:
     config = load_config(config_path)
     max_size = cache_max_size if cache_max_size is not None else config.cache_max_size
@@ -212,6 +232,11 @@ def settings_from(
         cache_max_bytes(max_size)
     except ValueError as exc:
         raise ValueError(f"--cache-max-size: {exc}" if cache_max_size else str(exc)) from None
+    # Checked before any call: a run that cannot start should not half-start.
+    chosen_executor = checked_executor(executor or config.executor or "local")
+    ray_address = ray_address or config.ray_address
+    if ray_address and chosen_executor != "ray":
+        raise ValueError("--ray-address is for --executor ray")
     truncate = truncate_contexts if truncate_contexts is not None else config.truncate_contexts
     # Checked before any call: a URL no request can go to would otherwise be retried.
     if base_url:
@@ -243,6 +268,8 @@ def settings_from(
             prompt_budget or config.prompt_budget or DEFAULT_PROMPT_BUDGET, bool(truncate)
         ),
         max_error_rate=DEFAULT_MAX_ERROR_RATE if error_rate is None else error_rate,
+        executor=chosen_executor,
+        ray_address=ray_address,
     )
 
 

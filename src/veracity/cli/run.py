@@ -18,11 +18,13 @@ from veracity.cli.common import (
     Concurrency,
     ConfigOption,
     EmbedderOption,
+    ExecutorOption,
     Iterations,
     JudgeOption,
     MaxErrorRate,
     Metrics,
     PromptBudgetOption,
+    RayAddressOption,
     Rpm,
     RunSettings,
     StructuredOutputOption,
@@ -54,6 +56,7 @@ from veracity.judges.chat.cache import ResponseCacheError
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.report.html import write_report
+from veracity.runner import ExecutorError
 from veracity.runner.estimate import estimate_run
 from veracity.store import DATABASE, MANIFEST, REPORT, RESULTS, RunDirectoryError, results_done
 from veracity.transport.pricing import find_price
@@ -186,6 +189,8 @@ def run(
     ] = "auto",
     html: Annotated[bool, typer.Option(help="Also write report.html (self-contained).")] = False,
     max_error_rate: MaxErrorRate = None,
+    executor: ExecutorOption = None,
+    ray_address: RayAddressOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Evaluate a dataset and write a run directory.
@@ -209,6 +214,7 @@ def run(
             cache=None if cache else False, cache_max_size=cache_max_size,
             prompt_budget=prompt_budget,
             truncate_contexts=truncate_contexts, max_error_rate=max_error_rate,
+            executor=executor, ray_address=ray_address,
         )  # fmt: skip
         chosen = _metrics(settings)
         gates = _gates(settings, threshold or [], chosen)
@@ -222,7 +228,7 @@ def run(
             max_tokens={**settings.config.max_tokens, **_reply_bounds(max_tokens or [])},
             prompt_budget=settings.prompt_budget,
         )
-    except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
+    except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:
         raise fail(str(exc)) from exc
     try:
         if strict:
@@ -257,6 +263,8 @@ def run(
                         "thresholds": gates,
                     },
                     max_error_rate=settings.max_error_rate,
+                    executor=settings.executor,
+                    ray_address=settings.ray_address,
                 )
             )
     except KeyboardInterrupt as exc:
@@ -273,6 +281,7 @@ def run(
         MissingLocalModelError,
         ModelIntegrityError,
         ModelSpecError,
+        ExecutorError,
     ) as exc:
         raise fail(str(exc)) from exc
     except JudgeFatalError as exc:
@@ -315,7 +324,7 @@ def estimate(
             truncate_contexts=truncate_contexts,
         )  # fmt: skip
         chosen = _metrics(settings)
-    except (UnknownMetricError, JudgeSpecError, ConfigError, ValueError) as exc:
+    except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:
         raise fail(str(exc)) from exc
     has_embedder = settings.embedder is not None and (
         settings.embedder != "auto" or local_embedder_available()

@@ -3,6 +3,7 @@ of any length read in windows (:mod:`veracity.embeddings.bertscore_windows`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import threading
@@ -100,6 +101,13 @@ class BertScorer:
         self._batcher: MicroBatcher[tuple[str, str], Scores] = MicroBatcher(
             self._score_pairs, max_items=max(batch_size * 16, 256), thread_name="veracity-bertscore"
         )
+        self._recipe = functools.partial(
+            BertScorer, model_path, num_layers=num_layers, batch_size=batch_size, device=device
+        )
+
+    def __reduce__(self) -> tuple[functools.partial[BertScorer], tuple[()]]:
+        # Pickled as how to make it: a copy in another process (a Ray worker) loads there.
+        return self._recipe, ()
 
     @property
     def name(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Sequence
@@ -73,6 +74,19 @@ class LocalEmbedder:
         self._batcher: MicroBatcher[str, Vector] = MicroBatcher(
             self._encode, max_items=max(batch_size * 16, 256), thread_name="veracity-embed"
         )
+        self._recipe = functools.partial(
+            LocalEmbedder,
+            model_path,
+            batch_size=batch_size,
+            device=device,
+            cache_size=cache_size,
+            threads=threads,
+        )
+
+    def __reduce__(self) -> tuple[functools.partial[LocalEmbedder], tuple[()]]:
+        # Pickled as how to make it: a copy in another process (a Ray worker) is the same
+        # model, unloaded, and loads there once, on first use.
+        return self._recipe, ()
 
     @property
     def name(self) -> str:

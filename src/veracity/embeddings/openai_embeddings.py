@@ -78,6 +78,10 @@ class OpenAIEmbedder:
         self._client: openai.AsyncOpenAI | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy in another process (a Ray worker) opens its own client, on its own loop.
+        return {**self.__dict__, "_client": None, "_client_loop": None}
+
     @property
     def name(self) -> str:
         return f"openai/{self.model}"

@@ -41,7 +41,7 @@ from veracity.report import (
     checked_error_rate,
     thresholds_from_settings,
 )
-from veracity.runner import run_metrics
+from veracity.runner import metrics_runner
 from veracity.store import REPLIES, RunDirectory, timestamp
 from veracity.transport.pricing import Price, find_price
 from veracity.types import ResultRecord, Rubric, Sample
@@ -97,6 +97,8 @@ async def aevaluate(
     prompt_budget: int | None = None,
     truncate_contexts: bool = False,
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
+    executor: str = "local",
+    ray_address: str | None = None,
 ) -> EvaluationResult:
     """Evaluate ``samples`` with ``metrics``: a dataset path, a list of dicts or samples, a
     pandas DataFrame or a Hugging Face ``datasets.Dataset`` (read a row at a time, with a
@@ -125,6 +127,9 @@ async def aevaluate(
     ``out`` (their replies are never served from the cache), keeping every other result.
     ``max_error_rate`` (a share in [0, 1]) is what the result's ``error_check`` holds the
     judge errors against. ``metrics`` is a name, a metric, or a list of them.
+    ``executor="ray"`` scores on a Ray cluster (``veracity[ray]``): the one at
+    ``ray_address``, else ``RAY_ADDRESS``, else a local instance; the run directory, the
+    cache and the limits are the same (``concurrency`` and ``rpm`` cluster-wide).
 
     Bad rows are left out and listed in the result's ``bad_rows``, with a
     :class:`~veracity.dataset.BadRowsWarning` giving their count; when no row is valid,
@@ -132,7 +137,11 @@ async def aevaluate(
     """
     if retry_errors and out is None:
         raise ValueError("retry_errors needs out: the run directory whose judge errors to retry")
-    max_error_rate = checked_error_rate(max_error_rate)
+    # Both checked before anything opens: a run that cannot start should not half-start.
+    max_error_rate, run_metrics = (
+        checked_error_rate(max_error_rate),
+        metrics_runner(executor, ray_address),
+    )
     chosen = _resolved(metrics, rubrics)
     # Samples of a kind no row can be read from fail here, before any model is made.
     items, dataset_path = items_from(samples, column_map)
@@ -143,7 +152,8 @@ async def aevaluate(
     read = _Counted(keep=keep_results)
 
     manifest = _manifest(models, chosen, price, dataset_path, {
-        "iterations": iterations, "max_error_rate": max_error_rate, **(settings or {})
+        "iterations": iterations, "max_error_rate": max_error_rate, "executor": executor,
+        **(settings or {})
     })  # fmt: skip
     run_dir, models, own_replies = _open_run(out, manifest, judge, cache, models)
     arrived = _Arrivals(chosen)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from veracity.metrics import Metric, Models, SampleWork
@@ -52,18 +53,12 @@ async def run_metrics(
         raise ValueError(f"iterations must be at least 1, got {iterations}")
     window = max_in_flight or 2 * models.judge.concurrency
     by_name = {metric.name: metric for metric in metrics}
-    jobs = _jobs(items, iterations, on_bad_row)
+    # One generator shared by every worker: each takes the next job as it frees up.
+    jobs = todo_jobs(items, metrics, iterations, on_bad_row, done)
 
     async def worker() -> None:
-        for position, sample, iteration in jobs:
-            finished = done(sample, iteration) if done is not None else set()
-            todo = [metric for metric in metrics if metric.name not in finished]
-            if not todo:
-                continue
-            work = SampleWork(sample, models, iteration, by_name)
-            async with asyncio.TaskGroup() as tasks:
-                for metric in todo:
-                    tasks.create_task(_score(metric, work, position, on_result))
+        for job in jobs:
+            await score_job(job, models, by_name, on_result)
 
     try:
         async with asyncio.TaskGroup() as workers:
@@ -72,25 +67,57 @@ async def run_metrics(
     except BaseExceptionGroup as group:
         # The first error stops the run (a fatal judge error, a file broken halfway, a
         # bug); the caller gets it as it was raised, not nested in task groups.
-        raise _first_leaf(group) from None
+        raise first_error(group) from None
 
 
-def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+def first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first error of ``group``, out of any nesting of groups."""
     exc: BaseException = group
     while isinstance(exc, BaseExceptionGroup):
         exc = exc.exceptions[0]
     return exc
 
 
-def _jobs(
-    items: Iterable[Sample | Bad], iterations: int, on_bad_row: Callable[[Bad], None]
-) -> Iterator[tuple[int, Sample, int]]:
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One sample in one iteration, with the metrics still to score on it; ``position`` is
+    the sample's place in the dataset (for stable order)."""
+
+    position: int
+    sample: Sample
+    iteration: int
+    metrics: tuple[str, ...]
+
+
+def todo_jobs(
+    items: Iterable[Sample | Bad],
+    metrics: Sequence[Metric],
+    iterations: int,
+    on_bad_row: Callable[[Bad], None],
+    done: DoneLookup | None = None,
+) -> Iterator[Job]:
+    """The jobs of ``items``: every sample in every iteration with the metrics ``done`` does
+    not have yet (none done: all of them); bad rows go to ``on_bad_row`` as they are met."""
     for position, item in enumerate(items):
-        if isinstance(item, Sample):
-            for iteration in range(iterations):
-                yield position, item, iteration
-        else:
+        if not isinstance(item, Sample):
             on_bad_row(item)
+            continue
+        for iteration in range(iterations):
+            finished = done(item, iteration) if done is not None else set()
+            todo = tuple(m.name for m in metrics if m.name not in finished)
+            if todo:
+                yield Job(position, item, iteration, todo)
+
+
+async def score_job(
+    job: Job, models: Models, metrics: Mapping[str, Metric], on_result: ResultSink
+) -> None:
+    """Score ``job``'s metrics (``metrics`` by name: all of the run's, so composites find
+    theirs), each result to ``on_result`` the moment it exists."""
+    work = SampleWork(job.sample, models, job.iteration, metrics)
+    async with asyncio.TaskGroup() as tasks:
+        for name in job.metrics:
+            tasks.create_task(_score(metrics[name], work, job.position, on_result))
 
 
 async def _score(metric: Metric, work: SampleWork, position: int, on_result: ResultSink) -> None:

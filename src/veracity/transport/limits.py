@@ -6,7 +6,24 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from typing import Protocol
+
+
+class Limiter(Protocol):
+    """What a call needs of its limits: a slot to go in, and word of how it went. A
+    :class:`RequestLimiter` in this process, or a proxy to one a whole cluster shares
+    (:mod:`veracity.runner.ray_shared`)."""
+
+    concurrency: int
+    rpm: float | None
+    answered: bool  # whether any call through the limiter has succeeded
+
+    def slot(self) -> AbstractAsyncContextManager[None]: ...
+
+    def succeeded(self) -> None: ...
+
+    def throttled(self, pause_s: float) -> None: ...
 
 
 class RequestLimiter:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from veracity.transport.errors import CallFailedError, JudgeFatalError, OptionRejectedError
-from veracity.transport.limits import RequestLimiter
+from veracity.transport.limits import Limiter
 from veracity.transport.scrub import scrub_secrets
 
 R = TypeVar("R")
@@ -182,7 +182,7 @@ async def call_with_retries(
     *,
     classify: Callable[[BaseException], ErrorClass | None],
     policy: RetryPolicy,
-    limiter: RequestLimiter,
+    limiter: Limiter,
     rng: random.Random,
     timeout_s: float | None = None,
 ) -> tuple[R, int]:

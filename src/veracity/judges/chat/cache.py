@@ -324,6 +324,10 @@ class ResponseCache:
         if due:
             self._upkeep(evict=evict)
 
+    async def fetch(self, key: str) -> ChatReply | None:
+        """:meth:`get` for a caller on an event loop (see :class:`ReplyStore`)."""
+        return self.get(key)
+
     def put(self, key: str, reply: ChatReply, judge: str = "") -> None:
         """Store ``reply`` under ``key``; ``judge`` names who gave it (``provider/model``)."""
         tokens = json.dumps([t.to_json() for t in reply.tokens]) if reply.tokens else None
@@ -413,6 +417,22 @@ class ResponseCache:
             self._db.close()
 
 
+class ReplyStore(Protocol):
+    """What :class:`CachedChat` keeps replies in: a :class:`ResponseCache`, or on a Ray
+    worker a proxy to the driver's (:mod:`veracity.runner.ray_shared`). Only the lookup
+    waits, the reply being needed; a proxy's writes go on meanwhile."""
+
+    async def fetch(self, key: str) -> ChatReply | None: ...
+
+    def put(self, key: str, reply: ChatReply, judge: str = "") -> None: ...
+
+    def delete(self, keys: Collection[str]) -> None: ...
+
+    def negotiated(self, endpoint: str) -> dict[str, Any] | None: ...
+
+    def remember(self, endpoint: str, state: Mapping[str, Any]) -> None: ...
+
+
 @runtime_checkable
 class Negotiating(Protocol):
     """A chat model that steps its request options down when an endpoint rejects them."""
@@ -455,7 +475,7 @@ class CachedChat:
     """
 
     def __init__(
-        self, model: ChatModel, cache: ResponseCache, scope: Literal["shared", "run"] = "shared"
+        self, model: ChatModel, cache: ReplyStore, scope: Literal["shared", "run"] = "shared"
     ) -> None:
         self.model = model
         self.cache = cache
@@ -482,7 +502,7 @@ class CachedChat:
         self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
     ) -> ChatReply:
         key = cache_key(self.model, messages, output, iteration)
-        cached = self.cache.get(key)
+        cached = await self.cache.fetch(key)
         if cached is not None:
             return cached
         reply = await self.model.complete(messages, output, iteration=iteration)
@@ -491,8 +511,10 @@ class CachedChat:
             if state != self._remembered:
                 self.cache.remember(self.model.negotiation_key(), state)
                 self._remembered = state
-                # Stored under the options the reply was asked with: those in use now.
-                key = cache_key(self.model, messages, output, iteration)
+            # Stored under the options the reply was asked with: those in use now, for
+            # this call and for every call that waited while the first one negotiated
+            # (looked up under the options before, they were asked with the options after).
+            key = cache_key(self.model, messages, output, iteration)
         self.cache.put(key, reply, self.model.name)
         return replace(reply, cache_key=key)
 

@@ -148,6 +148,10 @@ class SDKChat(Generic[ClientT]):
         self._client: ClientT | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy in another process (a Ray worker) opens its own client, on its own loop.
+        return {**self.__dict__, "_client": None, "_client_loop": None, "_negotiating": None}
+
     @property
     def name(self) -> str:
         return f"{self.provider}/{self.model}"
