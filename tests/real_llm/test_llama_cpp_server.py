@@ -116,16 +116,12 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             server.wait(timeout=30)
 
 
-def test_default_settings_negotiate_and_judge_with_a_real_model(
-    llama_server: str, tmp_path: Path
-) -> None:
-    dataset = tmp_path / "data.jsonl"
-    dataset.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
-    out = tmp_path / "run"
+def _run(dataset: Path, out: Path, url: str, metrics: str) -> None:
+    """``veracity run`` with default settings but the judge, as a user would type it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
     proc = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(dataset), "--metrics", "faithfulness",
-         "--judge", "openai/smollm2", "--base-url", llama_server, "--out", str(out),
+        [sys.executable, "-m", "veracity", "run", str(dataset), "--metrics", metrics,
+         "--judge", "openai/smollm2", "--base-url", url, "--out", str(out),
          "--concurrency", "2"],
         capture_output=True,
         text=True,
@@ -135,6 +131,15 @@ def test_default_settings_negotiate_and_judge_with_a_real_model(
     )  # fmt: skip
     assert proc.returncode in (0, 3), proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_default_settings_negotiate_and_judge_with_a_real_model(
+    llama_server: str, tmp_path: Path
+) -> None:
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    out = tmp_path / "run"
+    _run(dataset, out, llama_server, "faithfulness")
 
     judge = json.loads((out / "run.json").read_text())["judge"]
     # The server refused json_schema (HTTP 500): stepped down once, recorded with the reason.
@@ -168,18 +173,7 @@ def test_label_probabilities_come_from_the_real_servers_log_probabilities(
     dataset = tmp_path / "data.jsonl"
     dataset.write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = tmp_path / "run"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(dataset), "--metrics",
-         "context_precision,answer_classification", "--judge", "openai/smollm2",
-         "--base-url", llama_server, "--out", str(out), "--concurrency", "2"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-        check=False,
-    )  # fmt: skip
-    assert proc.returncode in (0, 3), proc.stdout + proc.stderr
+    _run(dataset, out, llama_server, "context_precision,answer_classification")
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     scored = [r for r in results if r["status"] == "scored"]
     chunks = [

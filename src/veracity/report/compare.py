@@ -75,6 +75,17 @@ class MetricComparison:
     stats: PairedComparison = field(default_factory=lambda: paired_comparison([], []))
     regressed: list[Regression] = field(default_factory=list)
 
+    def not_compared(self) -> str:
+        """What of the metric was not compared, in words: results without a partner,
+        unscored pairs ("" when everything was)."""
+        unpaired = (("A", self.unpaired_a), ("B", self.unpaired_b))
+        unscored = (("A", self.unscored_in_a), ("B", self.unscored_in_b),
+                    ("both", self.unscored_in_both))  # fmt: skip
+        return ", ".join(
+            [f"{count} only in {side}" for side, count in unpaired if count]
+            + [f"{count} unscored in {side}" for side, count in unscored if count]
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric,

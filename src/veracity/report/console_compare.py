@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.report.compare import Comparison, MetricComparison
+from veracity.report.compare import Comparison
 from veracity.report.console import pct
 
 
@@ -19,26 +19,6 @@ def _p(value: float | None, method: str | None) -> str:
         return "—"
     mark = "" if method == "exact" else "~"
     return f"{mark}{value:.3g}" if value >= 0.001 else f"{mark}<0.001"
-
-
-def _missing(entry: MetricComparison) -> str:
-    """What of a metric was not compared: results without a partner, unscored pairs."""
-    return ", ".join(
-        [
-            f"{count} only in {side}"
-            for side, count in (("A", entry.unpaired_a), ("B", entry.unpaired_b))
-            if count
-        ]
-        + [
-            f"{count} unscored in {side}"
-            for side, count in (
-                ("A", entry.unscored_in_a),
-                ("B", entry.unscored_in_b),
-                ("both", entry.unscored_in_both),
-            )
-            if count
-        ]
-    )
 
 
 def comparison_table(comparison: Comparison) -> Table:
@@ -74,7 +54,7 @@ def comparison_table(comparison: Comparison) -> Table:
 def print_comparison(comparison: Comparison, console: Console) -> None:
     console.print(comparison_table(comparison))
     for entry in comparison.metrics:
-        missing = _missing(entry)
+        missing = entry.not_compared()
         if missing:
             console.print(Text(f"{entry.metric} not compared: {missing}", style="yellow"))
     if any(m.stats.n == 0 and (m.unpaired_a or m.unpaired_b) for m in comparison.metrics):

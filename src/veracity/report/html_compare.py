@@ -55,24 +55,6 @@ def _direction(entry: MetricComparison) -> str:
     return "no clear difference"
 
 
-def _not_compared(entry: MetricComparison) -> str:
-    parts = [
-        f"{count} only in {side}"
-        for side, count in (("A", entry.unpaired_a), ("B", entry.unpaired_b))
-        if count
-    ]
-    parts += [
-        f"{count} unscored in {side}"
-        for side, count in (
-            ("A", entry.unscored_in_a),
-            ("B", entry.unscored_in_b),
-            ("both", entry.unscored_in_both),
-        )
-        if count
-    ]
-    return ", ".join(parts) or "—"
-
-
 def _table(comparison: Comparison) -> str:
     # What decides first, so it stays in view on a narrow screen.
     head = ("metric", "B − A", "95 % CI", "p", "n pairs", "reading", "mean A", "mean B",
@@ -93,7 +75,7 @@ def _table(comparison: Comparison) -> str:
         rows.append(
             f'<tr><th scope="row">{e(entry.metric)}</th>'
             + "".join(f'<td class="num">{e(c)}</td>' for c in cells)
-            + f"<td>{e(_not_compared(entry))}</td></tr>"
+            + f"<td>{e(entry.not_compared() or '—')}</td></tr>"
         )
     header = "".join(f'<th scope="col">{e(h)}</th>' for h in head)
     return (
