@@ -16,6 +16,7 @@ from veracity.transport import OptionRejectedError
 from veracity.transport.credentials import resolve_endpoint
 from veracity.transport.limits import RequestLimiter, checked_timeout
 from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
+from veracity.transport.scrub import scrub_secrets
 from veracity.transport.urls import public_url
 
 ClientT = TypeVar("ClientT")
@@ -260,16 +261,23 @@ class SDKChat(Generic[ClientT]):
             self._client_loop = loop
         return self._client
 
-    async def call(self, attempt: Callable[[], Awaitable[R]]) -> R:
+    async def call(
+        self, attempt: Callable[[], Awaitable[R]], *, timeout_s: float | None = None
+    ) -> R:
+        """``attempt`` with retries, each bounded by ``timeout_s`` (default: the model's)."""
         value, _ = await call_with_retries(
             attempt,
             classify=self._classify,
             policy=self.retry,
             limiter=self.limiter,
             rng=self._rng,
-            timeout_s=self.timeout_s,
+            timeout_s=self.timeout_s if timeout_s is None else timeout_s,
         )
         return value
+
+    def scrubbed(self, text: str, limit: int = 300) -> str:
+        """An endpoint's words on one line, without the key (or anything like one)."""
+        return scrub_secrets(" ".join(text.split()), self._api_key)[:limit]
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
