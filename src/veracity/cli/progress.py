@@ -22,6 +22,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from veracity.judges.chat.batching import BatchStatus
 from veracity.types import ResultRecord, Usage
 
 
@@ -96,6 +97,7 @@ class RunProgress(AbstractContextManager["RunProgress"]):
             TextColumn("ETA"),
             _EtaColumn(self.eta),
             TextColumn("{task.fields[spent]}"),
+            TextColumn("{task.fields[batch]}"),
             console=console,
             transient=True,
             disable=not self.enabled,
@@ -103,7 +105,7 @@ class RunProgress(AbstractContextManager["RunProgress"]):
         )
         # A resumed run starts where the last attempt stopped: its done results are not
         # redone, so they count as completed and stay out of the ETA's pace.
-        self._task = self._progress.add_task("run", total=total, completed=done, spent="")
+        self._task = self._progress.add_task("run", total=total, completed=done, spent="", batch="")
 
     def __enter__(self) -> RunProgress:
         self._progress.start()
@@ -126,3 +128,13 @@ class RunProgress(AbstractContextManager["RunProgress"]):
         tokens = self.usage.input_tokens + self.usage.output_tokens
         spent = f"{self.usage.calls} calls · {tokens:,} tokens · ${self.cost:.4f}"
         self._progress.update(self._task, advance=1, spent=spent)
+
+    def batch(self, status: BatchStatus) -> None:
+        """A batch run's latest look at a batch: its phase, status and counts."""
+        if not self.enabled:
+            return
+        state = status.state
+        shown = f"· phase {status.phase}: {state.status} {state.done}/{state.total}"
+        if state.failed:
+            shown += f", {state.failed} failed"
+        self._progress.update(self._task, batch=shown)

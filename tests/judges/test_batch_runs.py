@@ -1,0 +1,130 @@
+"""``batch=True``: the judge's calls through the fake server's batch APIs, on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from veracity import evaluate
+from veracity.evaluation.batching import BatchUnavailableError
+from veracity.judges import JudgeFatalError
+from veracity.judges.chat.batching import BatchSettings, BatchStatus
+from veracity.testing import FakeLLMServer, synthetic_samples
+from veracity.types import ResultRecord
+
+METRICS = ["faithfulness", "context_precision", "answer_relevance"]
+FAST = BatchSettings(poll_s=0.02, quiet_s=0.05)
+
+
+def _samples(n: int = 5) -> list[Any]:
+    return list(synthetic_samples(n, seed=3))
+
+
+def _run(server: FakeLLMServer, judge: str, out: Path, **options: Any) -> list[ResultRecord]:
+    base_url = server.anthropic_base_url if judge.startswith("anthropic") else server.base_url
+    result = evaluate(
+        _samples(), METRICS, judge, base_url=base_url, out=out, embedder=None, **options
+    )
+    return list(result.results)
+
+
+def _essence(records: list[ResultRecord]) -> list[tuple[Any, ...]]:
+    return [
+        (r.sample_id, r.metric, r.iteration, r.status, r.score, r.usage.input_tokens,
+         r.usage.output_tokens, r.usage.calls)
+        for r in records
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("judge", ["openai/gpt-4o-mini", "anthropic/claude-haiku-4-5"])
+def test_a_batch_run_equals_a_live_run_at_half_the_cost(tmp_path: Path, judge: str) -> None:
+    with FakeLLMServer() as server:
+        live = _run(server, judge, tmp_path / "live", cache=False)
+        assert server.batches_created == 0
+        live_completions = server.stats.completions
+        server.reset_stats()
+        seen: list[BatchStatus] = []
+        batched = _run(
+            server,
+            judge,
+            tmp_path / "batch",
+            cache=False,
+            batch=BatchSettings(poll_s=0.02, quiet_s=0.05, on_status=seen.append),
+        )
+        # Extraction and the independent questions in one phase, verifications in the next.
+        assert server.batches_created == 2
+        assert server.stats.completions == live_completions
+    assert _essence(batched) == _essence(live)
+    assert all(r.status == "scored" for r in batched)
+    for b, a in zip(batched, live, strict=True):
+        assert b.cost_usd == pytest.approx((a.cost_usd or 0) / 2)
+    ended = [s for s in seen if s.state.ended]
+    assert [s.phase for s in ended] == [1, 2]
+    assert all(s.state.done == s.state.total > 0 for s in ended)
+    # Every batch answered: the ledger has served its purpose.
+    assert not (tmp_path / "batch" / "batches.sqlite3").exists()
+
+
+def test_a_finished_batch_run_run_again_makes_no_call(tmp_path: Path) -> None:
+    with FakeLLMServer() as server:
+        first = _run(server, "openai/gpt-4o-mini", tmp_path / "a", batch=FAST)
+        server.reset_stats()
+        again = _run(server, "openai/gpt-4o-mini", tmp_path / "b", batch=FAST)
+        assert (server.batches_created, server.stats.requests) == (0, 0)
+    assert [r.score for r in again] == [r.score for r in first]
+    assert all(r.usage.calls == 0 and r.usage.cached_calls > 0 for r in again)
+
+
+@pytest.mark.parametrize("judge", ["openai/gpt-4o-mini", "anthropic/claude-haiku-4-5"])
+def test_an_expired_batch_sends_again_only_what_it_did_not_answer(
+    tmp_path: Path, judge: str
+) -> None:
+    with FakeLLMServer() as server:
+        live = _run(server, judge, tmp_path / "live", cache=False)
+        live_completions = server.stats.completions
+        server.reset_stats()
+        server.batches.expire = 1  # the first batch answers half its requests, then expires
+        batched = _run(server, judge, tmp_path / "batch", cache=False, batch=FAST)
+        # The unanswered half in a batch of its own, then the verifications.
+        assert server.batches_created == 3
+        assert server.stats.completions == live_completions  # nothing answered twice
+    assert _essence(batched) == _essence(live)
+
+
+SECRET = "sk-test-batch-secret-0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    ("judge", "key_env"),
+    [("openai/gpt-4o-mini", "OPENAI_API_KEY"), ("anthropic/claude-haiku-4-5", "ANTHROPIC_API_KEY")],
+)
+def test_requests_that_fail_in_a_batch_are_judge_errors_for_their_items_only(
+    tmp_path: Path, judge: str, key_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(key_env, SECRET)
+    with FakeLLMServer(api_key=SECRET) as server:
+        server.batches.fail_every = 4
+        records = _run(server, judge, tmp_path / "run", cache=False, batch=FAST)
+    errors = [r for r in records if r.status == "judge_error"]
+    scored = [r for r in records if r.status == "scored"]
+    assert errors and scored
+    for record in errors:
+        assert "Injected batch request failure" in (record.reason or "")
+        assert SECRET not in record.model_dump_json()
+
+
+def test_an_endpoint_without_a_batch_api_stops_the_run_saying_so(tmp_path: Path) -> None:
+    with FakeLLMServer() as server:
+        server.batches.available = False
+        with pytest.raises(JudgeFatalError, match=r"cannot create a batch at .*without --batch"):
+            _run(server, "openai/gpt-4o-mini", tmp_path / "run", batch=FAST)
+
+
+def test_a_judge_without_a_batch_api_is_refused(tmp_path: Path) -> None:
+    from veracity.judges import LLMJudge
+    from veracity.judges.chat import ScriptedChat
+
+    with pytest.raises(BatchUnavailableError, match="no batch API"):
+        evaluate(_samples(1), METRICS, LLMJudge(ScriptedChat()), embedder=None, batch=True)
