@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -9,8 +11,10 @@ import pytest
 
 from veracity import evaluate
 from veracity.evaluation.batching import BatchUnavailableError
-from veracity.judges import JudgeFatalError
-from veracity.judges.chat.batching import BatchSettings, BatchStatus
+from veracity.judges import JudgeFatalError, LLMJudge
+from veracity.judges.chat import OpenAIChat
+from veracity.judges.chat.batch_api import OpenAIBatches
+from veracity.judges.chat.batching import BatchingChat, BatchSettings, BatchStatus
 from veracity.testing import FakeLLMServer, synthetic_samples
 from veracity.types import ResultRecord
 
@@ -106,6 +110,8 @@ def test_requests_that_fail_in_a_batch_are_judge_errors_for_their_items_only(
     monkeypatch.setenv(key_env, SECRET)
     with FakeLLMServer(api_key=SECRET) as server:
         server.batches.fail_every = 4
+        # Endpoints echo what they were sent: the key must not reach a result.
+        server.batches.fail_message = f"Injected batch request failure (key {SECRET})."
         records = _run(server, judge, tmp_path / "run", cache=False, batch=FAST)
     errors = [r for r in records if r.status == "judge_error"]
     scored = [r for r in records if r.status == "scored"]
@@ -123,8 +129,40 @@ def test_an_endpoint_without_a_batch_api_stops_the_run_saying_so(tmp_path: Path)
 
 
 def test_a_judge_without_a_batch_api_is_refused(tmp_path: Path) -> None:
-    from veracity.judges import LLMJudge
     from veracity.judges.chat import ScriptedChat
 
     with pytest.raises(BatchUnavailableError, match="no batch API"):
         evaluate(_samples(1), METRICS, LLMJudge(ScriptedChat()), embedder=None, batch=True)
+
+
+@pytest.mark.parametrize(("limit", "value"), [("max_requests", 2), ("max_bytes", 5_000)])
+async def test_a_phase_over_the_providers_limits_goes_in_several_batches(
+    tmp_path: Path, limit: str, value: int
+) -> None:
+    with FakeLLMServer() as server:
+        chat = OpenAIChat("gpt-4o-mini", base_url=server.base_url, api_key="test")
+        api = OpenAIBatches(chat)
+        setattr(api, limit, value)
+        submitted: list[list[bytes]] = []
+        submit = api.submit
+
+        async def recorded(lines: Sequence[bytes]) -> str:
+            submitted.append(list(lines))
+            return await submit(lines)
+
+        api.submit = recorded  # type: ignore[method-assign]
+        judge = LLMJudge(BatchingChat(chat, api, ledger_path=tmp_path / "b.sqlite3", settings=FAST))
+        try:
+            outcomes = await asyncio.gather(
+                *(judge.extract_claims(s.question, s.answer, iteration=0) for s in _samples())
+            )
+        finally:
+            await judge.aclose()
+        assert server.stats.completions == 5
+    assert all(o.value for o in outcomes)
+    # One phase of five extractions (about 2 kB a line), in batches within the limit.
+    assert len(submitted) == 3
+    assert sum(map(len, submitted)) == 5
+    for lines in submitted:
+        assert len(lines) <= api.max_requests
+        assert sum(len(line) + 1 for line in lines) <= api.max_bytes

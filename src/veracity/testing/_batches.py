@@ -36,13 +36,14 @@ class BatchBehaviour:
     """How the fake's batches behave (change it between or during runs).
 
     ``delay_s``: how long a batch takes. ``fail_every``: every n-th request of each batch
-    fails (0: none). ``expire``: the next that many batches expire with only their first
+    fails (0: none), with ``fail_message``. ``expire``: the next that many batches expire with only their first
     half of requests answered. ``available``: without, the batch endpoints answer 404, as
     a server with no batch API does.
     """
 
     delay_s: float = 0.0
     fail_every: int = 0
+    fail_message: str = FAILED_MESSAGE
     expire: int = 0
     available: bool = True
 
@@ -252,7 +253,7 @@ class FakeBatches:
                 counts[kind] += 1
                 continue
             if every and (index + 1) % every == 0:
-                status, reply = 500, error_body(batch.api, 500, FAILED_MESSAGE)
+                status, reply = 500, error_body(batch.api, 500, self.behaviour.fail_message)
             else:
                 status, reply = self.answer(batch.api, body)
             results[custom_id] = _answered(batch.api, custom_id, status, reply)
