@@ -95,4 +95,4 @@ def test_estimate_shows_the_live_and_the_batch_cost(tmp_path: Path) -> None:
     live, batch = (float(part.split("$")[1].split()[0]) for part in line.split("·"))
     assert "with --batch" in line
     assert live > 0 and abs(batch - live / 2) <= 0.0001
-    assert "within 24 h" in done.stdout
+    assert "up to 24 h a phase" in done.stdout

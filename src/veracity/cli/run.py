@@ -378,7 +378,7 @@ def estimate(
         out_console.print(f"  cost            {cost}", highlight=False)
     if settings.batch:
         out_console.print(
-            "  time            batches answer within 24 h (often minutes), phase by phase",
+            "  time            up to 24 h a phase (the providers' window; often far less)",
             highlight=False,
         )
     elif settings.rpm:

@@ -36,9 +36,9 @@ class BatchBehaviour:
     """How the fake's batches behave (change it between or during runs).
 
     ``delay_s``: how long a batch takes. ``fail_every``: every n-th request of each batch
-    fails (0: none), with ``fail_message``. ``expire``: the next that many batches expire with only their first
-    half of requests answered. ``available``: without, the batch endpoints answer 404, as
-    a server with no batch API does.
+    fails (0: none), with ``fail_message``. ``expire``: the next that many batches expire
+    with only their first half of requests answered. ``available``: without, the batch
+    endpoints answer 404, as a server with no batch API does.
     """
 
     delay_s: float = 0.0
