@@ -166,3 +166,23 @@ async def test_a_phase_over_the_providers_limits_goes_in_several_batches(
     for lines in submitted:
         assert len(lines) <= api.max_requests
         assert sum(len(line) + 1 for line in lines) <= api.max_bytes
+
+
+def test_an_option_the_endpoint_refuses_is_dropped_and_the_phase_sent_again(
+    tmp_path: Path,
+) -> None:
+    judge = "openai/gpt-4o-mini"
+    with FakeLLMServer(supports_json_schema=False) as server:
+        live = _run(server, judge, tmp_path / "live", cache=False)
+        server.reset_stats()
+        result = evaluate(
+            _samples(), METRICS, judge, base_url=server.base_url, out=tmp_path / "batch",
+            embedder=None, cache=False, batch=FAST,
+        )  # fmt: skip
+        # The first phase refused as a whole (json_schema), sent again as json_object_schema.
+        assert server.batches_created == 3
+    assert [r.status for r in result.results] == [r.status for r in live]
+    assert [r.score for r in result.results] == [r.score for r in live]
+    judge_now = result.manifest["judge"]
+    assert judge_now["structured_output"] == "json_object_schema"
+    assert "rejected json_schema" in judge_now["negotiation"][0]

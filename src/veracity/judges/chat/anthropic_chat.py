@@ -29,6 +29,7 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
     provider = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
     base_url_env = "ANTHROPIC_BASE_URL"
+    option_words = _OPTION_WORDS
 
     def __init__(self, model: str, **options: Unpack[ChatOptions]) -> None:
         # Current Messages API models fix their own sampling: there is no temperature.
@@ -52,7 +53,7 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
             public_url(self.base_url),
             self._api_key,
         )
-        return as_rejection(kind, _OPTION_WORDS)
+        return as_rejection(kind, self.option_words)
 
     def request_params(
         self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec

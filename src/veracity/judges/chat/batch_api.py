@@ -37,9 +37,11 @@ class BatchState:
 
 @dataclass(frozen=True, slots=True)
 class Failed:
-    """A request of a batch that the provider answered with an error."""
+    """A request of a batch that the provider answered with an error (``status``: its
+    HTTP status, where known)."""
 
     message: str
+    status: int | None = None
 
 
 # What a batch gives for a request: a reply, an error, or nothing (expired or cancelled
@@ -149,7 +151,7 @@ class OpenAIBatches:
                 status = response.get("status_code")
                 text = message or error.get("message") or "no reply"
                 prefix = f"HTTP {status}: " if status else ""
-                found[line["custom_id"]] = Failed(prefix + self.chat.scrubbed(text))
+                found[line["custom_id"]] = Failed(prefix + self.chat.scrubbed(text), status)
         return found
 
 
@@ -209,7 +211,9 @@ class AnthropicBatches:
             elif result.type == "errored":
                 error = result.error.error
                 text = f"{error.type}: {error.message}"
-                found[item.custom_id] = Failed(self.chat.scrubbed(text))
+                # A batch result carries no HTTP status; this error type is a 400's.
+                status = 400 if error.type == "invalid_request_error" else None
+                found[item.custom_id] = Failed(self.chat.scrubbed(text), status)
             # canceled or expired: never tried, sent again
         return found
 

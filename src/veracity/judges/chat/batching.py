@@ -24,7 +24,7 @@ from veracity.judges.chat.base import ChatReply
 from veracity.judges.chat.batch_api import BatchApi, BatchState, Failed, Outcome
 from veracity.judges.chat.batch_ledger import BatchLedger
 from veracity.judges.chat.cache import cache_key
-from veracity.judges.chat.sdk import SDKChat
+from veracity.judges.chat.sdk import RequestOptions, SDKChat
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError, JudgeFatalError
 
@@ -55,6 +55,11 @@ class BatchSettings:
 
 @dataclass(slots=True)
 class _Request:
+    """A call waiting for its reply: what it asks, with the options it was sent with."""
+
+    messages: Sequence[ChatMessage]
+    output: OutputSpec
+    options: RequestOptions
     line: bytes
     future: asyncio.Future[ChatReply]
 
@@ -123,7 +128,8 @@ class BatchingChat:
         request = self._waiting.get(key)
         if request is None:
             future = asyncio.get_running_loop().create_future()
-            request = _Request(self.api.line(key, messages, output), future)
+            line = self.api.line(key, messages, output)
+            request = _Request(messages, output, self.model.options, line, future)
             self._waiting[key] = request
             self._route(key, request)
         # Shielded: one caller giving up does not take the answer from another.
@@ -234,6 +240,7 @@ class BatchingChat:
     def _settle(self, outcomes: Mapping[str, Outcome]) -> None:
         """Hand each outcome to whoever waits for it; keep the others for later askers."""
         delivered = []
+        resent: list[tuple[str, _Request]] = []
         for key, outcome in outcomes.items():
             request = self._waiting.pop(key, None)
             if request is None:
@@ -244,10 +251,24 @@ class BatchingChat:
             if request.future.done():
                 continue
             if isinstance(outcome, Failed):
+                if self._stepped_down(request, outcome):
+                    resent.append((key, request))
+                    continue
                 request.future.set_exception(CallFailedError(outcome.message))
             else:
                 request.future.set_result(outcome)
         self.ledger().settle(delivered)
+        for key, request in resent:  # in the next phase, without what the endpoint refused
+            request.options = self.model.options
+            request.line = self.api.line(key, request.messages, request.output)
+            self._waiting[key] = request
+            self._route(key, request)
+
+    def _stepped_down(self, request: _Request, failure: Failed) -> bool:
+        """Whether ``failure`` refused an option of the request that the model has now
+        dropped (as a live call's rejection would make it): then it is sent again."""
+        rejected = self.model.rejection(failure.status, failure.message)
+        return rejected is not None and self.model.step_down(request.options, rejected)
 
     def _fail(self, keys: Sequence[str], exc: Exception) -> None:
         for key in keys:

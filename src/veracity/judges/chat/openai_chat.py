@@ -36,6 +36,7 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
     provider = "openai"
     key_env = "OPENAI_API_KEY"
     base_url_env = "OPENAI_BASE_URL"
+    option_words = _OPTION_WORDS
 
     def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
         import openai
@@ -57,7 +58,7 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
             public_url(self.base_url),
             self._api_key,
         )
-        return as_rejection(kind, _OPTION_WORDS)
+        return as_rejection(kind, self.option_words)
 
     def request_params(
         self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec

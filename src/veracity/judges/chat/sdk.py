@@ -110,6 +110,8 @@ class SDKChat(Generic[ClientT]):
     provider: str = ""
     key_env: str = ""
     base_url_env: str = ""
+    # What an error message names when it is about an option, by the option to drop.
+    option_words: Sequence[tuple[str, tuple[str, ...]]] = ()
 
     def __init__(
         self,
@@ -194,6 +196,19 @@ class SDKChat(Generic[ClientT]):
             self.notes = [str(note) for note in state["notes"]]
         except (KeyError, TypeError):
             return  # a record of another version: negotiate afresh
+
+    def rejection(self, status: int | None, message: str) -> OptionRejectedError | None:
+        """The endpoint's error (``status``, ``message``) as the rejection of an option,
+        if it is one (a batch's requests fail one by one, not as a raised error)."""
+        kind = ErrorClass(retryable=False, fatal=False, message=message, status=status)
+        option = as_rejection(kind, self.option_words)
+        if option is None or option.rejected_option is None:
+            return None
+        return OptionRejectedError(message, option.rejected_option)
+
+    def step_down(self, tried: RequestOptions, exc: OptionRejectedError) -> bool:
+        """Drop what the endpoint rejected; ``False`` when there is nothing left to drop."""
+        return self._step_down(tried, exc)
 
     def _step_down(self, tried: RequestOptions, exc: OptionRejectedError) -> bool:
         """Drop what the endpoint rejected; ``False`` when there is nothing left to drop."""
