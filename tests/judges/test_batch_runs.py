@@ -186,3 +186,37 @@ def test_an_option_the_endpoint_refuses_is_dropped_and_the_phase_sent_again(
     judge_now = result.manifest["judge"]
     assert judge_now["structured_output"] == "json_object_schema"
     assert "rejected json_schema" in judge_now["negotiation"][0]
+
+
+@pytest.mark.parametrize("judge", ["openai/gpt-4o-mini", "anthropic/claude-haiku-4-5"])
+async def test_a_run_stopped_while_waiting_polls_the_same_batch_when_resumed(
+    tmp_path: Path, judge: str
+) -> None:
+    from veracity.evaluation import aevaluate
+
+    with FakeLLMServer() as server:
+        live = _run(server, judge, tmp_path / "live", cache=False)
+        server.reset_stats()
+        base_url = server.anthropic_base_url if judge.startswith("anthropic") else server.base_url
+        out = tmp_path / "batch"
+
+        def attempt() -> Any:
+            return aevaluate(
+                _samples(), METRICS, judge, base_url=base_url, out=out, embedder=None,
+                cache=False, batch=FAST,
+            )  # fmt: skip
+
+        server.batches.delay_s = 1.0
+        first = asyncio.ensure_future(attempt())
+        while server.batches_created == 0:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)  # waiting on the batch now
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        assert (out / "batches.sqlite3").exists()
+        server.batches.delay_s = 0.0
+        resumed = await attempt()
+        assert server.batches_created == 2  # the first phase's batch polled, not sent again
+    assert _essence(list(resumed.results)) == _essence(live)
+    assert resumed.manifest["attempts"][0]["status"] == "interrupted"
