@@ -13,7 +13,7 @@ from veracity import evaluate
 from veracity.evaluation.batching import BatchUnavailableError
 from veracity.judges import JudgeFatalError, LLMJudge
 from veracity.judges.chat import OpenAIChat
-from veracity.judges.chat.batch_api import OpenAIBatches
+from veracity.judges.chat.batch_api import BatchState, OpenAIBatches
 from veracity.judges.chat.batching import BatchingChat, BatchSettings, BatchStatus
 from veracity.testing import FakeLLMServer, synthetic_samples
 from veracity.types import ResultRecord
@@ -220,3 +220,44 @@ async def test_a_run_stopped_while_waiting_polls_the_same_batch_when_resumed(
         assert server.batches_created == 2  # the first phase's batch polled, not sent again
     assert _essence(list(resumed.results)) == _essence(live)
     assert resumed.manifest["attempts"][0]["status"] == "interrupted"
+
+
+async def test_polling_backs_off_to_twenty_times_the_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class SlowBatches:
+        max_requests, max_bytes = 10, 10_000
+
+        def __init__(self) -> None:
+            self.looks = 0
+
+        def line(self, custom_id: str, messages: Sequence[Any], output: Any) -> bytes:
+            return custom_id.encode()
+
+        async def submit(self, lines: Sequence[bytes]) -> str:
+            return "batch_1"
+
+        async def state(self, batch_id: str) -> BatchState:
+            self.looks += 1
+            return BatchState("in_progress", ended=self.looks > 12)
+
+        async def results(self, batch_id: str, latency_s: float) -> dict[str, Any]:
+            return {}
+
+    waits: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        await real_sleep(0)
+
+    chat = OpenAIChat("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key="test")
+    batching = BatchingChat(
+        chat, SlowBatches(), ledger_path=None, settings=BatchSettings(poll_s=1.0, quiet_s=0.0)
+    )
+    monkeypatch.setattr("veracity.judges.chat.batching.asyncio.sleep", sleep)
+    batching._poll("batch_1", 1)
+    await batching._polling["batch_1"]
+    await batching.aclose()
+    assert waits[:4] == [1.0, 1.5, 2.25, 3.375]
+    assert max(waits) == 20.0 and len(waits) == 12

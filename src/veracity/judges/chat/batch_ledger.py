@@ -55,6 +55,10 @@ class BatchLedger:
         found = row.fetchone()
         return time.time() if found is None else float(found[0])
 
+    def phase_of(self, batch_id: str) -> int:
+        row = self._db.execute("SELECT phase FROM batches WHERE id = ?", (batch_id,)).fetchone()
+        return 0 if row is None else int(row[0])
+
     def phase(self) -> int:
         """The last phase recorded (0: none)."""
         (phase,) = self._db.execute("SELECT COALESCE(MAX(phase), 0) FROM batches").fetchone()

@@ -142,8 +142,8 @@ class BatchingChat:
                 self._settle({key: self._ready.pop(key)})
                 return
             batch_id = self.ledger().batch_of(key)
-            if batch_id is not None:
-                self._poll(batch_id, self._phase)
+            if batch_id is not None:  # sent by an earlier attempt: wait for it again
+                self._poll(batch_id, self.ledger().phase_of(batch_id))
                 return
         self._queue[key] = request
         self._last_queued = time.monotonic()
