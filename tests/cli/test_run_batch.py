@@ -96,3 +96,10 @@ def test_estimate_shows_the_live_and_the_batch_cost(tmp_path: Path) -> None:
     assert "with --batch" in line
     assert live > 0 and abs(batch - live / 2) <= 0.0001
     assert "up to 24 h a phase" in done.stdout
+
+
+def test_batch_with_a_judge_that_has_no_batch_api_exits_2(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data.jsonl", 2)
+    estimated = veracity("estimate", str(dataset), "--judge", "offline", "--batch")
+    assert estimated.returncode == 2
+    assert "--batch needs an openai/MODEL or anthropic/MODEL judge" in estimated.stderr

@@ -62,7 +62,7 @@ from veracity.report.html import write_report
 from veracity.runner import ExecutorError
 from veracity.runner.estimate import estimate_run
 from veracity.store import DATABASE, MANIFEST, REPORT, RESULTS, RunDirectoryError, results_done
-from veracity.transport.pricing import batch_price, find_price
+from veracity.transport.pricing import BATCH_DISCOUNT, batch_price, find_price
 from veracity.types import Sample, Usage
 
 MAX_SHOWN = 20
@@ -335,6 +335,8 @@ def estimate(
         chosen = _metrics(settings)
     except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:
         raise fail(str(exc)) from exc
+    if settings.batch and settings.judge.partition("/")[0] not in BATCH_DISCOUNT:
+        raise fail(f"--batch needs an openai/MODEL or anthropic/MODEL judge, not {settings.judge}")
     has_embedder = settings.embedder is not None and (
         settings.embedder != "auto" or local_embedder_available()
     )
