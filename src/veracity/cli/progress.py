@@ -85,6 +85,8 @@ class RunProgress(AbstractContextManager["RunProgress"]):
         done: int = 0,
     ) -> None:
         self.enabled = console.is_terminal
+        self._console = console
+        self._batches: dict[str, str] = {}  # what each batch last showed
         self.usage = Usage()
         self.cost = 0.0
         self.eta = SteadyEta()
@@ -130,11 +132,14 @@ class RunProgress(AbstractContextManager["RunProgress"]):
         self._progress.update(self._task, advance=1, spent=spent)
 
     def batch(self, status: BatchStatus) -> None:
-        """A batch run's latest look at a batch: its phase, status and counts."""
-        if not self.enabled:
-            return
+        """A batch run's latest look at a batch: its phase, status and counts. Off a
+        terminal (a nightly job's log) each change is a line: batches take hours."""
         state = status.state
-        shown = f"· phase {status.phase}: {state.status} {state.done}/{state.total}"
+        shown = f"phase {status.phase}: {state.status} {state.done}/{state.total}"
         if state.failed:
             shown += f", {state.failed} failed"
-        self._progress.update(self._task, batch=shown)
+        if self.enabled:
+            self._progress.update(self._task, batch=f"· {shown}")
+        elif self._batches.get(status.batch_id) != shown:
+            self._batches[status.batch_id] = shown
+            self._console.print(f"batch {status.batch_id}, {shown}", highlight=False)
