@@ -261,3 +261,15 @@ async def test_polling_backs_off_to_twenty_times_the_interval(
     await batching.aclose()
     assert waits[:4] == [1.0, 1.5, 2.25, 3.375]
     assert max(waits) == 20.0 and len(waits) == 12
+
+
+def test_a_batch_the_provider_refuses_whole_stops_the_run_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    with FakeLLMServer() as server:
+        server.batches.refuse = "Enqueued token limit reached for gpt-4o-mini."
+        with pytest.raises(JudgeFatalError, match=r"failed: Enqueued token limit reached"):
+            _run(server, "openai/gpt-4o-mini", tmp_path / "run", batch=FAST)
+    manifest = (tmp_path / "run" / "run.json").read_text()
+    assert "Enqueued token limit reached" in manifest
+    assert (tmp_path / "run" / "batches.sqlite3").exists()  # kept: the run did not complete

@@ -37,14 +37,17 @@ class BatchBehaviour:
 
     ``delay_s``: how long a batch takes. ``fail_every``: every n-th request of each batch
     fails (0: none), with ``fail_message``. ``expire``: the next that many batches expire
-    with only their first half of requests answered. ``available``: without, the batch
-    endpoints answer 404, as a server with no batch API does.
+    with only their first half of requests answered. ``refuse``: OpenAI batches fail
+    validation with this message (as one over the organisation's queued-token limit
+    does). ``available``: without, the batch endpoints answer 404, as a server with no
+    batch API does.
     """
 
     delay_s: float = 0.0
     fail_every: int = 0
     fail_message: str = FAILED_MESSAGE
     expire: int = 0
+    refuse: str | None = None
     available: bool = True
 
 
@@ -58,6 +61,7 @@ class _Batch:
     input_file_id: str = ""
     expires: bool = False
     cancelled: bool = False
+    refused: str | None = None
     # custom_id → the result line, once answered.
     results: dict[str, dict[str, Any]] | None = None
     output_file_id: str | None = None
@@ -140,6 +144,13 @@ class FakeBatches:
         return 200, dumps(_file_object(file_id, "batch_input.jsonl", len(fields["file"])))
 
     def _openai_batch(self, batch: _Batch) -> dict[str, Any]:
+        if batch.refused is not None:
+            error = {"code": "token_limit_exceeded", "message": batch.refused, "line": None}
+            return {
+                **self._openai_fields(batch),
+                "status": "failed",
+                "errors": {"object": "list", "data": [error]},
+            }
         status: str = self._status(batch)
         if status == "ended":
             status = "cancelled" if batch.cancelled else "expired" if batch.expires else "completed"
@@ -147,13 +158,8 @@ class FakeBatches:
             status = "cancelling"
         counts = batch.counts
         return {
-            "id": batch.id,
-            "object": "batch",
-            "endpoint": "/v1/chat/completions",
-            "input_file_id": batch.input_file_id,
-            "completion_window": "24h",
+            **self._openai_fields(batch),
             "status": status,
-            "created_at": int(batch.created),
             "output_file_id": batch.output_file_id,
             "error_file_id": batch.error_file_id,
             "request_counts": {
@@ -161,6 +167,17 @@ class FakeBatches:
                 "completed": counts.get("succeeded", 0),
                 "failed": len(batch.requests) - counts.get("succeeded", 0) if counts else 0,
             },
+        }
+
+    @staticmethod
+    def _openai_fields(batch: _Batch) -> dict[str, Any]:
+        return {
+            "id": batch.id,
+            "object": "batch",
+            "endpoint": "/v1/chat/completions",
+            "input_file_id": batch.input_file_id,
+            "completion_window": "24h",
+            "created_at": int(batch.created),
         }
 
     # ------------------------------------------------------------------ Anthropic
@@ -223,6 +240,7 @@ class FakeBatches:
             time.time(),
             self.behaviour.delay_s,
         )
+        batch.refused = self.behaviour.refuse if api == "openai" else None
         if self.behaviour.expire > 0:
             self.behaviour.expire -= 1
             batch.expires = True
