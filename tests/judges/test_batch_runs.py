@@ -270,6 +270,10 @@ def test_a_batch_the_provider_refuses_whole_stops_the_run_with_its_reason(
         server.batches.refuse = "Enqueued token limit reached for gpt-4o-mini."
         with pytest.raises(JudgeFatalError, match=r"failed: Enqueued token limit reached"):
             _run(server, "openai/gpt-4o-mini", tmp_path / "run", batch=FAST)
-    manifest = (tmp_path / "run" / "run.json").read_text()
-    assert "Enqueued token limit reached" in manifest
-    assert (tmp_path / "run" / "batches.sqlite3").exists()  # kept: the run did not complete
+        manifest = (tmp_path / "run" / "run.json").read_text()
+        assert "Enqueued token limit reached" in manifest
+        # Run again once the cap allows: the refused batch is not waited for, but sent anew.
+        server.batches.refuse = None
+        records = _run(server, "openai/gpt-4o-mini", tmp_path / "run", batch=FAST)
+        assert server.batches_created == 3
+    assert all(r.status == "scored" for r in records)

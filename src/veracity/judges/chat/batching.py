@@ -208,6 +208,7 @@ class BatchingChat:
         try:
             state = await self._until_ended(batch_id, phase)
             if state.error is not None:
+                self.ledger().settle(keys)  # nothing to wait for: a re-run sends them anew
                 raise JudgeFatalError(f"batch {batch_id} failed: {state.error}")
             latency = time.time() - self.ledger().submitted_at(batch_id)
             outcomes = await self.api.results(batch_id, latency)
