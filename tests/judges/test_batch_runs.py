@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -277,3 +278,33 @@ def test_a_batch_the_provider_refuses_whole_stops_the_run_with_its_reason(
         records = _run(server, "openai/gpt-4o-mini", tmp_path / "run", batch=FAST)
         assert server.batches_created == 3
     assert all(r.status == "scored" for r in records)
+
+
+async def test_a_recorded_batch_the_endpoint_does_not_know_is_sent_anew(tmp_path: Path) -> None:
+    from veracity.evaluation import aevaluate
+
+    judge, out = "openai/gpt-4o-mini", tmp_path / "batch"
+    with FakeLLMServer() as server:
+
+        def attempt() -> Any:
+            return aevaluate(
+                _samples(), METRICS, judge, base_url=server.base_url, out=out, embedder=None,
+                cache=False, batch=FAST,
+            )  # fmt: skip
+
+        server.batches.delay_s = 1.0
+        first = asyncio.ensure_future(attempt())
+        while server.batches_created == 0:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        # As if the provider had deleted it (or the key belongs to another organisation).
+        with sqlite3.connect(out / "batches.sqlite3") as db:
+            db.execute("UPDATE requests SET batch_id = 'batch_gone'")
+            db.execute("UPDATE batches SET id = 'batch_gone'")
+        server.batches.delay_s = 0.0
+        resumed = await attempt()
+        assert server.batches_created == 3  # the lost one, its requests again, the verdicts
+    assert all(r.status == "scored" for r in resumed.results)

@@ -205,31 +205,38 @@ class BatchingChat:
 
     async def _wait_for(self, batch_id: str, phase: int) -> None:
         keys = self.ledger().keys_of(batch_id)
+        outcomes: dict[str, Outcome] = {}
         try:
             state = await self._until_ended(batch_id, phase)
-            if state.error is not None:
+            if state is not None and state.error is not None:
                 self.ledger().settle(keys)  # nothing to wait for: a re-run sends them anew
                 raise JudgeFatalError(f"batch {batch_id} failed: {state.error}")
-            latency = time.time() - self.ledger().submitted_at(batch_id)
-            outcomes = await self.api.results(batch_id, latency)
+            if state is not None:  # else the endpoint does not know it (any more): sent anew
+                latency = time.time() - self.ledger().submitted_at(batch_id)
+                outcomes = await self.api.results(batch_id, latency)
         except Exception as exc:  # told to whoever waits (a task's error would go unread)
             self._fail(keys, exc)
             return
         missing = [key for key in keys if key not in outcomes]
         self.ledger().settle(missing)
         self._settle(outcomes)
-        for key in missing:  # expired or cancelled before its turn: in the next phase
+        for key in missing:  # expired, cancelled or unknown: in the next phase
             request = self._waiting.get(key)
             if request is not None:
                 self._route(key, request)
 
-    async def _until_ended(self, batch_id: str, phase: int) -> BatchState:
+    async def _until_ended(self, batch_id: str, phase: int) -> BatchState | None:
+        """The batch once it has ended; ``None`` if the endpoint has no such batch."""
         interval = self.settings.poll_s
         while True:
             try:
                 state = await self.api.state(batch_id)
             except CallFailedError:
                 state = None  # the batch goes on without us: look again later
+            except JudgeFatalError as exc:
+                if str(exc).startswith("HTTP 404"):
+                    return None
+                raise
             if state is not None:
                 if self.settings.on_status is not None:
                     self.settings.on_status(BatchStatus(phase, batch_id, state))
