@@ -74,6 +74,8 @@ class VeracityConfig(BaseModel):
     abstention_phrases: tuple[str, ...] | None = None
     executor: Literal["local", "ray"] | None = None
     ray_address: str | None = None
+    batch: bool | None = None
+    batch_poll_s: float | None = None
 
     @model_validator(mode="after")
     def _named_by_key(self) -> VeracityConfig:
@@ -171,6 +173,8 @@ class _FileSpec(_Spec):
     )
     executor: Literal["local", "ray"] | None = None
     ray_address: str | None = Field(default=None, min_length=1)
+    batch: bool | None = None
+    batch_poll_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
     @field_validator("cache_max_size")
     @classmethod

@@ -156,6 +156,14 @@ RayAddressOption = Annotated[
         help="The Ray cluster to join (default RAY_ADDRESS, else a local instance).",
     ),
 ]
+BatchOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--batch/--no-batch",
+        help="Send the judge's calls through the provider's batch API (openai/, anthropic/): "
+        "half price, answers within 24 h.",
+    ),
+]
 ConfigOption = Annotated[
     Path | None,
     # The bracket is escaped: help text is rich markup, where [tool.veracity] is a tag.
@@ -194,10 +202,13 @@ class RunSettings:
     max_error_rate: float
     executor: Executor = "local"
     ray_address: str | None = None
+    batch: bool = False
+    batch_poll_s: float = 30.0
 
     def describe(self) -> dict[str, Any]:
         return {
             "executor": self.executor,
+            "batch": self.batch,
             "concurrency": self.concurrency,
             "rpm": self.rpm,
             "timeout_s": self.timeout,
@@ -225,6 +236,7 @@ def settings_from(
     max_error_rate: float | None = None,
     executor: str | None = None,
     ray_address: str | None = None,
+    batch: bool | None = None,
 ) -> RunSettings:
     config = load_config(config_path)
     max_size = cache_max_size if cache_max_size is not None else config.cache_max_size
@@ -270,6 +282,8 @@ def settings_from(
         max_error_rate=DEFAULT_MAX_ERROR_RATE if error_rate is None else error_rate,
         executor=chosen_executor,
         ray_address=ray_address,
+        batch=batch if batch is not None else bool(config.batch),
+        batch_poll_s=config.batch_poll_s or 30.0,
     )
 
 

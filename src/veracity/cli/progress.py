@@ -22,6 +22,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from veracity.judges.chat.batching import BatchStatus
 from veracity.types import ResultRecord, Usage
 
 
@@ -84,6 +85,8 @@ class RunProgress(AbstractContextManager["RunProgress"]):
         done: int = 0,
     ) -> None:
         self.enabled = console.is_terminal
+        self._console = console
+        self._batches: dict[str, str] = {}  # what each batch last showed
         self.usage = Usage()
         self.cost = 0.0
         self.eta = SteadyEta()
@@ -96,6 +99,7 @@ class RunProgress(AbstractContextManager["RunProgress"]):
             TextColumn("ETA"),
             _EtaColumn(self.eta),
             TextColumn("{task.fields[spent]}"),
+            TextColumn("{task.fields[batch]}"),
             console=console,
             transient=True,
             disable=not self.enabled,
@@ -103,7 +107,7 @@ class RunProgress(AbstractContextManager["RunProgress"]):
         )
         # A resumed run starts where the last attempt stopped: its done results are not
         # redone, so they count as completed and stay out of the ETA's pace.
-        self._task = self._progress.add_task("run", total=total, completed=done, spent="")
+        self._task = self._progress.add_task("run", total=total, completed=done, spent="", batch="")
 
     def __enter__(self) -> RunProgress:
         self._progress.start()
@@ -126,3 +130,16 @@ class RunProgress(AbstractContextManager["RunProgress"]):
         tokens = self.usage.input_tokens + self.usage.output_tokens
         spent = f"{self.usage.calls} calls · {tokens:,} tokens · ${self.cost:.4f}"
         self._progress.update(self._task, advance=1, spent=spent)
+
+    def batch(self, status: BatchStatus) -> None:
+        """A batch run's latest look at a batch: its phase, status and counts. Off a
+        terminal (a nightly job's log) each change is a line: batches take hours."""
+        state = status.state
+        shown = f"phase {status.phase}: {state.status} {state.done}/{state.total}"
+        if state.failed:
+            shown += f", {state.failed} failed"
+        if self.enabled:
+            self._progress.update(self._task, batch=f"· {shown}")
+        elif self._batches.get(status.batch_id) != shown:
+            self._batches[status.batch_id] = shown
+            self._console.print(f"batch {status.batch_id}, {shown}", highlight=False)

@@ -14,6 +14,7 @@ from veracity.cli.common import (
     EXIT_JUDGE_ERRORS,
     EXIT_THRESHOLD,
     BaseUrl,
+    BatchOption,
     CacheMaxSize,
     Concurrency,
     ConfigOption,
@@ -51,7 +52,9 @@ from veracity.dataset import (
 from veracity.embeddings import MissingLocalModelError, ModelIntegrityError, ModelSpecError
 from veracity.embeddings.factory import local_embedder_available
 from veracity.evaluation import EvaluationResult, aevaluate
+from veracity.evaluation.batching import BatchUnavailableError
 from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
+from veracity.judges.chat.batching import BatchSettings
 from veracity.judges.chat.cache import ResponseCacheError
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
@@ -59,7 +62,7 @@ from veracity.report.html import write_report
 from veracity.runner import ExecutorError
 from veracity.runner.estimate import estimate_run
 from veracity.store import DATABASE, MANIFEST, REPORT, RESULTS, RunDirectoryError, results_done
-from veracity.transport.pricing import find_price
+from veracity.transport.pricing import BATCH_DISCOUNT, batch_price, find_price
 from veracity.types import Sample, Usage
 
 MAX_SHOWN = 20
@@ -191,6 +194,7 @@ def run(
     max_error_rate: MaxErrorRate = None,
     executor: ExecutorOption = None,
     ray_address: RayAddressOption = None,
+    batch: BatchOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Evaluate a dataset and write a run directory.
@@ -214,7 +218,7 @@ def run(
             cache=None if cache else False, cache_max_size=cache_max_size,
             prompt_budget=prompt_budget,
             truncate_contexts=truncate_contexts, max_error_rate=max_error_rate,
-            executor=executor, ray_address=ray_address,
+            executor=executor, ray_address=ray_address, batch=batch,
         )  # fmt: skip
         chosen = _metrics(settings)
         gates = _gates(settings, threshold or [], chosen)
@@ -265,6 +269,9 @@ def run(
                     max_error_rate=settings.max_error_rate,
                     executor=settings.executor,
                     ray_address=settings.ray_address,
+                    batch=BatchSettings(poll_s=settings.batch_poll_s, on_status=progress.batch)
+                    if settings.batch
+                    else False,
                 )
             )
     except KeyboardInterrupt as exc:
@@ -282,6 +289,7 @@ def run(
         ModelIntegrityError,
         ModelSpecError,
         ExecutorError,
+        BatchUnavailableError,
     ) as exc:
         raise fail(str(exc)) from exc
     except JudgeFatalError as exc:
@@ -313,6 +321,7 @@ def estimate(
     embedder: EmbedderOption = None,
     prompt_budget: PromptBudgetOption = None,
     truncate_contexts: TruncateContexts = None,
+    batch: BatchOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Predict the judge calls, tokens, cost and time of a run, making no call."""
@@ -321,11 +330,13 @@ def estimate(
         settings = settings_from(
             config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
             rpm=rpm, iterations=iterations, embedder=embedder, prompt_budget=prompt_budget,
-            truncate_contexts=truncate_contexts,
+            truncate_contexts=truncate_contexts, batch=batch,
         )  # fmt: skip
         chosen = _metrics(settings)
     except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:
         raise fail(str(exc)) from exc
+    if settings.batch and settings.judge.partition("/")[0] not in BATCH_DISCOUNT:
+        raise fail(f"--batch needs an openai/MODEL or anthropic/MODEL judge, not {settings.judge}")
     has_embedder = settings.embedder is not None and (
         settings.embedder != "auto" or local_embedder_available()
     )
@@ -362,8 +373,16 @@ def estimate(
         out_console.print(f"  cost            {unknown}", highlight=False)
     else:
         usage = Usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens)
-        cost = price.cost(usage)
-        out_console.print(f"  cost            ~${cost:.4f}", highlight=False)
-    if settings.rpm:
+        cost = f"~${price.cost(usage):.4f}"
+        batched = batch_price(settings.judge, settings.config.prices)
+        if settings.batch and batched is not None:
+            cost += f" live · ~${batched.cost(usage):.4f} with --batch"
+        out_console.print(f"  cost            {cost}", highlight=False)
+    if settings.batch:
+        out_console.print(
+            "  time            up to 24 h a phase (the providers' window; often far less)",
+            highlight=False,
+        )
+    elif settings.rpm:
         minutes = found.calls / settings.rpm
         out_console.print(f"  time at {settings.rpm:g} rpm  ≥ {minutes:.1f} min", highlight=False)

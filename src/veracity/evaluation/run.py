@@ -13,11 +13,13 @@ from typing import Any, Literal
 from veracity._version import __version__
 from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, dataset_fingerprint
 from veracity.embeddings import BertScorer, Embedder, make_bert_scorer, make_embedder
+from veracity.evaluation.batching import with_batching
 from veracity.evaluation.blocking import run_blocking
 from veracity.evaluation.inputs import Samples, items_from, row_count
 from veracity.evaluation.notebook import NotebookProgress, in_notebook
 from veracity.evaluation.result import EvaluationResult
 from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
+from veracity.judges.chat.batching import BatchSettings
 from veracity.judges.chat.cache import (
     SHARED_CACHE_ADVICE,
     CachedChat,
@@ -42,8 +44,8 @@ from veracity.report import (
     thresholds_from_settings,
 )
 from veracity.runner import metrics_runner
-from veracity.store import REPLIES, RunDirectory, timestamp
-from veracity.transport.pricing import Price, find_price
+from veracity.store import BATCHES, REPLIES, RunDirectory, timestamp
+from veracity.transport.pricing import Price, batch_price, find_price
 from veracity.types import ResultRecord, Rubric, Sample
 
 # What to do when the disk fails a run's own replies (the shared cache says its own).
@@ -99,6 +101,7 @@ async def aevaluate(
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
     executor: str = "local",
     ray_address: str | None = None,
+    batch: bool | BatchSettings = False,
 ) -> EvaluationResult:
     """Evaluate ``samples`` with ``metrics``: a dataset path, a list of dicts or samples, a
     pandas DataFrame or a Hugging Face ``datasets.Dataset`` (read a row at a time, with a
@@ -130,6 +133,10 @@ async def aevaluate(
     ``executor="ray"`` scores on a Ray cluster (``veracity[ray]``): the one at
     ``ray_address``, else ``RAY_ADDRESS``, else a local instance; the run directory, the
     cache and the limits are the same (``concurrency`` and ``rpm`` cluster-wide).
+    ``batch=True`` (or :class:`~veracity.judges.chat.batching.BatchSettings`) sends an
+    ``openai/`` or ``anthropic/`` judge's calls through the provider's batch API at batch
+    prices, phase by phase; with ``out``, a run killed while waiting polls its batches
+    again when resumed.
 
     Bad rows are left out and listed in the result's ``bad_rows``, with a
     :class:`~veracity.dataset.BadRowsWarning` giving their count; when no row is valid,
@@ -145,15 +152,18 @@ async def aevaluate(
     chosen = _resolved(metrics, rubrics)
     # Samples of a kind no row can be read from fail here, before any model is made.
     items, dataset_path = items_from(samples, column_map)
-    judge = _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts)
+    judge = with_batching(
+        _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts),
+        batch, out, executor,
+    )  # fmt: skip
     the_judge, shared = _with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
     models = _models(the_judge, chosen, embedder, bert_scorer, base_url, concurrency)
-    price = find_price(the_judge.name, prices)
+    price = (batch_price if batch else find_price)(the_judge.name, prices)
     read = _Counted(keep=keep_results)
 
     manifest = _manifest(models, chosen, price, dataset_path, {
         "iterations": iterations, "max_error_rate": max_error_rate, "executor": executor,
-        **(settings or {})
+        "batch": batch is not False, **(settings or {})
     })  # fmt: skip
     run_dir, models, own_replies = _open_run(out, manifest, judge, cache, models)
     arrived = _Arrivals(chosen)
@@ -213,9 +223,10 @@ async def aevaluate(
                 if keep_results:
                     kept = list(run_dir.records())
         finally:
+            # The models first: a batch run's ledger closes with its judge.
+            await _close(models, shared)
             if run_dir is not None:
                 _close_run(run_dir, own_replies, completed=status == "completed")
-            await _close(models, shared)
     _check_rows(read.valid, bad_rows, dataset_path)
     return EvaluationResult(
         summary=summary,
@@ -321,6 +332,7 @@ def _close_run(
         own_replies.close()
     if completed:  # every result is in: the run's own replies have served their purpose
         remove_cache(run_dir.path / REPLIES)
+        remove_cache(run_dir.path / BATCHES)
     run_dir.close()
 
 

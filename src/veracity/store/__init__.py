@@ -3,6 +3,7 @@
 from veracity.store.attempts import RUNNING, timestamp
 from veracity.store.files import dumps, write_json_atomic, write_text_atomic
 from veracity.store.run_dir import (
+    BATCHES,
     DATABASE,
     MANIFEST,
     REPLIES,
@@ -18,6 +19,7 @@ from veracity.store.run_dir import (
 )
 
 __all__ = [
+    "BATCHES",
     "DATABASE",
     "MANIFEST",
     "REPLIES",

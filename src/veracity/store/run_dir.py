@@ -41,6 +41,9 @@ LOCK = ".lock"
 # The run's own judge replies when the shared response cache is off, kept until the run
 # completes: a run killed at any instant then loses only the calls in flight.
 REPLIES = "replies.sqlite3"
+# A --batch run's batches (ids, the requests in each, phases), kept until it completes: a
+# run killed while waiting polls them again instead of paying twice.
+BATCHES = "batches.sqlite3"
 RECORD_KEY = ("sample_id", "system", "question_type", "metric", "iteration")
 # A run may be resumed only by a run of the same data and judge: anything else would mix
 # results that do not belong together.

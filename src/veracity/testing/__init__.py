@@ -4,6 +4,7 @@
 scripted or rule-based replies and injectable faults.
 """
 
+from veracity.testing._batches import BatchBehaviour
 from veracity.testing._request import ChatRequest, Latency, Responder
 from veracity.testing.embedders import HashingEmbedder
 from veracity.testing.faults import FaultKind, Faults
@@ -18,6 +19,7 @@ from veracity.testing.synthetic import synthetic_samples
 __all__ = [
     "EMBEDDING_DIM",
     "MANGLINGS",
+    "BatchBehaviour",
     "ChatRequest",
     "FakeLLMServer",
     "FaultKind",

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from veracity.testing._batches import FakeBatches
 from veracity.testing._request import (
     Api,
     ChatRequest,
@@ -97,6 +98,7 @@ class Backend:
         self.rejection_status = rejection_status
         self.stats = StatsCollector(record_requests=record_requests)
         self.stopping = threading.Event()
+        self.batches = FakeBatches(self.answer)
 
     def handle(
         self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
@@ -104,7 +106,7 @@ class Backend:
         self.stats.begin()
         reply: Reply | None = None
         try:
-            reply = self._authorize(path, headers or {}) or self._dispatch(method, path, body)
+            reply = self._authorize(path, headers or {}) or self._route(method, path, body, headers)
         finally:
             self.stats.end(None if reply is None or reply.mode == "drop" else reply.status)
         return reply
@@ -118,6 +120,29 @@ class Backend:
             return None
         api: Api = "anthropic" if path.rstrip("/").endswith("/messages") else "openai"
         return _error(api, 401, "Incorrect API key provided.", code="invalid_api_key")
+
+    def _route(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None
+    ) -> Reply:
+        if FakeBatches.serves(path):
+            status, content = self.batches.handle(method, path, body, headers or {})
+            return Reply(status, content)
+        return self._dispatch(method, path, body)
+
+    def answer(self, api: Api, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A request of a batch, answered as a live one is (no latency, no fault): its
+        HTTP status and JSON body."""
+        route: Route = "messages" if api == "anthropic" else "chat"
+        try:
+            request = self._parse(route, dict(body))
+        except RequestError as exc:
+            reply = _error(api, 400, str(exc), param=exc.param)
+        else:
+            self.stats.body(dict(body))
+            rejected = self._rejected_option(api, request) if route == "chat" else None
+            reply = rejected or self._complete(route, request, FaultPlan())
+        decoded: dict[str, Any] = json.loads(reply.body)
+        return reply.status, decoded
 
     def _sleep(self, request: ChatRequest | None) -> None:
         if callable(self.latency):

@@ -7,6 +7,7 @@ from types import TracebackType
 from typing import Any
 
 from veracity.testing._backend import Backend
+from veracity.testing._batches import BatchBehaviour
 from veracity.testing._http import LLMHTTPServer
 from veracity.testing._request import Latency, Responder
 from veracity.testing.faults import FaultInjector, Faults
@@ -21,7 +22,10 @@ class FakeLLMServer:
     """A fake LLM HTTP server on ``127.0.0.1`` (a free port), run in a background thread.
 
     Endpoints: ``POST /v1/chat/completions`` (OpenAI), ``POST /v1/messages`` (Anthropic,
-    with forced tool use) and ``POST /v1/embeddings`` (hashed bag-of-words, 64 dims).
+    with forced tool use) and ``POST /v1/embeddings`` (hashed bag-of-words, 64 dims), and
+    the batch APIs of both (OpenAI: ``/v1/files``, ``/v1/batches``; Anthropic:
+    ``/v1/messages/batches``), whose requests are answered as live ones are; ``batches``
+    (a :class:`~veracity.testing.BatchBehaviour`) sets their delay, failures and expiry.
     Replies come from ``responder`` (default :class:`RuleBasedResponder`, which answers
     veracity's own prompts); ``faults`` injects rate limits, server errors, dropped
     connections and broken bodies or contents, drawn from a RNG seeded with ``seed``.
@@ -161,12 +165,22 @@ class FakeLLMServer:
         """Switch faults while running (the RNG restarts from the seed, the bucket full)."""
         self._backend.injector = FaultInjector(faults, self._backend.seed)
 
+    @property
+    def batches(self) -> BatchBehaviour:
+        """How the batch endpoints behave; change its fields at any time."""
+        return self._backend.batches.behaviour
+
     # observations ----------------------------------------------------------------------
 
     @property
     def stats(self) -> ServerStats:
         """A snapshot of the counters since start (or the last :meth:`reset_stats`)."""
         return self._backend.stats.snapshot()
+
+    @property
+    def batches_created(self) -> int:
+        """Batches created (both APIs) since start or the last :meth:`reset_stats`."""
+        return self._backend.batches.created
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -176,3 +190,4 @@ class FakeLLMServer:
     def reset_stats(self) -> None:
         """Zero the counters and forget the recorded requests."""
         self._backend.stats.reset()
+        self._backend.batches.reset()

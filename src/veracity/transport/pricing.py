@@ -17,6 +17,9 @@ class Price:
     input_per_million: float
     output_per_million: float
 
+    def scaled(self, factor: float) -> Price:
+        return Price(self.input_per_million * factor, self.output_per_million * factor)
+
     def cost(self, usage: Usage) -> float:
         return (
             usage.input_tokens * self.input_per_million
@@ -46,6 +49,19 @@ BUILT_IN_PRICES: Mapping[str, Price] = {
     "text-embedding-3-small": Price(0.02, 0.0),
     "text-embedding-3-large": Price(0.13, 0.0),
 }
+
+
+# What a request sent through a provider's batch API costs, as a share of the list price
+# (OpenAI Batch and Anthropic Message Batches: half, for replies within 24 hours).
+BATCH_DISCOUNT: Mapping[str, float] = {"openai": 0.5, "anthropic": 0.5}
+
+
+def batch_price(model: str, overrides: Mapping[str, Price] | None = None) -> Price | None:
+    """The price of ``model`` (``provider/MODEL``) through its provider's batch API;
+    ``None`` when the model's price or the provider's discount is unknown."""
+    price = find_price(model, overrides)
+    discount = BATCH_DISCOUNT.get(model.split("/", 1)[0].strip().lower())
+    return None if price is None or discount is None else price.scaled(discount)
 
 
 def find_price(model: str, overrides: Mapping[str, Price] | None = None) -> Price | None:

@@ -29,6 +29,7 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
     provider = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
     base_url_env = "ANTHROPIC_BASE_URL"
+    option_words = _OPTION_WORDS
 
     def __init__(self, model: str, **options: Unpack[ChatOptions]) -> None:
         # Current Messages API models fix their own sampling: there is no temperature.
@@ -52,12 +53,12 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
             public_url(self.base_url),
             self._api_key,
         )
-        return as_rejection(kind, _OPTION_WORDS)
+        return as_rejection(kind, self.option_words)
 
-    async def _complete_with(
+    def request_params(
         self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec
-    ) -> ChatReply:
-        client = self.client()
+    ) -> dict[str, Any]:
+        """The body of a Messages request (a live call's, or a batch request's params)."""
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         params: dict[str, Any] = {
             "model": self.model,
@@ -76,9 +77,10 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
                 }
             ]
             params["tool_choice"] = {"type": "tool", "name": output.name}
-        started = time.perf_counter()
-        message = await self.call(lambda: client.messages.create(**params))
-        latency = time.perf_counter() - started
+        return params
+
+    def reply_from(self, message: Any, latency_s: float) -> ChatReply:
+        """The reply a message (a live call's, or a batch result's) gives."""
         return ChatReply(
             text=_reply_text(message.content),
             usage=Usage(
@@ -86,10 +88,19 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
                 input_tokens=message.usage.input_tokens,
                 output_tokens=message.usage.output_tokens,
             ),
-            latency_s=latency,
+            latency_s=latency_s,
             model=message.model or self.model,
             truncated=message.stop_reason == "max_tokens",
         )
+
+    async def _complete_with(
+        self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec
+    ) -> ChatReply:
+        client = self.client()
+        params = self.request_params(options, messages, output)
+        started = time.perf_counter()
+        message = await self.call(lambda: client.messages.create(**params))
+        return self.reply_from(message, time.perf_counter() - started)
 
 
 def _reply_text(blocks: Sequence[Any]) -> str:

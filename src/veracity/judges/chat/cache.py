@@ -444,8 +444,11 @@ class Negotiating(Protocol):
     def adopt(self, state: Mapping[str, Any]) -> None: ...
 
 
-# Settings that change how calls are made, not what the reply says.
-_NOT_IN_KEY = frozenset({"concurrency", "timeout_s", "max_attempts", "rpm", "cache", "negotiation"})
+# Settings that change how calls are made, not what the reply says (a batch's reply is a
+# live call's: either serves the other).
+_NOT_IN_KEY = frozenset(
+    {"concurrency", "timeout_s", "max_attempts", "rpm", "cache", "negotiation", "batch"}
+)
 
 
 def cache_key(

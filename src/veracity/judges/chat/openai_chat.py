@@ -36,6 +36,7 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
     provider = "openai"
     key_env = "OPENAI_API_KEY"
     base_url_env = "OPENAI_BASE_URL"
+    option_words = _OPTION_WORDS
 
     def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
         import openai
@@ -57,12 +58,12 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
             public_url(self.base_url),
             self._api_key,
         )
-        return as_rejection(kind, _OPTION_WORDS)
+        return as_rejection(kind, self.option_words)
 
-    async def _complete_with(
+    def request_params(
         self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec
-    ) -> ChatReply:
-        client = self.client()
+    ) -> dict[str, Any]:
+        """The body of a chat completion request (a live call's, or a batch line's)."""
         params: dict[str, Any] = {
             "model": self.model,
             "messages": [_message_param(m) for m in messages],
@@ -83,11 +84,12 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
             params["response_format"] = {"type": "json_object", "schema": dict(output.json_schema)}
         elif mode == "json_object":
             params["response_format"] = {"type": "json_object"}
-        started = time.perf_counter()
-        completion: ChatCompletion = await self.call(
-            lambda: client.chat.completions.create(**params)
-        )
-        latency = time.perf_counter() - started
+        return params
+
+    def reply_from(
+        self, completion: ChatCompletion, options: RequestOptions, latency_s: float
+    ) -> ChatReply:
+        """The reply a completion (a live call's, or a batch result's) gives."""
         if not completion.choices:
             raise CallFailedError("the endpoint returned no choices")
         choice = completion.choices[0]
@@ -99,11 +101,22 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
                 input_tokens=usage.prompt_tokens if usage else 0,
                 output_tokens=usage.completion_tokens if usage else 0,
             ),
-            latency_s=latency,
+            latency_s=latency_s,
             model=completion.model or self.model,
             truncated=choice.finish_reason == "length",
             tokens=_tokens(choice) if options.logprobs else (),
         )
+
+    async def _complete_with(
+        self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec
+    ) -> ChatReply:
+        client = self.client()
+        params = self.request_params(options, messages, output)
+        started = time.perf_counter()
+        completion: ChatCompletion = await self.call(
+            lambda: client.chat.completions.create(**params)
+        )
+        return self.reply_from(completion, options, time.perf_counter() - started)
 
 
 def _tokens(choice: Any) -> tuple[TokenLogprob, ...]:

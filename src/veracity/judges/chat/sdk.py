@@ -16,6 +16,7 @@ from veracity.transport import OptionRejectedError
 from veracity.transport.credentials import resolve_endpoint
 from veracity.transport.limits import RequestLimiter, checked_timeout
 from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
+from veracity.transport.scrub import scrub_secrets
 from veracity.transport.urls import public_url
 
 ClientT = TypeVar("ClientT")
@@ -109,6 +110,8 @@ class SDKChat(Generic[ClientT]):
     provider: str = ""
     key_env: str = ""
     base_url_env: str = ""
+    # What an error message names when it is about an option, by the option to drop.
+    option_words: Sequence[tuple[str, tuple[str, ...]]] = ()
 
     def __init__(
         self,
@@ -194,6 +197,19 @@ class SDKChat(Generic[ClientT]):
         except (KeyError, TypeError):
             return  # a record of another version: negotiate afresh
 
+    def rejection(self, status: int | None, message: str) -> OptionRejectedError | None:
+        """The endpoint's error (``status``, ``message``) as the rejection of an option,
+        if it is one (a batch's requests fail one by one, not as a raised error)."""
+        kind = ErrorClass(retryable=False, fatal=False, message=message, status=status)
+        option = as_rejection(kind, self.option_words)
+        if option is None or option.rejected_option is None:
+            return None
+        return OptionRejectedError(message, option.rejected_option)
+
+    def step_down(self, tried: RequestOptions, exc: OptionRejectedError) -> bool:
+        """Drop what the endpoint rejected; ``False`` when there is nothing left to drop."""
+        return self._step_down(tried, exc)
+
     def _step_down(self, tried: RequestOptions, exc: OptionRejectedError) -> bool:
         """Drop what the endpoint rejected; ``False`` when there is nothing left to drop."""
         if tried != self.options:
@@ -260,16 +276,23 @@ class SDKChat(Generic[ClientT]):
             self._client_loop = loop
         return self._client
 
-    async def call(self, attempt: Callable[[], Awaitable[R]]) -> R:
+    async def call(
+        self, attempt: Callable[[], Awaitable[R]], *, timeout_s: float | None = None
+    ) -> R:
+        """``attempt`` with retries, each bounded by ``timeout_s`` (default: the model's)."""
         value, _ = await call_with_retries(
             attempt,
             classify=self._classify,
             policy=self.retry,
             limiter=self.limiter,
             rng=self._rng,
-            timeout_s=self.timeout_s,
+            timeout_s=self.timeout_s if timeout_s is None else timeout_s,
         )
         return value
+
+    def scrubbed(self, text: str, limit: int = 300) -> str:
+        """An endpoint's words on one line, without the key (or anything like one)."""
+        return scrub_secrets(" ".join(text.split()), self._api_key)[:limit]
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
