@@ -72,6 +72,8 @@ CREATE TABLE IF NOT EXISTS results (
 )
 """
 IN_ORDER = "SELECT record FROM results ORDER BY position, metric_order, iteration"
+# What --retry-errors keeps of a run: every result but a judge error (asked again).
+KEPT_ON_RETRY = f"json_extract(record, '$.status') != '{Status.JUDGE_ERROR.value}'"
 
 
 # What a full disk, a read-only one or a missing permission raises, from files and SQLite
@@ -96,8 +98,7 @@ def results_done(
     names = list(metrics)
     query = (
         f"SELECT COUNT(*) FROM results WHERE metric IN ({', '.join('?' * len(names))}) "
-        "AND iteration < ?"
-        + (" AND json_extract(record, '$.status') != 'judge_error'" if redo_errors else "")
+        "AND iteration < ?" + (f" AND {KEPT_ON_RETRY}" if redo_errors else "")
     )
     try:
         with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
@@ -245,8 +246,7 @@ class RunDirectory:
         query = "SELECT metric FROM results WHERE sample_id = ? AND system = ? AND iteration = ?"
         parameters: list[str | int] = [sample_id, system or "", iteration]
         if retry_errors:
-            query += " AND json_extract(record, '$.status') != ?"
-            parameters.append(Status.JUDGE_ERROR.value)
+            query += f" AND {KEPT_ON_RETRY}"
         with self._store_errors():
             return {metric for (metric,) in self._database().execute(query, parameters)}
 
