@@ -18,7 +18,8 @@ Items: from each set, ``--per-class`` faithful and as many unfaithful answers of
 - prompt and reply tokens and seconds per item (``--concurrency``, default 1: a local
   server on two cores answers one request at a time).
 
-The response cache (``--cache``, default under ``--out``) makes a re-run free.
+The response cache (``--cache``, default under ``--out``) makes a re-run free;
+``--retry-errors`` asks again, past it, for the items a run left ``judge_error``.
 
 Run:  python benchmarks/local_llm_judge.py --base-url http://127.0.0.1:8765/v1 \\
           [--per-class 20] [--split test] [--sets halueval_qa,wice_dev,begin_dev]
@@ -92,6 +93,7 @@ async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[
         LLMJudge(chat, unfounded_support="flag"),
         out=args.out / name,
         cache=args.cache,
+        retry_errors=args.retry_errors,
     )
     elapsed = time.perf_counter() - started
     by_id = {r.sample_id: r for r in result.results}
@@ -148,6 +150,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--out", type=Path, default=Path("runs/local_llm_judge"))
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument(
+        "--retry-errors", action="store_true",
+        help="ask the judge again for the items a run left judge_error (after a judge change)",
+    )  # fmt: skip
     args = parser.parse_args()
     args.cache = args.cache or args.out / "responses.sqlite3"
     reports = []

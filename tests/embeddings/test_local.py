@@ -154,6 +154,9 @@ async def test_a_user_directory_is_named_after_it_and_loaded_unpinned(
     np.testing.assert_allclose(
         await embedder.embed(texts), await by_library.embed(texts), rtol=0, atol=1e-6
     )
+    # Both say which texts they cut, alike.
+    assert await by_library.cut(texts) == await embedder.cut(texts)
+    assert [i for i, c in enumerate(await embedder.cut(texts)) if c] == [4]
     await by_library.aclose()
 
 
@@ -167,3 +170,28 @@ def test_loading_draws_no_progress_bar_and_leaves_the_setting_alone(
     asyncio.run(embedder.aclose())
     assert "Loading weights" not in capfd.readouterr().err
     assert hf_logging.is_progress_bar_enabled()
+
+
+async def test_a_text_longer_than_the_model_reads_is_named_in_the_result(
+    embedder: LocalEmbedder,
+) -> None:
+    from veracity.judges import LLMJudge
+    from veracity.judges.chat import ScriptedChat
+    from veracity.metrics import Models, SampleWork, SemanticSimilarity
+    from veracity.types import Sample
+
+    long = "Paris is the capital and largest city of France. " * 40  # ~400 tokens
+    assert await embedder.cut(["Paris.", long, " "]) == (False, True, False)
+    metric = SemanticSimilarity()
+
+    async def similarity(answer: str) -> tuple[str, dict[str, Any]]:
+        sample = Sample(id="a", question="q", answer=answer, reference="Paris is in France.")
+        models = Models(LLMJudge(ScriptedChat([])), embedder=embedder)
+        result = await metric.score(SampleWork(sample, models, 0, {metric.name: metric}))
+        return result.reason, result.details
+
+    reason, details = await similarity(long)
+    assert details["cut"] == ["answer"]
+    assert "the answer is longer than the model reads" in reason
+    reason, details = await similarity("Paris is the capital of France.")
+    assert "cut" not in details and "longer" not in reason

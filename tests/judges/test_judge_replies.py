@@ -66,6 +66,20 @@ async def test_a_reply_cut_at_its_bound_is_asked_again_with_twice_the_room() -> 
     assert any("asked again" in note for note in outcome.notes)
 
 
+async def test_a_runaway_reply_is_shown_back_in_part_with_what_went_wrong() -> None:
+    # At temperature 0 the same question gets the same reply: a model that never closed a
+    # string would run on to the doubled bound too, so the re-ask must differ.
+    runaway = '{"claims": ["The film quotes Alice.]}\n```python\n' + "x = 1\n" * 600
+    model = ScriptedChat([reply(runaway, truncated=True), '{"claims": ["A."]}'])
+    outcome = await LLMJudge(model).extract_claims("q", "A.", iteration=0)
+    assert outcome.value == ("A.",)
+    first, second = model.calls
+    shown, reask = second.messages[len(first.messages) :]
+    assert shown.role == "assistant" and shown.content.startswith(runaway[:40])
+    assert len(shown.content) < len(runaway) / 2
+    assert reask.role == "user" and "reached its bound" in reask.content
+
+
 async def test_json_cut_short_without_a_length_stop_is_never_trusted() -> None:
     # No finish_reason "length", yet the JSON breaks off: repair could close it, but no.
     model = ScriptedChat(['{"claims": ["The Co', '{"claims": ["The Colosseum is in Rome."]}'])

@@ -108,6 +108,20 @@ def test_metrics_without_claims_have_no_evidence_count() -> None:
     assert "evidence_not_found" not in overall
 
 
+def test_results_whose_texts_a_model_cut_are_counted_and_shown() -> None:
+    from veracity.report.console import others
+
+    builder = SummaryBuilder()
+    for cut in (["answer"], [], ["answer", "reference"]):
+        builder.add(record(0.5, Status.SCORED).model_copy(update={"details": {"cut": cut}}))
+    overall = builder.build(bad_rows=0)["metrics"]["faithfulness"]["overall"]
+    assert overall["cut"] == 2
+    assert others(overall) == "cut to the model's length 2"
+    plain = SummaryBuilder()
+    plain.add(record(0.5, Status.SCORED))
+    assert "cut" not in plain.build(bad_rows=0)["metrics"]["faithfulness"]["overall"]
+
+
 def test_the_console_names_unfounded_evidence_among_other_statuses() -> None:
     from veracity.report.console import others
 

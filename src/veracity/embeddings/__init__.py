@@ -6,11 +6,13 @@ local model is first used, on its worker thread.
 """
 
 from veracity.embeddings.base import (
+    CutsLongTexts,
     Embedder,
     Matrix,
     ModelOutputError,
     clipped_cosine,
     cosine,
+    cut_texts,
     normalize_rows,
 )
 from veracity.embeddings.batching import MicroBatcher
@@ -38,6 +40,7 @@ __all__ = [
     "MINILM_L6_V2",
     "MINILM_NUM_LAYERS",
     "BertScorer",
+    "CutsLongTexts",
     "Embedder",
     "LRUCache",
     "LocalEmbedder",
@@ -52,6 +55,7 @@ __all__ = [
     "Scores",
     "clipped_cosine",
     "cosine",
+    "cut_texts",
     "default_minilm_dir",
     "local_bert_scorer_available",
     "local_embedder_available",

@@ -35,6 +35,21 @@ class Embedder(Protocol):
     async def aclose(self) -> None: ...
 
 
+@runtime_checkable
+class CutsLongTexts(Protocol):
+    """An embedder whose model reads only the start of a long text, and says which texts
+    it cut (a local model; an embeddings API refuses an over-long text instead)."""
+
+    async def cut(self, texts: Sequence[str]) -> tuple[bool, ...]: ...
+
+
+async def cut_texts(embedder: Embedder, texts: Sequence[str]) -> tuple[bool, ...]:
+    """For each text, whether ``embedder``'s vector of it stands for its start only."""
+    if isinstance(embedder, CutsLongTexts):
+        return await embedder.cut(texts)
+    return tuple(False for _ in texts)
+
+
 def is_blank(text: str) -> bool:
     """Empty or only whitespace: such a text embeds as zeros without asking a model."""
     return not text.strip()

@@ -155,6 +155,11 @@ class LocalEmbedder:
                 out[index] = row
         return out
 
+    async def cut(self, texts: Sequence[str]) -> tuple[bool, ...]:
+        """Which texts are longer than the model reads (their vectors stand for their
+        start only): sentence-transformers cuts them without a word."""
+        return tuple(await self._batcher.run(functools.partial(self._cut, list(texts))))
+
     async def aclose(self) -> None:
         """Stop the worker threads (the loaded model stays, a later call restarts them)."""
         self._batcher.close()
@@ -199,6 +204,16 @@ class LocalEmbedder:
         self._dim = int(dim)
         self.load_s = time.perf_counter() - started
         return model
+
+    def _cut(self, texts: list[str]) -> list[bool]:
+        model = self._ensure_model()
+        if isinstance(model, MiniLM):
+            return model.cut(texts)
+        limit = model.max_seq_length
+        if limit is None:
+            return [False] * len(texts)
+        ids = model.tokenizer([t.strip() for t in texts], truncation=False)["input_ids"]
+        return [len(row) > limit for row in ids]
 
     def _encode(self, texts: list[str]) -> list[Vector]:
         model = self._ensure_model()

@@ -205,6 +205,12 @@ class MiniLM:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return np.asarray(out / np.where(norms > 0, norms, 1.0), dtype=np.float32)
 
+    def cut(self, texts: Sequence[str]) -> list[bool]:
+        """Which texts are longer than the model reads: their vectors stand for their
+        first ``max_tokens`` tokens only."""
+        encoded = self._tokenizer.encode_batch([t.strip() for t in texts])
+        return [bool(e.overflowing) for e in encoded]
+
     def close(self) -> None:
         """Stop the threads once their work is done (a later :meth:`encode` starts new
         ones)."""

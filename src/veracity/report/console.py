@@ -37,6 +37,9 @@ def others(stats: Mapping[str, Any]) -> str:
     if stats.get("evidence_not_found"):
         # Supported verdicts resting on a quote the contexts do not hold: worth a look.
         found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']}")
+    if stats.get("cut"):
+        # Texts longer than the local model reads: only their start was compared.
+        found.append(f"cut to the model's length {stats['cut']}")
     return "\n".join(found) or "—"
 
 

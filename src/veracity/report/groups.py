@@ -57,6 +57,8 @@ class Group:
     # an evidence quote that is not in the contexts.
     claims: int | None = None
     evidence_not_found: int = 0
+    # Results whose texts a local model read only the start of (``details["cut"]``).
+    cut: int = 0
 
     def add(self, record: ResultRecord, item: int) -> None:
         self.n += 1
@@ -72,6 +74,7 @@ class Group:
         if "n_claims" in record.details:
             self.claims = (self.claims or 0) + int(record.details["n_claims"])
             self.evidence_not_found += int(record.details.get("evidence_not_found", 0))
+        self.cut += bool(record.details.get("cut"))
 
     def stats(self, threshold: float) -> dict[str, Any]:
         scores = list(self.scores)
@@ -95,6 +98,7 @@ class Group:
                 if self.claims is None
                 else {"claims": self.claims, "evidence_not_found": self.evidence_not_found}
             ),
+            **({"cut": self.cut} if self.cut else {}),
         }
 
 

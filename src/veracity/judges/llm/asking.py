@@ -1,9 +1,10 @@
 """Asking a chat model one question: a bounded reply, read tolerantly, asked again once.
 
-A reply that cannot be used earns one more try: one that was cut off (at its ``max_tokens``
-bound, or JSON that only repair could close) is asked for again with twice the room; one
-that cannot be read is answered with its parse error. A reply is never trusted as
-complete when it was cut.
+A reply that cannot be used earns one more try, answered with its parse error; one that
+was cut off (at its ``max_tokens`` bound, or JSON that only repair could close) also gets
+twice the room. The re-ask always shows the judge what went wrong: at temperature 0 the
+same question would only get the same reply (a small model that never closes a string
+runs on to any bound). A reply is never trusted as complete when it was cut.
 """
 
 from __future__ import annotations
@@ -31,8 +32,12 @@ P = TypeVar("P")
 
 REASK = (
     "Your previous reply could not be used: {error}\n"
-    "Reply again with only the JSON object, in the form of the example, and nothing else."
+    "Reply again with only the JSON object, in the form of the example, and nothing else: "
+    "keep each string short and close it, then close the object."
 )
+# A cut reply is shown up to here: enough to see where it went wrong, not a second bound's
+# worth of prompt.
+SHOWN_OF_A_CUT_REPLY = 1000
 
 
 class Unusable(Exception):
@@ -131,15 +136,16 @@ async def ask(
             raise Unusable(
                 f"judge {what} to {prompt.template_id} twice; last parse error: {parsed.message}"
             )
+        shown = reply.text
         if parsed.kind == "truncated":
-            # The same question with room for the whole reply; never a cut reply trusted.
             exchange.notes.append(f"{prompt.template_id}: {parsed.message}; asked again")
             output = OutputSpec(output.name, output.json_schema, output.max_tokens * 2)
-        else:
-            messages += [
-                ChatMessage("assistant", reply.text),
-                ChatMessage("user", REASK.format(error=parsed.message)),
-            ]
+            if len(shown) > SHOWN_OF_A_CUT_REPLY:
+                shown = shown[:SHOWN_OF_A_CUT_REPLY] + " …"
+        messages += [
+            ChatMessage("assistant", shown),
+            ChatMessage("user", REASK.format(error=parsed.message)),
+        ]
     raise AssertionError("unreachable")
 
 
