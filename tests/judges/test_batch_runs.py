@@ -68,8 +68,10 @@ def test_a_batch_run_equals_a_live_run_at_half_the_cost(tmp_path: Path, judge: s
     ended = [s for s in seen if s.state.ended]
     assert [s.phase for s in ended] == [1, 2]
     assert all(s.state.done == s.state.total > 0 for s in ended)
-    # Every batch answered: the ledger has served its purpose.
+    # Every batch answered: the ledger has served its purpose, and the provider's copy
+    # of the prompts (the user's contexts) is deleted.
     assert not (tmp_path / "batch" / "batches.sqlite3").exists()
+    assert server.batch_data_kept == 0
 
 
 def test_a_finished_batch_run_run_again_makes_no_call(tmp_path: Path) -> None:
@@ -244,6 +246,9 @@ async def test_polling_backs_off_to_twenty_times_the_interval(
 
         async def results(self, batch_id: str, latency_s: float) -> dict[str, Any]:
             return {}
+
+        async def discard(self, batch_id: str) -> None:
+            pass
 
     waits: list[float] = []
     real_sleep = asyncio.sleep

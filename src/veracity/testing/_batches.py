@@ -84,6 +84,12 @@ class FakeBatches:
         with self._lock:
             self.created = 0
 
+    def kept(self) -> int:
+        """Files (OpenAI) and batches (Anthropic) stored and not deleted."""
+        with self._lock:
+            anthropic = sum(batch.api == "anthropic" for batch in self._batches.values())
+            return len(self._files) + anthropic
+
     @staticmethod
     def serves(path: str) -> bool:
         path = path.split("?", 1)[0]
@@ -113,6 +119,9 @@ class FakeBatches:
                 return self._upload(body, headers.get("content-type", ""))
             case "GET", ["files", file_id, "content"] if file_id in self._files:
                 return 200, self._files[file_id]
+            case "DELETE", ["files", file_id] if file_id in self._files:
+                del self._files[file_id]
+                return 200, dumps({"id": file_id, "object": "file", "deleted": True})
             case "POST", ["batches"]:
                 request = json.loads(body)
                 content = self._files[request["input_file_id"]]
@@ -195,6 +204,11 @@ class FakeBatches:
             case "POST", [batch_id, "cancel"] if batch_id in self._batches:
                 self._batches[batch_id].cancelled = True
                 return 200, dumps(self._anthropic_batch(self._batches[batch_id], headers))
+            case "DELETE", [batch_id] if batch_id in self._batches:
+                if self._status(self._batches[batch_id]) != "ended":
+                    return _error("anthropic", 400, "A batch must end before it is deleted.")
+                del self._batches[batch_id]
+                return 200, dumps({"id": batch_id, "type": "message_batch_deleted"})
             case "GET", [batch_id, "results"] if batch_id in self._batches:
                 batch = self._batches[batch_id]
                 if batch.results is None:

@@ -183,6 +183,11 @@ class FakeLLMServer:
         return self._backend.batches.created
 
     @property
+    def batch_data_kept(self) -> int:
+        """Batch files (OpenAI) and batches (Anthropic) stored and not yet deleted."""
+        return self._backend.batches.kept()
+
+    @property
     def requests(self) -> list[dict[str, Any]]:
         """The JSON bodies of the requests received, in arrival order (a copy)."""
         return self._backend.stats.bodies()

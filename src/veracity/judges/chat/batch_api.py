@@ -69,6 +69,11 @@ class BatchApi(Protocol):
         """The outcome of each request of an ended batch, by ``custom_id``."""
         ...
 
+    async def discard(self, batch_id: str) -> None:
+        """Delete what the provider keeps of an ended batch whose results are in hand
+        (the prompts hold the user's contexts)."""
+        ...
+
 
 class OpenAIBatches:
     """OpenAI's Batch API: a JSONL file uploaded, a batch made of it, results in files."""
@@ -155,6 +160,15 @@ class OpenAIBatches:
         return found
 
 
+    async def discard(self, batch_id: str) -> None:
+        # A batch itself cannot be deleted; its input and result files can.
+        client = self.chat.client()
+        batch = await self.chat.call(lambda: client.batches.retrieve(batch_id))
+        for file_id in (batch.input_file_id, batch.output_file_id, batch.error_file_id):
+            if file_id:
+                await self.chat.call(functools.partial(client.files.delete, file_id))
+
+
 async def _file_text(client: Any, file_id: str) -> str:
     content = await client.files.content(file_id)
     return str(content.text)
@@ -216,6 +230,10 @@ class AnthropicBatches:
                 found[item.custom_id] = Failed(self.chat.scrubbed(text), status)
             # canceled or expired: never tried, sent again
         return found
+
+    async def discard(self, batch_id: str) -> None:
+        client = self.chat.client()
+        await self.chat.call(lambda: client.messages.batches.delete(batch_id))
 
 
 def batch_api(chat: object) -> BatchApi | None:

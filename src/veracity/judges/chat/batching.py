@@ -224,6 +224,11 @@ class BatchingChat:
             request = self._waiting.get(key)
             if request is not None:
                 self._route(key, request)
+        if state is not None and not any(key in self._ready for key in outcomes):
+            # Every result is delivered: the provider's copy is no longer needed. (Results
+            # kept for later askers keep it, so that a killed run can still read them.)
+            with contextlib.suppress(CallFailedError, JudgeFatalError):
+                await self.api.discard(batch_id)
 
     async def _until_ended(self, batch_id: str, phase: int) -> BatchState | None:
         """The batch once it has ended; ``None`` if the endpoint has no such batch."""
