@@ -159,7 +159,6 @@ class OpenAIBatches:
                 found[line["custom_id"]] = Failed(prefix + self.chat.scrubbed(text), status)
         return found
 
-
     async def discard(self, batch_id: str) -> None:
         # A batch itself cannot be deleted; its input and result files can.
         client = self.chat.client()
