@@ -47,10 +47,12 @@ def _options(
 
 app.command()(run)
 app.command()(estimate)
-app.command()(report)
-app.command()(compare)
+# One line each in the command list (the docstrings, wrapped for the code, would keep
+# their line breaks there).
+app.command(short_help="Print a run's summary, or write it as JUnit XML or Markdown.")(report)
+app.command(short_help="Compare two runs: paired differences with a CI and a p-value.")(compare)
 app.command()(demo)
-app.command()(export)
+app.command(short_help="Write a run's results as a flat table (CSV, Parquet, JSONL).")(export)
 app.add_typer(testset_app, name="testset")
 app.add_typer(cache_app, name="cache")
 
