@@ -36,7 +36,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from offline_data import DEFAULT_DATA, Row, auroc, floor_score, load_set
+from offline_data import DEFAULT_DATA, Row, auroc, auroc_difference, floor_score, load_set
 from veracity import aevaluate
 from veracity.judges import LLMJudge
 from veracity.judges.chat import OpenAIChat
@@ -66,6 +66,18 @@ def without_unfounded(record: ResultRecord) -> float | None:
         supported = claim.get("p_supported", float(claim["verdict"] == "supported"))
         values.append(0.0 if claim.get("evidence_not_found") else supported)
     return sum(values) / len(values)
+
+
+def _difference(
+    a: list[float | None], b: list[float | None], labels: list[bool]
+) -> list[float] | None:
+    """AUROC(a) − AUROC(b) on the items both scored, with its 95 % paired bootstrap
+    interval: [difference, low, high]."""
+    kept = [(x, y, lab) for x, y, lab in zip(a, b, labels, strict=True) if None not in (x, y)]
+    if len({lab for _, _, lab in kept}) < 2:
+        return None
+    xs, ys, labs = zip(*kept, strict=True)
+    return [round(v, 3) for v in auroc_difference(xs, ys, labs)]
 
 
 def _auroc(pairs: list[tuple[float | None, bool]]) -> float | None:
@@ -108,6 +120,14 @@ async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[
         return _auroc([(v, y) for v, y, ok in zip(values, labels, scored, strict=True) if ok])
 
     with_claims = [rec.status is Status.SCORED for rec in records]
+    # Unscored items are left out of the differences, as of the AUROCs.
+    flagged = [rec.score if ok else None for rec, ok in zip(records, scored, strict=True)]
+    downgraded = [
+        without_unfounded(rec) if ok else None for rec, ok in zip(records, scored, strict=True)
+    ]
+    kept_floors: list[float | None] = [
+        f if ok else None for f, ok in zip(floors, scored, strict=True)
+    ]
     return {
         "set": name,
         "items": len(rows),
@@ -119,6 +139,10 @@ async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[
         ),
         "auroc_evidence_downgraded": on_scored([without_unfounded(rec) for rec in records]),
         "auroc_floor": on_scored(floors),
+        # Each with its 95 % paired bootstrap interval: [difference, low, high].
+        "flag_minus_downgrade": _difference(flagged, downgraded, labels),
+        "downgrade_minus_floor": _difference(downgraded, kept_floors, labels),
+        "flag_minus_floor": _difference(flagged, kept_floors, labels),
         "auroc_score_with_claims": _auroc(
             [(rec.score, y) for rec, y, ok in zip(records, labels, with_claims, strict=True) if ok]
         ),
