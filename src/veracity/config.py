@@ -68,6 +68,7 @@ class VeracityConfig(BaseModel):
     cache: bool | str | None = None
     cache_max_size: str | int | None = None
     max_tokens: dict[str, int] = Field(default_factory=dict)
+    unfounded_support: Literal["flag", "downgrade"] | None = None
     prompt_budget: int | None = None
     truncate_contexts: bool | None = None
     max_error_rate: float | None = None
@@ -165,6 +166,7 @@ class _FileSpec(_Spec):
     cache: bool | str | None = None
     cache_max_size: str | StrictInt | None = None
     max_tokens: dict[str, StrictInt] = Field(default_factory=dict)
+    unfounded_support: Literal["flag", "downgrade"] | None = None
     prompt_budget: StrictInt | None = Field(default=None, ge=1)
     truncate_contexts: bool | None = None
     max_error_rate: Fraction | None = None

@@ -97,6 +97,37 @@ def test_run_json_records_the_settings_checked_up_front(tmp_path: Path) -> None:
     assert manifest["settings"]["thresholds"] == {"faithfulness": 0.5}
 
 
+def test_the_evidence_policy_is_chosen_by_flag_or_config_and_recorded(tmp_path: Path) -> None:
+    from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT
+
+    data = write_dataset(tmp_path / "data.jsonl", ROWS[:2])
+    config = tmp_path / "veracity.yaml"
+    config.write_text("unfounded_support: downgrade\n")
+    chosen = {}
+    with FakeLLMServer() as server:
+        for name, args in {
+            "default": [],
+            "flag": ["--unfounded-support", "flag"],
+            "config": ["--config", str(config)],
+        }.items():
+            proc = veracity(
+                "run", str(data), "--judge", "openai/m", "--base-url", server.base_url,
+                "--out", str(tmp_path / name), "--metrics", "faithfulness", *args,
+            )  # fmt: skip
+            assert proc.returncode == 0, proc.stderr
+            manifest = json.loads((tmp_path / name / "run.json").read_text())
+            chosen[name] = manifest["judge"]["unfounded_support"]
+    assert chosen == {"default": DEFAULT_UNFOUNDED_SUPPORT, "flag": "flag", "config": "downgrade"}
+
+
+def test_a_bad_evidence_policy_is_named_before_any_call(tmp_path: Path) -> None:
+    stderr = run_refused(tmp_path, "--unfounded-support", "strict")
+    assert "--unfounded-support must be flag or downgrade, not 'strict'" in stderr
+    config = tmp_path / "veracity.yaml"
+    config.write_text("unfounded_support: strict\n")
+    assert f"{config}: unfounded_support:" in run_refused(tmp_path, "--config", str(config))
+
+
 @pytest.mark.parametrize("content", ["", '{"id": "x"}\n{broken\n'])
 def test_a_dataset_without_a_valid_sample_is_bad_input(tmp_path: Path, content: str) -> None:
     data = tmp_path / "data.jsonl"

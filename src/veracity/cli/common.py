@@ -15,6 +15,7 @@ from veracity.config import VeracityConfig, load_config
 from veracity.judges import default_judge_spec
 from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
 from veracity.judges.chat.cache import cache_max_bytes
+from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT
 from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget
 from veracity.report import DEFAULT_MAX_ERROR_RATE, checked_error_rate
 from veracity.runner import Executor, checked_executor
@@ -162,6 +163,14 @@ BatchOption = Annotated[
         "--batch/--no-batch",
         help="Send the judge's calls through the provider's batch API (openai/, anthropic/): "
         "half price, answers within 24 h.",
+    ),
+]
+UnfoundedSupportOption = Annotated[
+    str | None,
+    typer.Option(
+        "--unfounded-support",
+        help="A supported verdict whose evidence quote is not in the contexts: flag (kept, "
+        f"flagged) or downgrade (to not_enough_info). Default: {DEFAULT_UNFOUNDED_SUPPORT}.",
     ),
 ]
 ConfigOption = Annotated[

@@ -6,7 +6,7 @@ import asyncio
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast, get_args
 
 import typer
 
@@ -31,6 +31,7 @@ from veracity.cli.common import (
     StructuredOutputOption,
     Timeout,
     TruncateContexts,
+    UnfoundedSupportOption,
     cannot_write,
     check_dataset,
     err_console,
@@ -56,6 +57,7 @@ from veracity.evaluation.batching import BatchUnavailableError
 from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
 from veracity.judges.chat.batching import BatchSettings
 from veracity.judges.chat.cache import ResponseCacheError
+from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.report.html import write_report
@@ -117,6 +119,15 @@ def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Pat
         raise typer.Exit(EXIT_THRESHOLD)
 
 
+def _unfounded_support(given: str | None) -> UnfoundedSupport:
+    if given is None:
+        return DEFAULT_UNFOUNDED_SUPPORT
+    for policy in get_args(UnfoundedSupport):
+        if given == policy:
+            return cast(UnfoundedSupport, policy)
+    raise ValueError(f"--unfounded-support must be flag or downgrade, not {given!r}")
+
+
 def _reply_bounds(specs: list[str]) -> dict[str, int]:
     """``--max-tokens question=N`` flags as a mapping (checked by the judge)."""
     bounds = {}
@@ -171,6 +182,7 @@ def run(
     ] = None,
     prompt_budget: PromptBudgetOption = None,
     truncate_contexts: TruncateContexts = None,
+    unfounded_support: UnfoundedSupportOption = None,
     strict: Annotated[bool, typer.Option(help="Fail on any bad row before judging.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out (re-running into it does too).")
@@ -231,6 +243,9 @@ def run(
             structured_output=mode,
             max_tokens={**settings.config.max_tokens, **_reply_bounds(max_tokens or [])},
             prompt_budget=settings.prompt_budget,
+            unfounded_support=_unfounded_support(
+                unfounded_support or settings.config.unfounded_support
+            ),
         )
     except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:
         raise fail(str(exc)) from exc

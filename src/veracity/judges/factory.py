@@ -11,6 +11,7 @@ from veracity.judges.base import Judge
 from veracity.judges.chat.base import StructuredOutput
 from veracity.judges.chat.openai_chat import OpenAIChat
 from veracity.judges.llm import LLMJudge
+from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.prompts import PromptBudget
 from veracity.transport.retry import RetryPolicy
 
@@ -47,9 +48,11 @@ def make_judge(
     max_attempts: int | None = None,
     max_tokens: Mapping[str, int] | None = None,
     prompt_budget: PromptBudget | None = None,
+    unfounded_support: UnfoundedSupport = DEFAULT_UNFOUNDED_SUPPORT,
 ) -> Judge:
     """The judge ``spec`` names; ``max_tokens`` bounds an LLM judge's replies by question,
-    ``prompt_budget`` what any judge is given to read in one call."""
+    ``prompt_budget`` what any judge is given to read in one call, ``unfounded_support``
+    what an LLM judge makes of a supported verdict whose evidence is not in the contexts."""
     provider, _, model = spec.partition("/")
     retry = RetryPolicy() if max_attempts is None else RetryPolicy(max_attempts=max_attempts)
     if provider == "offline":
@@ -76,7 +79,12 @@ def make_judge(
         )
     except ValueError as exc:
         raise JudgeSpecError(str(exc)) from exc
-    return LLMJudge(chat, max_tokens=max_tokens, prompt_budget=prompt_budget)
+    return LLMJudge(
+        chat,
+        max_tokens=max_tokens,
+        prompt_budget=prompt_budget,
+        unfounded_support=unfounded_support,
+    )
 
 
 def _offline_judge(prompt_budget: PromptBudget | None) -> Judge:
