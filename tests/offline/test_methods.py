@@ -78,6 +78,9 @@ async def test_rate_relevance_from_the_embeddings(judge: OfflineJudge) -> None:
     assert on_topic.value and off_topic.value and refusal.value
     assert on_topic.value.score > off_topic.value.score + 0.3
     assert refusal.value.score == 0.0 and "abstains" in refusal.value.reason
+    assert "longer than the model reads" not in on_topic.value.reason
+    long = await judge.rate_relevance(QUESTION, "It was completed in 1889. " * 60, iteration=0)
+    assert long.value and "the answer is longer than the model reads" in long.value.reason
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from veracity.embeddings import Embedder, Matrix, ModelOutputError, clipped_cosine
+from veracity.embeddings import Embedder, Matrix, ModelOutputError, clipped_cosine, cut_texts
 from veracity.embeddings.local import DEFAULT_NAME as DEFAULT_EMBEDDER
 from veracity.embeddings.weights import (
     MissingLocalModelError,
@@ -263,6 +263,8 @@ class OfflineJudge:
             f"cosine similarity {score:.2f} between the question{read} and the answer "
             f"({self.embedder_name})"
         )
+        if (await cut_texts(self._model(), [answer]))[0]:
+            reason += "; the answer is longer than the model reads: only its start was compared"
         return JudgeOutcome(
             value=RelevanceRating(score=score, reason=reason),
             latency_s=time.perf_counter() - started,
