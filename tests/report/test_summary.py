@@ -117,6 +117,9 @@ def test_results_whose_texts_a_model_cut_are_counted_and_shown() -> None:
     overall = builder.build(bad_rows=0)["metrics"]["faithfulness"]["overall"]
     assert overall["cut"] == 2
     assert others(overall) == "cut to the model's length 2"
+    from veracity.report.html_tables import _statuses
+
+    assert _statuses(overall) == "cut to the model's length 2"  # the HTML report's cell
     plain = SummaryBuilder()
     plain.add(record(0.5, Status.SCORED))
     assert "cut" not in plain.build(bad_rows=0)["metrics"]["faithfulness"]["overall"]

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.report.groups import OVERALL, judged
+from veracity.report.groups import OVERALL, caveats, judged
 
 
 def pct(value: float | None) -> str:
@@ -34,13 +34,7 @@ def others(stats: Mapping[str, Any]) -> str:
         for status, count in stats.get("counts_by_status", {}).items()
         if count and status != "scored"
     ]
-    if stats.get("evidence_not_found"):
-        # Supported verdicts resting on a quote the contexts do not hold: worth a look.
-        found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']}")
-    if stats.get("cut"):
-        # Texts longer than the local model reads: only their start was compared.
-        found.append(f"cut to the model's length {stats['cut']}")
-    return "\n".join(found) or "—"
+    return "\n".join([*found, *caveats(stats)]) or "—"
 
 
 def thresholds_line(summary: Mapping[str, Any]) -> str:

@@ -102,6 +102,18 @@ class Group:
         }
 
 
+def caveats(stats: Mapping[str, Any]) -> list[str]:
+    """What a group's scored results rest on that is worth a look, in words: supported
+    verdicts on a quote the contexts do not hold, texts a local model read only the start
+    of. Shown beside the statuses in every report."""
+    found = []
+    if stats.get("evidence_not_found"):
+        found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']}")
+    if stats.get("cut"):
+        found.append(f"cut to the model's length {stats['cut']}")
+    return found
+
+
 @dataclass(slots=True)
 class Spread:
     """Every item's scores across iterations, for the judge variance of one metric."""

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from veracity.report.groups import judged
+from veracity.report.groups import caveats, judged
 from veracity.report.html_charts import Bar
 from veracity.report.html_data import status_label
 
@@ -117,7 +117,7 @@ def _statuses(stats: Mapping[str, Any]) -> str:
     if not isinstance(counts, Mapping):
         return "—"
     shown = [f"{status_label(str(k))} {v}" for k, v in counts.items() if v and k != "scored"]
-    return ", ".join(shown) or "—"
+    return ", ".join([*shown, *caveats(stats)]) or "—"
 
 
 def _labels(stats: Mapping[str, Any]) -> str:
