@@ -13,8 +13,9 @@ Items: from each set, ``--per-class`` faithful and as many unfaithful answers of
   share of the answer's words found in the contexts) on the same items, and of
   supported / claims (``details["supported_share"]``);
 - both evidence policies from one run: the judge runs with ``unfounded_support="flag"``
-  (AUROC "flag", the score as given), and "downgrade", the default, counts a supported
-  verdict whose quote is not in the contexts as unsupported (P 0);
+  (AUROC "flag", the default: the score as given), and "downgrade" counts a supported
+  verdict whose quote is not in the contexts as unsupported (P 0), each with its paired
+  bootstrap difference from the other and from the floor;
 - prompt and reply tokens and seconds per item (``--concurrency``, default 1: a local
   server on two cores answers one request at a time).
 
@@ -188,7 +189,7 @@ def main() -> None:
         print(json.dumps({k: v for k, v in report.items() if k != "judge"}), flush=True)
     (args.out / f"report_{args.split}.json").write_text(json.dumps(reports, indent=1))
     print(
-        "\n| set | items | unscored | AUROC downgrade (default) | AUROC flag | floor | "
+        "\n| set | items | unscored | AUROC downgrade | AUROC flag (default) | floor | "
         "supported/claims | prompt tok/item | reply tok/item | s/item |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")

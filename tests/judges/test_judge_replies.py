@@ -147,21 +147,23 @@ async def test_without_token_probabilities_the_score_is_the_supported_share() ->
     assert record.score == 0.5 and record.details["scored_by"] != "p_supported"
 
 
-async def test_supported_verdicts_whose_evidence_is_not_in_the_contexts_are_downgraded() -> None:
+async def test_with_the_downgrade_policy_unfounded_support_is_not_enough_info() -> None:
     text = verdicts(
         (1, "Paris is the capital and largest city of France", "supported"),  # found
         (2, '<context index="1">', "supported"),  # our own markup, quoted back
     )
-    outcome = await LLMJudge(ScriptedChat([text])).verify_claims(CLAIMS, CONTEXTS, iteration=0)
+    judge = LLMJudge(ScriptedChat([text]), unfounded_support="downgrade")
+    outcome = await judge.verify_claims(CLAIMS, CONTEXTS, iteration=0)
     assert outcome.value is not None
     assert [v.evidence_not_found for v in outcome.value] == [None, True]
     assert [v.verdict for v in outcome.value] == [Verdict.SUPPORTED, Verdict.NOT_ENOUGH_INFO]
     assert "evidence quoted is not in the contexts" in outcome.value[1].reason
 
 
-async def test_with_the_flag_policy_unfounded_support_is_only_flagged() -> None:
+async def test_by_default_unfounded_support_is_only_flagged() -> None:
+    # The default since the 1.5B judge's fit half ranked better with it (docs/benchmarks.md).
     text = verdicts((1, CONTEXTS[0], "supported"), (2, "Paris has many museums.", "supported"))
-    judge = LLMJudge(ScriptedChat([text]), unfounded_support="flag")
+    judge = LLMJudge(ScriptedChat([text]))
     outcome = await judge.verify_claims(CLAIMS, CONTEXTS, iteration=0)
     assert outcome.value is not None
     assert [v.verdict for v in outcome.value] == [Verdict.SUPPORTED, Verdict.SUPPORTED]

@@ -86,6 +86,9 @@ def test_a_50_mb_answer_is_scanned_once_not_once_per_phrase() -> None:
         "It is not mentioned in the provided documents.",
         "None of the provided passages mention the price.",
         "I don\u2019t have any details on that, sorry.",
+        "I don't have information about the tower, its height or its age.",
+        "I don't know, I'm afraid.",
+        "I don't know, I can't find it in the documents.",
         "I apologize, but I cannot answer that question based on the given context.",
         "Sorry, but I don't know.",
         "I cannot find that in the documents. Is there anything else I can help with?",
@@ -102,6 +105,10 @@ def test_answers_that_say_nothing_to_check(answer: str) -> None:
     "answer",
     [
         "I'm not sure, but I think it was 1889.",
+        # A clause of its own after the abstention (dialogue data writes them so).
+        "I dont know , he is the only one I know of as well as he was before.",
+        "i am not sure, i just assume it is more interesting.",
+        "No, I'm not sure why. I'm not sure, they had a funny story about the game.",
         "I don't know who will be the next CEO; the board has not announced a successor.",
         "I don't know the date. The tower is in Paris.",
         "Insulin is produced by the liver.",

@@ -50,7 +50,7 @@ class Faithfulness:
     beyond its claims; with probabilities, ``details["expected_grounded_share"]`` weighs
     each claim's words by its P(supported). ``details["evidence_not_found"]`` counts the
     claims the judge called supported on an evidence quote that is not in the contexts (an
-    LLM judge downgrades them to not_enough_info by default).
+    LLM judge keeps them by default, or downgrades them to not_enough_info).
     """
 
     batch_verification: bool = True

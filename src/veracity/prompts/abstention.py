@@ -72,6 +72,8 @@ _COURTESY = re.compile(
 _COURTESIES = re.compile(rf"(?:{_COURTESY.pattern})(?:[,!.]* (?:and )?(?:{_COURTESY.pattern}))*")
 # Where a hedge turns to an answer: "I'm not sure, but it was 1889."
 _HEDGE = re.compile(r",?\s+\b(?:but|though|although|however)\b,?\s+")
+# A clause of its own after an abstention, with a subject: "I don't know, he was there."
+_CLAUSE = re.compile(r"\s*,\s*(?=(?:i|you|he|she|it|we|they|there)\s+\w)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
 # Apostrophe look-alikes judges and users type: right/left single quotes, modifier
 # letter apostrophe, prime, backtick and acute accent.
@@ -169,8 +171,8 @@ def abstains(answer: str, phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES) -
     sorry, I don't have information about X", "The documents don't answer this") or
     courtesy ("Thanks!", "You're welcome", "Hope this helps"). The result is the first
     abstention found, else the first courtesy sentence, as the answer words it
-    (lower-cased). A hedge that goes on to answer ("I'm not sure, but it was 1889") is an
-    answer, not an abstention.
+    (lower-cased). A hedge that goes on to answer ("I'm not sure, but it was 1889"; "I
+    don't know, he was there before") is an answer, not an abstention.
     """
     phrase: str | None = None
     courtesy: str | None = None
@@ -183,7 +185,10 @@ def abstains(answer: str, phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES) -
         found = _first_match(part, phrases)
         if found is None:
             return None
-        for side in _HEDGE.split(_normalised(part))[1:]:
+        text = _normalised(part)
+        after = text[text.find(found[1]) + len(found[1]) :]
+        sides = [*_HEDGE.split(text)[1:], *_CLAUSE.split(after)[1:]]
+        for side in sides:
             if side.strip() and not is_courtesy(side) and find_abstention(side, phrases) is None:
                 return None
         phrase = phrase or re.sub(r"\s+", " ", found[1])

@@ -12,9 +12,11 @@ from rapidfuzz import fuzz
 from veracity.prompts.template import DATA_TAGS
 
 # What a supported verdict whose evidence is not in the contexts becomes: kept and flagged,
-# or downgraded to not_enough_info (see docs/benchmarks.md for what each measured).
+# or downgraded to not_enough_info. Kept and flagged by default: a small local judge ranked
+# answers better so on the development sets (docs/benchmarks.md), its unfound quotes
+# stitching together faithful multi-hop claims about as often as copying unfaithful ones.
 UnfoundedSupport = Literal["flag", "downgrade"]
-DEFAULT_UNFOUNDED_SUPPORT: UnfoundedSupport = "downgrade"
+DEFAULT_UNFOUNDED_SUPPORT: UnfoundedSupport = "flag"
 
 # A quote may differ from the contexts by a typo, a dropped word or punctuation: a partial
 # match of at least this similarity (0–100) counts, for quotes long enough to tell.
