@@ -13,8 +13,8 @@ from veracity.prompts.template import DATA_TAGS
 
 # What a supported verdict whose evidence is not in the contexts becomes: kept and flagged,
 # or downgraded to not_enough_info. Kept and flagged by default: a small local judge ranked
-# answers better so on the development sets (docs/benchmarks.md), its unfound quotes
-# stitching together faithful multi-hop claims about as often as copying unfaithful ones.
+# answers better so on the development sets (docs/benchmarks.md); its unfound quotes copy
+# unfaithful claims, but also stitch together faithful multi-hop ones.
 UnfoundedSupport = Literal["flag", "downgrade"]
 DEFAULT_UNFOUNDED_SUPPORT: UnfoundedSupport = "flag"
 
