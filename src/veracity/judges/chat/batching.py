@@ -28,6 +28,9 @@ from veracity.judges.chat.sdk import RequestOptions, SDKChat
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError, JudgeFatalError
 
+# How long closing waits for the provider's copies of finished batches to be deleted.
+DISCARD_WAIT_S = 10.0
+
 
 @dataclass(frozen=True, slots=True)
 class BatchStatus:
@@ -86,6 +89,7 @@ class BatchingChat:
         self._ready: dict[str, Outcome] = {}  # results of ended batches not yet asked for
         self._answered: set[str] = set()  # asked again after this: goes to a new batch
         self._polling: dict[str, asyncio.Task[None]] = {}
+        self._discarding: set[asyncio.Task[None]] = set()
         self._dispatcher: asyncio.Task[None] | None = None
         self._last_queued = 0.0
         self._phase = 0
@@ -227,8 +231,14 @@ class BatchingChat:
         if state is not None and not any(key in self._ready for key in outcomes):
             # Every result is delivered: the provider's copy is no longer needed. (Results
             # kept for later askers keep it, so that a killed run can still read them.)
-            with contextlib.suppress(CallFailedError, JudgeFatalError):
-                await self.api.discard(batch_id)
+            task = asyncio.create_task(self._discard(batch_id))
+            self._discarding.add(task)
+            task.add_done_callback(self._discarding.discard)
+
+    async def _discard(self, batch_id: str) -> None:
+        # Best effort: a copy left behind is the provider's to expire, never a run's error.
+        with contextlib.suppress(Exception):
+            await self.api.discard(batch_id)
 
     async def _until_ended(self, batch_id: str, phase: int) -> BatchState | None:
         """The batch once it has ended; ``None`` if the endpoint has no such batch."""
@@ -291,6 +301,8 @@ class BatchingChat:
                 request.future.set_exception(exc)
 
     async def aclose(self) -> None:
+        if self._discarding:  # the last batch's deletion, begun as its results went out
+            await asyncio.wait(self._discarding, timeout=DISCARD_WAIT_S)
         tasks = [*self._polling.values(), *([self._dispatcher] if self._dispatcher else [])]
         for task in tasks:
             task.cancel()
