@@ -191,35 +191,41 @@ def test_an_option_the_endpoint_refuses_is_dropped_and_the_phase_sent_again(
     assert "rejected json_schema" in judge_now["negotiation"][0]
 
 
+def _attempt(server: FakeLLMServer, judge: str, out: Path) -> Any:
+    """A batch run of ``judge`` into ``out``, not yet awaited."""
+    from veracity.evaluation import aevaluate
+
+    base_url = server.anthropic_base_url if judge.startswith("anthropic") else server.base_url
+    return aevaluate(
+        _samples(), METRICS, judge, base_url=base_url, out=out, embedder=None, cache=False,
+        batch=FAST,
+    )  # fmt: skip
+
+
+async def _stopped_while_waiting(server: FakeLLMServer, judge: str, out: Path) -> None:
+    """Start a batch run and cancel it once it waits on its first batch (slowed to 1 s)."""
+    server.batches.delay_s = 1.0
+    first = asyncio.ensure_future(_attempt(server, judge, out))
+    while server.batches_created == 0:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)  # waiting on the batch now
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert (out / "batches.sqlite3").exists()
+    server.batches.delay_s = 0.0
+
+
 @pytest.mark.parametrize("judge", ["openai/gpt-4o-mini", "anthropic/claude-haiku-4-5"])
 async def test_a_run_stopped_while_waiting_polls_the_same_batch_when_resumed(
     tmp_path: Path, judge: str
 ) -> None:
-    from veracity.evaluation import aevaluate
-
+    out = tmp_path / "batch"
     with FakeLLMServer() as server:
         live = _run(server, judge, tmp_path / "live", cache=False)
         server.reset_stats()
-        base_url = server.anthropic_base_url if judge.startswith("anthropic") else server.base_url
-        out = tmp_path / "batch"
-
-        def attempt() -> Any:
-            return aevaluate(
-                _samples(), METRICS, judge, base_url=base_url, out=out, embedder=None,
-                cache=False, batch=FAST,
-            )  # fmt: skip
-
-        server.batches.delay_s = 1.0
-        first = asyncio.ensure_future(attempt())
-        while server.batches_created == 0:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.1)  # waiting on the batch now
-        first.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await first
-        assert (out / "batches.sqlite3").exists()
-        server.batches.delay_s = 0.0
-        resumed = await attempt()
+        await _stopped_while_waiting(server, judge, out)
+        resumed = await _attempt(server, judge, out)
         assert server.batches_created == 2  # the first phase's batch polled, not sent again
     assert _essence(list(resumed.results)) == _essence(live)
     assert resumed.manifest["attempts"][0]["status"] == "interrupted"
@@ -286,30 +292,13 @@ def test_a_batch_the_provider_refuses_whole_stops_the_run_with_its_reason(
 
 
 async def test_a_recorded_batch_the_endpoint_does_not_know_is_sent_anew(tmp_path: Path) -> None:
-    from veracity.evaluation import aevaluate
-
     judge, out = "openai/gpt-4o-mini", tmp_path / "batch"
     with FakeLLMServer() as server:
-
-        def attempt() -> Any:
-            return aevaluate(
-                _samples(), METRICS, judge, base_url=server.base_url, out=out, embedder=None,
-                cache=False, batch=FAST,
-            )  # fmt: skip
-
-        server.batches.delay_s = 1.0
-        first = asyncio.ensure_future(attempt())
-        while server.batches_created == 0:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.1)
-        first.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await first
+        await _stopped_while_waiting(server, judge, out)
         # As if the provider had deleted it (or the key belongs to another organisation).
         with sqlite3.connect(out / "batches.sqlite3") as db:
             db.execute("UPDATE requests SET batch_id = 'batch_gone'")
             db.execute("UPDATE batches SET id = 'batch_gone'")
-        server.batches.delay_s = 0.0
-        resumed = await attempt()
+        resumed = await _attempt(server, judge, out)
         assert server.batches_created == 3  # the lost one, its requests again, the verdicts
     assert all(r.status == "scored" for r in resumed.results)
