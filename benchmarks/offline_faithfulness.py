@@ -3,7 +3,8 @@
 For each set, ``veracity.aevaluate(samples, [Faithfulness()], OfflineJudge())`` scores every
 answer as a user would get it (claims by segmentation, offline verdicts; an answer with
 no claim scores 1.0, the metric's default). Reported per set, on the held-out "test"
-half by default (``--split all`` for every row; the judge was fitted on the other half):
+half by default (``--split fit`` for the half the judge was fitted on, ``--split all`` for
+every row):
 
 - the faithfulness score (the mean of the claims' P(supported), the expected share of
   supported claims) on every row: AUROC and balanced accuracy against the label, next to
@@ -22,7 +23,10 @@ Balanced accuracy uses, for every score and the floor alike, the threshold that
 truthfulqa_pairs). truthfulqa_pairs has no contexts: its reference answer is the context,
 and the label is ``correct`` (it was not used for fitting at all, so all of it is held out).
 
-Run:  python benchmarks/offline_faithfulness.py [--data DIR] [--limit N] [--split all]
+Run:  python benchmarks/offline_faithfulness.py [--data DIR] [--limit N] [--split fit|all]
+
+The default embedding model's precision is the machine's (bfloat16 products where the CPU
+has them natively); ``VERACITY_EMBEDDING_PRECISION=float32`` runs it in float32.
 """
 
 from __future__ import annotations
@@ -140,8 +144,8 @@ async def main_async(args: argparse.Namespace) -> int:
     results: dict[str, dict[str, Any]] = {}
     for name in args.sets:
         rows = load_set(args.data, name)
-        if args.split == "test" and name != "truthfulqa_pairs":
-            rows = [r for r in rows if r.split == "test"]
+        if args.split != "all" and name != "truthfulqa_pairs":
+            rows = [r for r in rows if r.split == args.split]
         rows = rows[: args.limit] if args.limit else rows
         results[name] = await run_set(judge, name, rows)
         results[name]["load_average"] = os.getloadavg()[0]
@@ -170,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, help="at most N rows per set")
-    parser.add_argument("--split", choices=["test", "all"], default="test")
+    parser.add_argument("--split", choices=["test", "fit", "all"], default="test")
     parser.add_argument("--sets", nargs="+", default=list(ALL_SETS), choices=list(ALL_SETS))
     parser.add_argument("--concurrency", type=int, default=OfflineJudge().concurrency)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")

@@ -180,3 +180,14 @@ def test_version_is_an_option_and_a_command() -> None:
         proc = veracity(*args)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == __version__
+
+
+def test_a_bad_embedding_precision_in_the_environment_is_a_usage_error(tmp_path: Path) -> None:
+    data = write_dataset(tmp_path / "data.jsonl", ROWS[:1])
+    proc = veracity(
+        "run", str(data), "--metrics", "faithfulness", "--judge", "offline",
+        "--out", str(tmp_path / "run"), env={"VERACITY_EMBEDDING_PRECISION": "fp16"},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "VERACITY_EMBEDDING_PRECISION must be one of auto, float32, bfloat16" in proc.stderr
+    assert "Traceback" not in proc.stderr

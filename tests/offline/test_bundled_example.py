@@ -1,9 +1,12 @@
 """The README's first command evaluates the bundled example with the offline judge: each
-error planted in it must show, and each faithful answer must pass."""
+error planted in it must show, and each faithful answer must pass, in either precision
+of the embedding model (bfloat16 is the default on CPUs that have it natively)."""
 
 from __future__ import annotations
 
 from importlib import resources
+
+import pytest
 
 from veracity import aevaluate
 from veracity.embeddings import LocalEmbedder
@@ -20,10 +23,17 @@ PLANTED = {
 FAITHFUL = [("eiffel", "reranked"), ("insulin", "reranked"), ("refund", "reranked")]
 
 
-async def test_every_planted_error_is_not_supported(local_embedder: LocalEmbedder) -> None:
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+async def test_every_planted_error_is_not_supported(
+    local_embedder: LocalEmbedder, precision: str
+) -> None:
+    embedder = local_embedder if precision == "float32" else LocalEmbedder(precision="bfloat16")
+    assert embedder.precision == precision
     result = await aevaluate(
-        str(EXAMPLE), ["faithfulness"], OfflineJudge(local_embedder), embedder=local_embedder
+        str(EXAMPLE), ["faithfulness"], OfflineJudge(embedder), embedder=embedder
     )
+    if embedder is not local_embedder:
+        await embedder.aclose()
     by_key = {(r.sample_id, r.system): r for r in result.results}
     for key, claim in PLANTED.items():
         record = by_key[key]

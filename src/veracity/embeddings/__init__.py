@@ -19,7 +19,6 @@ from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.bertscore import MINILM_NUM_LAYERS, BertScorer, Scores
 from veracity.embeddings.cache import LRUCache
 from veracity.embeddings.factory import (
-    ModelSpecError,
     local_bert_scorer_available,
     local_embedder_available,
     make_bert_scorer,
@@ -31,6 +30,7 @@ from veracity.embeddings.weights import (
     MINILM_L6_V2,
     MissingLocalModelError,
     ModelIntegrityError,
+    ModelSpecError,
     PinnedFile,
     default_minilm_dir,
     verify_weights,

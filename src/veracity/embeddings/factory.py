@@ -12,15 +12,12 @@ from veracity.embeddings.weights import (
     MINILM_LIBS,
     MINILM_PACKAGE,
     SCORER_LIBS,
+    ModelSpecError,
     missing_modules,
 )
 
 EMBEDDER_SPECS = "'auto', 'local', 'local:DIR' or 'openai/MODEL'"
 SCORER_SPECS = "'auto', 'local' or 'local:DIR'"
-
-
-class ModelSpecError(ValueError):
-    """An embedder or BERT scorer name that names none (``--embedder``, ``--bert-model``)."""
 
 
 def local_embedder_available() -> bool:

@@ -14,7 +14,15 @@ import numpy as np
 from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
 from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.cache import LRUCache
-from veracity.embeddings.minilm import TOKENS_PER_BATCH, MiniLM, shared_minilm
+from veracity.embeddings.minilm import (
+    PRECISIONS,
+    TOKENS_PER_BATCH,
+    MiniLM,
+    Precision,
+    PrecisionChoice,
+    resolve_precision,
+    shared_minilm,
+)
 from veracity.embeddings.weights import (
     EMBEDDER_LIBS,
     MINILM_LIBS,
@@ -39,7 +47,11 @@ class LocalEmbedder:
     (:class:`~veracity.embeddings.minilm.MiniLM`, batched by token count); a directory
     given by the user is loaded as is, with sentence-transformers, ``batch_size`` texts at
     a time. ``threads`` bounds the default model's parallel batches (default: as many as
-    torch would use). Nothing is ever downloaded: the model loads from local files only.
+    torch would use). ``precision`` is the default model's: ``"auto"`` (bfloat16 products
+    on a CPU with native bfloat16, 1.7 times faster, vectors within about 2e-3 of
+    float32's; float32 elsewhere; ``$VERACITY_EMBEDDING_PRECISION`` overrides it),
+    ``"float32"`` or ``"bfloat16"``; a user's model runs in float32. Nothing is ever
+    downloaded: the model loads from local files only.
 
     The model loads lazily on first use (or :meth:`load`), on a dedicated worker thread
     that then does all encoding, so the event loop never blocks. Concurrent
@@ -56,11 +68,20 @@ class LocalEmbedder:
         device: str = "cpu",
         cache_size: int = 50_000,
         threads: int | None = None,
+        precision: PrecisionChoice = "auto",
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        if model_path is not None and precision == "bfloat16":
+            raise ValueError(
+                "precision='bfloat16' is for the default model; a model directory runs in float32"
+            )
         require_modules(EMBEDDER_LIBS if model_path else MINILM_LIBS, "the local embedder")
         self.model_dir, self._pinned = resolve_model_dir(model_path)
+        self._precision_choice = precision
+        self._precision: Precision | None = None
         self._name = DEFAULT_NAME if model_path is None else f"local/{self.model_dir.name}"
         self.batch_size = batch_size
         self.device = device
@@ -81,6 +102,7 @@ class LocalEmbedder:
             device=device,
             cache_size=cache_size,
             threads=threads,
+            precision=precision,
         )
 
     def __reduce__(self) -> tuple[functools.partial[LocalEmbedder], tuple[()]]:
@@ -91,6 +113,17 @@ class LocalEmbedder:
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def precision(self) -> Precision:
+        """The precision the model runs in here (``"auto"`` resolved on this machine)."""
+        if self._precision is None:
+            self._precision = (
+                resolve_precision(self._precision_choice, self.device)
+                if self._pinned is not None
+                else "float32"
+            )
+        return self._precision
 
     @property
     def encode_calls(self) -> int:
@@ -107,6 +140,7 @@ class LocalEmbedder:
             "model": self._name.removeprefix("local/"),
             "sha256": self._pinned.sha256 if self._pinned else None,
             "device": self.device,
+            "precision": self.precision,
             # The default model is batched by tokens; a user's model by texts.
             **(
                 {"tokens_per_batch": TOKENS_PER_BATCH}
@@ -187,7 +221,9 @@ class LocalEmbedder:
         model: SentenceTransformer | MiniLM
         if self._pinned is not None:
             verify_weights(self.model_dir, self._pinned)
-            model = shared_minilm(self.model_dir, threads=self.threads, device=self.device)
+            model = shared_minilm(
+                self.model_dir, threads=self.threads, device=self.device, precision=self.precision
+            )
             dim: int | None = model.dimension
         else:
             with loading_model():

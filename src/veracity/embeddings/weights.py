@@ -46,6 +46,11 @@ class MissingLocalModelError(ImportError):
     """The package that ships the default local model is not installed."""
 
 
+class ModelSpecError(ValueError):
+    """An embedder or BERT scorer setting that names nothing veracity has (``--embedder``,
+    ``--bert-model``, ``$VERACITY_EMBEDDING_PRECISION``)."""
+
+
 # What the local models import; the default ones also need the package shipping MiniLM.
 # The default embedder runs on torch alone (embeddings/minilm.py), a directory of the
 # user's through sentence-transformers.

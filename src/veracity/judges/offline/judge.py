@@ -105,7 +105,7 @@ class OfflineJudge:
         return {
             "provider": "offline",
             "model": self.name,
-            "embedder": self._embedder.describe() if self._embedder else DEFAULT_EMBEDDER,
+            "embedder": self._embedder_description(),
             "params_version": self.params.version,
             "params_fingerprint": self.params.fingerprint,
             "thresholds": {
@@ -116,6 +116,14 @@ class OfflineJudge:
             "split_clauses": self.split_clauses,
             "prompt_budget": dataclasses.asdict(self.prompt_budget),
         }
+
+    def _embedder_description(self) -> dict[str, Any] | str:
+        """The embedder's own description (the one it will make, if none yet: its
+        precision depends on the machine), or its name where it cannot be made."""
+        try:
+            return self._model().describe()
+        except JudgeFatalError:
+            return DEFAULT_EMBEDDER
 
     async def aclose(self) -> None:
         if self._owns_embedder and self._embedder is not None:
