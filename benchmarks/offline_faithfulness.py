@@ -8,7 +8,8 @@ every row):
 
 - the faithfulness score (the mean of the claims' P(supported), the expected share of
   supported claims) on every row: AUROC and balanced accuracy against the label, next to
-  the floor's AUROC on the same rows;
+  the floor's AUROC on the same rows, with the gain over the floor and its 95 % paired
+  bootstrap interval;
 - on the answers with claims (an answer with none has nothing to rank), the metric's two
   continuous response-level scores: the score itself ("expected score") and
   ``details["expected_grounded_share"]`` (the share of the answer's
@@ -90,6 +91,9 @@ async def run_set(judge: OfflineJudge, name: str, rows: list[Row]) -> dict[str, 
         "score_bal_acc": balanced_accuracy([s >= cut["expected"] for s in scores], labels),
         "floor_auroc_all": auroc(floors, labels),
     }
+    out["score_gain"], out["score_gain_low"], out["score_gain_high"] = auroc_difference(
+        scores, floors, labels
+    )
     for key, values in ranked.items():
         out[f"{key}_auroc"] = auroc(values, claimed_labels)
         out[f"{key}_bal_acc"] = balanced_accuracy([v >= cut[key] for v in values], claimed_labels)
@@ -107,14 +111,15 @@ def table(results: dict[str, dict[str, Any]], split: str) -> str:
     mark = {name: " ¹" if name == "truthfulqa_pairs" else "" for name in results}
     lines = [
         "Every answer (no claims scores 1.0):\n",
-        "| set | n (faithful) | no claims | faithfulness AUROC | BA | floor AUROC | samples/s |",
-        "|---|---|---|---|---|---|---|",
+        "| set | n (faithful) | no claims | faithfulness AUROC | BA | floor AUROC "
+        "| gain [95 % CI] | samples/s |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, r in results.items():
         lines.append(
             f"| {name}{mark[name]} | {r['n']} ({r['positives']}) | {r['no_claims']} "
             f"| {r['score_auroc']:.3f} | {r['score_bal_acc']:.3f} | {r['floor_auroc_all']:.3f} "
-            f"| {r['samples_per_s']:.1f} |"
+            f"| {_gain(r, 'score')} | {r['samples_per_s']:.1f} |"
         )
     lines += [
         "\nAnswers with claims, AUROC / BA:\n",
