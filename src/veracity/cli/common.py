@@ -110,7 +110,11 @@ MaxErrorRate = Annotated[
 ]
 EmbedderOption = Annotated[
     str | None,
-    typer.Option("--embedder", help="auto, local, local:DIR, openai/MODEL or none."),
+    typer.Option(
+        "--embedder",
+        help="auto, local, local:DIR, openai/MODEL or none. The local model's precision: "
+        "$VERACITY_EMBEDDING_PRECISION (auto, float32, bfloat16).",
+    ),
 ]
 StructuredOutputOption = Annotated[
     str,
