@@ -1,9 +1,22 @@
-"""'Did you mean …?' for a name the user typed: a metric, an option, a status, a model."""
+"""A name the user typed, checked: one of a setting's choices, or 'did you mean …?' for a
+metric, an option, a status, a model."""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import TypeVar
+
+Choice = TypeVar("Choice", bound=str)
+
+
+def one_of(value: str, choices: tuple[Choice, ...], what: str) -> Choice:
+    """``value`` as the choice it names (``choices``: a ``Literal``'s values), else
+    ``ValueError``: "``what`` must be one of a, b, not 'x'"."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise ValueError(f"{what} must be one of {', '.join(choices)}, not {value!r}")
 
 
 def closest(name: str, choices: Iterable[str]) -> str | None:

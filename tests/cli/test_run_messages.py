@@ -122,7 +122,7 @@ def test_the_evidence_policy_is_chosen_by_flag_or_config_and_recorded(tmp_path: 
 
 def test_a_bad_evidence_policy_is_named_before_any_call(tmp_path: Path) -> None:
     stderr = run_refused(tmp_path, "--unfounded-support", "strict")
-    assert "--unfounded-support must be flag or downgrade, not 'strict'" in stderr
+    assert "--unfounded-support must be one of flag, downgrade, not 'strict'" in stderr
     config = tmp_path / "veracity.yaml"
     config.write_text("unfounded_support: strict\n")
     assert f"{config}: unfounded_support:" in run_refused(tmp_path, "--config", str(config))

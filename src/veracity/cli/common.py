@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from veracity._suggest import one_of
 from veracity.config import VeracityConfig, load_config
 from veracity.judges import default_judge_spec
 from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
@@ -188,12 +189,10 @@ ConfigOption = Annotated[
 
 
 def structured_output_mode(value: str) -> StructuredOutput:
-    for mode in STRUCTURED_OUTPUT_MODES:
-        if value == mode:
-            return mode
-    raise fail(
-        f"--structured-output must be one of {', '.join(STRUCTURED_OUTPUT_MODES)}, not {value!r}"
-    )
+    try:
+        return one_of(value, STRUCTURED_OUTPUT_MODES, "--structured-output")
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from veracity._suggest import one_of
 from veracity.cli.common import cannot_write, err_console, fail, out_console
 from veracity.report.export import FORMATS, ExportError, write_export
 from veracity.report.load import unfinished
@@ -28,8 +29,10 @@ def export(
     """Write a run's results as a flat table: one row per sample, system, metric and
     iteration, with score, status, reason, cost, latency and token counts, and the
     details as JSON text."""
-    if fmt not in FORMATS:
-        raise fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    try:
+        one_of(fmt, FORMATS, "--format")
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
     source = run_dir / RESULTS
     if not source.is_file():
         raise fail(f"not a run directory (no {RESULTS}): {run_dir}")

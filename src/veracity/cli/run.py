@@ -6,10 +6,11 @@ import asyncio
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, cast, get_args
+from typing import Annotated
 
 import typer
 
+from veracity._suggest import one_of
 from veracity.cli.common import (
     EXIT_JUDGE_ERRORS,
     EXIT_THRESHOLD,
@@ -57,7 +58,7 @@ from veracity.evaluation.batching import BatchUnavailableError
 from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
 from veracity.judges.chat.batching import BatchSettings
 from veracity.judges.chat.cache import ResponseCacheError
-from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
+from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UNFOUNDED_SUPPORTS
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.report.html import write_report
@@ -117,15 +118,6 @@ def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Pat
         )
     if not all(check.met for check in checks):
         raise typer.Exit(EXIT_THRESHOLD)
-
-
-def _unfounded_support(given: str | None) -> UnfoundedSupport:
-    if given is None:
-        return DEFAULT_UNFOUNDED_SUPPORT
-    for policy in get_args(UnfoundedSupport):
-        if given == policy:
-            return cast(UnfoundedSupport, policy)
-    raise ValueError(f"--unfounded-support must be flag or downgrade, not {given!r}")
 
 
 def _reply_bounds(specs: list[str]) -> dict[str, int]:
@@ -243,8 +235,10 @@ def run(
             structured_output=mode,
             max_tokens={**settings.config.max_tokens, **_reply_bounds(max_tokens or [])},
             prompt_budget=settings.prompt_budget,
-            unfounded_support=_unfounded_support(
-                unfounded_support or settings.config.unfounded_support
+            unfounded_support=one_of(
+                unfounded_support or settings.config.unfounded_support or DEFAULT_UNFOUNDED_SUPPORT,
+                UNFOUNDED_SUPPORTS,
+                "--unfounded-support",
             ),
         )
     except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from veracity._suggest import one_of
 from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
 from veracity.embeddings.batching import MicroBatcher
 from veracity.embeddings.cache import LRUCache
@@ -72,8 +73,7 @@ class LocalEmbedder:
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        one_of(precision, PRECISIONS, "precision")
         if model_path is not None and precision == "bfloat16":
             raise ValueError(
                 "precision='bfloat16' is for the default model; a model directory runs in float32"

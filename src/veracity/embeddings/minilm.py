@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
+from veracity._suggest import one_of
 from veracity.embeddings.weights import ModelIntegrityError, ModelSpecError
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ ROWS_STEP = 64
 
 Precision = Literal["float32", "bfloat16"]
 PrecisionChoice = Literal["auto", "float32", "bfloat16"]
-PRECISIONS: tuple[str, ...] = get_args(PrecisionChoice)
+PRECISIONS: tuple[PrecisionChoice, ...] = get_args(PrecisionChoice)
 # Overrides "auto" for every default model of the process (the CLI has no other way in).
 PRECISION_ENV = "VERACITY_EMBEDDING_PRECISION"
 
@@ -63,21 +64,18 @@ def native_bfloat16() -> bool:
     return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in checks)
 
 
-def resolve_precision(choice: str, device: str = "cpu") -> Precision:
+def resolve_precision(choice: PrecisionChoice, device: str = "cpu") -> Precision:
     """The precision ``choice`` means here: ``"auto"`` is ``$VERACITY_EMBEDDING_PRECISION``
     if set, else bfloat16 on a CPU that has it natively and float32 otherwise."""
     if choice == "auto":
-        choice = os.environ.get(PRECISION_ENV, "").strip().lower() or "auto"
-        if choice == "auto":
-            return "bfloat16" if device == "cpu" and native_bfloat16() else "float32"
-        where = f"${PRECISION_ENV}"
-    else:
-        where = "precision"
-    if choice == "float32":
-        return "float32"
-    if choice == "bfloat16":
-        return "bfloat16"
-    raise ModelSpecError(f"{where} must be one of {', '.join(PRECISIONS)}, got {choice!r}")
+        given = os.environ.get(PRECISION_ENV, "").strip().lower() or "auto"
+        try:
+            choice = one_of(given, PRECISIONS, f"${PRECISION_ENV}")
+        except ValueError as exc:
+            raise ModelSpecError(str(exc)) from exc
+    if choice == "auto":
+        return "bfloat16" if device == "cpu" and native_bfloat16() else "float32"
+    return choice
 
 
 _threads_lock = threading.Lock()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 from rapidfuzz import fuzz
 
@@ -16,6 +16,7 @@ from veracity.prompts.template import DATA_TAGS
 # answers better so on the development sets (docs/benchmarks.md); its unfound quotes copy
 # unfaithful claims, but also stitch together faithful multi-hop ones.
 UnfoundedSupport = Literal["flag", "downgrade"]
+UNFOUNDED_SUPPORTS: tuple[UnfoundedSupport, ...] = get_args(UnfoundedSupport)
 DEFAULT_UNFOUNDED_SUPPORT: UnfoundedSupport = "flag"
 
 # A quote may differ from the contexts by a typo, a dropped word or punctuation: a partial
