@@ -77,6 +77,7 @@ class VeracityConfig(BaseModel):
     ray_address: str | None = None
     batch: bool | None = None
     batch_poll_s: float | None = None
+    calibration: str | None = None
 
     @model_validator(mode="after")
     def _named_by_key(self) -> VeracityConfig:
@@ -177,6 +178,7 @@ class _FileSpec(_Spec):
     ray_address: str | None = Field(default=None, min_length=1)
     batch: bool | None = None
     batch_poll_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    calibration: str | None = Field(default=None, min_length=1)
 
     @field_validator("cache_max_size")
     @classmethod

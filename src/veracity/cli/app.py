@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from veracity._version import __version__
+from veracity.cli.agree import agree, calibrate
 from veracity.cli.cache import cache_app
 from veracity.cli.common import err_console, out_console
 from veracity.cli.demo import demo
@@ -51,6 +52,10 @@ app.command()(estimate)
 # their line breaks there).
 app.command(short_help="Print a run's summary, or write it as JUnit XML or Markdown.")(report)
 app.command(short_help="Compare two runs: paired differences with a CI and a p-value.")(compare)
+app.command(short_help="How far a run agrees with people's labels (AUROC, κ, Brier…).")(agree)
+app.command(short_help="Fit a run's scores to people's labels; --calibration applies it.")(
+    calibrate
+)
 app.command()(demo)
 app.command(short_help="Write a run's results as a flat table (CSV, Parquet, JSONL).")(export)
 app.add_typer(testset_app, name="testset")

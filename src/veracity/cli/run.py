@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from veracity._suggest import one_of
+from veracity.agreement.calibration_file import CalibrationFile, read_calibration
 from veracity.cli.common import (
     EXIT_JUDGE_ERRORS,
     EXIT_THRESHOLD,
@@ -62,6 +63,7 @@ from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UNFOUNDED_SU
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.report.html import write_report
+from veracity.report.thresholds import gated_metric
 from veracity.runner import ExecutorError
 from veracity.runner.estimate import estimate_run
 from veracity.store import DATABASE, MANIFEST, REPORT, RESULTS, RunDirectoryError, results_done
@@ -88,17 +90,26 @@ def _metrics(settings: RunSettings) -> list[Metric]:
     )
 
 
-def _gates(settings: RunSettings, flags: list[str], metrics: list[Metric]) -> dict[str, float]:
+def _gates(
+    settings: RunSettings,
+    flags: list[str],
+    metrics: list[Metric],
+    calibration: CalibrationFile | None = None,
+) -> dict[str, float]:
     """The thresholds of the config file and ``--threshold``, each on a metric of this run:
     a gate on a metric the run does not compute could never be met, so it fails now,
     before the first judge call, rather than after the whole run."""
     gates = {**settings.config.thresholds, **parse_thresholds(flags)}
     names = [metric.name for metric in metrics]
-    for metric in gates:
-        if metric not in names:
+    for gate in gates:
+        if gated_metric(gate) not in names:
             raise ValueError(
-                f"threshold on {metric!r}, a metric this run does not compute "
+                f"threshold on {gate!r}, a metric this run does not compute "
                 f"(its metrics: {', '.join(names)}); add it to --metrics or drop the threshold"
+            )
+        if gate != gated_metric(gate) and calibration is None:
+            raise ValueError(
+                f"threshold on {gate!r} needs --calibration (a file veracity calibrate wrote)"
             )
     return gates
 
@@ -118,6 +129,12 @@ def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Pat
         )
     if not all(check.met for check in checks):
         raise typer.Exit(EXIT_THRESHOLD)
+
+
+def _calibration(path: Path | str | None) -> CalibrationFile | None:
+    """The calibration file, read before any judge call (CalibrationFileError is a
+    ValueError naming the file)."""
+    return None if path is None else read_calibration(Path(path))
 
 
 def _reply_bounds(specs: list[str]) -> dict[str, int]:
@@ -199,6 +216,14 @@ def run(
     executor: ExecutorOption = None,
     ray_address: RayAddressOption = None,
     batch: BatchOption = None,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(
+            help="A calibration file (veracity calibrate): each result of a metric it "
+            "calibrates gains a `calibrated` probability beside its score; also "
+            "calibration: in the config file."
+        ),
+    ] = None,
     config: ConfigOption = None,
 ) -> None:
     """Evaluate a dataset and write a run directory.
@@ -225,7 +250,8 @@ def run(
             executor=executor, ray_address=ray_address, batch=batch,
         )  # fmt: skip
         chosen = _metrics(settings)
-        gates = _gates(settings, threshold or [], chosen)
+        calibrator = _calibration(calibration or settings.config.calibration)
+        gates = _gates(settings, threshold or [], chosen, calibrator)
         the_judge = make_judge(
             settings.judge,
             base_url=settings.base_url,
@@ -281,6 +307,7 @@ def run(
                     batch=BatchSettings(poll_s=settings.batch_poll_s, on_status=progress.batch)
                     if settings.batch
                     else False,
+                    calibration=calibrator,
                 )
             )
     except KeyboardInterrupt as exc:

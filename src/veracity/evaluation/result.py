@@ -16,6 +16,8 @@ from veracity.types import ResultRecord, Sample
 if TYPE_CHECKING:
     import pandas as pd
 
+    from veracity.agreement import AgreementReport, Fitted
+
 # to_pandas() has the flat result's columns, with the sample's texts after its keys.
 _COLUMNS = (*RESULT_COLUMNS[:2], "question", "answer", *RESULT_COLUMNS[2:])
 _CLAIM_KEYS = ("sample_id", "system", "question", "answer", "metric", "iteration", "score",
@@ -86,6 +88,28 @@ class EvaluationResult:
         they left more than that share of the results unscored, or nothing was scored
         (``veracity run`` exits 3 then)."""
         return check_error_rate(self.summary, self.max_error_rate)
+
+    def agreement(
+        self, labels: Any = None, *, other: EvaluationResult | None = None, **options: Any
+    ) -> AgreementReport:
+        """How far this run agrees with people's ``labels`` (a file, a DataFrame, a list
+        of dicts; default: the ``label`` / ``human_<metric>`` fields of its samples); with
+        ``other``, a second run on the same labels, paired. ``options`` are those of
+        :func:`veracity.agreement.agree` (``scales``, ``default_target``, ``top``,
+        ``resamples``, ``dataset``). The report prints as tables, has ``as_dict()`` and
+        ``to_pandas()``, and shows as a page in a notebook."""
+        from veracity.agreement import agree
+
+        return agree([self] if other is None else [self, other], labels, **options)
+
+    def calibrate(self, labels: Any = None, **options: Any) -> Fitted:
+        """Fit a calibration of this run's scores to people's ``labels`` (cross-validated;
+        options as :func:`veracity.agreement.calibrate_run`). ``fitted.calibration`` is the
+        file's content, ``fitted.helpful()`` the metrics it helps; pass either to
+        ``evaluate(..., calibration=...)``."""
+        from veracity.agreement import calibrate_run
+
+        return calibrate_run(self, labels, **options)
 
     def to_pandas(self, *, claims: bool = False) -> pd.DataFrame:
         """One row per result: id, system, question, answer, metric, iteration, score,

@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from veracity._version import __version__
+from veracity.agreement.calibration_file import (
+    CalibrationFile,
+    CalibrationWarning,
+    judge_identity,
+    read_calibration,
+)
 from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, dataset_fingerprint
 from veracity.embeddings import BertScorer, Embedder, make_bert_scorer, make_embedder
 from veracity.evaluation.batching import with_batching
@@ -102,6 +108,7 @@ async def aevaluate(
     executor: str = "local",
     ray_address: str | None = None,
     batch: bool | BatchSettings = False,
+    calibration: str | Path | CalibrationFile | None = None,
 ) -> EvaluationResult:
     """Evaluate ``samples`` with ``metrics``: a dataset path, a list of dicts or samples, a
     pandas DataFrame or a Hugging Face ``datasets.Dataset`` (read a row at a time, with a
@@ -136,7 +143,11 @@ async def aevaluate(
     ``batch=True`` (or :class:`~veracity.judges.chat.batching.BatchSettings`) sends an
     ``openai/`` or ``anthropic/`` judge's calls through the provider's batch API at batch
     prices, phase by phase; with ``out``, a run killed while waiting polls its batches
-    again when resumed.
+    again when resumed. ``calibration`` (a file ``veracity calibrate`` wrote, or one read
+    with :func:`~veracity.agreement.read_calibration`) gives each result of a metric it
+    calibrates a ``calibrated`` probability beside its untouched score; a
+    :class:`~veracity.agreement.CalibrationWarning` says when the run's judge or prompts
+    differ from those it was fitted on.
 
     Bad rows are left out and listed in the result's ``bad_rows``, with a
     :class:`~veracity.dataset.BadRowsWarning` giving their count; when no row is valid,
@@ -158,20 +169,20 @@ async def aevaluate(
     )  # fmt: skip
     the_judge, shared = _with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
     models = _models(the_judge, chosen, embedder, bert_scorer, base_url, concurrency)
+    calibrator = _calibration(calibration, models, chosen)
     price = (batch_price if batch else find_price)(the_judge.name, prices)
     read = _Counted(keep=keep_results)
 
     manifest = _manifest(models, chosen, price, dataset_path, {
         "iterations": iterations, "max_error_rate": max_error_rate, "executor": executor,
-        "batch": batch is not False, **(settings or {})
+        "batch": batch is not False, **(settings or {}), **_calibration_settings(calibrator)
     })  # fmt: skip
     run_dir, models, own_replies = _open_run(out, manifest, judge, cache, models)
     arrived = _Arrivals(chosen)
     bad_rows: list[RowError] = []
 
     def finished(record: ResultRecord, position: int) -> None:
-        if price is not None:
-            record = record.model_copy(update={"cost_usd": price.cost(record.usage)})
+        record = _priced_and_calibrated(record, price, calibrator)
         if run_dir is not None:
             run_dir.add(record, position)
         else:
@@ -375,6 +386,65 @@ def evaluate(
         raise
     shown.finish(None)
     return result
+
+
+def _calibration(
+    given: str | Path | CalibrationFile | None, models: Models, metrics: Sequence[Metric]
+) -> CalibrationFile | None:
+    """The calibration to apply, read and checked before the run opens."""
+    if given is None:
+        return None
+    found = given if isinstance(given, CalibrationFile) else read_calibration(Path(given))
+    _check_calibration(found, _describe_judge(models, metrics), metrics)
+    return found
+
+
+def _priced_and_calibrated(
+    record: ResultRecord, price: Price | None, calibrator: CalibrationFile | None
+) -> ResultRecord:
+    """``record`` with its cost, and its calibrated probability where it has one."""
+    update: dict[str, Any] = {}
+    if price is not None:
+        update["cost_usd"] = price.cost(record.usage)
+    if calibrator is not None and record.metric in calibrator.metrics:
+        update["calibrated"] = calibrator.calibrated(record)
+    return record.model_copy(update=update) if update else record
+
+
+def _calibration_settings(calibrator: CalibrationFile | None) -> dict[str, Any]:
+    if calibrator is None:
+        return {}
+    return {
+        "calibration": {
+            "metrics": sorted(calibrator.metrics),
+            "judge": calibrator.judge.name,
+            "labels": calibrator.labels,
+            "created_at": calibrator.created_at,
+        }
+    }
+
+
+def _check_calibration(
+    calibrator: CalibrationFile, judge: Mapping[str, Any], metrics: Sequence[Metric]
+) -> None:
+    """Warn when the calibration was fitted on another judge, or calibrates none of the
+    run's metrics: its probabilities would not mean what they say."""
+    differences = calibrator.differences(judge_identity(dict(judge)))
+    if differences:
+        warnings.warn(
+            "the calibration was fitted on another judge: "
+            + "; ".join(differences)
+            + ": its probabilities may not hold for this run",
+            CalibrationWarning,
+            stacklevel=3,
+        )
+    if not any(m.name in calibrator.metrics for m in metrics):
+        warnings.warn(
+            f"the calibration covers {', '.join(sorted(calibrator.metrics)) or 'no metric'}, "
+            "none of this run's metrics: nothing is calibrated",
+            CalibrationWarning,
+            stacklevel=3,
+        )
 
 
 def _expected(

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error
+from veracity.metrics.local_signals import local_signals
 from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, abstains
-from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
+from veracity.types import ClaimVerdict, MetricResult, Sample, Status, Usage, Verdict
 
 _WORD = re.compile(r"\w+(?:'\w+)?")
 
@@ -51,6 +52,12 @@ class Faithfulness:
     each claim's words by its P(supported). ``details["evidence_not_found"]`` counts the
     claims the judge called supported on an evidence quote that is not in the contexts (an
     LLM judge keeps them by default, or downgrades them to not_enough_info).
+
+    ``details["local_signals"]`` is a second opinion that costs no call, for every judge
+    (:mod:`~veracity.metrics.local_signals`): word overlap of the answer and of each claim,
+    names and numbers of a claim that no context has, negation flips.
+    ``details["unbacked_support"]`` counts the claims the judge called supported although
+    a name or number of theirs is nowhere in the contexts.
     """
 
     batch_verification: bool = True
@@ -68,11 +75,11 @@ class Faithfulness:
         started = time.perf_counter()
         sample = work.sample
         if not sample.answer.strip():
-            return self._no_claims("the answer is empty", started)
+            return self._no_claims("the answer is empty", started, sample=sample)
         abstention = abstains(sample.answer, self.abstention_phrases)
         if abstention is not None:
             why = f"the answer abstains or is courtesy only ({abstention!r})"
-            return self._no_claims(why, started, abstention=abstention)
+            return self._no_claims(why, started, abstention=abstention, sample=sample)
 
         extracted = await work.claims()
         usage = work.charge(extracted)
@@ -80,7 +87,9 @@ class Faithfulness:
             return judge_error(self.name, "claim extraction", extracted, usage, started)
         claims = extracted.value
         if not claims:
-            return self._no_claims("the answer makes no factual claim", started, usage)
+            return self._no_claims(
+                "the answer makes no factual claim", started, usage, sample=sample
+            )
 
         if not has_contexts(sample):
             verdicts = tuple(
@@ -92,7 +101,7 @@ class Faithfulness:
                 for claim in claims
             )
             return self._result(
-                sample.answer,
+                sample,
                 verdicts,
                 Status.NO_CONTEXTS,
                 f"no contexts retrieved: none of {len(claims)} claim(s) can be supported",
@@ -126,11 +135,11 @@ class Faithfulness:
             f", {counts[Verdict.CONTRADICTED]} contradicted"
             f", {counts[Verdict.NOT_ENOUGH_INFO]} without enough information"
         )
-        return self._result(sample.answer, verdicts, Status.SCORED, reason, usage, started, notes)
+        return self._result(sample, verdicts, Status.SCORED, reason, usage, started, notes)
 
     def _result(
         self,
-        answer: str,
+        sample: Sample,
         verdicts: tuple[ClaimVerdict, ...],
         status: Status,
         reason: str,
@@ -139,6 +148,7 @@ class Faithfulness:
         notes: tuple[str, ...],
     ) -> MetricResult:
         counts = Counter(v.verdict for v in verdicts)
+        answer = sample.answer
         claims = [v.claim for v in verdicts]
         supported = [float(v.verdict is Verdict.SUPPORTED) for v in verdicts]
         score = sum(supported) / len(verdicts)
@@ -154,6 +164,14 @@ class Faithfulness:
         unfounded = sum(bool(v.evidence_not_found) for v in verdicts)
         if unfounded:
             details["evidence_not_found"] = unfounded
+        signals, per_claim = local_signals(answer, claims, sample.contexts)
+        details["local_signals"] = signals
+        unbacked = sum(
+            v.verdict is Verdict.SUPPORTED and s.unbacked
+            for v, s in zip(verdicts, per_claim, strict=True)
+        )
+        if unbacked:
+            details["unbacked_support"] = unbacked
         probabilities = [v.p_supported for v in verdicts if v.p_supported is not None]
         if status is Status.SCORED and len(probabilities) == len(verdicts):
             score = sum(probabilities) / len(probabilities)
@@ -175,19 +193,28 @@ class Faithfulness:
         )
 
     def _no_claims(
-        self, why: str, started: float, usage: Usage | None = None, abstention: str | None = None
+        self,
+        why: str,
+        started: float,
+        usage: Usage | None = None,
+        abstention: str | None = None,
+        *,
+        sample: Sample,
     ) -> MetricResult:
         if self.no_claims_score is None:
             outcome = "it is left unscored"
         else:
             outcome = f"it scores {self.no_claims_score:g}"
+        details: dict[str, Any] = {"claims": [], "n_claims": 0}
+        if abstention is not None:
+            details["abstention"] = abstention
+        details["local_signals"] = local_signals(sample.answer, (), sample.contexts)[0]
         return MetricResult(
             metric=self.name,
             score=self.no_claims_score,
             status=Status.NO_CLAIMS,
             reason=f"{why}: there is nothing to check, so {outcome}",
-            details={"claims": [], "n_claims": 0}
-            | ({} if abstention is None else {"abstention": abstention}),
+            details=details,
             usage=usage or Usage(),
             latency_s=time.perf_counter() - started,
         )

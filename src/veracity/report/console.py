@@ -105,9 +105,26 @@ def print_recommendations(summary: Mapping[str, Any], console: Console) -> None:
         console.print(Text("  • ") + Text(str(item["message"])))
 
 
+def calibrated_line(summary: Mapping[str, Any]) -> str | None:
+    """The calibrated probabilities' means (a run with ``--calibration``), else ``None``."""
+    parts = []
+    for metric, groups in (summary.get("metrics") or {}).items():
+        found = (
+            (groups.get(OVERALL) or {}).get("calibrated") if isinstance(groups, Mapping) else None
+        )
+        if isinstance(found, Mapping) and found.get("n"):
+            parts.append(f"{metric} {pct(found.get('mean'))} ({ci(found)}), {found['n']} result(s)")
+    if not parts:
+        return None
+    return "calibrated P(people call it good), ×100: " + "; ".join(parts)
+
+
 def print_summary(summary: dict[str, Any], console: Console) -> None:
     """The short summary printed after a run: the metrics table, usage, recommendations."""
     console.print(metrics_table(summary, with_systems=True))
     console.print(thresholds_line(summary), style="dim", highlight=False)
+    calibrated = calibrated_line(summary)
+    if calibrated is not None:
+        console.print(Text(calibrated))
     console.print(usage_line(summary), highlight=False)
     print_recommendations(summary, console)

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from veracity.report.console import (
+    calibrated_line,
     metrics_table,
     new_table,
     pct,
@@ -142,6 +143,9 @@ def print_report(
     """Metrics, groups, judge variance, labels, the analysis and the recommendations."""
     console.print(metrics_table(summary, with_systems=False))
     console.print(thresholds_line(summary), style="dim", highlight=False)
+    calibrated = calibrated_line(summary)
+    if calibrated is not None:
+        console.print(Text(calibrated))
     for section in SECTION_TITLES:
         table = _groups_table(summary, section)
         if table is not None:

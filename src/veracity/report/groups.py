@@ -53,12 +53,17 @@ class Group:
     statuses: Counter[str] = field(default_factory=Counter)
     labels: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     n: int = 0
-    # Claim verdicts (faithfulness-like metrics): how many, and how many were supported on
-    # an evidence quote that is not in the contexts.
+    # Claim verdicts (faithfulness-like metrics): how many, how many were supported on an
+    # evidence quote that is not in the contexts, and how many were supported although a
+    # name or number of theirs is nowhere in the contexts.
     claims: int | None = None
     evidence_not_found: int = 0
+    unbacked_support: int = 0
     # Results whose texts a local model read only the start of (``details["cut"]``).
     cut: int = 0
+    # Calibrated probabilities (a run with ``--calibration``), with their items.
+    calibrated: array[float] = field(default_factory=lambda: array("d"))
+    calibrated_items: array[int] = field(default_factory=lambda: array("q"))
 
     def add(self, record: ResultRecord, item: int) -> None:
         self.n += 1
@@ -74,7 +79,11 @@ class Group:
         if "n_claims" in record.details:
             self.claims = (self.claims or 0) + int(record.details["n_claims"])
             self.evidence_not_found += int(record.details.get("evidence_not_found", 0))
+            self.unbacked_support += int(record.details.get("unbacked_support", 0))
         self.cut += bool(record.details.get("cut"))
+        if record.calibrated is not None:
+            self.calibrated.append(record.calibrated)
+            self.calibrated_items.append(item)
 
     def stats(self, threshold: float) -> dict[str, Any]:
         scores = list(self.scores)
@@ -96,19 +105,42 @@ class Group:
             **(
                 {}
                 if self.claims is None
-                else {"claims": self.claims, "evidence_not_found": self.evidence_not_found}
+                else {
+                    "claims": self.claims,
+                    "evidence_not_found": self.evidence_not_found,
+                    "unbacked_support": self.unbacked_support,
+                }
             ),
             **({"cut": self.cut} if self.cut else {}),
+            **({"calibrated": self._calibrated()} if self.calibrated else {}),
+        }
+
+    def _calibrated(self) -> dict[str, Any]:
+        """The calibrated probabilities: their mean (the expected share of answers people
+        would call good), its interval, and the share at or above one half."""
+        values = list(self.calibrated)
+        interval = bootstrap_ci(values, list(self.calibrated_items))
+        return {
+            "n": len(values),
+            "mean": describe(values)["mean"],
+            "ci95": None if interval is None else list(interval),
+            "pass_rate": pass_rate(values, 0.5),
         }
 
 
 def caveats(stats: Mapping[str, Any]) -> list[str]:
     """What a group's scored results rest on that is worth a look, in words: supported
-    verdicts on a quote the contexts do not hold, texts a local model read only the start
-    of. Shown beside the statuses in every report."""
+    verdicts on a quote the contexts do not hold or on a claim whose name or number the
+    contexts lack, texts a local model read only the start of. Shown beside the statuses in
+    every report."""
     found = []
     if stats.get("evidence_not_found"):
         found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']}")
+    if stats.get("unbacked_support"):
+        found.append(
+            f"supported, name or number not in contexts {stats['unbacked_support']}/"
+            f"{stats['claims']}"
+        )
     if stats.get("cut"):
         found.append(f"cut to the model's length {stats['cut']}")
     return found

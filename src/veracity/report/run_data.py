@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from veracity.report.load import ReportError, given_thresholds, load_summary
 from veracity.report.summary import summarize
+from veracity.report.thresholds import gated_metric
 from veracity.store import MANIFEST, ResultsFileError, read_results
 from veracity.types import ResultRecord
 
@@ -90,6 +91,7 @@ def _stale(summary: Mapping[str, Any], thresholds: Mapping[str, float]) -> bool:
     return any(
         metrics[metric]["threshold"] != {"value": value, "source": "given"}
         for metric, value in thresholds.items()
+        if metric in metrics  # not a gate on calibrated probabilities
     )
 
 
@@ -110,14 +112,14 @@ def load_run(
         run_dir, summary, manifest = None, source.summary, dict(source.manifest)
         held, rebuilt = tuple(source.results), False
     metrics = summary["metrics"]
-    unknown = [metric for metric in thresholds or {} if metric not in metrics]
+    unknown = [gate for gate in thresholds or {} if gated_metric(gate) not in metrics]
     if unknown:
         raise ReportError(
             f"threshold on {', '.join(map(repr, unknown))}, a metric this run does not "
             f"have (its metrics: {', '.join(metrics) or 'none'})"
         )
     given = given_thresholds(summary, manifest) | dict(thresholds or {})
-    given = {metric: value for metric, value in given.items() if metric in metrics}
+    given = {gate: value for gate, value in given.items() if gated_metric(gate) in metrics}
     run = RunData(summary, manifest, given, run_dir, held, rebuilt)
     if not _stale(summary, given):
         return run

@@ -1,5 +1,7 @@
-"""CI gates: ``--threshold metric=value`` against a run's overall means, and
-``--max-error-rate`` against the share of results judge errors left unscored."""
+"""CI gates: ``--threshold metric=value`` against a run's overall means (or, as
+``metric:calibrated=value``, against the mean calibrated probability of a run with
+``--calibration``), and ``--max-error-rate`` against the share of results judge errors
+left unscored."""
 
 from __future__ import annotations
 
@@ -45,15 +47,29 @@ def parse_thresholds(specs: Iterable[str]) -> dict[str, float]:
     return thresholds
 
 
+CALIBRATED = ":calibrated"
+
+
+def gated_metric(gate: str) -> str:
+    """The metric a gate is on: ``faithfulness`` for ``faithfulness:calibrated`` too."""
+    return gate.removesuffix(CALIBRATED)
+
+
+def _gated_mean(metrics: Mapping[str, Any], gate: str) -> float | None:
+    overall = (metrics.get(gated_metric(gate)) or {}).get(OVERALL) or {}
+    if gate.endswith(CALIBRATED):
+        overall = overall.get("calibrated") or {}
+    mean = overall.get("mean")
+    return None if mean is None else float(mean)
+
+
 def check_thresholds(
     summary: Mapping[str, Any], thresholds: Mapping[str, float]
 ) -> list[ThresholdCheck]:
     metrics = summary["metrics"]
     return [
-        ThresholdCheck(
-            metric, threshold, metrics[metric][OVERALL]["mean"] if metric in metrics else None
-        )
-        for metric, threshold in thresholds.items()
+        ThresholdCheck(gate, threshold, _gated_mean(metrics, gate))
+        for gate, threshold in thresholds.items()
     ]
 
 

@@ -117,6 +117,9 @@ class ResultRecord(MetricResult):
     question_type: str | None = None
     iteration: int
     cost_usd: float | None = None
+    # P(people call the answer good) from a calibration fitted to their labels (``veracity
+    # calibrate``; ``--calibration``), beside the untouched score.
+    calibrated: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @property
     def key(self) -> tuple[str, str | None, str, int]:

@@ -1,0 +1,51 @@
+"""Agreement of veracity's scores with people's labels, and calibration to them.
+
+``agree`` measures how far one run (or two, paired) agrees with the labels;
+``calibrate_run`` fits a map from each result's signals to P(people call the answer
+good); ``read_calibration`` reads such a map for ``evaluate(..., calibration=...)``.
+
+The calibration file loads with numpy alone; the rest (scikit-learn, scipy) is imported
+when first used, so ``import veracity`` stays quick.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from veracity.agreement.calibration_file import (
+    CalibrationFile,
+    CalibrationFileError,
+    CalibrationWarning,
+    read_calibration,
+)
+
+if TYPE_CHECKING:
+    from veracity.agreement.load import AgreementError, Fitted, agree, calibrate_run
+    from veracity.agreement.report import AgreementReport
+
+_LAZY = {
+    "AgreementError": "veracity.agreement.load",
+    "AgreementReport": "veracity.agreement.report",
+    "Fitted": "veracity.agreement.load",
+    "agree": "veracity.agreement.load",
+    "calibrate_run": "veracity.agreement.load",
+}
+
+__all__ = [
+    "AgreementError",
+    "AgreementReport",
+    "CalibrationFile",
+    "CalibrationFileError",
+    "CalibrationWarning",
+    "Fitted",
+    "agree",
+    "calibrate_run",
+    "read_calibration",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

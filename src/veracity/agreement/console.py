@@ -1,0 +1,199 @@
+"""``veracity agree`` on a terminal: per metric a table of the agreement figures with
+their intervals, the worst disagreements, the people's own agreement; for two runs the
+paired differences."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from veracity.agreement.report import (
+    AgreementReport,
+    Disagreement,
+    GroupAgreement,
+    MetricAgreement,
+)
+from veracity.agreement.statistics import Estimate
+
+# Control characters from data never reach the terminal raw (escape sequences could
+# clear the screen or fake a line): they are shown escaped.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+FIGURE_NAMES = {
+    "auroc": "AUROC",
+    "balanced_accuracy": "bal. acc.",
+    "balanced_accuracy_cv": "bal. acc. (cv)",
+    "kappa": "κ",
+    "weighted_kappa": "weighted κ",
+    "spearman": "Spearman",
+    "brier": "Brier",
+    "ece": "ECE",
+}
+
+
+def visible(text: object) -> str:
+    """``text`` on one line with control characters escaped."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], " ".join(str(text).split(" ")))
+
+
+def number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def estimate(e: Estimate | None) -> str:
+    if e is None or e.value is None:
+        return "—"
+    if e.ci95 is None:
+        return number(e.value)
+    return f"{e.value:.3f} ({e.ci95[0]:.3f}–{e.ci95[1]:.3f})"
+
+
+def _figure_columns(metric: MetricAgreement) -> list[str]:
+    names = ["auroc", "balanced_accuracy", "balanced_accuracy_cv", "kappa"]
+    figures = metric.overall.figures
+    if figures.weighted_kappa is not None:
+        names.append("weighted_kappa")
+    if figures.spearman is not None:
+        names.append("spearman")
+    if metric.probability_like:
+        names += ["brier", "ece"]
+    return names
+
+
+def _cell(e: Estimate | None) -> Text:
+    """A figure over its interval, on two lines, so a table stays narrow."""
+    if e is None or e.value is None:
+        return Text("—")
+    cell = Text(f"{e.value:.3f}")
+    if e.ci95 is not None:
+        cell.append(f"\n{e.ci95[0]:.2f}–{e.ci95[1]:.2f}", style="dim")
+    return cell
+
+
+def metric_table(metric: MetricAgreement, run: str) -> Table:
+    """A row per figure, a column per group of items (all, then each system)."""
+    groups = (metric.overall, *metric.by_system)
+    table = Table(
+        title=Text(f"{metric.metric} against people's '{metric.target}' ({metric.scale}) · {run}"),
+        caption=(
+            f"threshold {metric.threshold:g} · under each figure its 95 % bootstrap interval"
+            + (", resampling whole groups" if metric.grouped else "")
+        ),
+    )
+    table.add_column("")
+    for group in groups:
+        name = "all" if group.system is None else visible(group.system)
+        table.add_column(Text(name), justify="right", overflow="fold")
+    table.add_row("n", *(str(g.figures.n) for g in groups))
+    table.add_row(
+        "labelled good",
+        *("—" if g.figures.base_rate is None else f"{g.figures.base_rate:.0%}" for g in groups),
+    )
+    for name in _figure_columns(metric):
+        table.add_row(FIGURE_NAMES[name], *(_cell(getattr(g.figures, name)) for g in groups))
+    return table
+
+
+def _disagreements(title: str, items: Sequence[Disagreement], console: Console) -> None:
+    if not items:
+        return
+    console.print(Text(title, style="bold"))
+    for d in items:
+        system = "" if d.system is None else f" [{visible(d.system)}]"
+        console.print(
+            Text(f"  {visible(d.sample_id)}{system}: score {d.score:.3f}, label {d.label:g}")
+        )
+        if d.answer:
+            console.print(Text(f"    answer: {visible(d.answer)}", style="dim"))
+        for claim in d.claims[:4]:
+            verdict = claim.get("verdict", "?")
+            p = claim.get("p_supported")
+            shown = f"{verdict}" + ("" if p is None else f" p={float(p):.2f}")
+            console.print(Text(f"    - {visible(claim.get('claim', ''))} → {shown}"))
+            if claim.get("reason"):
+                console.print(Text(f"      {visible(claim['reason'])}", style="dim"))
+        if not d.claims:
+            console.print(Text(f"    {visible(d.reason)}", style="dim"))
+
+
+def _group_disagreements(metric: MetricAgreement, group: GroupAgreement, console: Console) -> None:
+    _disagreements(f"{metric.metric}: labelled good, scored lowest", group.missed, console)
+    _disagreements(f"{metric.metric}: labelled bad, scored highest", group.false_alarms, console)
+
+
+def _not_used(metric: MetricAgreement) -> str:
+    parts = [f"{n} unscored ({status})" for status, n in sorted(metric.unscored.items())]
+    if metric.without_result:
+        parts.append(f"{metric.without_result} label(s) without a result")
+    if metric.ambiguous:
+        parts.append(f"{metric.ambiguous} label(s) without a system where several answered")
+    if metric.tied:
+        parts.append(f"{metric.tied} tied vote(s)")
+    return ", ".join(parts)
+
+
+def print_agreement(report: AgreementReport, console: Console) -> None:
+    labels = report.labels
+    console.print(
+        Text(
+            f"labels: {visible(labels.source)} · {labels.rows} row(s), {len(labels.items)} "
+            f"item(s)" + (f", {len(labels.bad_rows)} bad row(s)" if labels.bad_rows else "")
+        )
+    )
+    for row in labels.bad_rows[:5]:
+        console.print(Text(f"  bad label row: {visible(row)}", style="yellow"))
+    for run, metrics in zip(report.runs, report.metrics, strict=True):
+        if not metrics:
+            console.print(Text(f"{visible(run)}: no metric of this run has labels", style="yellow"))
+        for metric in metrics:
+            console.print(metric_table(metric, visible(run)))
+            unused = _not_used(metric)
+            if unused:
+                console.print(Text(f"not used: {unused}", style="yellow"))
+            ia = metric.inter_annotator
+            if ia is not None and ia.items:
+                console.print(
+                    Text(
+                        f"people among themselves (the ceiling): {ia.annotators} annotators on "
+                        f"{ia.items} item(s), raw agreement {number(ia.raw_agreement)}, "
+                        f"κ {number(ia.kappa)}"
+                    )
+                )
+            if len(report.runs) == 1:
+                _group_disagreements(metric, metric.overall, console)
+    if report.targets_without_metric:
+        console.print(
+            Text(
+                "labels no metric of the run measures: "
+                + ", ".join(visible(t) for t in report.targets_without_metric),
+                style="yellow",
+            )
+        )
+    if report.paired:
+        print_paired(report, console)
+
+
+def print_paired(report: AgreementReport, console: Console) -> None:
+    a, b = report.runs
+    table = Table(
+        title=Text(f"B − A on the same labelled items · A: {visible(a)} · B: {visible(b)}"),
+        caption="paired bootstrap 95 % intervals; an interval that excludes 0 is a real difference",
+    )
+    for name in ("metric", "figure", "n", "A", "B", "B − A", "95% CI"):
+        table.add_column(name, justify="left" if name in ("metric", "figure") else "right")
+    for paired in report.paired:
+        for name, e in paired.figures.items():
+            interval = "—" if e.ci95 is None else f"{e.ci95[0]:+.3f}…{e.ci95[1]:+.3f}"
+            table.add_row(
+                Text(paired.metric),
+                FIGURE_NAMES.get(name, name),
+                str(paired.n),
+                number(e.a),
+                number(e.b),
+                "—" if e.diff is None else f"{e.diff:+.3f}",
+                interval,
+            )
+    console.print(table)

@@ -1,0 +1,75 @@
+"""``veracity agree --markdown``: the agreement figures as Markdown tables (a pull-request
+comment, ``$GITHUB_STEP_SUMMARY``, a wiki)."""
+
+from __future__ import annotations
+
+from veracity.agreement.console import FIGURE_NAMES, estimate, number
+from veracity.agreement.report import AgreementReport, MetricAgreement
+from veracity.report.markdown import md
+
+
+def _metric(metric: MetricAgreement, run: str) -> list[str]:
+    names = ["auroc", "balanced_accuracy", "balanced_accuracy_cv", "kappa"]
+    overall = metric.overall.figures
+    names += [n for n in ("weighted_kappa", "spearman") if getattr(overall, n) is not None]
+    if metric.probability_like:
+        names += ["brier", "ece"]
+    lines = [
+        f"### {md(metric.metric)} against people's '{md(metric.target)}' ({md(metric.scale)})",
+        "",
+        f"Run {md(run)} · threshold {metric.threshold:g} · 95 % bootstrap intervals",
+        "",
+        "| items | n | good | " + " | ".join(FIGURE_NAMES[n] for n in names) + " |",
+        "|---|---:|---:|" + "---:|" * len(names),
+    ]
+    for group in (metric.overall, *metric.by_system):
+        f = group.figures
+        rate = "—" if f.base_rate is None else f"{f.base_rate:.0%}"
+        cells = " | ".join(estimate(getattr(f, n)) for n in names)
+        name = "all" if group.system is None else md(group.system)
+        lines.append(f"| {name} | {f.n} | {rate} | {cells} |")
+    ia = metric.inter_annotator
+    if ia is not None and ia.items:
+        lines += [
+            "",
+            f"People among themselves (the ceiling): {ia.annotators} annotators on {ia.items} "
+            f"item(s), raw agreement {number(ia.raw_agreement)}, κ {number(ia.kappa)}.",
+        ]
+    worst = [*metric.overall.missed[:3], *metric.overall.false_alarms[:3]]
+    if worst:
+        lines += ["", "| worst disagreements | score | label | why |", "|---|---:|---:|---|"]
+        for d in worst:
+            lines.append(
+                f"| {md(d.sample_id)} | {d.score:.3f} | {d.label:g} | {md(d.reason)[:200]} |"
+            )
+    return lines
+
+
+def markdown_agreement(report: AgreementReport) -> str:
+    lines = [
+        "## Agreement with people",
+        "",
+        f"Labels: {md(report.labels.source)} ({len(report.labels.items)} item(s), "
+        f"{len(report.labels.bad_rows)} bad row(s)).",
+    ]
+    for run, metrics in zip(report.runs, report.metrics, strict=True):
+        for metric in metrics:
+            lines += ["", *_metric(metric, run)]
+    if report.paired:
+        a, b = report.runs
+        lines += [
+            "",
+            f"### B − A on the same items (A: {md(a)}, B: {md(b)})",
+            "",
+            "| metric | figure | n | A | B | B − A | 95% CI |",
+            "|---|---|---:|---:|---:|---:|---|",
+        ]
+        for paired in report.paired:
+            for name, e in paired.figures.items():
+                diff = "—" if e.diff is None else f"{e.diff:+.3f}"
+                ci = "—" if e.ci95 is None else f"{e.ci95[0]:+.3f} … {e.ci95[1]:+.3f}"
+                lines.append(
+                    f"| {md(paired.metric)} | {FIGURE_NAMES.get(name, name)} | {paired.n} | "
+                    f"{number(e.a)} | {number(e.b)} | {diff} | {ci} |"
+                )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,395 @@
+"""How far a run's scores agree with people's labels: per metric, overall and per
+system, the figures of :mod:`veracity.agreement.statistics`, the worst disagreements in
+both directions with the claims and verdicts behind them, the people's own agreement
+(the ceiling), and for two runs on the same labels the paired difference of each figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+from io import StringIO
+from typing import Any
+
+from veracity.agreement.join import Joined, Pair, join, targets_without_metric
+from veracity.agreement.statistics import (
+    RESAMPLES,
+    Figures,
+    PairedEstimate,
+    agreement_figures,
+    paired_figures,
+)
+from veracity.labels import InterAnnotator, LabelKind, LabelSet
+from veracity.report.excerpts import cut
+from veracity.report.groups import DEFAULT_THRESHOLD
+from veracity.types import ResultRecord, Sample
+
+TOP = 5
+# Scores that read as a probability that the answer is good: a share of supported claims
+# or attributable statements, a correct/wrong verdict. Brier and calibration error are
+# computed for these (and for a calibrated probability) only.
+PROBABILITY_LIKE = frozenset(
+    {
+        "faithfulness",
+        "answer_classification",
+        "context_recall",
+        "context_precision",
+        "citation_recall",
+        "citation_precision",
+    }
+)
+_FIGURES = ("auroc", "balanced_accuracy", "balanced_accuracy_cv", "kappa", "weighted_kappa",
+            "spearman", "brier", "ece")  # fmt: skip
+_CLAIM_KEYS = ("claim", "verdict", "p_supported", "reason", "evidence", "evidence_not_found")
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    """An item where the score and the people disagree most."""
+
+    sample_id: str
+    system: str | None
+    score: float
+    label: float
+    votes: tuple[tuple[str | None, float], ...]
+    reason: str
+    claims: tuple[dict[str, Any], ...]
+    question: str | None
+    answer: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "sample_id": self.sample_id,
+            "system": self.system,
+            "score": self.score,
+            "label": self.label,
+            "votes": [{"annotator": a, "value": v} for a, v in self.votes],
+            "reason": self.reason,
+            "claims": list(self.claims),
+            "question": self.question,
+            "answer": self.answer,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GroupAgreement:
+    """The agreement of one metric on one group of items (all, or one system's)."""
+
+    system: str | None
+    figures: Figures
+    # Labelled good but scored lowest; labelled bad but scored highest.
+    missed: tuple[Disagreement, ...]
+    false_alarms: tuple[Disagreement, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "system": self.system,
+            **self.figures.as_dict(),
+            "disagreements": {
+                "labelled_good_scored_low": [d.as_dict() for d in self.missed],
+                "labelled_bad_scored_high": [d.as_dict() for d in self.false_alarms],
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MetricAgreement:
+    metric: str
+    target: str
+    scale: str
+    threshold: float
+    probability_like: bool
+    overall: GroupAgreement
+    by_system: tuple[GroupAgreement, ...]
+    unscored: dict[str, int]
+    without_result: int
+    ambiguous: int
+    tied: int
+    inter_annotator: InterAnnotator | None
+    grouped: bool  # the labels name groups, resampled whole
+
+    def as_dict(self) -> dict[str, Any]:
+        ia = self.inter_annotator
+        return {
+            "metric": self.metric,
+            "target": self.target,
+            "scale": self.scale,
+            "threshold": self.threshold,
+            "probability_like": self.probability_like,
+            "grouped": self.grouped,
+            "overall": self.overall.as_dict(),
+            "by_system": [g.as_dict() for g in self.by_system],
+            "not_used": {
+                "unscored": dict(self.unscored),
+                "labels_without_result": self.without_result,
+                "ambiguous_system": self.ambiguous,
+                "tied_votes": self.tied,
+            },
+            "inter_annotator": None
+            if ia is None
+            else {
+                "annotators": ia.annotators,
+                "items": ia.items,
+                "raw_agreement": ia.raw_agreement,
+                "kappa": ia.kappa,
+                "pairs": ia.pairs,
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PairedMetric:
+    """Run B against run A on one metric, on the items both scored."""
+
+    metric: str
+    n: int
+    figures: dict[str, PairedEstimate]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "n_paired": self.n,
+            **{name: e.as_dict() for name, e in self.figures.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementReport:
+    runs: tuple[str, ...]
+    labels: LabelSet
+    metrics: tuple[tuple[MetricAgreement, ...], ...]  # one tuple per run
+    paired: tuple[PairedMetric, ...]
+    targets_without_metric: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "runs": list(self.runs),
+            "labels": {
+                "source": self.labels.source,
+                "rows": self.labels.rows,
+                "items": len(self.labels.items),
+                "targets": {t: s.describe() for t, s in self.labels.scales.items()},
+                "bad_rows": len(self.labels.bad_rows),
+                "bad_rows_shown": [str(row) for row in self.labels.bad_rows[:20]],
+                "targets_without_metric": list(self.targets_without_metric),
+            },
+            "agreement": [[m.as_dict() for m in run] for run in self.metrics],
+            "paired": [p.as_dict() for p in self.paired],
+        }
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat row per run, metric and group (all items, then each system): n, the
+        share labelled good, and each figure with its interval bounds."""
+        found = []
+        for run, metrics in zip(self.runs, self.metrics, strict=True):
+            for metric in metrics:
+                for group in (metric.overall, *metric.by_system):
+                    row: dict[str, Any] = {
+                        "run": run,
+                        "metric": metric.metric,
+                        "target": metric.target,
+                        "system": group.system,
+                        "n": group.figures.n,
+                        "base_rate": group.figures.base_rate,
+                        "threshold": metric.threshold,
+                    }
+                    for name in _FIGURES:
+                        e = getattr(group.figures, name)
+                        ci = None if e is None else e.ci95
+                        row[name] = None if e is None else e.value
+                        row[f"{name}_low"] = None if ci is None else ci[0]
+                        row[f"{name}_high"] = None if ci is None else ci[1]
+                    found.append(row)
+        return found
+
+    def to_pandas(self) -> Any:
+        """:meth:`rows` as a pandas DataFrame (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows())
+
+    def _repr_html_(self) -> str:
+        """The agreement page, framed, as a notebook shows the report."""
+        from veracity.agreement.html import render_agreement_html
+
+        page = escape(render_agreement_html(self), quote=True)
+        return (
+            f'<iframe srcdoc="{page}" style="width:100%;height:640px;border:0" '
+            'title="agreement with people"></iframe>'
+        )
+
+    def __str__(self) -> str:
+        from rich.console import Console
+
+        from veracity.agreement.console import print_agreement
+
+        console = Console(width=120, record=True, file=StringIO())
+        print_agreement(self, console)
+        return console.export_text()
+
+
+def _disagreement(pair: Pair, samples: Mapping[tuple[str, str | None], Sample]) -> Disagreement:
+    record = pair.records[0]
+    sample = samples.get((record.sample_id, record.system))
+    raw = record.details.get("claims")
+    claims = tuple(
+        {k: c[k] for k in _CLAIM_KEYS if k in c}
+        for c in (raw if isinstance(raw, list) else [])
+        if isinstance(c, dict)
+    )
+    return Disagreement(
+        sample_id=record.sample_id,
+        system=record.system,
+        score=pair.score,
+        label=pair.label.value,
+        votes=pair.label.votes,
+        reason=record.reason,
+        claims=claims,
+        question=cut(sample.question, 400) if sample else None,
+        answer=cut(sample.answer, 600) if sample else None,
+    )
+
+
+def _group(
+    joined: Joined,
+    pairs: Sequence[Pair],
+    system: str | None,
+    threshold: float,
+    probability_like: bool,
+    samples: Mapping[tuple[str, str | None], Sample],
+    top: int,
+    resamples: int,
+) -> GroupAgreement:
+    scale = joined.scale
+    grade = scale.kind is LabelKind.GRADE
+    figures = agreement_figures(
+        [p.score for p in pairs],
+        [bool(p.label.positive) for p in pairs],
+        threshold=threshold,
+        values=None if scale.kind is LabelKind.BINARY else [p.label.value for p in pairs],
+        grade_scale=(scale.low, scale.high) if grade else None,
+        probability_like=probability_like,
+        groups=[p.label.group for p in pairs],
+        resamples=resamples,
+    )
+    good = sorted((p for p in pairs if p.label.positive), key=lambda p: (p.score, p.sample_id))
+    bad = sorted((p for p in pairs if not p.label.positive), key=lambda p: (-p.score, p.sample_id))
+    return GroupAgreement(
+        system=system,
+        figures=figures,
+        missed=tuple(_disagreement(p, samples) for p in good[:top] if p.score < threshold),
+        false_alarms=tuple(_disagreement(p, samples) for p in bad[:top] if p.score >= threshold),
+    )
+
+
+def metric_agreement(
+    joined: Joined,
+    labels: LabelSet,
+    threshold: float,
+    samples: Mapping[tuple[str, str | None], Sample],
+    *,
+    top: int = TOP,
+    resamples: int = RESAMPLES,
+) -> MetricAgreement:
+    usable = [p for p in joined.pairs if p.label.positive is not None]
+    probability_like = joined.metric in PROBABILITY_LIKE
+
+    def group(system: str | None, pairs: Sequence[Pair]) -> GroupAgreement:
+        return _group(joined, pairs, system, threshold, probability_like, samples, top, resamples)
+
+    systems = joined.systems()
+    by_system = (
+        tuple(group(s, [p for p in usable if p.system == s]) for s in systems)
+        if len(systems) > 1
+        else ()
+    )
+    return MetricAgreement(
+        metric=joined.metric,
+        target=joined.target,
+        scale=joined.scale.describe(),
+        threshold=threshold,
+        probability_like=probability_like,
+        overall=group(None, usable),
+        by_system=by_system,
+        unscored=dict(joined.unscored),
+        without_result=joined.without_result,
+        ambiguous=joined.ambiguous,
+        tied=len(joined.pairs) - len(usable),
+        inter_annotator=labels.inter_annotator.get(joined.target),
+        grouped=any(p.label.group is not None for p in usable),
+    )
+
+
+def _paired(a: Joined, b: Joined, threshold_a: float, threshold_b: float) -> PairedMetric:
+    def key(p: Pair) -> tuple[str, str | None]:
+        return (p.sample_id, p.system)
+
+    in_b = {key(p): p for p in b.pairs if p.label.positive is not None}
+    both = [(p, in_b[key(p)]) for p in a.pairs if p.label.positive is not None and key(p) in in_b]
+    scale = a.scale
+    probability_like = a.metric in PROBABILITY_LIKE
+    figures = paired_figures(
+        [pa.score for pa, _ in both],
+        [pb.score for _, pb in both],
+        [bool(pa.label.positive) for pa, _ in both],
+        threshold_a=threshold_a,
+        threshold_b=threshold_b,
+        values=None if scale.kind is LabelKind.BINARY else [pa.label.value for pa, _ in both],
+        grade_scale=(scale.low, scale.high) if scale.kind is LabelKind.GRADE else None,
+        probability_like_a=probability_like,
+        probability_like_b=probability_like,
+        groups=[pa.label.group for pa, _ in both],
+    )
+    return PairedMetric(a.metric, len(both), figures)
+
+
+def agreement_report(
+    runs: Sequence[tuple[str, Iterable[ResultRecord], Mapping[str, float]]],
+    labels: LabelSet,
+    samples: Mapping[tuple[str, str | None], Sample] | None = None,
+    *,
+    top: int = TOP,
+    resamples: int = RESAMPLES,
+) -> AgreementReport:
+    """The agreement of one run (or two, paired) with ``labels``. Each run is (its name,
+    its results, its pass thresholds by metric)."""
+    if not 1 <= len(runs) <= 2:
+        raise ValueError("agreement compares one run, or two, with the labels")
+    samples = samples or {}
+    joined = [join(records, labels) for _, records, _ in runs]
+    per_run = tuple(
+        tuple(
+            metric_agreement(
+                j,
+                labels,
+                thresholds.get(j.metric, DEFAULT_THRESHOLD),
+                samples,
+                top=top,
+                resamples=resamples,
+            )
+            for j in joins
+        )
+        for joins, (_, _, thresholds) in zip(joined, runs, strict=True)
+    )
+    paired: tuple[PairedMetric, ...] = ()
+    if len(runs) == 2:
+        in_b = {(j.metric, j.target): j for j in joined[1]}
+        paired = tuple(
+            _paired(
+                j,
+                in_b[(j.metric, j.target)],
+                runs[0][2].get(j.metric, DEFAULT_THRESHOLD),
+                runs[1][2].get(j.metric, DEFAULT_THRESHOLD),
+            )
+            for j in joined[0]
+            if (j.metric, j.target) in in_b
+        )
+    unused = set.intersection(*(set(targets_without_metric(labels, joins)) for joins in joined))
+    return AgreementReport(
+        runs=tuple(name for name, _, _ in runs),
+        labels=labels,
+        metrics=per_run,
+        paired=paired,
+        targets_without_metric=tuple(t for t in labels.targets() if t in unused),
+    )

@@ -1,0 +1,126 @@
+"""The signals a calibration reads from one result: the judge's own (score, claim
+probabilities, claims, evidence not found) and the cheap local ones every faithfulness
+result carries (:mod:`veracity.metrics.local_signals`).
+
+A metric other than faithfulness has one signal, its score. A faithfulness result
+written before local signals existed has them computed here from its sample, when the
+sample is at hand.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from veracity.metrics.local_signals import local_signals
+from veracity.types import ResultRecord, Sample
+
+SCORE_ONLY: tuple[str, ...] = ("score",)
+FAITHFULNESS_SIGNALS: tuple[str, ...] = (
+    "score",
+    "min_claim_p",
+    "mean_claim_p",
+    "log_claims",
+    "no_claims",
+    "evidence_not_found_share",
+    "answer_overlap",
+    "min_claim_overlap",
+    "mean_claim_overlap",
+    "missing_name_share",
+    "missing_number_share",
+    "negation_flip_share",
+)
+
+
+class MissingSignals(ValueError):
+    """A result lacks signals a calibration needs (and its sample is not at hand)."""
+
+
+def signal_names(metric: str) -> tuple[str, ...]:
+    return FAITHFULNESS_SIGNALS if metric == "faithfulness" else SCORE_ONLY
+
+
+def _claim_p(claim: Mapping[str, Any]) -> float:
+    p = claim.get("p_supported")
+    if isinstance(p, int | float):
+        return float(p)
+    return 1.0 if claim.get("verdict") == "supported" else 0.0
+
+
+def _local(record: ResultRecord, sample: Sample | None) -> Mapping[str, Any]:
+    found = record.details.get("local_signals")
+    if isinstance(found, Mapping):
+        return found
+    if sample is None:
+        raise MissingSignals(
+            f"result {record.sample_id!r} ({record.metric}) has no local signals "
+            "(a run from an older version): give its dataset so they can be computed"
+        )
+    claims = [str(c.get("claim", "")) for c in _claims(record)]
+    return local_signals(sample.answer, claims, sample.contexts)[0]
+
+
+def _claims(record: ResultRecord) -> list[Mapping[str, Any]]:
+    claims = record.details.get("claims")
+    return [c for c in claims if isinstance(c, Mapping)] if isinstance(claims, list) else []
+
+
+def _faithfulness(record: ResultRecord, sample: Sample | None) -> dict[str, float]:
+    assert record.score is not None
+    claims = _claims(record)
+    n = len(claims)
+    probabilities = [_claim_p(c) for c in claims] or [record.score]
+    local = _local(record, sample)
+    answer_overlap = float(local.get("answer_overlap", 1.0))
+
+    def share(count: object) -> float:
+        return float(count) / n if n and isinstance(count, int | float) else 0.0
+
+    def overlap(key: str) -> float:
+        value = local.get(key)
+        return float(value) if isinstance(value, int | float) else answer_overlap
+
+    return {
+        "score": record.score,
+        "min_claim_p": min(probabilities),
+        "mean_claim_p": sum(probabilities) / len(probabilities),
+        "log_claims": math.log1p(n),
+        "no_claims": float(n == 0),
+        "evidence_not_found_share": share(record.details.get("evidence_not_found", 0)),
+        "answer_overlap": answer_overlap,
+        "min_claim_overlap": overlap("min_claim_overlap"),
+        "mean_claim_overlap": overlap("mean_claim_overlap"),
+        "missing_name_share": share(local.get("claims_missing_name", 0)),
+        "missing_number_share": share(local.get("claims_missing_number", 0)),
+        "negation_flip_share": share(local.get("negation_flips", 0)),
+    }
+
+
+def signals_of(record: ResultRecord, sample: Sample | None = None) -> dict[str, float] | None:
+    """The calibration signals of ``record`` (``None`` when it has no score)."""
+    if record.score is None:
+        return None
+    if record.metric == "faithfulness":
+        return _faithfulness(record, sample)
+    return {"score": record.score}
+
+
+def signal_matrix(
+    rows: Sequence[Sequence[ResultRecord]],
+    names: Sequence[str],
+    samples: Mapping[tuple[str, str | None], Sample] | None = None,
+) -> list[list[float]]:
+    """One row per item: each signal averaged over the item's scored results (its
+    iterations)."""
+    matrix = []
+    for records in rows:
+        found = [
+            s
+            for r in records
+            if (s := signals_of(r, (samples or {}).get((r.sample_id, r.system)))) is not None
+        ]
+        if not found:
+            raise MissingSignals(f"item {records[0].sample_id!r} has no scored result")
+        matrix.append([sum(s[name] for s in found) / len(found) for name in names])
+    return matrix

@@ -1,0 +1,226 @@
+"""``veracity agree`` and ``veracity calibrate``: how far a run agrees with people's
+labels, and a calibration fitted to them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.text import Text
+
+from veracity.cli.common import cannot_write, err_console, fail, out_console
+from veracity.store import RESULTS, ResultsFileError, write_json_atomic
+
+if TYPE_CHECKING:  # the agreement stack (scikit-learn, scipy) loads when a command runs
+    from veracity.agreement.calibration_file import CalibrationFile
+    from veracity.agreement.report import AgreementReport
+    from veracity.labels import Scale
+
+LabelsOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="People's labels: JSONL, JSON or CSV keyed by sample id (and system), a column "
+        "per metric, `label` or `human_<metric>` (default: the labels in the run's dataset)."
+    ),
+]
+DatasetOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="The run's dataset, where run.json's path no longer finds it (for the texts of "
+        "disagreements, labels kept in the dataset, and signals an older run lacks)."
+    ),
+]
+ScaleOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--scale",
+        help="A label's scale, e.g. faithfulness=1:4 for grades 1-4 (repeatable); "
+        "binary and 0-1 labels are recognised without it.",
+    ),
+]
+LabelMetricOption = Annotated[
+    str,
+    typer.Option("--label-metric", help="The metric a bare `label` field or column judges."),
+]
+
+
+def _check_run(path: Path) -> None:
+    if not (path / RESULTS).is_file():
+        raise fail(f"not a run directory (no {RESULTS}): {path}")
+
+
+def _scales(specs: list[str] | None) -> dict[str, Scale]:
+    from veracity.labels import parse_scales
+
+    try:
+        return dict(parse_scales(specs or []))
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+
+
+def agree(
+    run_a: Annotated[Path, typer.Argument(help="A run directory (written by veracity run).")],
+    run_b: Annotated[
+        Path | None, typer.Argument(help="A second run on the same labels, compared paired.")
+    ] = None,
+    labels: LabelsOption = None,
+    dataset: DatasetOption = None,
+    scale: ScaleOption = None,
+    label_metric: LabelMetricOption = "faithfulness",
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the figures to this JSON file.")
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option(help="Also write the figures as Markdown to this file.")
+    ] = None,
+    html: Annotated[
+        bool,
+        typer.Option(
+            help="Also write agreement.html into RUN_A: ROC curves, reliability diagrams, "
+            "the disagreements with their claims."
+        ),
+    ] = False,
+    top: Annotated[int, typer.Option(min=0, help="Worst disagreements shown each way.")] = 5,
+    resamples: Annotated[
+        int, typer.Option(min=100, max=100_000, help="Bootstrap resamples per interval.")
+    ] = 1000,
+) -> None:
+    """How far a run's scores agree with people's labels: AUROC, balanced accuracy (at
+    the run's threshold and at a cross-validated best one), κ, Spearman for grades, Brier
+    and calibration error, each with a 95 % bootstrap interval; the worst disagreements;
+    with RUN_B, the paired difference of each figure."""
+    from veracity.agreement.console import print_agreement
+    from veracity.agreement.load import AgreementError
+    from veracity.agreement.load import agree as compute
+    from veracity.report.load import ReportError
+
+    runs = [run_a] if run_b is None else [run_a, run_b]
+    for run in runs:
+        _check_run(run)
+    try:
+        report = compute(
+            runs, labels, dataset=dataset, scales=_scales(scale),
+            default_target=label_metric, top=top, resamples=resamples,
+        )  # fmt: skip
+    except (AgreementError, ReportError, ResultsFileError) as exc:
+        raise fail(str(exc)) from exc
+    print_agreement(report, out_console)
+    if not any(report.metrics):
+        raise fail("no metric of the run has labels: nothing to compare")
+    _write_outputs(report, json_out, markdown, run_a / "agreement.html" if html else None)
+
+
+def _write_outputs(
+    report: AgreementReport, json_out: Path | None, markdown: Path | None, html: Path | None
+) -> None:
+    from veracity.agreement.html import write_agreement_html
+    from veracity.agreement.markdown import markdown_agreement
+
+    target: Path | None = None
+    try:
+        if json_out is not None:
+            target = json_out
+            write_json_atomic(json_out, report.as_dict())
+            out_console.print(f"figures: {json_out}", highlight=False, markup=False)
+        if markdown is not None:
+            target = markdown
+            markdown.write_text(markdown_agreement(report), encoding="utf-8")
+            out_console.print(f"markdown: {markdown}", highlight=False, markup=False)
+        if html is not None:
+            target = html
+            write_agreement_html(report, html)
+            out_console.print(f"agreement page: {html}", highlight=False, markup=False)
+    except OSError as exc:
+        raise cannot_write(target or Path(), exc) from exc
+
+
+def calibrate(
+    run: Annotated[Path, typer.Argument(help="A run directory (written by veracity run).")],
+    out: Annotated[Path, typer.Option(help="The calibration file to write.")],
+    labels: LabelsOption = None,
+    dataset: DatasetOption = None,
+    scale: ScaleOption = None,
+    label_metric: LabelMetricOption = "faithfulness",
+    metric: Annotated[
+        list[str] | None, typer.Option(help="Calibrate only this metric (repeatable).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option(help="Write the calibration even where it does not help.")
+    ] = False,
+) -> None:
+    """Fit, with 5-fold cross-validation, a map from each result's signals (score, claim
+    probabilities, claims, evidence not found, word overlap, names and numbers missing
+    from the contexts) to P(people call the answer good): logistic regression, or isotonic
+    on the score. Reports the cross-validated AUROC and Brier, raw against calibrated;
+    writes only the metrics it helps unless --force."""
+    from veracity.agreement.load import AgreementError, calibrate_run
+    from veracity.report.load import ReportError
+
+    _check_run(run)
+    try:
+        fitted = calibrate_run(
+            run, labels, dataset=dataset, scales=_scales(scale),
+            default_target=label_metric, metrics=metric,
+        )  # fmt: skip
+    except (AgreementError, ReportError, ResultsFileError) as exc:
+        raise fail(str(exc)) from exc
+    _print_calibration(fitted.calibration)
+    for name, why in fitted.not_fitted.items():
+        err_console.print(Text(f"{name}: not calibrated: {why}", style="yellow"))
+    chosen = fitted.calibration if force else fitted.helpful()
+    if not chosen.metrics:
+        out_console.print(
+            "calibration does not help on these labels: nothing written (--force writes it anyway)",
+            highlight=False,
+        )
+        return
+    try:
+        write_json_atomic(out, chosen.model_dump(mode="json"))
+    except OSError as exc:
+        raise cannot_write(out, exc) from exc
+    out_console.print(
+        f"calibration of {', '.join(chosen.metrics)} written to {out}; apply it with "
+        f"veracity run … --calibration {out}",
+        highlight=False,
+        markup=False,
+    )
+
+
+def _print_calibration(calibration: CalibrationFile) -> None:
+    """Per metric: what was fitted, and its out-of-fold figures raw → calibrated."""
+    for entry in calibration.metrics.values():
+        cv = entry.cv
+        what = (
+            "logistic regression on its signals"
+            if entry.model.kind == "logistic"
+            else ("isotonic on the score")
+        )
+        out_console.print(
+            Text(
+                f"{entry.metric}: {entry.n} labelled item(s) ({entry.n_positive} good), "
+                f"{what}, {cv.folds}-fold cross-validated",
+                style="bold",
+            )
+        )
+        rows = (
+            ("AUROC", cv.auroc_raw, cv.auroc_calibrated, cv.auroc_diff, cv.auroc_diff_ci95),
+            ("Brier", cv.brier_raw, cv.brier_calibrated, cv.brier_diff, cv.brier_diff_ci95),
+            ("ECE", cv.ece_raw, cv.ece_calibrated, None, None),
+        )
+        for name, raw, calibrated, diff, ci in rows:
+            change = "" if diff is None else f"   calibrated − raw {_diff(diff, ci)}"
+            out_console.print(
+                Text(f"  {name:<6} raw {_n(raw)} → calibrated {_n(calibrated)}{change}")
+            )
+        out_console.print(Text(f"  {entry.verdict}", style="green" if entry.helps else "yellow"))
+
+
+def _n(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _diff(value: float | None, ci: tuple[float, float] | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+.3f}" + ("" if ci is None else f" ({ci[0]:+.3f}…{ci[1]:+.3f})")

@@ -1,0 +1,90 @@
+"""Names in a labels row: which fields say what is labelled, by whom, and which hold labels."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container
+from functools import lru_cache
+from typing import Final
+
+from veracity.dataset.fields import ANSWERS_FIELD, FIELD_OF
+
+#: Fields that name the labelled sample, in the order they are looked at (as datasets).
+ID_FIELDS: Final = ("id", "sample_id", "queryLogId", "query_id")
+MISSING_ID: Final = "missing id (field id, sample_id, queryLogId or query_id)"
+ANNOTATOR_FIELDS: Final = ("annotator", "rater", "annotator_id")
+GROUP_FIELDS: Final = ("group", "group_id")
+SYSTEM_FIELD: Final = "system"
+LABEL_FIELD: Final = "label"
+#: Long form: one row per label, ``metric`` (or ``target``) naming what ``label``/``value`` labels.
+METRIC_FIELDS: Final = ("metric", "target")
+VALUE_FIELD: Final = "value"
+HUMAN_PREFIX: Final = "human_"
+
+#: Other names people use for a target (lower case).
+TARGET_ALIASES: Final[dict[str, str]] = {
+    "faithful": "faithfulness",
+    "grounded": "faithfulness",
+    "supported": "faithfulness",
+    "correct": "correctness",
+    "relevant": "answer_relevance",
+    "relevance": "answer_relevance",
+}
+
+#: Targets read wherever they appear (a dataset's columns, a ``label`` object): the
+#: metrics, and what people label that no metric is named after (correctness).
+#: tests/labels checks this covers every metric of ``veracity.metrics.registry``.
+KNOWN_TARGETS: Final = frozenset(
+    {
+        "faithfulness",
+        "context_precision",
+        "context_recall",
+        "answer_relevance",
+        "ragas_score",
+        "factual_accuracy",
+        "semantic_similarity",
+        "bert_score",
+        "answer_classification",
+        "rubric",
+        "citation_recall",
+        "citation_precision",
+        "correctness",
+    }
+)
+
+#: Fields that are never labels, whatever their values: what a dataset row holds, who
+#: labelled what, and the bookkeeping columns annotation tools export (compared in lower case).
+KNOWN_FIELDS: Final = frozenset(
+    {name.lower() for name in (*FIELD_OF, ANSWERS_FIELD, *ID_FIELDS, *ANNOTATOR_FIELDS)}
+    | {*GROUP_FIELDS, SYSTEM_FIELD, LABEL_FIELD, *METRIC_FIELDS, VALUE_FIELD}
+    | {"meta", "dataset", "task_type", "question_type", "citations", "split", "source"}
+    | {"trace_id", "span_id", "iteration", "status", "details", "model", "model_name"}
+    | {"comment", "comments", "note", "notes", "reason", "rationale", "explanation"}
+    | {"feedback", "text", "timestamp", "time", "date", "created_at", "updated_at"}
+)
+
+#: Fields whose presence makes a row a dataset row: then only ``label``, ``human_<target>``
+#: and known target columns are labels (its other columns are the sample's metadata).
+DATASET_FIELDS: Final = frozenset(
+    {n for n, f in FIELD_OF.items() if f in ("question", "answer", "contexts")} | {ANSWERS_FIELD}
+)
+
+_METRIC_LIKE = re.compile(r"[a-z][a-z0-9_:.\-]{0,99}")
+
+
+@lru_cache(maxsize=4096)  # a file repeats its column names on every row
+def is_metric_like(name: str) -> bool:
+    """Whether ``name`` (lower case) could name a metric: ``faithfulness``, ``rubric:clarity``."""
+    return _METRIC_LIKE.fullmatch(name) is not None
+
+
+@lru_cache(maxsize=4096)
+def target_name(name: str) -> str:
+    """The target a name labels: lower case, aliases resolved (faithful → faithfulness)."""
+    lowered = name.strip().lower()
+    return TARGET_ALIASES.get(lowered, lowered)
+
+
+def is_known_target(target: str, declared: Container[str]) -> bool:
+    """Whether a (resolved) target name is read wherever it appears."""
+    return target in KNOWN_TARGETS or target in declared or target.startswith("rubric:")

@@ -1,0 +1,164 @@
+"""``veracity agree`` and ``veracity calibrate`` on run directories written by real runs,
+and ``veracity run --calibration``: outputs, files, and every error a message with
+exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner, Result
+
+from tests.agreement import scenario
+from veracity.agreement import CalibrationWarning
+from veracity.cli.agree import agree, calibrate
+from veracity.cli.common import err_console, out_console
+from veracity.cli.run import run as run_command
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setattr(out_console, "_width", 250)
+    monkeypatch.setattr(err_console, "_width", 250)
+    return CliRunner()
+
+
+def invoke(runner: CliRunner, *args: str) -> Result:
+    app = typer.Typer()
+    app.command()(agree)
+    app.command()(calibrate)
+    app.command("run")(run_command)
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("agree") / "run"
+    scenario.run(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("labels") / "labels.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in scenario.labels()))
+    return path
+
+
+def test_agree_prints_the_figures_and_writes_json_markdown_and_html(
+    cli: CliRunner, run_dir: Path, labels: Path, tmp_path: Path
+) -> None:
+    result = invoke(
+        cli, "agree", str(run_dir), "--labels", str(labels), "--json", str(tmp_path / "a.json"),
+        "--markdown", str(tmp_path / "a.md"), "--html", "--resamples", "200",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "AUROC" in result.output and "0.750" in result.output
+    assert "labelled bad, scored highest" in result.output
+    figures = json.loads((tmp_path / "a.json").read_text())
+    assert figures["agreement"][0][0]["overall"]["auroc"]["value"] == pytest.approx(0.75)
+    assert (
+        "| AUROC" in (tmp_path / "a.md").read_text() or "AUROC |" in (tmp_path / "a.md").read_text()
+    )
+    page = (run_dir / "agreement.html").read_text()
+    assert "<svg" in page and "0.750" in page
+
+
+def test_agree_pairs_two_runs(cli: CliRunner, run_dir: Path, labels: Path) -> None:
+    result = invoke(cli, "agree", str(run_dir), str(run_dir), "--labels", str(labels),
+                    "--resamples", "200")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "B − A" in result.output
+
+
+def test_calibrate_writes_a_file_that_run_applies(
+    cli: CliRunner, run_dir: Path, labels: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "calibration.json"
+    result = invoke(cli, "calibrate", str(run_dir), "--labels", str(labels), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "helps" in result.output and out.is_file()
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in scenario.rows(3)))
+    # The CLI run uses the offline judge here: another judge than the file's, so it warns.
+    with pytest.warns(CalibrationWarning, match="fitted on another judge"):
+        applied = invoke(cli, "run", str(data), "--judge", "offline", "--out",
+                         str(tmp_path / "r"), "--calibration", str(out))  # fmt: skip
+    assert applied.exit_code == 0, applied.output
+    assert "calibrated P(people call it good)" in applied.output
+    lines = (tmp_path / "r" / "results.jsonl").read_text().splitlines()
+    assert all(json.loads(line)["calibrated"] is not None for line in lines)
+
+
+def test_calibrate_writes_nothing_where_it_cannot_help_unless_forced(
+    cli: CliRunner, run_dir: Path, tmp_path: Path
+) -> None:
+    # People agree with the judge on every item: the raw score cannot be bettered.
+    perfect = tmp_path / "perfect.csv"
+    perfect.write_text(
+        "id,faithfulness\n"
+        + "".join(f"s{i},{int(scenario.kind_of(i) != 'wrong')}\n" for i in range(30))
+    )
+    out = tmp_path / "c.json"
+    result = invoke(cli, "calibrate", str(run_dir), "--labels", str(perfect), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "nothing written" in result.output and not out.exists()
+    forced = invoke(cli, "calibrate", str(run_dir), "--labels", str(perfect), "--out", str(out),
+                    "--force")  # fmt: skip
+    assert forced.exit_code == 0 and out.is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["agree", "{missing}", "--labels", "{labels}"], "not a run directory"),
+        (["agree", "{run}", "--labels", "{missing}"], "not found"),
+        (["agree", "{run}", "--labels", "{bad}"], "bad.jsonl:2: invalid JSON"),
+        (["agree", "{run}", "--labels", "{other}"], "no metric of the run has labels"),
+        (["agree", "{run}", "--labels", "{labels}", "--scale", "faithfulness=4:1"], "scale"),
+        (["agree", "{run}"], "give --labels"),
+        (["calibrate", "{run}", "--labels", "{other}", "--out", "{out}"], "no metric"),
+        (["run", "{data}", "--judge", "offline", "--calibration", "{bad}"], "calibration"),
+        (["run", "{data}", "--judge", "offline", "--calibration", "{missing}"], "not found"),
+    ],
+)
+def test_every_mistake_is_a_message_with_exit_2(
+    cli: CliRunner, run_dir: Path, labels: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "s1"}\nnot json\n')
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"id": "s1", "answer_relevance": true}\n')
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps(scenario.rows(1)[0]) + "\n")
+    names = {"missing": tmp_path / "missing", "labels": labels, "bad": bad, "other": other,
+             "run": run_dir, "out": tmp_path / "o.json", "data": data}  # fmt: skip
+    result = invoke(cli, *[a.format(**{k: str(v) for k, v in names.items()}) for a in args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_gate_on_the_calibrated_probability(
+    cli: CliRunner, run_dir: Path, labels: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "calibration.json"
+    invoke(cli, "calibrate", str(run_dir), "--labels", str(labels), "--out", str(out))
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in scenario.rows(3)))
+    common = ["run", str(data), "--judge", "offline", "--calibration", str(out)]
+    with pytest.warns(CalibrationWarning):
+        missed = invoke(cli, *common, "--out", str(tmp_path / "a"),
+                        "--threshold", "faithfulness:calibrated=0.99")  # fmt: skip
+    assert missed.exit_code == 1, missed.output
+    assert "faithfulness:calibrated ≥ 0.99: NOT met" in missed.output
+    with pytest.warns(CalibrationWarning):
+        met = invoke(cli, *common, "--out", str(tmp_path / "b"),
+                     "--threshold", "faithfulness:calibrated=0.01")  # fmt: skip
+    assert met.exit_code == 0, met.output
+    refused = invoke(cli, "run", str(data), "--judge", "offline", "--out", str(tmp_path / "c"),
+                     "--threshold", "faithfulness:calibrated=0.5")  # fmt: skip
+    assert refused.exit_code == 2
+    assert "needs --calibration" in refused.output

@@ -1,0 +1,95 @@
+"""The second opinion every faithfulness result carries: word overlap, names and numbers
+missing from the contexts, negation flips; and the caveat when the judge calls such a
+claim supported."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import claims_reply, make_sample, verdicts_reply
+from veracity.judges import LLMJudge
+from veracity.judges.chat import ScriptedChat
+from veracity.metrics import Faithfulness, Models, SampleWork
+from veracity.metrics.local_signals import answer_overlap, claim_signals, local_signals
+from veracity.report import summarize
+from veracity.report.groups import caveats
+from veracity.types import ResultRecord, Status
+
+CONTEXT = "The Eiffel Tower was completed in 1889 in Paris. It is not made of wood."
+
+
+def test_a_claim_found_word_for_word_overlaps_fully_and_misses_nothing() -> None:
+    (found,) = claim_signals(["The Eiffel Tower was completed in 1889."], [CONTEXT])
+    assert found.overlap == 1.0
+    assert (found.missing_names, found.missing_numbers, found.negation_flip) == ((), (), False)
+    assert not found.unbacked
+
+
+def test_a_swapped_name_and_number_are_named() -> None:
+    (found,) = claim_signals(["The Eiffel Tower in Lyon was completed in 1899."], [CONTEXT])
+    assert found.missing_names == ("Lyon",)
+    assert found.missing_numbers == ("1899",)
+    assert found.unbacked
+    assert 0 < found.overlap < 1
+
+
+def test_a_negation_the_closest_sentence_lacks_is_a_flip() -> None:
+    flipped, kept = claim_signals(
+        ["The Eiffel Tower was not completed in 1889.", "It is not made of wood."], [CONTEXT]
+    )
+    assert flipped.negation_flip
+    assert not kept.negation_flip
+
+
+def test_a_claim_sharing_nothing_with_the_contexts_does_not_flip() -> None:
+    (found,) = claim_signals(["Bananas are never blue."], [CONTEXT])
+    assert found.overlap == 0.0
+    assert not found.negation_flip
+
+
+def test_answer_overlap_is_the_share_of_words_found_and_one_without_words() -> None:
+    assert answer_overlap("The tower in Paris.", [CONTEXT]) == 1.0
+    assert answer_overlap("The tower in Rome.", [CONTEXT]) == pytest.approx(3 / 4)
+    assert answer_overlap("...", [CONTEXT]) == 1.0
+
+
+def test_hostile_text_is_handled_in_bounded_time() -> None:
+    long_context = "word " * 200_000 + "\x1b[2J" + "é" * 1000
+    summary, per_claim = local_signals("A claim \x00 with 12 Names.", ["A claim"], [long_context])
+    assert summary["claims"][0]["missing_numbers"] == []  # "A claim" has no number
+    assert len(per_claim) == 1
+
+
+async def test_every_faithfulness_result_carries_signals_and_counts_unbacked_support() -> None:
+    claims = ("The Eiffel Tower was completed in 1889.", "It was designed by Gustave Eiffel.")
+    chat = ScriptedChat(
+        [
+            claims_reply(*claims),
+            verdicts_reply(
+                (claims[0], "supported", "stated", ""),
+                (claims[1], "supported", "stated", ""),
+            ),
+        ]
+    )
+    sample = make_sample(answer=" ".join(claims), contexts=[CONTEXT])
+    metric = Faithfulness()
+    judge = LLMJudge(chat, unfounded_support="flag")
+    result = await metric.score(SampleWork(sample, Models(judge), 0, {metric.name: metric}))
+    signals = result.details["local_signals"]
+    assert signals["claims_missing_name"] == 1  # "Gustave" is in no context
+    assert signals["claims"][1]["missing_names"] == ["Gustave"]
+    assert result.details["unbacked_support"] == 1
+    record = ResultRecord(**result.model_dump(), sample_id="s1", system=None, iteration=0)
+    overall = summarize([record], ["faithfulness"], {})["metrics"]["faithfulness"]["overall"]
+    assert overall["unbacked_support"] == 1
+    assert "supported, name or number not in contexts 1/2" in caveats(overall)
+
+
+async def test_an_abstention_keeps_the_answer_overlap_for_calibration() -> None:
+    metric = Faithfulness()
+    sample = make_sample(answer="I don't know.", contexts=[CONTEXT])
+    work = SampleWork(sample, Models(LLMJudge(ScriptedChat([]))), 0, {metric.name: metric})
+    result = await metric.score(work)
+    assert result.status is Status.NO_CLAIMS
+    assert result.details["local_signals"]["claims"] == []
+    assert 0 <= result.details["local_signals"]["answer_overlap"] < 1
