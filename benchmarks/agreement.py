@@ -211,25 +211,9 @@ def _transfer(
     if not 0 < y.sum() < len(y):
         return None
     predicted = chosen.model.predict(x[:, [NAMES.index(s) for s in chosen.model.signals]])
-    raw = list(x[:, NAMES.index("score")])
-    floor = list(items.floor("test"))
-    labels = list(y)
-    versus_raw = paired_figures(raw, predicted, labels, threshold_a=0.5, threshold_b=0.5,
-                                groups=groups)["auroc"]  # fmt: skip
-    versus_floor = paired_figures(floor, predicted, labels, threshold_a=0.5, threshold_b=0.5,
-                                  groups=groups)["auroc"]  # fmt: skip
-    return {
+    return _compare(predicted, x, y, groups, items) | {
         "model": chosen.model.kind,
         "fitted_on": len(y_fit),
-        "scored_on": len(y),
-        "calibrated": _r(versus_raw.b),
-        "raw": _r(versus_raw.a),
-        "floor": _r(versus_floor.a),
-        "calibrated_minus_raw": [_r(versus_raw.diff), *[_r(v) for v in versus_raw.ci95 or ()]],
-        "calibrated_minus_floor": [
-            _r(versus_floor.diff),
-            *[_r(v) for v in versus_floor.ci95 or ()],
-        ],
     }
 
 

@@ -6,10 +6,13 @@ test_precision.py covers bfloat16)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.html.browser import FLAGS, find_chromium, unavailable
 from veracity.embeddings.minilm import PRECISION_ENV
 
 # Set before any fixture (session-wide ones load the model) and inherited by subprocesses.
@@ -19,3 +22,22 @@ os.environ[PRECISION_ENV] = "float32"
 @pytest.fixture(autouse=True)
 def _own_response_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERACITY_CACHE", str(tmp_path / "response-cache.sqlite3"))
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium per test module (playwright's, with its own event loop), for
+    the pages' browser tests (tests/html, tests/agreement)."""
+    path = find_chromium()
+    if path is None:
+        unavailable("chromium is not on PATH (Debian: apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed (pip install -e '.[dev]')")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=path, args=FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()

@@ -196,3 +196,20 @@ def test_the_public_names_resolve_and_import_veracity_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_the_pytest_helpers_gate_on_the_calibrated_probability(
+    result: scenario.EvaluationResult, tmp_path: Path
+) -> None:
+    from veracity.pytest_plugin.assertions import RagAssertionError, assert_scores
+
+    calibration = result.calibrate(scenario.labels()).helpful()
+    again = scenario.run(n=6, calibration=calibration)
+    assert_scores(again, min_mean=0.3, calibrated=True)
+    # The raw score fails only the contradicted answers: the swapped city fools the judge.
+    with pytest.raises(RagAssertionError, match="2 of 6 result"):
+        assert_scores(again, min_score=0.5)
+    with pytest.raises(RagAssertionError, match="4 of 6 result"):
+        assert_scores(again, min_score=0.5, calibrated=True)
+    with pytest.raises(RagAssertionError, match="no calibrated probability"):
+        assert_scores(result, min_mean=0.3, calibrated=True)

@@ -3,34 +3,16 @@ none of the hostile text, draws its charts, and never gets wider than the screen
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.agreement.test_agreement_html import two_runs
-from tests.html.browser import DESKTOP, FLAGS, PHONE, Page, find_chromium, unavailable
+from tests.html.browser import DESKTOP, PHONE, Page
 from veracity.agreement.html import write_agreement_html
 
 SCREENSHOTS = {390: Path("/tmp/agree_390.png"), 1280: Path("/tmp/agree_1280.png")}
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    path = find_chromium()
-    if path is None:
-        unavailable("chromium is not on PATH (Debian: apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed (pip install -e '.[dev]')")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=path, args=FLAGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture(scope="module")

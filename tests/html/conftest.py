@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from tests.html.browser import DESKTOP, FLAGS, Page, find_chromium, unavailable
+from tests.html.browser import DESKTOP, Page
 from veracity import evaluate
 from veracity.dataset import dataset_fingerprint
 from veracity.report.summary import summarize
@@ -109,24 +109,6 @@ def off_loop(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_run(tmp_path_factory.mktemp("report"), dataset_rows(), iterations=2)
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    """One headless Chromium per test module (playwright's, with its own event loop)."""
-    path = find_chromium()
-    if path is None:
-        unavailable("chromium is not on PATH (Debian: apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed (pip install -e '.[dev]')")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=path, args=FLAGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture

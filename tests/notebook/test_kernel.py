@@ -39,6 +39,13 @@ CELLS = [
     # The async form, awaited in the notebook's own loop.
     "again = await veracity.aevaluate(frame, 'faithfulness', 'offline')\n"
     "print('AGAIN', scores(again) == scores(result))",
+    # Agreement with the example's two annotators, shown as the page; then a calibration.
+    "labels = str(files('veracity') / 'examples' / 'rag_sample_labels.jsonl')\n"
+    "report = result.agreement(labels, resamples=200)\n"
+    "report",
+    "print(report)\n"
+    "fitted = result.calibrate(labels)\n"
+    "print('CALIBRATED', sorted(fitted.calibration.metrics), len(report.to_pandas()))",
 ]
 
 
@@ -126,3 +133,11 @@ def test_evaluate_runs_in_a_notebook_with_progress_and_a_table(
     assert same.text.split() == ["SAME", str(expected), "True"]
     [again] = outputs(notebook, 4, "stream")
     assert again.text.split() == ["AGAIN", "True"]
+
+    [page] = outputs(notebook, 5, "execute_result")
+    assert page.data["text/html"].startswith("<iframe srcdoc=")
+    assert "ROC" in page.data["text/html"]
+    printed = "".join(out.text for out in outputs(notebook, 6, "stream") if out.name == "stdout")
+    assert "AUROC" in printed and "people among themselves" in printed
+    # One row for all items and one per system.
+    assert printed.split()[-3:] == ["CALIBRATED", "['faithfulness']", "3"]

@@ -124,17 +124,6 @@ def _group_disagreements(metric: MetricAgreement, group: GroupAgreement, console
     _disagreements(f"{metric.metric}: labelled bad, scored highest", group.false_alarms, console)
 
 
-def _not_used(metric: MetricAgreement) -> str:
-    parts = [f"{n} unscored ({status})" for status, n in sorted(metric.unscored.items())]
-    if metric.without_result:
-        parts.append(f"{metric.without_result} label(s) without a result")
-    if metric.ambiguous:
-        parts.append(f"{metric.ambiguous} label(s) without a system where several answered")
-    if metric.tied:
-        parts.append(f"{metric.tied} tied vote(s)")
-    return ", ".join(parts)
-
-
 def print_agreement(report: AgreementReport, console: Console) -> None:
     labels = report.labels
     console.print(
@@ -150,9 +139,9 @@ def print_agreement(report: AgreementReport, console: Console) -> None:
             console.print(Text(f"{visible(run)}: no metric of this run has labels", style="yellow"))
         for metric in metrics:
             console.print(metric_table(metric, visible(run)))
-            unused = _not_used(metric)
+            unused = metric.not_used()
             if unused:
-                console.print(Text(f"not used: {unused}", style="yellow"))
+                console.print(Text(f"not used: {', '.join(unused)}", style="yellow"))
             ia = metric.inter_annotator
             if ia is not None and ia.items:
                 console.print(

@@ -195,13 +195,7 @@ def _confusion(metric: MetricAgreement) -> str:
 
 
 def _not_used(metric: MetricAgreement) -> str:
-    parts = [f"{n} unscored ({status})" for status, n in sorted(metric.unscored.items())]
-    if metric.without_result:
-        parts.append(f"{metric.without_result} label(s) without a result")
-    if metric.ambiguous:
-        parts.append(f"{metric.ambiguous} label(s) without a system where several answered")
-    if metric.tied:
-        parts.append(f"{metric.tied} item(s) whose votes tie")
+    parts = metric.not_used()
     if not parts:
         return '<p class="muted">Not used: nothing — every label met a scored result.</p>'
     return "<p><b>Not used:</b> " + t(", ".join(parts)) + ".</p>"

@@ -109,6 +109,17 @@ class MetricAgreement:
     inter_annotator: InterAnnotator | None
     grouped: bool  # the labels name groups, resampled whole
 
+    def not_used(self) -> list[str]:
+        """What of the labels did not enter the figures, in words ([] when all did)."""
+        parts = [f"{n} unscored ({status})" for status, n in sorted(self.unscored.items())]
+        if self.without_result:
+            parts.append(f"{self.without_result} label(s) without a result")
+        if self.ambiguous:
+            parts.append(f"{self.ambiguous} label(s) without a system where several answered")
+        if self.tied:
+            parts.append(f"{self.tied} item(s) whose votes tie")
+        return parts
+
     def as_dict(self) -> dict[str, Any]:
         ia = self.inter_annotator
         return {
@@ -224,9 +235,11 @@ class AgreementReport:
 
         from veracity.agreement.console import print_agreement
 
-        console = Console(width=120, record=True, file=StringIO())
+        # Plain text wherever it is printed, a notebook included (rich would display there).
+        buffer = StringIO()
+        console = Console(width=120, file=buffer, force_jupyter=False, color_system=None)
         print_agreement(self, console)
-        return console.export_text()
+        return buffer.getvalue()
 
 
 def _disagreement(pair: Pair, samples: Mapping[tuple[str, str | None], Sample]) -> Disagreement:

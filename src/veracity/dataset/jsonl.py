@@ -15,7 +15,8 @@ from veracity.dataset.raw import (
 
 
 def read_jsonl(path: Path) -> Iterator[RawRow]:
-    """Parse each non-blank line; undecodable or invalid lines become errors in place."""
+    """Parse each non-blank line; undecodable or invalid lines, and lines nested too deeply
+    for the parser, become errors in place."""
     with path.open("rb") as stream:
         for number, raw in physical_lines(stream):
             try:
@@ -29,5 +30,8 @@ def read_jsonl(path: Path) -> Iterator[RawRow]:
                 value = loads_strict(text)
             except ValueError as exc:
                 yield RawRow(line=number, item=None, error=json_error_message(exc))
+                continue
+            except RecursionError:
+                yield RawRow(line=number, item=None, error="invalid JSON: nested too deeply")
                 continue
             yield RawRow(line=number, item=None, value=value)

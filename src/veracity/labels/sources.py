@@ -14,40 +14,12 @@ from veracity.dataset.columns import Columns
 from veracity.dataset.csv_rows import read_csv
 from veracity.dataset.errors import DatasetError
 from veracity.dataset.fields import ANSWERS_FIELD, FIELD_OF
-from veracity.dataset.raw import (
-    RawRow,
-    decode_error_message,
-    json_error_message,
-    loads_strict,
-    physical_lines,
-)
+from veracity.dataset.jsonl import read_jsonl
+from veracity.dataset.raw import RawRow, json_error_message, loads_strict
 from veracity.labels.json_file import read_json_labels
 from veracity.labels.model import LabelError
 from veracity.labels.names import DATASET_FIELDS, ID_FIELDS, SYSTEM_FIELD
 from veracity.types.sample import Sample
-
-
-def read_jsonl_labels(path: Path) -> Iterator[RawRow]:
-    """Each non-blank line parsed, as the dataset reader does, and a line nested too
-    deeply for the parser is a bad line too (the dataset reader lets it through)."""
-    with path.open("rb") as stream:
-        for number, raw in physical_lines(stream):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield RawRow(line=number, item=None, error=decode_error_message(exc))
-                continue
-            if not text.strip():
-                continue
-            try:
-                value = loads_strict(text)
-            except ValueError as exc:
-                yield RawRow(line=number, item=None, error=json_error_message(exc))
-            except RecursionError:
-                yield RawRow(line=number, item=None, error="invalid JSON: nested too deeply")
-            else:
-                yield RawRow(line=number, item=None, value=value)
-
 
 #: Columns the CSV reader would parse as JSON, kept as raw cells: a label does not
 #: depend on them, and a bad one must not cost the label (nor a too-deep one the file).
@@ -81,8 +53,8 @@ def csv_dataset_view(row: dict[str, object]) -> dict[str, object] | str:
 
 
 _FILES: Final[dict[str, Callable[[Path, str], Iterator[RawRow]]]] = {
-    ".jsonl": lambda path, _name: read_jsonl_labels(path),
-    ".ndjson": lambda path, _name: read_jsonl_labels(path),
+    ".jsonl": lambda path, _name: read_jsonl(path),
+    ".ndjson": lambda path, _name: read_jsonl(path),
     ".json": read_json_labels,
     ".csv": lambda path, name: read_csv(path, name, _RAW_CELLS),
 }

@@ -129,6 +129,22 @@ def describe(result: MetricResult, minimum: float | None = None) -> str:
     return "\n".join(lines)
 
 
+def _calibrated(records: list[MetricResult]) -> list[MetricResult]:
+    """Each result with its calibrated probability as its score; one without a calibrated
+    probability is a result without a score (which fails, with the reason why)."""
+    found: list[MetricResult] = []
+    for record in records:
+        value = record.calibrated if isinstance(record, ResultRecord) else None
+        if value is not None:
+            found.append(record.model_copy(update={"score": value}))
+        else:
+            why = "no calibrated probability (was the run given calibration= for this metric?)"
+            found.append(
+                record.model_copy(update={"score": None, "status": Status.SKIPPED, "reason": why})
+            )
+    return found
+
+
 def _by_metric(
     records: list[MetricResult], metrics: Collection[str] | None
 ) -> dict[str, list[MetricResult]]:
@@ -149,12 +165,15 @@ def check_scores(
     min_mean: Minimum | None = None,
     metrics: Collection[str] | None = None,
     allow: Collection[str] = (),
+    calibrated: bool = False,
 ) -> list[str]:
     """The failures (messages) of :func:`assert_scores`; empty when everything passes."""
     allowed = _statuses(allow)
     if isinstance(results, EvaluationResult) and results.bad_rows:
         return [f"invalid sample: {row.message}" for row in results.bad_rows]
     records = records_of(results)
+    if calibrated:
+        records = _calibrated(records)
     if not records:
         return ["there is no result to check"]
     failures: list[str] = []
@@ -194,13 +213,19 @@ def assert_scores(
     min_mean: Minimum | None = None,
     metrics: Collection[str] | None = None,
     allow: Collection[str] = (),
+    calibrated: bool = False,
 ) -> None:
     """Assert every result (of ``metrics``, default all) is scored and ≥ ``min_score``,
     and each metric's mean is ≥ ``min_mean``. A minimum is one number or one per metric.
     Results without a score fail unless their status is in ``allow`` (``"no_claims"``...).
+    With ``calibrated=True`` the minimums apply to each result's calibrated probability
+    (a run given ``calibration=``), and a result without one fails.
     """
     __tracebackhide__ = True
-    failures = check_scores(results, min_score, min_mean=min_mean, metrics=metrics, allow=allow)
+    failures = check_scores(
+        results, min_score, min_mean=min_mean, metrics=metrics, allow=allow,
+        calibrated=calibrated,
+    )  # fmt: skip
     if failures:
         raise RagAssertionError("\n".join(failures))
 
