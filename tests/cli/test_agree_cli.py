@@ -90,6 +90,14 @@ def test_calibrate_writes_a_file_that_run_applies(
     assert "calibrated P(people call it good)" in applied.output
     lines = (tmp_path / "r" / "results.jsonl").read_text().splitlines()
     assert all(json.loads(line)["calibrated"] is not None for line in lines)
+    # Every report says it: the Markdown summary, the HTML summary and each result's card.
+    from veracity.report.html import write_report
+    from veracity.report.markdown import markdown_summary
+    from veracity.report.run_data import load_run
+
+    assert "calibrated P\\(people call it good\\)" in markdown_summary(load_run(tmp_path / "r"))
+    page = write_report(tmp_path / "r").read_text()
+    assert "calibrated P(people call it good)" in page and '"calibrated":0.' in page
 
 
 def test_calibrate_writes_nothing_where_it_cannot_help_unless_forced(

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from veracity.report.console import ci, pct, usage_line
-from veracity.report.groups import OVERALL
+from veracity.report.console import usage_line
+from veracity.report.groups import OVERALL, ci, pct
 from veracity.types import ResultRecord, Usage
 
 

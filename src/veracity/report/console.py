@@ -14,16 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.report.groups import OVERALL, caveats, judged
-
-
-def pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}"
-
-
-def ci(stats: Mapping[str, Any]) -> str:
-    interval = stats.get("ci95")
-    return "—" if not interval else f"{pct(interval[0])}–{pct(interval[1])}"
+from veracity.report.groups import OVERALL, calibrated_line, caveats, ci, judged, pct
 
 
 def others(stats: Mapping[str, Any]) -> str:
@@ -103,20 +94,6 @@ def print_recommendations(summary: Mapping[str, Any], console: Console) -> None:
     console.print("recommendations:", style="bold")
     for item in found:
         console.print(Text("  • ") + Text(str(item["message"])))
-
-
-def calibrated_line(summary: Mapping[str, Any]) -> str | None:
-    """The calibrated probabilities' means (a run with ``--calibration``), else ``None``."""
-    parts = []
-    for metric, groups in (summary.get("metrics") or {}).items():
-        found = (
-            (groups.get(OVERALL) or {}).get("calibrated") if isinstance(groups, Mapping) else None
-        )
-        if isinstance(found, Mapping) and found.get("n"):
-            parts.append(f"{metric} {pct(found.get('mean'))} ({ci(found)}), {found['n']} result(s)")
-    if not parts:
-        return None
-    return "calibrated P(people call it good), ×100: " + "; ".join(parts)
 
 
 def print_summary(summary: dict[str, Any], console: Console) -> None:

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from veracity.report.compare import Comparison
-from veracity.report.console import pct
+from veracity.report.groups import pct
 
 
 def _signed(value: float | None) -> str:

@@ -10,16 +10,15 @@ from rich.table import Table
 from rich.text import Text
 
 from veracity.report.console import (
-    calibrated_line,
     metrics_table,
     new_table,
-    pct,
     print_recommendations,
     stats_cells,
     stats_columns,
     thresholds_line,
     usage_line,
 )
+from veracity.report.groups import calibrated_line, pct
 
 SECTION_TITLES = {
     "by_system": ("system", "per system"),

@@ -146,6 +146,31 @@ def caveats(stats: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def calibrated_line(summary: Mapping[str, Any]) -> str | None:
+    """The calibrated probabilities' means (a run with ``--calibration``), else ``None``."""
+    parts = []
+    for metric, groups in (summary.get("metrics") or {}).items():
+        found = (
+            (groups.get(OVERALL) or {}).get("calibrated") if isinstance(groups, Mapping) else None
+        )
+        if isinstance(found, Mapping) and found.get("n"):
+            parts.append(f"{metric} {pct(found.get('mean'))} ({ci(found)}), {found['n']} result(s)")
+    if not parts:
+        return None
+    return "calibrated P(people call it good), ×100: " + "; ".join(parts)
+
+
+def pct(value: float | None) -> str:
+    """A share or score ×100, one decimal ("—" for none)."""
+    return "—" if value is None else f"{100 * value:.1f}"
+
+
+def ci(stats: Mapping[str, Any]) -> str:
+    """A group's 95 % interval ×100 ("—" for none)."""
+    interval = stats.get("ci95")
+    return "—" if not interval else f"{pct(interval[0])}–{pct(interval[1])}"
+
+
 @dataclass(slots=True)
 class Spread:
     """Every item's scores across iterations, for the judge variance of one metric."""

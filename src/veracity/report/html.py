@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from veracity.report.groups import calibrated_line
 from veracity.report.html_analysis import analysis_section
 from veracity.report.html_charts import Bar, grouped_bars, histogram
 from veracity.report.html_data import STATUS_LABELS, Mean, ReportData, attach_texts, collect
@@ -99,7 +100,9 @@ def render(data: ReportData) -> str:
     title = "veracity report" + (f" · {Path(str(dataset)).name}" if dataset else "")
     sections = [
         _notes(data.notes),
-        section("summary", "Summary per metric", scroll(summary_table(metrics))),
+        section(
+            "summary", "Summary per metric", scroll(summary_table(metrics)) + _calibrated(data)
+        ),
         section("distributions", "Score distributions", _histograms(data)),
         section("systems", "Systems side by side", _systems(data, metrics)),
         section("question-types", "By question type", _question_types(data, metrics)),
@@ -152,6 +155,12 @@ def section(key: str, title: str, body: str) -> str:
 
 def scroll(body: str) -> str:
     return f'<div class="table-scroll">{body}</div>' if body else ""
+
+
+def _calibrated(data: ReportData) -> str:
+    """The mean calibrated probabilities of a run given a calibration file."""
+    line = calibrated_line(data.summary)
+    return "" if line is None else f'<p class="muted">{e(line)}</p>'
 
 
 def _notes(notes: Sequence[str]) -> str:

@@ -191,6 +191,7 @@ def _result(record: ResultRecord) -> dict[str, Any]:
         "metric": record.metric,
         "iteration": record.iteration,
         "score": record.score,
+        "calibrated": record.calibrated,
         "status": record.status.value,
         "reason": clip(record.reason),
         "details": slim_details(record.details),

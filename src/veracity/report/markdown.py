@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from veracity.report.groups import OVERALL, judged
+from veracity.report.groups import OVERALL, calibrated_line, judged
 from veracity.report.run_data import RunData
 from veracity.report.thresholds import (
     DEFAULT_MAX_ERROR_RATE,
@@ -86,7 +86,8 @@ def markdown_summary(run: RunData, title: str = "veracity") -> str:
         if len(systems) > 1:
             for system, stats in systems.items():
                 lines.append(_row(f"↳ {md(system)}", stats, threshold))
-    lines += ["", _footer(run), ""]
+    calibrated = calibrated_line(run.summary)
+    lines += ["", *([md(calibrated), ""] if calibrated else []), _footer(run), ""]
     return "\n".join(lines)
 
 

@@ -368,6 +368,9 @@
     var score = el("span", "score band-" + band(r.score));
     showScore(score, scoreView(r.score, [r.status], verdictOf(r.score, ERRORS[r.status], r.metric)));
     h.appendChild(score);
+    if (isNum(r.calibrated)) {
+      h.appendChild(el("span", "calibrated", "calibrated P " + fmt(r.calibrated)));
+    }
     h.appendChild(el("span", "status-badge", label(r.status)));
     box.appendChild(h);
     box.appendChild(el("p", "reason", r.reason));
