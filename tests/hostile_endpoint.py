@@ -1,10 +1,11 @@
 """Endpoints that misbehave as the fake server does not: a reply that trickles in byte by
-byte, and errors that echo the caller's key back."""
+byte, errors that echo the caller's key back, and any status and body a test writes."""
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -25,11 +26,29 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.requests += 1
             number = self.server.requests
         endpoint = self.server.endpoint
+        if endpoint.answer is not None:
+            self._send(*endpoint.answer(self._key()))
+            return
         echoing = endpoint.echo_first is None or number <= endpoint.echo_first
         if endpoint.echo_status is not None and echoing:
             self._echo(endpoint.echo_status)
         else:
             self._trickle(endpoint.every_s)
+
+    def _key(self) -> str:
+        """The key the request carries (OpenAI's bearer token or Anthropic's x-api-key)."""
+        bearer = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        return bearer or self.headers.get("x-api-key", "")
+
+    def _send(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except OSError:  # the client gave up on the reply
+            self.close_connection = True
 
     def _echo(self, status: int) -> None:
         authorization = self.headers.get("Authorization", "")
@@ -73,18 +92,29 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
 
 
+# What an endpoint answers, given the request's key: a status and a body.
+Answer = Callable[[str], tuple[int, bytes]]
+
+
 class HostileEndpoint:
     """An OpenAI-compatible endpoint on loopback that answers a request either with a
     valid reply (claims) sent one byte every ``every_s`` seconds, or (``echo_status``) with
     that HTTP status and an error message naming response_format and quoting the request's
-    bearer token: every request, or with ``echo_first`` the first that many."""
+    bearer token: every request, or with ``echo_first`` the first that many. ``answer``
+    (given the request's key) writes every reply instead, whatever the path."""
 
     def __init__(
-        self, *, every_s: float = 0.2, echo_status: int | None = None, echo_first: int | None = None
+        self,
+        *,
+        every_s: float = 0.2,
+        echo_status: int | None = None,
+        echo_first: int | None = None,
+        answer: Answer | None = None,
     ) -> None:
         self.every_s = every_s
         self.echo_status = echo_status
         self.echo_first = echo_first
+        self.answer = answer
         self._server: _Server | None = None
 
     @property

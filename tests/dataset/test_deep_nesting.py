@@ -22,3 +22,29 @@ def test_a_row_nested_too_deeply_is_a_bad_row(tmp_path: Path) -> None:
     [bad] = [r for r in rows if isinstance(r, RowError)]
     assert bad.line == 2
     assert "nested too deeply" in bad.message
+
+
+def test_a_csv_cell_nested_too_deeply_is_a_bad_row(tmp_path: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    path = tmp_path / "data.csv"
+    path.write_text(
+        f'id,question,contexts,answer\na,q,"[""c""]",x\nb,q,"{deep}",x\nc,q,"[""c""]",x\n'
+    )
+    rows = list(read_dataset(path))
+    assert [r.id for r in rows if isinstance(r, Sample)] == ["a", "c"]
+    [bad] = [r for r in rows if isinstance(r, RowError)]
+    assert bad.line == 3 and "nested too deeply" in bad.message
+
+
+def test_a_json_row_100000_levels_deep_is_a_bad_row_read_in_flat_memory(tmp_path: Path) -> None:
+    row = {"id": "a", "question": "q", "contexts": ["c"], "answer": "x"}
+    good, other = json.dumps(row), json.dumps(row | {"id": "c"})
+    depth = 100_000
+    deep = '{"id": "b", "question": "q", "answer": "x", "metadata": ' + "[" * depth
+    deep += "]" * depth + "}"
+    path = tmp_path / "data.json"
+    path.write_text(f"[{good}, {deep}, {other}]")
+    rows = list(read_dataset(path))
+    assert [r.id for r in rows if isinstance(r, Sample)] == ["a", "c"]
+    [bad] = [r for r in rows if isinstance(r, RowError)]
+    assert bad.item == 2 and "nested more than 1000 levels deep" in bad.message

@@ -224,3 +224,36 @@ def test_odd_values_only_memory_can_hold() -> None:
         "field 'faithfulness': a ndarray is not a label (expected true/false, yes/no, "
         "pass/fail, a number, or empty for no label)",
     ]
+
+
+def test_a_file_read_while_another_process_appends_to_it(write_file: WriteFile) -> None:
+    """Readers racing a writer: each read sees whole rows, and a line half-written at the
+    moment of reading is a bad row, never a crash."""
+    import threading
+
+    path = write_file("labels.jsonl", GOOD)
+    stop = threading.Event()
+
+    def append() -> None:
+        n = 0
+        with path.open("a", encoding="utf-8") as handle:
+            while not stop.is_set() and n < 20_000:
+                row = json.dumps({"id": f"s{n}", "faithfulness": n % 2})
+                handle.write(row[:7])  # half a line, flushed, then the rest
+                handle.flush()
+                handle.write(row[7:] + "\n")
+                handle.flush()
+                n += 1
+
+    writer = threading.Thread(target=append)
+    writer.start()
+    try:
+        for _ in range(5):
+            labels = read_labels(path)
+            assert labels.rows >= 1
+            assert all("invalid JSON" in row.message for row in labels.bad_rows)
+    finally:
+        stop.set()
+        writer.join()
+    final = read_labels(path)
+    assert final.bad_rows == () and len(final.items) == final.rows

@@ -4,7 +4,6 @@ paired differences."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -18,10 +17,8 @@ from veracity.agreement.report import (
     MetricAgreement,
 )
 from veracity.agreement.statistics import Estimate
+from veracity.report.terminal import visible
 
-# Control characters from data never reach the terminal raw (escape sequences could
-# clear the screen or fake a line): they are shown escaped.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 FIGURE_NAMES = {
     "auroc": "AUROC",
     "balanced_accuracy": "bal. acc.",
@@ -32,11 +29,6 @@ FIGURE_NAMES = {
     "brier": "Brier",
     "ece": "ECE",
 }
-
-
-def visible(text: object) -> str:
-    """``text`` on one line with control characters escaped."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], " ".join(str(text).split(" ")))
 
 
 def number(value: float | None) -> str:
@@ -77,7 +69,10 @@ def metric_table(metric: MetricAgreement, run: str) -> Table:
     """A row per figure, a column per group of items (all, then each system)."""
     groups = (metric.overall, *metric.by_system)
     table = Table(
-        title=Text(f"{metric.metric} against people's '{metric.target}' ({metric.scale}) · {run}"),
+        title=Text(
+            f"{visible(metric.metric)} against people's '{visible(metric.target)}' "
+            f"({metric.scale}) · {run}"
+        ),
         caption=(
             f"threshold {metric.threshold:g} · under each figure its 95 % bootstrap interval"
             + (", resampling whole groups" if metric.grouped else "")

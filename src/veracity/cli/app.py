@@ -17,6 +17,7 @@ from veracity.cli.export import export
 from veracity.cli.report import compare, report
 from veracity.cli.run import estimate, run
 from veracity.cli.testset import testset_app
+from veracity.report.terminal import visible_lines
 
 app = typer.Typer(
     name="veracity",
@@ -82,7 +83,8 @@ def _show_warning(
     """veracity's own warnings (a damaged cache set aside, say) as one line for the user;
     other libraries' as Python shows them."""
     if category.__module__.startswith("veracity."):
-        err_console.print(f"[yellow]warning:[/] {escape(str(message))}", highlight=False)
+        text = escape(visible_lines(str(message)))
+        err_console.print(f"[yellow]warning:[/] {text}", highlight=False)
     else:
         _python_showwarning(message, category, filename, lineno, file, line)
 

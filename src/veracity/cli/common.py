@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +23,7 @@ from veracity.judges.chat.cache import cache_max_bytes
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT
 from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget
 from veracity.report import DEFAULT_MAX_ERROR_RATE, checked_error_rate
+from veracity.report.terminal import visible_lines
 from veracity.runner import Executor, checked_executor
 from veracity.transport.urls import checked_base_url
 
@@ -26,15 +31,56 @@ EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE_ERRORS = 0, 1, 2, 3
 # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
 
-out_console = Console()
+
+class _StdoutConsole(Console):
+    """stdout's console: inside :func:`writing_stdout` a reader that stopped early is left
+    to it (rich itself would exit 1 without a word)."""
+
+    guarded = False
+
+    def on_broken_pipe(self) -> None:
+        if self.guarded:
+            self.quiet = True
+            raise BrokenPipeError
+        super().on_broken_pipe()
+
+
+out_console = _StdoutConsole()
 # soft_wrap: messages keep their lines whole, so paths and file:line stay greppable.
 err_console = Console(stderr=True, soft_wrap=True)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    # Escaped: a message quoting a path or a value with [brackets] must print as it is.
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    # Escaped: a message quoting a path or a value with [brackets] must print as it is,
+    # and one quoting data must not send its control characters to the terminal.
+    err_console.print(f"[bold red]error:[/] {escape(visible_lines(message))}", highlight=False)
     return typer.Exit(code)
+
+
+def _stdout_to_devnull() -> None:
+    # What is still buffered for stdout goes nowhere: Python would flush it at exit and
+    # complain once more.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+@contextmanager
+def writing_stdout() -> Iterator[None]:
+    """Output to stdout that may not take it: a reader that stopped early (``| head``) is
+    not an error (exit 0, the rest unsaid); a full or failing stdout is (exit 2)."""
+    out_console.guarded = True
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        raise typer.Exit(EXIT_OK) from None
+    except OSError as exc:
+        if exc.filename is not None:  # a file read or written on the way, not stdout
+            raise
+        _stdout_to_devnull()
+        raise fail(f"cannot write to standard output: {exc.strerror or exc}") from exc
+    finally:
+        out_console.guarded = False
 
 
 def cannot_write(path: Path, exc: OSError) -> typer.Exit:

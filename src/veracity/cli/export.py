@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from veracity._suggest import one_of
-from veracity.cli.common import cannot_write, err_console, fail, out_console
+from veracity.cli.common import cannot_write, err_console, fail, out_console, writing_stdout
 from veracity.report.export import FORMATS, ExportError, write_export
 from veracity.report.load import unfinished
+from veracity.report.terminal import visible
 from veracity.store import RESULTS, ResultsFileError, read_results
 
 
@@ -25,6 +26,14 @@ def export(
         Path | None,
         typer.Option(help="The file to write (default RUN_DIR/results.flat.FORMAT; - for stdout)."),
     ] = None,
+    raw_cells: Annotated[
+        bool,
+        typer.Option(
+            "--raw-cells",
+            help="CSV: write text cells exactly (by default one starting with = + - @, a "
+            "tab or CR gets a leading ' so a spreadsheet does not run it as a formula).",
+        ),
+    ] = False,
 ) -> None:
     """Write a run's results as a flat table: one row per sample, system, metric and
     iteration, with score, status, reason, cost, latency and token counts, and the
@@ -41,21 +50,21 @@ def export(
         raise fail(f"--out would overwrite the run's own {RESULTS}: choose another file")
     note = unfinished(run_dir)
     if note is not None:
-        err_console.print(f"note: {note}", style="yellow", markup=False, highlight=False)
+        err_console.print(f"note: {visible(note)}", style="yellow", markup=False, highlight=False)
+    to_stdout = str(target) == "-"
     try:
-        rows = write_export(
-            read_results(run_dir), fmt, sys.stdout if str(target) == "-" else target
-        )
+        with writing_stdout() if to_stdout else nullcontext():
+            rows = write_export(
+                read_results(run_dir),
+                fmt,
+                sys.stdout if to_stdout else target,
+                raw_cells=raw_cells,
+            )
     except (ExportError, ResultsFileError) as exc:  # a results line is named by number
         raise fail(str(exc)) from exc
-    except BrokenPipeError:
-        # The reader of stdout stopped early (| head): not an error. Python would still
-        # complain when it flushes stdout at exit, so that goes nowhere now.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return
     except OSError as exc:
         if exc.filename == str(source):
             raise fail(f"cannot read {source}: {exc.strerror or exc}") from exc
         raise cannot_write(target, exc) from exc
-    if str(target) != "-":
-        out_console.print(f"exported {rows} result(s) to {target}", highlight=False)
+    if not to_stdout:
+        out_console.print(f"exported {rows} result(s) to {visible(target)}", highlight=False)

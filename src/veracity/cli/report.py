@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from veracity.cli.common import cannot_write, err_console, fail, out_console
+from veracity.cli.common import cannot_write, err_console, fail, out_console, writing_stdout
 from veracity.cli.report_formats import (
     FormatOption,
     GithubOption,
@@ -24,6 +24,7 @@ from veracity.report.console_report import print_report
 from veracity.report.html_compare import write_comparison
 from veracity.report.load import unfinished
 from veracity.report.run_data import load_run
+from veracity.report.terminal import visible
 from veracity.report.thresholds import parse_thresholds
 from veracity.store import RESULTS, ResultsFileError, write_json_atomic
 
@@ -64,13 +65,16 @@ def report(
         raise fail("--html is not available in this version")
     note = unfinished(run_dir)
     if note is not None:
-        err_console.print(f"note: {note}", style="yellow", markup=False, highlight=False)
+        err_console.print(f"note: {visible(note)}", style="yellow", markup=False, highlight=False)
+    if not summary.get("results"):
+        raise fail(f"the run in {run_dir} holds no result: there is nothing to report")
     if rebuilt:
         err_console.print(f"summary rebuilt from {RESULTS} (not written)", highlight=False)
-    if report_format is ReportFormat.CONSOLE:
-        print_report(summary, out_console)
-    else:
-        write_format(run, report_format, out, github=github)
+    with writing_stdout():
+        if report_format is ReportFormat.CONSOLE:
+            print_report(summary, out_console)
+        else:
+            write_format(run, report_format, out, github=github)
     if write_report is not None:
         target = run_dir / "report.html"
         try:
@@ -79,7 +83,8 @@ def report(
             raise fail(str(exc)) from exc
         except OSError as exc:
             raise cannot_write(target, exc) from exc
-        out_console.print(f"report: {written or target}", highlight=False)
+        with writing_stdout():
+            out_console.print(f"report: {visible(written or target)}", highlight=False)
 
 
 def compare(
@@ -112,19 +117,22 @@ def compare(
         comparison = _compare(run_a, run_b, systems, top)
     except (CompareError, ValueError) as exc:
         raise fail(str(exc)) from exc
-    print_comparison(comparison, out_console)
+    with writing_stdout():
+        print_comparison(comparison, out_console)
     if json_out is not None:
         try:
             write_json_atomic(json_out, comparison.as_dict())
         except OSError as exc:
             raise cannot_write(json_out, exc) from exc
-        out_console.print(f"comparison written to {json_out}", highlight=False)
+        with writing_stdout():
+            out_console.print(f"comparison written to {visible(json_out)}", highlight=False)
     if html is not None:
         try:
             write_comparison(comparison, html)
         except OSError as exc:
             raise cannot_write(html, exc) from exc
-        out_console.print(f"comparison page: {html}", highlight=False)
+        with writing_stdout():
+            out_console.print(f"comparison page: {visible(html)}", highlight=False)
 
 
 def _compare(run_a: Path, run_b: Path | None, systems: str | None, top: int) -> Comparison:

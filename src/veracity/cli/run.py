@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from veracity._suggest import one_of
 from veracity.agreement.calibration_file import CalibrationFile, read_calibration
@@ -56,13 +57,14 @@ from veracity.embeddings import MissingLocalModelError, ModelIntegrityError, Mod
 from veracity.embeddings.factory import local_embedder_available
 from veracity.evaluation import EvaluationResult, aevaluate
 from veracity.evaluation.batching import BatchUnavailableError
-from veracity.judges import JudgeFatalError, JudgeSpecError, make_judge
+from veracity.judges import JudgeFailingError, JudgeFatalError, JudgeSpecError, make_judge
 from veracity.judges.chat.batching import BatchSettings
 from veracity.judges.chat.cache import ResponseCacheError
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UNFOUNDED_SUPPORTS
 from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
 from veracity.report import check_thresholds, parse_thresholds, print_summary
 from veracity.report.html import write_report
+from veracity.report.terminal import visible
 from veracity.report.thresholds import gated_metric
 from veracity.runner import ExecutorError
 from veracity.runner.estimate import estimate_run
@@ -75,7 +77,8 @@ MAX_SHOWN = 20
 
 def _bad_rows(rows: list[RowError], what: str) -> None:
     for row in rows[:MAX_SHOWN]:
-        err_console.print(f"[yellow]{what}[/] {row}", highlight=False)
+        # A row's message quotes the data: no markup, no control character reaches the screen.
+        err_console.print(f"[yellow]{what}[/] {escape(visible(row))}", highlight=False)
     if len(rows) > MAX_SHOWN:
         err_console.print(f"… and {len(rows) - MAX_SHOWN} more", highlight=False)
 
@@ -328,6 +331,13 @@ def run(
         BatchUnavailableError,
     ) as exc:
         raise fail(str(exc)) from exc
+    except JudgeFailingError as exc:  # a server failing every call: judge errors, not usage
+        raise fail(
+            f"the judge is failing: {exc} (every result so far is kept in {run_dir}: once the "
+            "server answers, the same command goes on, and with --retry-errors asks again "
+            "for the calls that failed)",
+            EXIT_JUDGE_ERRORS,
+        ) from exc
     except JudgeFatalError as exc:
         raise fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
 
@@ -337,13 +347,22 @@ def run(
     if resumed:
         out_console.print(f"resumed: {resumed} result(s) were already done", highlight=False)
     out_console.print(f"run directory: {run_dir}", highlight=False)
-    if html:
-        try:
-            written = write_report(run_dir, dataset=dataset)
-        except OSError as exc:
-            raise cannot_write(run_dir / REPORT, exc) from exc
-        out_console.print(f"report: {written}", highlight=False)
+    _html_report(run_dir, dataset, write=html)
     _check_gates(result, gates, run_dir)
+
+
+def _html_report(run_dir: Path, dataset: Path, *, write: bool) -> None:
+    """Write the HTML report (``--html``), or say how to."""
+    if not write:
+        out_console.print(
+            f"HTML report: veracity report {run_dir} --html", highlight=False, markup=False
+        )
+        return
+    try:
+        written = write_report(run_dir, dataset=dataset)
+    except OSError as exc:
+        raise cannot_write(run_dir / REPORT, exc) from exc
+    out_console.print(f"report: {written}", highlight=False)
 
 
 def estimate(

@@ -65,6 +65,8 @@ def _list_cell(column: str, cell: str) -> object:
         return loads_strict(text)
     except ValueError as exc:
         raise ValueError(f"field '{column}' is not a valid JSON array: {_reason(exc)}") from exc
+    except RecursionError:
+        raise ValueError(f"field '{column}' is not a valid JSON array: nested too deeply") from None
 
 
 def _json_cell(column: str, cell: str) -> object:
@@ -72,6 +74,8 @@ def _json_cell(column: str, cell: str) -> object:
         return loads_strict(cell)
     except ValueError as exc:
         raise ValueError(f"field '{column}' is not valid JSON: {_reason(exc)}") from exc
+    except RecursionError:
+        raise ValueError(f"field '{column}' is not valid JSON: nested too deeply") from None
 
 
 def _reason(exc: ValueError) -> str:

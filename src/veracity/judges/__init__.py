@@ -3,10 +3,11 @@
 from veracity.judges.base import Judge, JudgeOutcome
 from veracity.judges.factory import JudgeSpecError, default_judge_spec, make_judge
 from veracity.judges.llm import LLMJudge
-from veracity.transport import JudgeFatalError
+from veracity.transport import JudgeFailingError, JudgeFatalError
 
 __all__ = [
     "Judge",
+    "JudgeFailingError",
     "JudgeFatalError",
     "JudgeOutcome",
     "JudgeSpecError",

@@ -14,9 +14,9 @@ from veracity.dataset.columns import Columns
 from veracity.dataset.csv_rows import read_csv
 from veracity.dataset.errors import DatasetError
 from veracity.dataset.fields import ANSWERS_FIELD, FIELD_OF
+from veracity.dataset.json_array import read_json
 from veracity.dataset.jsonl import read_jsonl
 from veracity.dataset.raw import RawRow, json_error_message, loads_strict
-from veracity.labels.json_file import read_json_labels
 from veracity.labels.model import LabelError
 from veracity.labels.names import DATASET_FIELDS, ID_FIELDS, SYSTEM_FIELD
 from veracity.types.sample import Sample
@@ -55,7 +55,7 @@ def csv_dataset_view(row: dict[str, object]) -> dict[str, object] | str:
 _FILES: Final[dict[str, Callable[[Path, str], Iterator[RawRow]]]] = {
     ".jsonl": lambda path, _name: read_jsonl(path),
     ".ndjson": lambda path, _name: read_jsonl(path),
-    ".json": read_json_labels,
+    ".json": lambda path, name: read_json(path, name, arrays=("labels", "samples")),
     ".csv": lambda path, name: read_csv(path, name, _RAW_CELLS),
 }
 

@@ -79,6 +79,8 @@ class AnswerRelevance:
         )
         usage = generated.usage
         if generated.value is None:
+            if generated.unsupported:  # by design (the offline judge), not a failure
+                return None, usage, "this judge writes no questions"
             return None, usage, f"question generation failed: {generated.error}"
         found = generated.value
         details: dict[str, Any] = {"method": "generated_questions", "judge_reason": found.reason}

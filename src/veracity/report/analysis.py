@@ -40,7 +40,10 @@ class _Severity:
     def as_dict(self, tally: Tally, threshold: float) -> dict[str, Any]:
         out: dict[str, Any] = {
             "threshold": threshold,
-            "scored": tally.n_scored,
+            # "scored" as the summary counts it (judged); failures are counted over every
+            # result with a score, those scored by rule (no claims, no contexts) included.
+            "scored": self.statuses[Status.SCORED.value],
+            "with_score": tally.n_scored,
             "failing": tally.failures,
             "bands": {name: self.bands[name] for _, name in BANDS},
         }

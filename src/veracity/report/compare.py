@@ -21,6 +21,9 @@ from veracity.store import read_results
 from veracity.types import ResultRecord
 
 TOP_REGRESSED = 10
+# Differences smaller than this are no change: they print as 0.0 (scores ×100), and a
+# local model's repeatability in the fourth decimal is not a regression.
+UNCHANGED = 5e-4
 _FullKey = tuple[str, str | None, str, int]  # sample_id, system, metric, iteration
 
 
@@ -191,10 +194,10 @@ def _fill(
     entry.stats = paired_comparison(scores_a, scores_b, clusters)
     drops = []
     for (a, b), x, y in zip(pairs, scores_a, scores_b, strict=True):
-        entry.improved += y > x
-        entry.regressed_count += y < x
-        entry.unchanged += y == x
-        if y < x:
+        entry.improved += y > x + UNCHANGED
+        entry.regressed_count += y < x - UNCHANGED
+        entry.unchanged += abs(y - x) <= UNCHANGED
+        if y < x - UNCHANGED:
             drops.append(
                 Regression(
                     a.sample_id,

@@ -1,7 +1,8 @@
 """The summary as readable tables in the terminal.
 
 Every text that comes from the data (system names, question types, reasons) goes into a
-``Text``, never through rich markup, so a ``[bold]`` in an answer prints as written.
+``Text``, never through rich markup, so a ``[bold]`` in an answer prints as written, and
+has its control characters escaped (:mod:`veracity.report.terminal`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from veracity.report.groups import OVERALL, calibrated_line, caveats, ci, judged, pct
+from veracity.report.terminal import visible_tree
 
 
 def others(stats: Mapping[str, Any]) -> str:
@@ -97,7 +99,9 @@ def print_recommendations(summary: Mapping[str, Any], console: Console) -> None:
 
 
 def print_summary(summary: dict[str, Any], console: Console) -> None:
-    """The short summary printed after a run: the metrics table, usage, recommendations."""
+    """The short summary printed after a run: the metrics table, usage, recommendations;
+    every text of the summary with its control characters escaped."""
+    summary = visible_tree(summary)
     console.print(metrics_table(summary, with_systems=True))
     console.print(thresholds_line(summary), style="dim", highlight=False)
     calibrated = calibrated_line(summary)

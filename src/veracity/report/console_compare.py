@@ -8,6 +8,7 @@ from rich.text import Text
 
 from veracity.report.compare import Comparison
 from veracity.report.groups import pct
+from veracity.report.terminal import visible
 
 
 def _signed(value: float | None) -> str:
@@ -23,7 +24,10 @@ def _p(value: float | None, method: str | None) -> str:
 
 def comparison_table(comparison: Comparison) -> Table:
     table = Table(
-        title=Text(f"B − A (scores ×100) · A: {comparison.label_a} · B: {comparison.label_b}"),
+        title=Text(
+            f"B − A (scores ×100) · A: {visible(comparison.label_a)} · "
+            f"B: {visible(comparison.label_b)}"
+        ),
         caption=(
             "n: pairs both scored · A, B: their means · +/−/=: pairs up, down, unchanged · "
             "p: two-sided paired sign-flip permutation test (~ Monte Carlo, else exact)"
@@ -39,7 +43,7 @@ def comparison_table(comparison: Comparison) -> Table:
             "—" if stats.ci95 is None else f"{_signed(stats.ci95[0])}…{_signed(stats.ci95[1])}"
         )
         table.add_row(
-            Text(entry.metric),
+            Text(visible(entry.metric)),
             str(stats.n),
             pct(stats.mean_a),
             pct(stats.mean_b),
@@ -56,7 +60,9 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
     for entry in comparison.metrics:
         missing = entry.not_compared()
         if missing:
-            console.print(Text(f"{entry.metric} not compared: {missing}", style="yellow"))
+            console.print(
+                Text(f"{visible(entry.metric)} not compared: {visible(missing)}", style="yellow")
+            )
     if any(m.stats.n == 0 and (m.unpaired_a or m.unpaired_b) for m in comparison.metrics):
         console.print(
             "some metrics have nothing paired: results pair on "
@@ -67,12 +73,17 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
     for entry in comparison.metrics:
         if not entry.regressed:
             continue
-        console.print(Text(f"most regressed on {entry.metric}:", style="bold"))
+        console.print(Text(f"most regressed on {visible(entry.metric)}:", style="bold"))
         for r in entry.regressed:
-            where = f"system {r.system_a}, " if r.system_a and r.system_a == r.system_b else ""
+            where = (
+                f"system {visible(r.system_a)}, " if r.system_a and r.system_a == r.system_b else ""
+            )
             line = Text(f"  {_signed(r.diff)}  ", style="red")
-            line.append(f"{r.sample_id} ({where}iteration {r.iteration}): ")
+            line.append(f"{visible(r.sample_id)} ({where}iteration {r.iteration}): ")
             line.append(f"{pct(r.score_a)} → {pct(r.score_b)}")
             console.print(line)
-            console.print(Text(f"      B: {r.reason_b}", style="dim"))
-            console.print(Text(f"      A: {r.reason_a}", style="dim"))
+            if r.reason_a == r.reason_b:  # said once
+                console.print(Text(f"      A and B: {visible(r.reason_b)}", style="dim"))
+            else:
+                console.print(Text(f"      B: {visible(r.reason_b)}", style="dim"))
+                console.print(Text(f"      A: {visible(r.reason_a)}", style="dim"))

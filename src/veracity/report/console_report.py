@@ -19,6 +19,7 @@ from veracity.report.console import (
     usage_line,
 )
 from veracity.report.groups import calibrated_line, pct
+from veracity.report.terminal import visible_tree
 
 SECTION_TITLES = {
     "by_system": ("system", "per system"),
@@ -81,7 +82,8 @@ def _labels(summary: Mapping[str, Any], console: Console) -> None:
 def _severity_table(analysis: Mapping[str, Any]) -> Table:
     table = Table(
         title="failures by severity",
-        caption="failing: scored below the threshold; score bands ×100",
+        caption="failing: below the threshold, of the results with a score (scored, or by "
+        "rule: no claims, no contexts); score bands ×100",
     )
     table.add_column("metric", overflow="fold")
     for name in ("failing", "<25", "25–50", "50–75", "≥75", "errors"):
@@ -99,7 +101,7 @@ def _severity_table(analysis: Mapping[str, Any]) -> Table:
             )
         table.add_row(
             Text(metric),
-            f"{s['failing']}/{s['scored']}",
+            f"{s['failing']}/{s.get('with_score', s['scored'])}",
             *(str(count) for count in s["bands"].values()),
             str(s["judge_errors"] + s["unsupported_by_judge"]),
             Text("; ".join(more) or "—"),
@@ -139,7 +141,9 @@ def _worst(analysis: Mapping[str, Any], console: Console, limit: int | None) -> 
 def print_report(
     summary: Mapping[str, Any], console: Console, *, worst_limit: int | None = None
 ) -> None:
-    """Metrics, groups, judge variance, labels, the analysis and the recommendations."""
+    """Metrics, groups, judge variance, labels, the analysis and the recommendations;
+    every text of the summary with its control characters escaped."""
+    summary = visible_tree(summary)
     console.print(metrics_table(summary, with_systems=False))
     console.print(thresholds_line(summary), style="dim", highlight=False)
     calibrated = calibrated_line(summary)

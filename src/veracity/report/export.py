@@ -17,11 +17,15 @@ from typing import Any, Final, TextIO
 
 from veracity.report.table import COLUMN_TYPES, RESULT_COLUMNS, flat_result
 from veracity.store import dumps, write_text_atomic
+from veracity.store.files import ordinary_mode
 from veracity.types import ResultRecord
 
 FORMATS: Final = ("csv", "jsonl", "parquet")
 #: What to install for a format that needs more than veracity itself.
 PARQUET_NEEDS: Final = "--format parquet needs pyarrow: pip install 'veracity[parquet]'"
+# What a spreadsheet reads as the start of a formula (OWASP's list): such a text cell is
+# written with a leading ' so that opening the CSV runs nothing.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # Rows per Parquet row group: memory stays bounded however many results there are.
 _BATCH = 10_000
 
@@ -38,11 +42,22 @@ def export_rows(records: Iterable[ResultRecord]) -> Iterator[dict[str, Any]]:
         yield row
 
 
-def write_export(records: Iterable[ResultRecord], fmt: str, out: Path | TextIO) -> int:
+def safe_cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text: a text starting like a formula gets a
+    leading ``'``; numbers (negative ones too) stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def write_export(
+    records: Iterable[ResultRecord], fmt: str, out: Path | TextIO, *, raw_cells: bool = False
+) -> int:
     """Write ``records`` as ``fmt`` to the file ``out`` (atomically: all or nothing) or to
     the text stream ``out`` (CSV and JSON Lines only); return how many rows were written.
 
-    Parquet needs pyarrow (:class:`ExportError` when it is not installed).
+    CSV text cells that would start a formula are neutralised (:func:`safe_cell`) unless
+    ``raw_cells``. Parquet needs pyarrow (:class:`ExportError` when it is not installed).
     """
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r} (expected {', '.join(FORMATS)})")
@@ -52,7 +67,9 @@ def write_export(records: Iterable[ResultRecord], fmt: str, out: Path | TextIO) 
             raise ExportError("--format parquet writes a file: give --out FILE")
         _write_parquet(counted, out)
         return counted.count
-    chunks = _csv_chunks(counted) if fmt == "csv" else (dumps(row) + "\n" for row in counted)
+    chunks = (
+        _csv_chunks(counted, raw_cells) if fmt == "csv" else (dumps(row) + "\n" for row in counted)
+    )
     if isinstance(out, Path):
         write_text_atomic(out, chunks)
     else:
@@ -70,10 +87,18 @@ class _Counted:
             yield row
 
 
-def _csv_chunks(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _csv_chunks(rows: Iterable[dict[str, Any]], raw_cells: bool) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)  # an empty cell for None, as pandas reads it back
-    for cells in ([*RESULT_COLUMNS], *([row[c] for c in RESULT_COLUMNS] for row in rows)):
+    cell = _as_is if raw_cells else safe_cell
+    for cells in (
+        [*RESULT_COLUMNS],
+        *([cell(row[c]) for c in RESULT_COLUMNS] for row in rows),
+    ):
         writer.writerow(cells)
         yield buffer.getvalue()
         buffer.seek(0)
@@ -94,6 +119,7 @@ def _write_parquet(rows: Iterable[dict[str, Any]], out: Path) -> None:
     os.close(fd)
     tmp = Path(name)
     try:
+        ordinary_mode(tmp)
         with pq.ParquetWriter(name, schema) as writer:
             while batch := list(islice(rows, _BATCH)):
                 writer.write_table(pa.Table.from_pylist(batch, schema=schema))

@@ -17,6 +17,7 @@ from veracity.report.html_tables import e, generic, mark, number
 SEVERITY_COLUMNS = {
     "threshold": "threshold",
     "scored": "scored",
+    "with_score": "with a score (scored, or by rule)",
     "failing": "failing (below threshold)",
     "judge_errors": "judge errors",
     "unsupported_by_judge": "not supported by this judge",

@@ -15,7 +15,7 @@ from typing import Any
 
 from veracity.dataset import DatasetError, RowError, dataset_fingerprint, read_dataset
 from veracity.report.summary import DEFAULT_THRESHOLD, NO_SYSTEM, SummaryBuilder
-from veracity.store.run_dir import MANIFEST, RESULTS, SUMMARY, read_results
+from veracity.store import MANIFEST, RESULTS, SUMMARY, read_manifest, read_results
 from veracity.types import ResultRecord, Status
 
 BINS = 10
@@ -132,7 +132,8 @@ def collect(run_dir: Path, max_samples: int) -> ReportData:
     rebuilt from the results when the file is missing)."""
     if not (run_dir / RESULTS).is_file():
         raise FileNotFoundError(f"{run_dir} has no {RESULTS}: it is not a finished veracity run")
-    manifest = _read_json(run_dir / MANIFEST)
+    manifest = read_manifest(run_dir / MANIFEST)
+    # As it is (the page shows odd values as they are), not validated as the console's.
     summary = _read_json(run_dir / SUMMARY)
     rebuild = SummaryBuilder(manifest.get("metrics") or ()) if not summary.get("metrics") else None
     data = ReportData(manifest=manifest, summary=summary)

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
+from veracity.report.console_report import print_report
 from veracity.report.summary import summarize
 from veracity.report.thresholds import thresholds_from_settings
 from veracity.store import (
+    FAILED,
     MANIFEST,
     RESULTS,
     RUNNING,
     SUMMARY,
     ResultsFileError,
+    read_manifest,
     read_results,
     writing,
 )
+from veracity.store.reading import warn_once
 
 
 class ReportError(ValueError):
@@ -56,9 +63,38 @@ def given_thresholds(
     if isinstance(metrics, Mapping):
         for metric, groups in metrics.items():
             threshold = groups.get("threshold") if isinstance(groups, Mapping) else None
-            if isinstance(threshold, Mapping) and threshold.get("source") == "given":
+            if (
+                isinstance(threshold, Mapping)
+                and threshold.get("source") == "given"
+                and isinstance(threshold.get("value"), int | float)
+            ):
                 found[metric] = float(threshold["value"])
     return found
+
+
+def _shows(summary: Mapping[str, Any]) -> bool:
+    """Whether the report can show ``summary``: one edited or damaged into wrong types
+    cannot, and is rebuilt from the results as an old one is."""
+    try:
+        print_report(summary, Console(file=io.StringIO(), width=120))
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+        return False
+    return True
+
+
+def current_summary(run_dir: Path) -> dict[str, Any] | None:
+    """``summary.json`` when it is of this version and whole, else ``None`` (a damaged
+    one with a warning)."""
+    summary = _read_json(run_dir / SUMMARY)
+    if summary is None or not is_current(summary):
+        return None
+    if not _shows(summary):
+        warn_once(
+            f"{run_dir / SUMMARY} holds values of a wrong type: the summary is rebuilt "
+            f"from {RESULTS}"
+        )
+        return None
+    return summary
 
 
 def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
@@ -67,12 +103,13 @@ def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
     """
     if not run_dir.is_dir():
         raise ReportError(f"run directory not found: {run_dir}")
-    summary = _read_json(run_dir / SUMMARY)
-    if summary is not None and is_current(summary):
+    summary = current_summary(run_dir)
+    if summary is not None:
         return summary, False
     if not (run_dir / RESULTS).is_file():
         raise ReportError(f"{run_dir} holds neither a readable {SUMMARY} nor {RESULTS}")
-    manifest = _read_json(run_dir / MANIFEST)
+    summary = _read_json(run_dir / SUMMARY)  # an old one still says which thresholds
+    manifest = read_manifest(run_dir / MANIFEST)
     metric_order = (manifest or {}).get("metrics")
     bad_rows = (manifest or {}).get("bad_rows", (summary or {}).get("bad_rows", 0))
     try:
@@ -90,8 +127,13 @@ def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
 
 
 def unfinished(run_dir: Path) -> str | None:
-    """A note on a run that has not finished (still running, or killed), else ``None``."""
-    manifest = _read_json(run_dir / MANIFEST) or {}
+    """A note on a run that has not finished (still running, killed, or failed), else
+    ``None``."""
+    manifest = read_manifest(run_dir / MANIFEST)
+    if manifest.get("status") == FAILED:
+        error = manifest.get("error")
+        why = f" ({error})" if isinstance(error, str) and error else ""
+        return f"the run in {run_dir} failed{why}: these are its results so far"
     if manifest.get("status") != RUNNING:
         return None
     if writing(run_dir):

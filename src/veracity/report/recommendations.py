@@ -190,9 +190,11 @@ def judge_errors(ev: Evidence) -> list[Recommendation]:
             if unanswered * 2 >= errors:
                 message += (
                     f"{unanswered} got no reply at all (timeouts, server errors, dropped "
-                    "connections: each reason says which); a longer --timeout, a lower "
-                    "--concurrency or an --rpm limit may help, and the same command with "
-                    "--retry-errors asks the judge again for those results only."
+                    "connections: each reason says which). A busy server (timeouts, 429) "
+                    "calls for a longer --timeout, a lower --concurrency or an --rpm limit; "
+                    "a failing one (5xx) for a look at the server, which slowing down will "
+                    "not mend. Then the same command with --retry-errors asks the judge "
+                    "again for those results only."
                 )
             else:
                 message += (

@@ -7,7 +7,6 @@ asked for, never held; a result in memory already holds them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any, Protocol
 from veracity.report.load import ReportError, given_thresholds, load_summary
 from veracity.report.summary import summarize
 from veracity.report.thresholds import gated_metric
-from veracity.store import MANIFEST, ResultsFileError, read_results
+from veracity.store import MANIFEST, ResultsFileError, read_manifest, read_results
 from veracity.types import ResultRecord
 
 
@@ -77,14 +76,6 @@ class RunData:
         return float(self.metrics[metric]["threshold"]["value"])
 
 
-def _manifest(run_dir: Path) -> dict[str, Any]:
-    try:
-        loaded = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
-
-
 def _stale(summary: Mapping[str, Any], thresholds: Mapping[str, float]) -> bool:
     """Whether the summary's pass rates used other thresholds than ``thresholds``."""
     metrics = summary["metrics"]
@@ -106,7 +97,7 @@ def load_run(
     if isinstance(source, str | Path):
         run_dir: Path | None = Path(source)
         summary, rebuilt = load_summary(Path(source))
-        manifest = _manifest(Path(source))
+        manifest = read_manifest(Path(source) / MANIFEST)
         held = None
     else:
         run_dir, summary, manifest = None, source.summary, dict(source.manifest)

@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 RUNNING = "running"
+COMPLETED = "completed"
+FAILED = "failed"
 # What an attempt left "running" became: its process is gone without a word.
 KILLED = "killed"
 # What an attempt's end (``end_attempt``) sets on the attempt as well as on the top level.

@@ -18,6 +18,7 @@ import copy
 import json
 import sqlite3
 import time
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,14 +27,17 @@ from typing import IO, Any
 from filelock import FileLock, Timeout
 from pydantic import ValidationError
 
-from veracity.dataset.normalize import describe_validation_error
-from veracity.dataset.raw import decode_error_message, json_error_message
-from veracity.store.attempts import begin_attempt, end_attempt, record_progress
+from veracity.store.attempts import COMPLETED, FAILED, begin_attempt, end_attempt, record_progress
 from veracity.store.files import dumps, remove_temporaries, write_json_atomic, write_text_atomic
+from veracity.store.reading import (
+    RESULTS,
+    RunFileWarning,
+    validated_manifest,
+)
+from veracity.store.sqlite_owner import foreign_database
 from veracity.types import ResultRecord, Status
 
 MANIFEST = "run.json"
-RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 REPORT = "report.html"  # written by veracity.report on request
 DATABASE = "veracity.sqlite3"
@@ -71,6 +75,14 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (sample_id, system, metric, iteration)
 )
 """
+# The store's table and its columns, to tell a foreign SQLite file from ours.
+TABLES = {
+    "results": (
+        "sample_id", "system", "metric", "iteration", "position", "metric_order", "record"
+    )
+}  # fmt: skip
+# The files of a run directory that only a run with its store beside them can have written.
+RUN_FILES = (RESULTS, MANIFEST, SUMMARY)
 IN_ORDER = "SELECT record FROM results ORDER BY position, metric_order, iteration"
 # What --retry-errors keeps of a run: every result but a judge error (asked again).
 KEPT_ON_RETRY = f"json_extract(record, '$.status') != '{Status.JUDGE_ERROR.value}'"
@@ -172,16 +184,24 @@ class RunDirectory:
         # Holding the lock, nothing else can be writing these: any temporary is a leftover.
         remove_temporaries(self.path, (MANIFEST, RESULTS, SUMMARY, REPORT))
         previous = self._previous_manifest()
-        if not (self.path / DATABASE).exists() and (self.path / RESULTS).exists():
+        found = [name for name in RUN_FILES if (self.path / name).exists()]
+        if not (self.path / DATABASE).exists() and found:
             raise RunDirectoryError(
-                f"{self.path} holds results of an older format or another tool ({RESULTS} "
-                f"without {DATABASE}); choose a new --out directory"
+                f"{self.path} holds results of an older format or another tool "
+                f"({', '.join(found)} without {DATABASE}); choose a new --out directory"
+            )
+        foreign = foreign_database(self.path / DATABASE, TABLES)
+        if foreign is not None:
+            raise RunDirectoryError(
+                f"{self.path / DATABASE} is not a veracity run store ({foreign}); it was "
+                "left as it is: choose a new --out directory"
             )
         with self._store_errors():
             self._db = sqlite3.connect(self.path / DATABASE, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(SCHEMA)
+            self._drop_invalid()
             (self._stored,) = self._db.execute("SELECT COUNT(*) FROM results").fetchone()
             held = [metric for (metric,) in self._db.execute("SELECT DISTINCT metric FROM results")]
         self.resumed_results = self._stored
@@ -203,6 +223,30 @@ class RunDirectory:
         self._appending = (self.path / RESULTS).open("a", encoding="utf-8")
         self._show_progress()
 
+    def _drop_invalid(self) -> None:
+        """Delete the stored records that are not valid results (a damaged or edited
+        store), with a warning: they are judged again, never copied into the files."""
+        db = self._database()
+        invalid = []
+        for rowid, sample_id, system, metric, iteration, text in db.execute(
+            "SELECT rowid, sample_id, system, metric, iteration, record FROM results"
+        ):
+            try:
+                ResultRecord.model_validate_json(text)
+            except ValidationError:
+                invalid.append((rowid, f"{sample_id!r}/{system or '-'}/{metric}/{iteration}"))
+        if not invalid:
+            return
+        db.executemany("DELETE FROM results WHERE rowid = ?", [(rowid,) for rowid, _ in invalid])
+        shown = ", ".join(key for _, key in invalid[:5]) + (" …" if len(invalid) > 5 else "")
+        warnings.warn(
+            RunFileWarning(
+                f"{self.path / DATABASE}: {len(invalid)} stored result(s) were not valid "
+                f"results and are judged again ({shown})"
+            ),
+            stacklevel=4,
+        )
+
     def _previous_manifest(self) -> dict[str, Any] | None:
         try:
             loaded = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
@@ -210,7 +254,9 @@ class RunDirectory:
             return None
         except ValueError as exc:
             raise RunDirectoryError(f"{self.path / MANIFEST} is not valid JSON: {exc}") from exc
-        return loaded if isinstance(loaded, dict) else None
+        return (
+            validated_manifest(loaded, self.path / MANIFEST) if isinstance(loaded, dict) else None
+        )
 
     @contextmanager
     def _file_errors(self, what: str) -> Iterator[None]:
@@ -294,6 +340,10 @@ class RunDirectory:
             self._appending = None
         with self._store_errors():
             (self._stored,) = self._database().execute("SELECT COUNT(*) FROM results").fetchone()
+        if ending.get("status") == COMPLETED and not self._stored and "bad_rows" in ending:
+            # A dataset run (it counts bad rows) where no row was valid: nothing was
+            # judged, nothing is complete.
+            ending = {**ending, "status": FAILED, "error": "no result: no valid sample"}
         with self._file_errors("the files of"):
             self._write_results()
             write_json_atomic(self.path / SUMMARY, dict(summary))
@@ -370,30 +420,3 @@ def writing(path: Path) -> bool:
         return False
     probe.release()
     return False
-
-
-class ResultsFileError(ValueError):
-    """A line of ``results.jsonl`` that is not a result: ``file:line: problem``."""
-
-
-def read_results(path: Path) -> Iterator[ResultRecord]:
-    """The records of a run directory's ``results.jsonl``, in order (the results so far,
-    for a run that is still running or was killed); a line that is not a result raises
-    :class:`ResultsFileError` naming the file and the line."""
-    file = path / RESULTS
-    with file.open("rb") as handle:  # bytes: even an undecodable line is named by number
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield ResultRecord.model_validate(json.loads(line))
-            except UnicodeDecodeError as exc:
-                raise ResultsFileError(f"{file}:{number}: {decode_error_message(exc)}") from None
-            except ValidationError as exc:
-                raise ResultsFileError(
-                    f"{file}:{number}: {describe_validation_error(exc)}"
-                ) from None
-            except ValueError as exc:
-                if not line.endswith(b"\n"):
-                    return  # the last line, cut off while it was appended: the store has it
-                raise ResultsFileError(f"{file}:{number}: {json_error_message(exc)}") from None

@@ -1,6 +1,12 @@
 """Calling model services: concurrency and throttling, retries, and how calls fail."""
 
-from veracity.transport.errors import CallFailedError, JudgeFatalError, OptionRejectedError
+from veracity.transport.errors import (
+    CallFailedError,
+    JudgeFailingError,
+    JudgeFatalError,
+    OptionRejectedError,
+    RetriesExhaustedError,
+)
 from veracity.transport.limits import RequestLimiter
 from veracity.transport.retry import (
     ErrorClass,
@@ -14,9 +20,11 @@ from veracity.transport.urls import public_url
 __all__ = [
     "CallFailedError",
     "ErrorClass",
+    "JudgeFailingError",
     "JudgeFatalError",
     "OptionRejectedError",
     "RequestLimiter",
+    "RetriesExhaustedError",
     "RetryPolicy",
     "call_with_retries",
     "classify_sdk_error",

@@ -11,6 +11,16 @@ class JudgeFatalError(Exception):
     """The judge cannot work at all (bad key, unknown model): stop the run, keep results."""
 
 
+class JudgeFailingError(JudgeFatalError):
+    """Every call of the run failed after its retries and none was ever answered: the
+    endpoint is failing (not busy), and each further sample would only wait out its own
+    backoff to fail too."""
+
+
+class RetriesExhaustedError(CallFailedError):
+    """A call failed on every attempt its retry policy allows (server errors, timeouts)."""
+
+
 class OptionRejectedError(CallFailedError):
     """The endpoint rejected an option of the request (a ``response_format`` mode,
     ``logprobs``): a fact about the endpoint, not a passing failure, so it is never retried
@@ -19,3 +29,7 @@ class OptionRejectedError(CallFailedError):
     def __init__(self, message: str, option: str) -> None:
         super().__init__(message)
         self.option = option
+
+
+class ReplyTooLargeError(Exception):
+    """A reply's body is over the bound a reply may take: refused, never retried."""

@@ -16,11 +16,17 @@ import json
 import random
 import socket
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from veracity.transport.errors import CallFailedError, JudgeFatalError, OptionRejectedError
+from veracity.transport.errors import (
+    CallFailedError,
+    JudgeFatalError,
+    OptionRejectedError,
+    ReplyTooLargeError,
+    RetriesExhaustedError,
+)
 from veracity.transport.limits import Limiter
 from veracity.transport.scrub import scrub_secrets
 
@@ -39,10 +45,13 @@ class RetryPolicy:
     yet in this run (connection refused, unknown host), or that has not answered one call in
     time yet, gets ``max_unreachable_attempts`` tries before the judge is declared unusable:
     a wrong URL, a server that is down or a timeout too short for it would otherwise cost
-    every sample the whole backoff."""
+    every sample the whole backoff. Likewise, once ``max_unanswered_calls`` calls in a row
+    have failed every attempt and no call of the run has ever been answered, the endpoint
+    is declared failing (see the chat models' ``call``)."""
 
     max_attempts: int = 8
     max_unreachable_attempts: int = 3
+    max_unanswered_calls: int = 3
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0
@@ -105,6 +114,9 @@ def classify_sdk_error(
     ``endpoint`` (a URL safe to show) names where a connection failed. Every message is
     scrubbed of ``key`` (the one sent) and of anything else shaped like a credential: an
     endpoint may echo them, and the messages are stored, cached and printed."""
+    too_large = _in_chain(exc, ReplyTooLargeError)
+    if too_large is not None:  # the same reply again would be as large: not retried
+        return ErrorClass(retryable=False, fatal=False, message=str(too_large))
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
         response = getattr(exc, "response", None)
@@ -144,16 +156,30 @@ def _connect_failure(exc: BaseException) -> OSError | None:
     """The OS error behind ``exc`` if no server was reached at all (refused, unknown host,
     no route); ``None`` for a timeout or a connection that dropped mid-call. The SDKs wrap
     it in their HTTP library's errors, so the chain is walked rather than a type checked."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in _chain(exc):
         if isinstance(current, ConnectionRefusedError | socket.gaierror) or (
             isinstance(current, OSError) and current.errno in _NO_ROUTE
         ):
             return current
-        current = current.__cause__ or current.__context__
     return None
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the errors it was raised from or during, innermost last."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def _in_chain(exc: BaseException, kind: type[E]) -> E | None:
+    """The first error of ``kind`` in ``exc``'s chain (an SDK may wrap it in its own)."""
+    return next((found for found in _chain(exc) if isinstance(found, kind)), None)
 
 
 def _short(exc: BaseException, key: str | None, *, named: bool = True, limit: int = 300) -> str:
@@ -185,12 +211,15 @@ async def call_with_retries(
     limiter: Limiter,
     rng: random.Random,
     timeout_s: float | None = None,
+    on_failure: Callable[[ErrorClass], None] | None = None,
 ) -> tuple[R, int]:
     """Run ``attempt`` until it succeeds; return its value and the number of attempts.
-    Each attempt gets ``timeout_s`` seconds once it has its slot (``None``: no bound).
+    Each attempt gets ``timeout_s`` seconds once it has its slot (``None``: no bound);
+    ``on_failure`` hears of each failed attempt as it is classified.
 
-    Raises :class:`JudgeFatalError` for errors no retry can fix and :class:`CallFailedError`
-    when the failures or the time spent throttled run out. Neither chains the SDK's
+    Raises :class:`JudgeFatalError` for errors no retry can fix, :class:`CallFailedError`
+    when the time spent throttled runs out, and :class:`RetriesExhaustedError` when the
+    failures do. Neither chains the SDK's
     exception (``from None``): it holds the endpoint's words unscrubbed, and a traceback
     would print them.
     """
@@ -209,6 +238,8 @@ async def call_with_retries(
             kind = classify(exc)
             if kind is None:
                 raise
+            if on_failure is not None:
+                on_failure(kind)
             if kind.fatal:
                 raise JudgeFatalError(kind.message) from None
             if kind.rejected_option is not None:
@@ -234,7 +265,7 @@ async def call_with_retries(
                         f"{kind.message} ({failures} attempts; {_hint(kind)})"
                     ) from None
             elif failures >= policy.max_attempts:
-                raise CallFailedError(
+                raise RetriesExhaustedError(
                     f"gave up after {failures} failed attempts; last error: {kind.message}"
                 ) from None
             await asyncio.sleep(policy.delay_s(failures, kind.retry_after_s, rng))

@@ -10,8 +10,11 @@ from typing import Any, Unpack
 import anthropic
 
 from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.sdk import ChatOptions, RequestOptions, SDKChat, as_rejection
+from veracity.judges.chat.received import received_text, shape
+from veracity.judges.chat.sdk import ChatOptions, RequestOptions, SDKChat, as_rejection, count
 from veracity.prompts import ChatMessage, OutputSpec
+from veracity.transport import CallFailedError
+from veracity.transport.bounded import bounded_hooks
 from veracity.transport.retry import ErrorClass, classify_sdk_error
 from veracity.transport.urls import public_url
 from veracity.types import Usage
@@ -39,8 +42,9 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
 
     def _make_client(self, api_key: str) -> anthropic.AsyncAnthropic:
         # No timeout of the SDK's: it would bound each read, and each call is bounded whole.
+        http = anthropic.DefaultAsyncHttpxClient(timeout=None, event_hooks=bounded_hooks())
         return anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=self.base_url, timeout=None, max_retries=0
+            api_key=api_key, base_url=self.base_url, timeout=None, max_retries=0, http_client=http
         )
 
     async def _close_client(self, client: anthropic.AsyncAnthropic) -> None:
@@ -80,17 +84,26 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
         return params
 
     def reply_from(self, message: Any, latency_s: float) -> ChatReply:
-        """The reply a message (a live call's, or a batch result's) gives."""
+        """The reply a message (a live call's, or a batch result's) gives. The SDK takes any
+        JSON as a message, unchecked: a body of another shape is a :class:`CallFailedError`
+        (a judge error), never a crash."""
+        blocks = getattr(message, "content", None)
+        if not isinstance(blocks, list):
+            kind = shape(message) if not hasattr(message, "content") else "a message"
+            what = "no content" if blocks is None else f"content that is {shape(blocks)}"
+            raise CallFailedError(f"the endpoint's reply is unusable: {kind} with {what}")
+        usage = getattr(message, "usage", None)
+        model = getattr(message, "model", None)
         return ChatReply(
-            text=_reply_text(message.content),
+            text=received_text(_reply_text(blocks), self._api_key),
             usage=Usage(
                 calls=1,
-                input_tokens=message.usage.input_tokens,
-                output_tokens=message.usage.output_tokens,
+                input_tokens=count(getattr(usage, "input_tokens", 0)),
+                output_tokens=count(getattr(usage, "output_tokens", 0)),
             ),
             latency_s=latency_s,
-            model=message.model or self.model,
-            truncated=message.stop_reason == "max_tokens",
+            model=self.scrubbed(model, 200) if isinstance(model, str) and model else self.model,
+            truncated=getattr(message, "stop_reason", None) == "max_tokens",
         )
 
     async def _complete_with(
@@ -107,6 +120,11 @@ def _reply_text(blocks: Sequence[Any]) -> str:
     """The tool input as JSON if the model called the tool, else its text."""
     for block in blocks:
         if getattr(block, "type", None) == "tool_use":
-            return json.dumps(block.input)
+            return json.dumps(getattr(block, "input", None))
+    texts = [
+        getattr(block, "text", None) for block in blocks if getattr(block, "type", None) == "text"
+    ]
+    if not all(isinstance(text, str) for text in texts):
+        raise CallFailedError("the endpoint's reply is unusable: a text block holds no text")
     # No text at all parses as an unusable reply, which earns the judge one re-ask.
-    return "\n".join(block.text for block in blocks if getattr(block, "type", None) == "text")
+    return "\n".join(str(text) for text in texts)

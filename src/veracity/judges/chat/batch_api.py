@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from veracity.judges.chat.base import ChatReply
 from veracity.prompts import ChatMessage, OutputSpec
+from veracity.transport import CallFailedError
 
 if TYPE_CHECKING:
     from veracity.judges.chat.anthropic_chat import AnthropicChat
@@ -148,9 +149,14 @@ class OpenAIBatches:
                 if error.get("code") in ("batch_expired", "batch_cancelled"):
                     continue  # never tried: sent again
                 if response.get("status_code") == 200 and not error:
-                    completion = ChatCompletion.model_validate(response["body"])
-                    options = self.chat.options
-                    found[line["custom_id"]] = self.chat.reply_from(completion, options, latency_s)
+                    try:
+                        completion = ChatCompletion.model_validate(response["body"])
+                        options = self.chat.options
+                        reply = self.chat.reply_from(completion, options, latency_s)
+                    except (CallFailedError, ValueError) as exc:  # a body of another shape
+                        found[line["custom_id"]] = Failed(self.chat.scrubbed(str(exc)), None)
+                    else:
+                        found[line["custom_id"]] = reply
                     continue
                 message = ((response.get("body") or {}).get("error") or {}).get("message")
                 status = response.get("status_code")
@@ -220,7 +226,10 @@ class AnthropicBatches:
         for item in await self.chat.call(read, timeout_s=TRANSFER_TIMEOUT_S):
             result = item.result
             if result.type == "succeeded":
-                found[item.custom_id] = self.chat.reply_from(result.message, latency_s)
+                try:
+                    found[item.custom_id] = self.chat.reply_from(result.message, latency_s)
+                except CallFailedError as exc:  # a message of another shape, or too large
+                    found[item.custom_id] = Failed(str(exc), None)
             elif result.type == "errored":
                 error = result.error.error
                 text = f"{error.type}: {error.message}"

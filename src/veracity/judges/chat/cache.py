@@ -32,6 +32,7 @@ from veracity.judges.chat.cache_upkeep import (
 )
 from veracity.judges.chat.cache_upkeep import evict as evict_lru
 from veracity.prompts import ChatMessage, OutputSpec
+from veracity.store.sqlite_owner import foreign_database
 from veracity.types import TokenLogprob, Usage
 
 SCHEMA = (
@@ -114,7 +115,27 @@ _DAMAGED = frozenset({11, 26})
 
 
 def _damaged(exc: sqlite3.DatabaseError) -> bool:
-    return exc.sqlite_errorcode & 0xFF in _DAMAGED
+    # Errors raised before SQLite runs (a value of an unsupported type) carry no code.
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _DAMAGED
+
+
+# The cache's tables with the columns they have had from the first version.
+OWN_TABLES = {
+    "replies": ("key", "text", "model", "input_tokens", "output_tokens"),
+    "negotiated": ("endpoint", "state"),
+    "sessions": ("id", "started_at", "seen_at"),
+}
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Refuse a SQLite file that is not a response cache before anything changes it."""
+    foreign = foreign_database(path, OWN_TABLES)
+    if foreign is not None:
+        raise ResponseCacheError(
+            f"{path} is not a veracity response cache ({foreign}); it was left as it is: "
+            "set VERACITY_CACHE to another file, or run with --no-cache"
+        )
 
 
 def _connect(path: Path, now: float) -> sqlite3.Connection:
@@ -202,6 +223,7 @@ class ResponseCache:
         self._closed = False
         with self._writing():
             path.parent.mkdir(parents=True, exist_ok=True)
+            _refuse_foreign(path)
             try:
                 self._db = _connect(path, self._started)
             except sqlite3.DatabaseError as exc:

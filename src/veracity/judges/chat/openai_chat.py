@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.sdk import RequestOptions, SDKChat, as_rejection
+from veracity.judges.chat.received import received_text, shape
+from veracity.judges.chat.sdk import RequestOptions, SDKChat, as_rejection, count
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError
 from veracity.transport.retry import ErrorClass, classify_sdk_error
@@ -41,9 +42,12 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
     def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
         import openai
 
+        from veracity.transport.bounded import bounded_hooks
+
         # No timeout of the SDK's: it would bound each read, and each call is bounded whole.
+        http = openai.DefaultAsyncHttpxClient(timeout=None, event_hooks=bounded_hooks())
         return openai.AsyncOpenAI(
-            api_key=api_key, base_url=self.base_url, timeout=None, max_retries=0
+            api_key=api_key, base_url=self.base_url, timeout=None, max_retries=0, http_client=http
         )
 
     async def _close_client(self, client: openai.AsyncOpenAI) -> None:
@@ -89,21 +93,32 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
     def reply_from(
         self, completion: ChatCompletion, options: RequestOptions, latency_s: float
     ) -> ChatReply:
-        """The reply a completion (a live call's, or a batch result's) gives."""
-        if not completion.choices:
+        """The reply a completion (a live call's, or a batch result's) gives. The SDK takes
+        any JSON as a completion, unchecked: every field is checked here, and a body of
+        another shape is a :class:`CallFailedError` (a judge error), never a crash."""
+        choices: object = getattr(completion, "choices", None)
+        if not isinstance(choices, list):
+            what = "no choices" if choices is None else f"choices that are {shape(choices)}"
+            kind = shape(completion) if not hasattr(completion, "choices") else "a completion"
+            raise CallFailedError(f"the endpoint's reply is unusable: {kind} with {what}")
+        if not choices:
             raise CallFailedError("the endpoint returned no choices")
-        choice = completion.choices[0]
-        usage = completion.usage
+        choice = choices[0]
+        message = getattr(choice, "message", None)
+        if message is None or isinstance(message, str | list | dict):
+            raise CallFailedError("the endpoint's reply is unusable: its choice has no message")
+        usage = getattr(completion, "usage", None)
+        model = getattr(completion, "model", None)
         return ChatReply(
-            text=choice.message.content or "",
+            text=received_text(getattr(message, "content", None) or "", self._api_key),
             usage=Usage(
                 calls=1,
-                input_tokens=usage.prompt_tokens if usage else 0,
-                output_tokens=usage.completion_tokens if usage else 0,
+                input_tokens=count(getattr(usage, "prompt_tokens", 0)),
+                output_tokens=count(getattr(usage, "completion_tokens", 0)),
             ),
             latency_s=latency_s,
-            model=completion.model or self.model,
-            truncated=choice.finish_reason == "length",
+            model=self.scrubbed(model, 200) if isinstance(model, str) and model else self.model,
+            truncated=getattr(choice, "finish_reason", None) == "length",
             tokens=_tokens(choice) if options.logprobs else (),
         )
 
@@ -120,15 +135,22 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
 
 
 def _tokens(choice: Any) -> tuple[TokenLogprob, ...]:
-    content = getattr(choice.logprobs, "content", None) or ()
-    return tuple(
-        TokenLogprob(
-            token=item.token,
-            logprob=float(item.logprob),
-            top=tuple((alt.token, float(alt.logprob)) for alt in (item.top_logprobs or ())),
+    """The reply's token log-probabilities; none when they are not of the expected shape
+    (the verdicts then stay hard, as from an endpoint that gives none)."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None) or ()
+    try:
+        return tuple(
+            TokenLogprob(
+                token=str(item.token),
+                logprob=float(item.logprob),
+                top=tuple(
+                    (str(alt.token), float(alt.logprob)) for alt in (item.top_logprobs or ())
+                ),
+            )
+            for item in content
         )
-        for item in content
-    )
+    except (AttributeError, TypeError, ValueError):
+        return ()
 
 
 def _message_param(message: ChatMessage) -> ChatCompletionMessageParam:

@@ -12,7 +12,7 @@ from typing import Any, Generic, Literal, TypedDict, TypeVar
 
 from veracity.judges.chat.base import STRUCTURED_OUTPUT_FALLBACK, ChatReply, StructuredOutput
 from veracity.prompts import ChatMessage, OutputSpec
-from veracity.transport import OptionRejectedError
+from veracity.transport import JudgeFailingError, OptionRejectedError, RetriesExhaustedError
 from veracity.transport.credentials import resolve_endpoint
 from veracity.transport.limits import RequestLimiter, checked_timeout
 from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
@@ -72,6 +72,11 @@ def as_rejection(
     return kind
 
 
+def count(value: object) -> int:
+    """A token count from a reply: a non-negative int, else 0 (an endpoint may send any)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _gist(message: str, limit: int = 240) -> str:
     """An endpoint's error message up to its first blank line (servers append their own
     tracebacks), on one line and at most ``limit`` characters."""
@@ -104,7 +109,12 @@ class SDKChat(Generic[ClientT]):
     endpoint that rejects one of them (:class:`OptionRejectedError`) costs one failed call:
     the model steps down (json_schema → json_object_schema → json_object → text;
     logprobs off) for every later call and notes why. Until a first call has succeeded the
-    calls queue behind it, so a run pays for a rejection once, not once per call in flight.
+    calls queue behind it, so a run pays for a rejection once, not once per call in flight;
+    an HTTP error that names no option (a 500 of a failing server) opens the queue at once,
+    the options being no part of it.
+
+    A run whose calls all fail (``retry.max_unanswered_calls`` in a row, each after all its
+    attempts) with none ever answered stops with :class:`JudgeFailingError`.
     """
 
     provider: str = ""
@@ -146,14 +156,23 @@ class SDKChat(Generic[ClientT]):
         self.limiter = RequestLimiter(concurrency, rpm)
         self.notes: list[str] = []
         self._settled = False
-        self._negotiating: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
+        self._probing = False  # a call is finding out which options the endpoint takes
+        self._negotiating: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+        self._unanswered: tuple[asyncio.AbstractEventLoop | None, int] = (None, 0)
         self._rng = random.Random(seed)
         self._client: ClientT | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy in another process (a Ray worker) opens its own client, on its own loop.
-        return {**self.__dict__, "_client": None, "_client_loop": None, "_negotiating": None}
+        return {
+            **self.__dict__,
+            "_client": None,
+            "_client_loop": None,
+            "_negotiating": None,
+            "_probing": False,
+            "_unanswered": (None, 0),
+        }
 
     @property
     def name(self) -> str:
@@ -222,23 +241,39 @@ class SDKChat(Generic[ClientT]):
         self.notes.append(f"the endpoint rejected {what}; using {now} ({_gist(str(exc))})")
         return True
 
-    def _lock(self) -> asyncio.Lock:
+    def _turn(self) -> asyncio.Event:
+        """Set when a waiting call may go: no call is probing the endpoint's options."""
         loop = asyncio.get_running_loop()
         if self._negotiating is None or self._negotiating[0] is not loop:
-            self._negotiating = (loop, asyncio.Lock())
+            self._negotiating = (loop, asyncio.Event())
+            self._probing = False
         return self._negotiating[1]
 
     async def complete(
         self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
     ) -> ChatReply:
         del iteration  # part of the cache key upstream; the endpoint has no use for it
-        if not self._settled:
-            async with self._lock():
-                if not self._settled:
-                    reply = await self._negotiating_call(messages, output)
-                    self._settled = True
-                    return reply
-        return await self._negotiating_call(messages, output)
+        turn = self._turn()
+        while not self._settled and self._probing:
+            await turn.wait()
+        if self._settled:
+            return await self._negotiating_call(messages, output)
+        self._probing = True
+        turn.clear()
+        try:
+            reply = await self._negotiating_call(messages, output)
+            self._settled = True
+            return reply
+        finally:
+            self._probing = False
+            turn.set()
+
+    def _attempt_failed(self, kind: ErrorClass) -> None:
+        """An error that names no option is the same whatever options are asked: the calls
+        waiting on the negotiation need not wait (each would only fail in turn, slowly)."""
+        if kind.status is not None and kind.rejected_option is None and not kind.throttled:
+            self._settled = True
+            self._turn().set()
 
     async def _negotiating_call(
         self, messages: Sequence[ChatMessage], output: OutputSpec
@@ -280,15 +315,38 @@ class SDKChat(Generic[ClientT]):
         self, attempt: Callable[[], Awaitable[R]], *, timeout_s: float | None = None
     ) -> R:
         """``attempt`` with retries, each bounded by ``timeout_s`` (default: the model's)."""
-        value, _ = await call_with_retries(
-            attempt,
-            classify=self._classify,
-            policy=self.retry,
-            limiter=self.limiter,
-            rng=self._rng,
-            timeout_s=self.timeout_s if timeout_s is None else timeout_s,
-        )
+        try:
+            value, _ = await call_with_retries(
+                attempt,
+                classify=self._classify,
+                policy=self.retry,
+                limiter=self.limiter,
+                rng=self._rng,
+                timeout_s=self.timeout_s if timeout_s is None else timeout_s,
+                on_failure=self._attempt_failed,
+            )
+        except RetriesExhaustedError as exc:
+            self._gave_up(exc)
+            raise
+        self._unanswered = (asyncio.get_running_loop(), 0)
         return value
+
+    def _gave_up(self, exc: RetriesExhaustedError) -> None:
+        """Count a call that failed every attempt; raise :class:`JudgeFailingError` when
+        enough have in a row and none of the run (this event loop) was ever answered."""
+        if self.limiter.answered:
+            return
+        loop = asyncio.get_running_loop()
+        counted_loop, failed = self._unanswered
+        failed = failed + 1 if counted_loop is loop else 1
+        self._unanswered = (loop, failed)
+        if failed >= self.retry.max_unanswered_calls:
+            raise JudgeFailingError(
+                f"{failed} calls in a row failed {self.retry.max_attempts} attempts each and "
+                "no call of this run has been answered: the server is failing, not busy "
+                "(check its logs, or try again once it answers; slowing down will not help); "
+                f"{exc}"
+            ) from None
 
     def scrubbed(self, text: str, limit: int = 300) -> str:
         """An endpoint's words on one line, without the key (or anything like one)."""

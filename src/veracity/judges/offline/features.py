@@ -63,6 +63,9 @@ class Evidence:
     bigrams: frozenset[tuple[str, str]]
     trigrams: frozenset[tuple[str, str, str]]
     numbers: frozenset[str]
+    # Every context's tokens, space-separated and space-bounded: a claim found word for
+    # word is a substring of it.
+    token_text: str = ""
 
     @classmethod
     def build(cls, contexts: Sequence[str]) -> Evidence:
@@ -100,6 +103,7 @@ class Evidence:
             bigrams=frozenset(bigrams),
             trigrams=frozenset(trigrams),
             numbers=frozenset(tx.numbers(whole)),
+            token_text=" " + " ".join(" ".join(tx.all_tokens(c)) for c in contexts) + " ",
         )
 
     def window_vectors(self, sentence_vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -129,6 +133,9 @@ class ClaimFeatures:
     other_specific: tuple[str, ...]  # rare words in the best window that the claim lacks
     negation_flip: bool
     claim_negated: bool
+    # The claim's words, in order, are in a context; none of its content words is in any.
+    verbatim: bool = False
+    all_absent: bool = False
 
     def value(self, name: str) -> float:
         return self.values[FEATURES.index(name)]
@@ -210,6 +217,8 @@ def claim_features(
         other_specific=_others_specific(best, words) if best and missing_specific else (),
         negation_flip=negation_flip,
         claim_negated=tx.negated(claim),
+        verbatim=bool(tokens) and f" {' '.join(tokens)} " in ev.token_text,
+        all_absent=bool(words) and not any(w in pool for w in words),
     )
 
 

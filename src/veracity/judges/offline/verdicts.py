@@ -70,13 +70,26 @@ def blocked(f: ClaimFeatures) -> bool:
 
 
 BLOCKED_MARGIN = 0.01  # a blocked claim's P(supported) ends this far below t_support
+# A claim the contexts hold word for word is supported (P at least this); one whose
+# every content word is in no context is not (P at most 1 − this). The fitted model,
+# smooth in its features, would leave them at 0.9 and 0.1 (on the development sets' fit
+# halves: AUROC +0.003 halueval, ±0 wice, −0.001 begin; docs/offline_judge.md).
+CERTAIN = 0.99
 
 
 def probability(f: ClaimFeatures, params: OfflineParams) -> float:
     """P(supported): the fitted model's, capped below ``t_support`` when a rule blocks the
-    claim (a verdict of "not supported" is never scored as likely supported)."""
+    claim (a verdict of "not supported" is never scored as likely supported), at least
+    :data:`CERTAIN` for a claim found word for word, at most 1 − it for one whose every
+    content word is absent."""
     fitted = params.probability(f.values)
-    return min(fitted, params.t_support - BLOCKED_MARGIN) if blocked(f) else fitted
+    if f.all_absent:
+        return min(fitted, 1 - CERTAIN)
+    if blocked(f):
+        return min(fitted, params.t_support - BLOCKED_MARGIN)
+    if f.verbatim:
+        return max(fitted, CERTAIN)
+    return fitted
 
 
 def decide(p: float, f: ClaimFeatures, params: OfflineParams) -> Verdict:
