@@ -9,8 +9,9 @@ from typing import Any, Unpack
 
 import anthropic
 
+from veracity.dataset.fields import a_json_type
 from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.received import received_text, shape
+from veracity.judges.chat.received import received_text
 from veracity.judges.chat.sdk import ChatOptions, RequestOptions, SDKChat, as_rejection, count
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError
@@ -89,8 +90,8 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
         (a judge error), never a crash."""
         blocks = getattr(message, "content", None)
         if not isinstance(blocks, list):
-            kind = shape(message) if not hasattr(message, "content") else "a message"
-            what = "no content" if blocks is None else f"content that is {shape(blocks)}"
+            kind = a_json_type(message) if not hasattr(message, "content") else "a message"
+            what = "no content" if blocks is None else f"content that is {a_json_type(blocks)}"
             raise CallFailedError(f"the endpoint's reply is unusable: {kind} with {what}")
         usage = getattr(message, "usage", None)
         model = getattr(message, "model", None)

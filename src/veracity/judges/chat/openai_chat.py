@@ -6,8 +6,9 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from veracity.dataset.fields import a_json_type
 from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.received import received_text, shape
+from veracity.judges.chat.received import received_text
 from veracity.judges.chat.sdk import RequestOptions, SDKChat, as_rejection, count
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError
@@ -98,8 +99,8 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
         another shape is a :class:`CallFailedError` (a judge error), never a crash."""
         choices: object = getattr(completion, "choices", None)
         if not isinstance(choices, list):
-            what = "no choices" if choices is None else f"choices that are {shape(choices)}"
-            kind = shape(completion) if not hasattr(completion, "choices") else "a completion"
+            what = "no choices" if choices is None else f"choices that are {a_json_type(choices)}"
+            kind = a_json_type(completion) if not hasattr(completion, "choices") else "a completion"
             raise CallFailedError(f"the endpoint's reply is unusable: {kind} with {what}")
         if not choices:
             raise CallFailedError("the endpoint returned no choices")

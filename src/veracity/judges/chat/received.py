@@ -3,6 +3,7 @@ shows it: text only, bounded in size, scrubbed of keys."""
 
 from __future__ import annotations
 
+from veracity.dataset.fields import a_json_type
 from veracity.transport import CallFailedError
 from veracity.transport.scrub import scrub_secrets
 
@@ -18,27 +19,10 @@ def received_text(text: object, key: str | None, what: str = "the reply's text")
     in a successful reply as well as in an error). Raises :class:`CallFailedError`
     otherwise, so the question becomes a judge error and nothing of the reply is kept."""
     if not isinstance(text, str):
-        raise CallFailedError(f"the endpoint's reply is unusable: {what} is {shape(text)}")
+        raise CallFailedError(f"the endpoint's reply is unusable: {what} is {a_json_type(text)}")
     if len(text) > MAX_REPLY_CHARS:
         raise CallFailedError(
             f"the endpoint's reply is {len(text):,} characters long, over the bound of "
             f"{MAX_REPLY_CHARS:,} a reply may take: it was not kept"
         )
     return scrub_secrets(text, key)
-
-
-def shape(value: object) -> str:
-    """What a JSON value is, for a message (never the value: it may be huge or hostile)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list | tuple):
-        return "a JSON array"
-    if isinstance(value, dict):
-        return "a JSON object"
-    return "an object of another shape"
