@@ -65,14 +65,10 @@ def _cell(e: Estimate | None) -> Text:
     return cell
 
 
-def metric_table(metric: MetricAgreement, run: str) -> Table:
+def metric_table(metric: MetricAgreement) -> Table:
     """A row per figure, a column per group of items (all, then each system)."""
     groups = (metric.overall, *metric.by_system)
     table = Table(
-        title=Text(
-            f"{visible(metric.metric)} against people's '{visible(metric.target)}' "
-            f"({metric.scale}) · {run}"
-        ),
         caption=(
             f"threshold {metric.threshold:g} · under each figure its 95 % bootstrap interval"
             + (", resampling whole groups" if metric.grouped else "")
@@ -133,7 +129,15 @@ def print_agreement(report: AgreementReport, console: Console) -> None:
         if not metrics:
             console.print(Text(f"{visible(run)}: no metric of this run has labels", style="yellow"))
         for metric in metrics:
-            console.print(metric_table(metric, visible(run)))
+            # The heading on its own line: a narrow table would wrap it word by word.
+            console.print(
+                Text(
+                    f"{visible(metric.metric)} against people's '{visible(metric.target)}' "
+                    f"({metric.scale}) · {visible(run)}",
+                    style="bold",
+                )
+            )
+            console.print(metric_table(metric))
             unused = metric.not_used()
             if unused:
                 console.print(Text(f"not used: {', '.join(unused)}", style="yellow"))
