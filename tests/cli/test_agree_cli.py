@@ -14,15 +14,7 @@ from typer.testing import CliRunner, Result
 from tests.agreement import scenario
 from veracity.agreement import CalibrationWarning
 from veracity.cli.agree import agree, calibrate
-from veracity.cli.common import err_console, out_console
 from veracity.cli.run import run as run_command
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setattr(out_console, "_width", 250)
-    monkeypatch.setattr(err_console, "_width", 250)
-    return CliRunner()
 
 
 def invoke(runner: CliRunner, *args: str) -> Result:
@@ -170,3 +162,24 @@ def test_a_gate_on_the_calibrated_probability(
                      "--threshold", "faithfulness:calibrated=0.5")  # fmt: skip
     assert refused.exit_code == 2
     assert "needs --calibration" in refused.output
+
+
+def test_agree_into_a_closed_pipe_or_a_full_stdout(run_dir: Path, labels: Path) -> None:
+    """As report and compare: a reader that stops early is no error, a full stdout is
+    exit 2 with a message; never a traceback."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "veracity", "agree", str(run_dir), "--labels", str(labels),
+               "--resamples", "100"]  # fmt: skip
+    piped = subprocess.run(
+        f"{subprocess.list2cmdline(command)} | head -1", shell=True, capture_output=True,
+        text=True, check=False,
+    )  # fmt: skip
+    assert "Traceback" not in piped.stderr
+    with Path("/dev/full").open("w") as full:
+        result = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True,
+                                check=False)  # fmt: skip
+    assert result.returncode == 2
+    assert "cannot write to standard output" in result.stderr
+    assert "Traceback" not in result.stderr

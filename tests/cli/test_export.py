@@ -16,7 +16,6 @@ from typer.testing import CliRunner, Result
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import EvaluationResult, LLMJudge, ScriptedChat, evaluate
 from veracity.cli.app import app
-from veracity.cli.common import err_console, out_console
 from veracity.report.table import RESULT_COLUMNS
 from veracity.transport.pricing import Price
 
@@ -58,13 +57,6 @@ def run(tmp_path: Path) -> tuple[Path, EvaluationResult]:
         cache=False,  # every call is made and paid for
     )
     return tmp_path / "run", result
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setattr(out_console, "_width", 250)
-    monkeypatch.setattr(err_console, "_width", 250)
-    return CliRunner()
 
 
 def invoke(runner: CliRunner, *args: str) -> Result:

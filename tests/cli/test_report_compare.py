@@ -20,7 +20,6 @@ from typer.testing import CliRunner, Result
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.cli import report as report_module
-from veracity.cli.common import err_console, out_console
 from veracity.cli.report import compare, report
 
 GOOD, BAD = "The tower is in Paris.", "The tower is green."
@@ -53,14 +52,6 @@ def run(path: Path, data: list[dict[str, Any]], **options: Any) -> Path:
     evaluate(data, ["faithfulness"], LLMJudge(ScriptedChat(responder=respond)), out=path,
              **options)  # fmt: skip
     return path
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    # wide consoles: a message is never wrapped in the middle of what a test looks for
-    monkeypatch.setattr(out_console, "_width", 250)
-    monkeypatch.setattr(err_console, "_width", 250)
-    return CliRunner()
 
 
 def invoke(runner: CliRunner, *args: str) -> Result:

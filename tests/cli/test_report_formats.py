@@ -14,7 +14,6 @@ from typer.testing import CliRunner, Result
 
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import LLMJudge, ScriptedChat, evaluate
-from veracity.cli.common import err_console, out_console
 from veracity.cli.report import report
 from veracity.transport import CallFailedError
 
@@ -54,11 +53,9 @@ def run_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setattr(out_console, "_width", 250)
-    monkeypatch.setattr(err_console, "_width", 250)
+def cli(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    return CliRunner()
+    return cli
 
 
 def invoke(runner: CliRunner, *args: str) -> Result:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from veracity.cli.common import cannot_write, err_console, fail, out_console
+from veracity.cli.common import cannot_write, err_console, fail, out_console, writing_stdout
 from veracity.store import RESULTS, ResultsFileError, write_json_atomic
 
 if TYPE_CHECKING:  # the agreement stack (scikit-learn, scipy) loads when a command runs
@@ -105,7 +105,8 @@ def agree(
         )  # fmt: skip
     except (AgreementError, ReportError, ResultsFileError) as exc:
         raise fail(str(exc)) from exc
-    print_agreement(report, out_console)
+    with writing_stdout():
+        print_agreement(report, out_console)
     if not any(report.metrics):
         raise fail("no metric of the run has labels: nothing to compare")
     _write_outputs(report, json_out, markdown, run_a / "agreement.html" if html else None)
@@ -165,7 +166,8 @@ def calibrate(
         )  # fmt: skip
     except (AgreementError, ReportError, ResultsFileError) as exc:
         raise fail(str(exc)) from exc
-    _print_calibration(fitted.calibration)
+    with writing_stdout():
+        _print_calibration(fitted.calibration)
     for name, why in fitted.not_fitted.items():
         err_console.print(Text(f"{name}: not calibrated: {why}", style="yellow"))
     chosen = fitted.calibration if force else fitted.helpful()
