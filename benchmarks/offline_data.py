@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from veracity.embeddings import Embedder, Matrix
 from veracity.judges.offline import text as tx
+from veracity.metrics.local_signals import answer_overlap
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "dev"
 FIT_SETS = ("halueval_qa", "wice_dev", "begin_dev")
@@ -76,10 +77,9 @@ def load_set(data_dir: Path, name: str, limit: int | None = None) -> list[Row]:
 
 
 def floor_score(answer: str, contexts: Sequence[str]) -> float:
-    """The floor: the share of the answer's words (lower-cased) found in the contexts."""
-    words = tx.words(answer)
-    found = set(tx.words(" ".join(contexts)))
-    return sum(w in found for w in words) / len(words) if words else 1.0
+    """The floor: the share of the answer's words (lower-cased) found in the contexts —
+    the word-overlap signal every faithfulness result carries."""
+    return answer_overlap(answer, contexts)
 
 
 def auroc(scores: Sequence[float], labels: Sequence[bool]) -> float:

@@ -148,3 +148,18 @@ def test_concurrent_readers_see_the_same_file(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert len(seen) == 8 and all(s == seen[0] for s in seen)
+
+
+def test_a_result_with_damaged_signals_gets_no_calibrated_probability(tmp_path: Path) -> None:
+    """A signal missing from a result's details is never filled in with a made-up value."""
+    from veracity.agreement.signals import MissingSignals, signals_of
+    from veracity.types import ResultRecord, Status
+
+    record = ResultRecord(
+        metric="faithfulness", score=0.8, status=Status.SCORED, reason="r",
+        details={"claims": [], "local_signals": {}}, sample_id="s", system=None, iteration=0,
+    )  # fmt: skip
+    with pytest.raises(MissingSignals, match="answer_overlap"):
+        signals_of(record)
+    loaded = read_calibration(write(tmp_path, json.dumps(GOOD)))
+    assert loaded.calibrated(record) is None

@@ -72,7 +72,10 @@ def _faithfulness(record: ResultRecord, sample: Sample | None) -> dict[str, floa
     n = len(claims)
     probabilities = [_claim_p(c) for c in claims] or [record.score]
     local = _local(record, sample)
-    answer_overlap = float(local.get("answer_overlap", 1.0))
+    found = local.get("answer_overlap")
+    if not isinstance(found, int | float):  # damaged details: no signal is invented
+        raise MissingSignals(f"result {record.sample_id!r} has no answer_overlap signal")
+    answer_overlap = float(found)
 
     def share(count: object) -> float:
         return float(count) / n if n and isinstance(count, int | float) else 0.0
