@@ -18,7 +18,6 @@ import numpy as np
 import numpy.typing as npt
 
 from veracity.embeddings import Embedder, Matrix
-from veracity.judges.offline import text as tx
 from veracity.metrics.local_signals import answer_overlap
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "dev"
