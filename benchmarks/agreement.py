@@ -21,6 +21,8 @@ contexts, as every benchmark here) with a faithfulness score are the pool:
   held-out half, with paired-bootstrap intervals against raw and floor;
 - pooled: one calibration fitted on the fit halves of all sets together (a scoring
   shipped once, not fitted by the user), applied to each held-out half.
+  ``--write-scorings DIR`` writes it as the named scoring ``<judge>-combined.json``
+  (veracity's own live in src/veracity/agreement/scorings).
 
 Judges: ``offline`` (run here, into ``--out``, resumable) and ``llm``: results of
 ``benchmarks/local_llm_judge.py`` read from ``--llm-runs`` (directories holding one run
@@ -37,6 +39,7 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +48,13 @@ from sklearn.metrics import roc_auc_score
 
 from offline_data import DEFAULT_DATA, Row, context_digest, load_set
 from veracity import aevaluate
-from veracity.agreement.calibrate import LOGISTIC_C, CalibrationError, fit_best
+from veracity._version import __version__
+from veracity.agreement.calibrate import LOGISTIC_C, CalibrationError, fit_best, fit_calibration
+from veracity.agreement.calibration_file import CalibrationFile, Scoring, judge_identity
 from veracity.agreement.signals import FAITHFULNESS_SIGNALS, signal_matrix
 from veracity.agreement.statistics import paired_figures
 from veracity.metrics.local_signals import answer_overlap
+from veracity.report.run_data import load_run
 from veracity.store import read_results
 from veracity.types import ResultRecord, Sample
 
@@ -217,6 +223,39 @@ def _transfer(
     }
 
 
+def write_scoring(
+    directory: Path,
+    judge: str,
+    per_set: dict[str, Items],
+    run_dir: Path,
+    x: np.ndarray[Any, Any],
+    y: np.ndarray[Any, Any],
+    groups: list[str],
+) -> Path:
+    """The pooled fit-half calibration of ``judge`` as the named scoring
+    ``<judge>-combined``."""
+    name = f"{judge}-combined"
+    sizes = ", ".join(f"{s} {len(items.half('fit')[1])}" for s, items in per_set.items())
+    fitted = fit_calibration("faithfulness", "faithfulness", x, y, groups, threshold=0.5)
+    scoring = CalibrationFile(
+        veracity_version=__version__,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        run=f"benchmarks/agreement.py --judges {judge}",
+        labels="the development sets' fit halves",
+        judge=judge_identity(load_run(run_dir).judge),
+        metrics={"faithfulness": fitted},
+        scoring=Scoring(
+            name=name,
+            judges="offline" if judge == "offline" else "llm",
+            fitted_on=f"{len(y)} fit-half items ({sizes}), {int(y.sum())} labelled faithful",
+        ),
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
+    path.write_text(scoring.model_dump_json(indent=1) + "\n")
+    return path
+
+
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
@@ -231,6 +270,10 @@ def main() -> None:
     parser.add_argument("--llm-runs", default="runs/local_llm_judge")
     parser.add_argument("--out", type=Path, default=Path("runs/agreement"))
     parser.add_argument(
+        "--write-scorings", type=Path, default=None,
+        help="write each judge's pooled calibration as DIR/<judge>-combined.json",
+    )  # fmt: skip
+    parser.add_argument(
         "--choose-c", default=None,
         help="comma-separated inverse L2 strengths: print the budget curves of each, within "
         "the fit halves only (how LOGISTIC_C is chosen), and stop",
@@ -240,12 +283,15 @@ def main() -> None:
     report: dict[str, Any] = {}
     for judge in args.judges.split(","):
         per_set: dict[str, Items] = {}
+        run_dirs: list[Path] = []
         for name in args.sets.split(","):
             rows = load_set(args.data, name)
             if judge == "offline":
-                records = asyncio.run(offline_records(rows, args.out / "offline" / name))
+                run_dirs.append(args.out / "offline" / name)
+                records = asyncio.run(offline_records(rows, run_dirs[-1]))
             else:
                 dirs = [Path(d) for d in args.llm_runs.split(",")]
+                run_dirs += [d / name for d in dirs if (d / name / "run.json").is_file()]
                 records = llm_records(dirs, name)
             per_set[name] = _items(rows, records)
         if args.choose_c:
@@ -279,6 +325,9 @@ def main() -> None:
             }
             report[f"{judge}/{name}"] = entry
             print(json.dumps({f"{judge}/{name}": entry}), flush=True)
+        if args.write_scorings is not None:
+            written = write_scoring(args.write_scorings, judge, per_set, run_dirs[0], *pooled)
+            print(f"wrote {written}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "agreement.json").write_text(json.dumps(report, indent=1))
     _print_tables(report)

@@ -158,12 +158,31 @@ def calibrate_metric(
     names = signal_names(joined.metric)
     x = np.asarray(signal_matrix([p.records for p in pairs], names, samples), dtype=np.float64)
     y = np.asarray([bool(p.label.positive) for p in pairs], dtype=bool)
-    groups = [p.label.group for p in pairs]
+    return fit_calibration(
+        joined.metric, joined.target, x, y, [p.label.group for p in pairs],
+        threshold=threshold, folds=folds, seed=seed,
+    )  # fmt: skip
+
+
+def fit_calibration(
+    metric: str,
+    target: str,
+    x: Floats,
+    y: npt.NDArray[np.bool_],
+    groups: Sequence[str | None],
+    *,
+    threshold: float,
+    folds: int = FOLDS,
+    seed: int = SEED,
+) -> MetricCalibration:
+    """Fit ``metric``'s signals ``x`` (a column per signal of the metric) to the labels
+    ``y``, with the out-of-fold figures that say whether it helps."""
+    names = signal_names(metric)
     chosen = fit_best(x, y, names, groups, folds=folds, seed=seed)
     raw = x[:, names.index("score")]
     figures = paired_figures(
         list(raw), list(chosen.out_of_fold), list(y), threshold_a=threshold, threshold_b=0.5,
-        groups=groups, seed=seed,
+        groups=list(groups), seed=seed,
     )  # fmt: skip
     auroc, brier, ece = figures["auroc"], figures.get("brier"), figures.get("ece")
     cv = CrossValidated(
@@ -181,8 +200,8 @@ def calibrate_metric(
     )
     helps, verdict = _verdict(cv)
     return MetricCalibration(
-        metric=joined.metric,
-        target=joined.target,
+        metric=metric,
+        target=target,
         n=len(y),
         n_positive=int(y.sum()),
         model=chosen.model,

@@ -1,7 +1,9 @@
 """The calibration file: a map fitted to people's labels from a result's signals to
 P(people call the answer good), per metric, with what it was fitted on.
 
-Written by ``veracity calibrate``, read by ``veracity run --calibration``. Applying it
+Written by ``veracity calibrate``, read by ``veracity run --calibration``. veracity also
+ships named scorings: calibrations fitted once on its development sets' fit halves, one
+per kind of judge (``SCORINGS``), chosen by name where a file is expected. Applying one
 needs numpy alone. Reading never trusts the file: its size is bounded, every number must
 be finite, every list has the length its model needs, and a signal must be one veracity
 knows; anything else is a :class:`CalibrationFileError` naming the file and the field.
@@ -10,6 +12,7 @@ knows; anything else is a :class:`CalibrationFileError` naming the file and the 
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -141,6 +144,26 @@ class JudgeIdentity(_Frozen):
     fingerprints: dict[str, str] = Field(default_factory=dict, max_length=200)
 
 
+JudgeKind = Literal["offline", "llm"]
+
+
+def judge_kind(name: str) -> JudgeKind:
+    """The kind of judge a judge's name says it is."""
+    return "offline" if name == "offline" or name.startswith("offline/") else "llm"
+
+
+_KIND_NAMES: dict[JudgeKind, str] = {"offline": "the offline judge", "llm": "LLM judges"}
+
+
+class Scoring(_Frozen):
+    """A calibration shipped with veracity: fitted on its development sets, not on the
+    user's labels, for every judge of one kind."""
+
+    name: str = Field(min_length=1, max_length=100)
+    judges: JudgeKind
+    fitted_on: str = Field(max_length=2000)
+
+
 class CalibrationFile(_Frozen):
     veracity_calibration: Literal[1] = 1
     veracity_version: str = Field(max_length=100)
@@ -149,6 +172,7 @@ class CalibrationFile(_Frozen):
     labels: str = Field(max_length=4096)
     judge: JudgeIdentity
     metrics: dict[str, MetricCalibration] = Field(max_length=200)
+    scoring: Scoring | None = None
 
     def calibrated(self, record: ResultRecord, sample: Sample | None = None) -> float | None:
         """P(people call the answer good) for ``record``, or ``None`` when the file does
@@ -165,7 +189,14 @@ class CalibrationFile(_Frozen):
         return found.model.predict(row)[0]
 
     def differences(self, judge: JudgeIdentity) -> list[str]:
-        """How ``judge`` differs from the judge this file was fitted on ([] if it does not)."""
+        """How ``judge`` differs from the judge this file was fitted on ([] if it does not).
+        A named scoring is meant for every judge of its kind: only the kind counts."""
+        if self.scoring is not None:
+            kind = judge_kind(judge.name)
+            if kind == self.scoring.judges:
+                return []
+            return [f"scoring {self.scoring.name!r} is for {_KIND_NAMES[self.scoring.judges]}, "
+                    f"not {judge.name!r}"]  # fmt: skip
         found = []
         if judge.name != self.judge.name:
             found.append(f"judge {judge.name!r}, fitted on {self.judge.name!r}")
@@ -188,8 +219,29 @@ def judge_identity(described: dict[str, Any]) -> JudgeIdentity:
     return JudgeIdentity(name=str(described.get("name", "unknown")), fingerprints=fingerprints)
 
 
-def read_calibration(path: Path) -> CalibrationFile:
-    """The calibration in ``path``, checked."""
+_SCORINGS_PACKAGE = "veracity.agreement.scorings"
+SCORINGS: tuple[str, ...] = tuple(
+    sorted(
+        entry.name.removesuffix(".json")
+        for entry in resources.files(_SCORINGS_PACKAGE).iterdir()
+        if entry.name.endswith(".json")
+    )
+)
+
+
+def read_calibration(source: Path | str) -> CalibrationFile:
+    """The calibration in the file ``source``, or the named scoring ``source`` (one of
+    ``SCORINGS``) when no such file exists; checked."""
+    path = Path(source)
+    if not path.exists() and str(source) in SCORINGS:
+        with resources.as_file(
+            resources.files(_SCORINGS_PACKAGE).joinpath(f"{source}.json")
+        ) as shipped:
+            return _read_file(shipped)
+    return _read_file(path)
+
+
+def _read_file(path: Path) -> CalibrationFile:
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
@@ -202,7 +254,9 @@ def read_calibration(path: Path) -> CalibrationFile:
     except CalibrationFileError:
         raise
     except FileNotFoundError:
-        raise CalibrationFileError(f"calibration file not found: {path}") from None
+        raise CalibrationFileError(
+            f"calibration file not found: {path} (or a named scoring: {', '.join(SCORINGS)})"
+        ) from None
     except OSError as exc:
         raise CalibrationFileError(
             f"calibration file {path}: cannot read it: {exc.strerror or exc}"

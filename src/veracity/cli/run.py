@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from veracity._suggest import one_of
-from veracity.agreement.calibration_file import CalibrationFile, read_calibration
+from veracity.agreement.calibration_file import SCORINGS, CalibrationFile, read_calibration
 from veracity.cli.common import (
     EXIT_JUDGE_ERRORS,
     EXIT_THRESHOLD,
@@ -135,9 +135,9 @@ def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Pat
 
 
 def _calibration(path: Path | str | None) -> CalibrationFile | None:
-    """The calibration file, read before any judge call (CalibrationFileError is a
-    ValueError naming the file)."""
-    return None if path is None else read_calibration(Path(path))
+    """The calibration file or named scoring, read before any judge call
+    (CalibrationFileError is a ValueError naming the file)."""
+    return None if path is None else read_calibration(path)
 
 
 def _reply_bounds(specs: list[str]) -> dict[str, int]:
@@ -222,9 +222,9 @@ def run(
     calibration: Annotated[
         Path | None,
         typer.Option(
-            help="A calibration file (veracity calibrate): each result of a metric it "
-            "calibrates gains a `calibrated` probability beside its score; also "
-            "calibration: in the config file."
+            help="A calibration file (veracity calibrate), or a scoring veracity ships "
+            f"({', '.join(SCORINGS)}): each result of a metric it calibrates gains a "
+            "`calibrated` probability beside its score; also calibration: in the config file."
         ),
     ] = None,
     config: ConfigOption = None,

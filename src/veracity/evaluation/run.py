@@ -13,6 +13,7 @@ from typing import Any, Literal
 from veracity._version import __version__
 from veracity.agreement.calibration_file import (
     CalibrationFile,
+    CalibrationFileError,
     CalibrationWarning,
     judge_identity,
     read_calibration,
@@ -394,7 +395,7 @@ def _calibration(
     """The calibration to apply, read and checked before the run opens."""
     if given is None:
         return None
-    found = given if isinstance(given, CalibrationFile) else read_calibration(Path(given))
+    found = given if isinstance(given, CalibrationFile) else read_calibration(given)
     _check_calibration(found, _describe_judge(models, metrics), metrics)
     return found
 
@@ -419,6 +420,7 @@ def _calibration_settings(calibrator: CalibrationFile | None) -> dict[str, Any]:
             "metrics": sorted(calibrator.metrics),
             "judge": calibrator.judge.name,
             "labels": calibrator.labels,
+            **({"scoring": calibrator.scoring.name} if calibrator.scoring else {}),
             "created_at": calibrator.created_at,
         }
     }
@@ -428,8 +430,12 @@ def _check_calibration(
     calibrator: CalibrationFile, judge: Mapping[str, Any], metrics: Sequence[Metric]
 ) -> None:
     """Warn when the calibration was fitted on another judge, or calibrates none of the
-    run's metrics: its probabilities would not mean what they say."""
+    run's metrics: its probabilities would not mean what they say. A named scoring for
+    the other kind of judge is an error."""
     differences = calibrator.differences(judge_identity(dict(judge)))
+    if differences and calibrator.scoring is not None:
+        # A named scoring's signals mean something else on the other kind of judge.
+        raise CalibrationFileError(differences[0])
     if differences:
         warnings.warn(
             "the calibration was fitted on another judge: "

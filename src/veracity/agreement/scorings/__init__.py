@@ -1,0 +1,1 @@
+"""Named scorings shipped with veracity (calibration files; see ``SCORINGS``)."""

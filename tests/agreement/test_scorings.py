@@ -1,0 +1,108 @@
+"""Named scorings: the calibrations veracity ships, fitted once on its development sets'
+fit halves, chosen by name wherever a calibration file is expected."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tests.agreement import scenario
+from veracity import evaluate
+from veracity.agreement import CalibrationFileError, read_calibration
+from veracity.agreement.calibration_file import (
+    SCORINGS,
+    CalibrationFile,
+    JudgeIdentity,
+    Scoring,
+)
+
+OFFLINE = "offline-combined"
+
+
+def rows() -> list[dict[str, object]]:
+    context = "The grey tower is in Paris. It was built in 1889 by Gustave Eiffel."
+    answers = ["The tower is in Paris.", "The tower is in Lyon and was built in 1920.", ""]
+    return [
+        {"id": f"s{i}", "question": "Where is the tower?", "contexts": [context], "answer": a}
+        for i, a in enumerate(answers)
+    ]
+
+
+@pytest.mark.parametrize("name", SCORINGS)
+def test_every_shipped_scoring_reads_strictly_and_names_itself(name: str) -> None:
+    scoring = read_calibration(name)
+    assert scoring.scoring is not None
+    assert scoring.scoring.name == name
+    assert set(scoring.metrics) == {"faithfulness"}
+    fitted = scoring.metrics["faithfulness"]
+    assert fitted.n >= 50 and 0 < fitted.n_positive < fitted.n
+    # The judge's own score pushes the probability up, never down.
+    assert fitted.model.kind == "isotonic" or fitted.model.coef[0] > 0
+
+
+def test_the_offline_scoring_gives_every_scored_result_a_probability(tmp_path: Path) -> None:
+    assert OFFLINE in SCORINGS
+    result = evaluate(rows(), "faithfulness", "offline", out=tmp_path / "run",
+                      calibration=OFFLINE, progress=False)  # fmt: skip
+    by_id = {r.sample_id: r for r in result.results}
+    assert all(r.calibrated is not None and 0 <= r.calibrated <= 1 for r in by_id.values())
+    # The answer found in the contexts is more likely faithful than the swapped one.
+    assert by_id["s0"].calibrated is not None and by_id["s1"].calibrated is not None
+    assert by_id["s0"].calibrated > by_id["s1"].calibrated
+    # An empty answer scores 1.0 raw (vacuously faithful); the scoring knows people
+    # rarely call it faithful.
+    assert by_id["s2"].score == 1.0
+    assert by_id["s2"].calibrated is not None and by_id["s2"].calibrated < 0.5
+    settings = json.loads((tmp_path / "run" / "run.json").read_text())["settings"]
+    assert settings["calibration"]["scoring"] == OFFLINE
+
+
+def test_a_scoring_for_the_other_kind_of_judge_is_refused() -> None:
+    offline = read_calibration(OFFLINE)
+    assert offline.scoring is not None
+    for_llm = offline.model_copy(
+        update={"scoring": offline.scoring.model_copy(update={"judges": "llm"})}
+    )
+    with pytest.raises(CalibrationFileError, match="is for LLM judges, not 'offline/"):
+        evaluate(rows(), "faithfulness", "offline", calibration=for_llm, progress=False)
+    # And the offline one on an LLM judge.
+    with pytest.raises(CalibrationFileError, match="is for the offline judge, not 'scripted"):
+        scenario.run(n=3, calibration=offline)
+
+
+def test_a_scoring_of_the_same_kind_does_not_warn_about_the_judges_version() -> None:
+    offline = read_calibration(OFFLINE)
+    other_version = offline.model_copy(
+        update={"judge": JudgeIdentity(name="offline/minilm-v0", fingerprints={"params": "x"})}
+    )
+    assert other_version.differences(JudgeIdentity(name="offline/minilm-v9")) == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(rows()[:1], "faithfulness", "offline", calibration=other_version, progress=False)
+
+
+def test_a_file_of_the_same_name_wins_over_the_shipped_scoring(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = read_calibration(OFFLINE).model_copy(update={"labels": "our labels", "scoring": None})
+    monkeypatch.chdir(tmp_path)
+    Path(OFFLINE).write_text(mine.model_dump_json())
+    assert read_calibration(OFFLINE).labels == "our labels"
+
+
+def test_an_unknown_name_is_a_message_listing_the_scorings() -> None:
+    with pytest.raises(CalibrationFileError, match=f"named scoring: .*{OFFLINE}"):
+        read_calibration("offline-combind")
+
+
+def test_a_scoring_names_its_kind_of_judge_strictly() -> None:
+    with pytest.raises(ValueError, match="judges"):
+        Scoring.model_validate({"name": "x", "judges": "gpt", "fitted_on": "-"})
+    text = read_calibration(OFFLINE).model_dump_json()
+    damaged = json.loads(text)
+    damaged["scoring"]["unexpected"] = 1
+    with pytest.raises(ValueError, match="unexpected"):
+        CalibrationFile.model_validate_json(json.dumps(damaged), strict=True)
