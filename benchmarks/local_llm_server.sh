@@ -90,8 +90,11 @@ if [ "$INSTALL_ONLY" = 1 ]; then
     exit 0
 fi
 log "serving $GGUF on http://127.0.0.1:$PORT/v1"
-# --cache keeps the model's state after each prompt (in RAM, up to 2 GiB) and resumes from
-# the longest matching prefix: the instructions and examples a question's prompt starts
-# with are read once, not once a call (prompt reading is most of a call's time on a CPU).
+# --cache keeps the model's state after each prompt and resumes from the longest matching
+# prefix: the instructions and examples a question's prompt starts with are read once, not
+# once a call (prompt reading is most of a call's time on a CPU). Its bound counts the
+# KV state only (about 30 KB a token here), not the token log-probabilities each saved
+# state also holds (about 0.6 MB a token with logprobs on): 128 MB keeps a few states,
+# a few GB of RAM in all; the default 2 GiB grew past 16 GB.
 exec "$PY" -m llama_cpp.server --model "$GGUF" --host 127.0.0.1 --port "$PORT" \
-    --n_ctx 8192 --n_threads "$(nproc)" --cache true
+    --n_ctx 8192 --n_threads "$(nproc)" --cache true --cache_size $((128 * 1024 * 1024))

@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from veracity.types import Sample
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
+
+    from veracity.prompts import ChatMessage
+
+T = TypeVar("T")
+
+
+def constant(value: T) -> Callable[[], T]:
+    """A function returning ``value``, bound now (a lambda in a loop would see the last)."""
+    return lambda: value
 
 
 def claims_reply(*claims: str) -> str:
@@ -38,3 +51,16 @@ def make_sample(
         }
         | fields
     )
+
+
+def openai_messages(messages: Iterable[ChatMessage]) -> list[ChatCompletionMessageParam]:
+    """A rendered prompt's messages as the OpenAI SDK takes them."""
+    params: list[ChatCompletionMessageParam] = []
+    for message in messages:
+        if message.role == "system":
+            params.append({"role": "system", "content": message.content})
+        elif message.role == "assistant":
+            params.append({"role": "assistant", "content": message.content})
+        else:
+            params.append({"role": "user", "content": message.content})
+    return params

@@ -278,3 +278,19 @@ def test_results_in_memory_come_in_sample_order_whatever_finishes_first() -> Non
     )
     assert finished[-1] == "s0"  # it did finish last
     assert [r.sample_id for r in result] == list(delays)
+
+
+def test_import_veracity_loads_nothing_heavy_until_a_name_is_used() -> None:
+    """Issue 30: every public name is imported on first use."""
+    code = (
+        "import sys, veracity\n"
+        "heavy = ['numpy', 'pydantic', 'veracity.evaluation', 'veracity.judges', 'openai']\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+        "veracity.evaluate\n"
+        "print('veracity.evaluation' in sys.modules, 'evaluate' in vars(veracity))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["[]", "True True"]
+    with pytest.raises(AttributeError, match="no attribute 'evaluat'"):
+        # the misspelt name is the point: it is not one of veracity's
+        veracity.evaluat  # type: ignore[attr-defined]  # noqa: B018

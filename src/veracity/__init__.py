@@ -1,32 +1,14 @@
 """veracity: evaluate Retrieval-Augmented-Generation systems, claim by claim.
 
 The public API is what ``__all__`` lists; everything else may change between versions.
+Each name is imported on first use, so ``import veracity`` (and any of its submodules)
+stays quick: the evaluation stack, numpy and the SDKs load only when asked for.
 """
 
-import typing as _typing
+from typing import TYPE_CHECKING
 
+from veracity._lazy import lazy_exports
 from veracity._version import __version__
-from veracity.dataset import (
-    BadRowsWarning,
-    DatasetError,
-    NoValidSampleError,
-    RowError,
-    read_dataset,
-)
-from veracity.evaluation import EvaluationResult, aevaluate, evaluate
-from veracity.judges import Judge, JudgeFatalError, LLMJudge, make_judge
-from veracity.judges.chat import OpenAIChat, ScriptedChat
-from veracity.metrics import Faithfulness, Metric
-from veracity.transport import RetryPolicy
-from veracity.types import (
-    ClaimVerdict,
-    MetricResult,
-    ResultRecord,
-    Sample,
-    Status,
-    Usage,
-    Verdict,
-)
 
 __all__ = [
     "AnthropicChat",
@@ -57,13 +39,28 @@ __all__ = [
     "read_dataset",
 ]
 
-if _typing.TYPE_CHECKING:
+if TYPE_CHECKING:
+    from veracity.dataset import (
+        BadRowsWarning,
+        DatasetError,
+        NoValidSampleError,
+        RowError,
+        read_dataset,
+    )
+    from veracity.evaluation import EvaluationResult, aevaluate, evaluate
+    from veracity.judges import Judge, JudgeFatalError, LLMJudge, make_judge
+    from veracity.judges.chat import OpenAIChat, ScriptedChat
     from veracity.judges.chat.anthropic_chat import AnthropicChat
-
-
-def __getattr__(name: str) -> object:
-    if name == "AnthropicChat":  # imported on first use: the anthropic SDK is slow to load
-        from veracity.judges.chat.anthropic_chat import AnthropicChat
-
-        return AnthropicChat
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from veracity.metrics import Faithfulness, Metric
+    from veracity.transport import RetryPolicy
+    from veracity.types import (
+        ClaimVerdict,
+        MetricResult,
+        ResultRecord,
+        Sample,
+        Status,
+        Usage,
+        Verdict,
+    )
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

@@ -12,6 +12,7 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from tests.agreement import scenario
+from veracity import EvaluationResult
 from veracity.agreement import (
     AgreementError,
     CalibrationFile,
@@ -25,17 +26,20 @@ from veracity.types import ResultRecord, Status
 
 
 @pytest.fixture(scope="module")
-def result() -> scenario.EvaluationResult:
+def result() -> EvaluationResult:
     return scenario.run()
 
 
 def test_the_figures_are_scikit_learns_on_the_paired_items(
-    result: scenario.EvaluationResult,
+    result: EvaluationResult,
 ) -> None:
     report = result.agreement(scenario.labels(), resamples=200)
     (metric,) = report.metrics[0]
     figures = metric.overall.figures
-    by_id = {r.sample_id: r.score for r in result.results}
+    by_id: dict[str, float] = {}
+    for r in result.results:
+        assert r.score is not None
+        by_id[r.sample_id] = r.score
     y = [scenario.kind_of(i) == "right" for i in range(30)]
     scores = [by_id[f"s{i}"] for i in range(30)]
     assert figures.n == 30 and figures.n_positive == 10
@@ -48,7 +52,7 @@ def test_the_figures_are_scikit_learns_on_the_paired_items(
 
 
 def test_the_worst_disagreements_are_the_swapped_answers_with_their_claims(
-    result: scenario.EvaluationResult,
+    result: EvaluationResult,
 ) -> None:
     report = result.agreement(scenario.labels(), resamples=200, top=3)
     overall = report.metrics[0][0].overall
@@ -63,7 +67,7 @@ def test_the_worst_disagreements_are_the_swapped_answers_with_their_claims(
 
 
 def test_labels_without_a_result_and_unscored_results_are_counted(
-    result: scenario.EvaluationResult,
+    result: EvaluationResult,
 ) -> None:
     labels = [*scenario.labels(), {"id": "nowhere", "faithfulness": True}]
     records = list(result.results)
@@ -99,20 +103,18 @@ def test_a_label_without_a_system_is_ambiguous_where_several_systems_answered() 
     assert len(one.pairs) == 1 and one.pairs[0].system == "a"
 
 
-def test_two_runs_on_the_same_labels_are_paired(
-    result: scenario.EvaluationResult, tmp_path: Path
-) -> None:
+def test_two_runs_on_the_same_labels_are_paired(result: EvaluationResult, tmp_path: Path) -> None:
     fewer = scenario.run(n=24)
     report = result.agreement(scenario.labels(), other=fewer, resamples=200)
     (paired,) = report.paired
     assert paired.n == 24
     auroc = paired.figures["auroc"]
     assert auroc.diff == pytest.approx(0.0)
-    assert auroc.ci95 == (pytest.approx(0.0), pytest.approx(0.0))
+    assert auroc.ci95 == pytest.approx((0.0, 0.0))
 
 
 def test_calibration_learns_the_missing_name_and_a_new_run_gets_probabilities(
-    result: scenario.EvaluationResult, tmp_path: Path
+    result: EvaluationResult, tmp_path: Path
 ) -> None:
     fitted = result.calibrate(scenario.labels())
     entry = fitted.calibration.metrics["faithfulness"]
@@ -123,7 +125,10 @@ def test_calibration_learns_the_missing_name_and_a_new_run_gets_probabilities(
     path = tmp_path / "calibration.json"
     path.write_text(fitted.calibration.model_dump_json())
     again = scenario.run(tmp_path / "run", calibration=path)
-    calibrated = {r.sample_id: r.calibrated for r in again.results}
+    calibrated: dict[str, float] = {}
+    for r in again.results:
+        assert r.calibrated is not None
+        calibrated[r.sample_id] = r.calibrated
     assert all(calibrated[f"s{i}"] > 0.5 for i in range(0, 30, 3))  # right
     assert all(calibrated[f"s{i}"] < 0.5 for i in range(2, 30, 3))  # swapped
     overall = again.summary["metrics"]["faithfulness"]["overall"]
@@ -134,20 +139,20 @@ def test_calibration_learns_the_missing_name_and_a_new_run_gets_probabilities(
     assert {r.score for r in again.results} == {r.score for r in result.results}
 
 
-def test_a_calibration_fitted_on_another_judge_warns(result: scenario.EvaluationResult) -> None:
+def test_a_calibration_fitted_on_another_judge_warns(result: EvaluationResult) -> None:
     fitted = result.calibrate(scenario.labels()).calibration
     other = fitted.model_copy(update={"judge": JudgeIdentity(name="openai/gpt-4o-mini")})
     with pytest.warns(CalibrationWarning, match="another judge"):
         scenario.run(n=3, calibration=other)
 
 
-def test_one_class_of_labels_cannot_be_calibrated(result: scenario.EvaluationResult) -> None:
+def test_one_class_of_labels_cannot_be_calibrated(result: EvaluationResult) -> None:
     fitted = calibrate_run(result, [{"id": f"s{i}", "faithfulness": True} for i in range(30)])
     assert fitted.calibration.metrics == {}
     assert "at least 2 of each label" in fitted.not_fitted["faithfulness"]
 
 
-def test_labels_no_metric_measures_are_refused(result: scenario.EvaluationResult) -> None:
+def test_labels_no_metric_measures_are_refused(result: EvaluationResult) -> None:
     with pytest.raises(AgreementError, match="no metric of the run has labels"):
         calibrate_run(result, [{"id": "s1", "answer_relevance": True}])
     report = agree([result], [{"id": "s1", "answer_relevance": True}], resamples=200)
@@ -171,9 +176,7 @@ def test_labels_kept_in_the_samples_are_used_when_none_are_given() -> None:
     assert list(frame["auroc"]) == [pytest.approx(0.75)]
 
 
-def test_the_written_calibration_reads_back_equal(
-    result: scenario.EvaluationResult, tmp_path: Path
-) -> None:
+def test_the_written_calibration_reads_back_equal(result: EvaluationResult, tmp_path: Path) -> None:
     fitted = result.calibrate(scenario.labels()).calibration
     path = tmp_path / "c.json"
     path.write_text(fitted.model_dump_json())
@@ -199,7 +202,7 @@ def test_the_public_names_resolve_and_import_veracity_stays_light() -> None:
 
 
 def test_the_pytest_helpers_gate_on_the_calibrated_probability(
-    result: scenario.EvaluationResult, tmp_path: Path
+    result: EvaluationResult, tmp_path: Path
 ) -> None:
     from veracity.pytest_plugin.assertions import RagAssertionError, assert_scores
 

@@ -12,12 +12,8 @@ import pytest
 from tests.agreement import scenario
 from veracity import evaluate
 from veracity.agreement import CalibrationFileError, read_calibration
-from veracity.agreement.calibration_file import (
-    SCORINGS,
-    CalibrationFile,
-    JudgeIdentity,
-    Scoring,
-)
+from veracity.agreement.calibration_file import CalibrationFile, JudgeIdentity, Scoring
+from veracity.agreement.scorings import NAMES as SCORINGS
 
 OFFLINE = "offline-combined"
 

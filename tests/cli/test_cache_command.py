@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ def cache_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def fill(path: Path, entries: list[tuple[str, str, str, float]]) -> None:
+def fill(path: Path, entries: Sequence[tuple[str, str, str, float]]) -> None:
     """Replies (key, judge, model, days since last use) as runs would have left them."""
     when = [time.time()]
     cache = ResponseCache(path, clock=lambda: when[0])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from veracity.testing import ChatRequest, FakeLLMServer, Responder, RuleBasedRes
 
 # A sample whose answer holds this word gets a refusal from the judge: a judge_error.
 UNJUDGEABLE = "UNJUDGEABLE"
+# A claim the context does not back: an answer with it scores 0.5 on faithfulness.
+UNSUPPORTED = " It is made of chocolate."
 SAMPLES = 10
 
 
@@ -28,14 +31,17 @@ def refusing_on_marked_samples() -> Responder:
     return respond
 
 
-def dataset(path: Path, unjudgeable: int) -> Path:
+def dataset(path: Path, unjudgeable: int, unsupported: int = 0) -> Path:
+    """``SAMPLES`` rows: the first ``unjudgeable`` refused by the judge, the last
+    ``unsupported`` half supported, the others fully."""
     rows = [
         {
             "id": f"q{i}",
             "question": "Where is the Eiffel Tower?",
             "contexts": ["The Eiffel Tower is a wrought-iron tower in Paris, France."],
             "answer": "The Eiffel Tower is in Paris."
-            + (f" {UNJUDGEABLE} claim." if i < unjudgeable else ""),
+            + (f" {UNJUDGEABLE} claim." if i < unjudgeable else "")
+            + (UNSUPPORTED if i >= SAMPLES - unsupported else ""),
         }
         for i in range(SAMPLES)
     ]
@@ -43,20 +49,36 @@ def dataset(path: Path, unjudgeable: int) -> Path:
     return path
 
 
-def run(tmp_path: Path, unjudgeable: int, *args: str) -> tuple[int, str, Path]:
-    data = dataset(tmp_path / "data.jsonl", unjudgeable)
-    out = tmp_path / "run"
+def run(
+    directory: Path, unjudgeable: int, *args: str, unsupported: int = 0
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``veracity run`` on :func:`dataset` in ``directory``, and its run directory."""
+    directory.mkdir(exist_ok=True)
+    data = dataset(directory / "data.jsonl", unjudgeable, unsupported)
+    out = directory / "run"
     with FakeLLMServer(refusing_on_marked_samples()) as server:
         proc = veracity(
             "run", str(data), "--judge", "openai/m", "--base-url", server.base_url,
             "--out", str(out), "--no-cache", *args,
         )  # fmt: skip
-    return proc.returncode, proc.stderr, out
+    return proc, out
 
 
 def statuses(out: Path) -> list[str]:
     lines = (out / "results.jsonl").read_text().splitlines()
     return [json.loads(line)["status"] for line in lines]
+
+
+def summary_counts(out: Path) -> dict[str, int]:
+    """Results by status over the run, as summary.json has them."""
+    summary = json.loads((out / "summary.json").read_text())
+    counts: dict[str, int] = summary["metrics"]["faithfulness"]["overall"]["counts_by_status"]
+    return counts
+
+
+def max_error_rate(out: Path) -> float:
+    rate: float = json.loads((out / "run.json").read_text())["settings"]["max_error_rate"]
+    return rate
 
 
 @pytest.mark.parametrize(
@@ -71,39 +93,57 @@ def statuses(out: Path) -> list[str]:
 def test_exit_3_when_judge_errors_leave_more_than_the_allowed_share_unscored(
     tmp_path: Path, unjudgeable: int, args: list[str], code: int
 ) -> None:
-    returncode, stderr, out = run(tmp_path, unjudgeable, *args)
+    proc, out = run(tmp_path, unjudgeable, *args)
     assert statuses(out).count("judge_error") == unjudgeable
-    assert returncode == code, stderr
+    assert summary_counts(out)["judge_error"] == unjudgeable
+    assert summary_counts(out)["scored"] == SAMPLES - unjudgeable
+    assert proc.returncode == code, proc.stderr
     if code == 3:
-        assert f"judge errors left {unjudgeable} of {SAMPLES} results unscored" in stderr
-        assert str(out / "results.jsonl") in stderr and "--max-error-rate" in stderr
+        assert f"judge errors left {unjudgeable} of {SAMPLES} results unscored" in proc.stderr
+        assert str(out / "results.jsonl") in proc.stderr and "--max-error-rate" in proc.stderr
+    else:
+        assert "judge errors left" not in proc.stderr
     # The run finished either way: everything is written and the run is complete.
     assert json.loads((out / "run.json").read_text())["status"] == "completed"
-    assert json.loads((out / "run.json").read_text())["settings"]["max_error_rate"] == float(
-        args[1] if args else 0.1
-    )
+    assert max_error_rate(out) == float(args[1] if args else 0.1)
 
 
 def test_a_run_that_scored_nothing_fails_whatever_the_allowed_share(tmp_path: Path) -> None:
-    returncode, stderr, out = run(tmp_path, SAMPLES, "--max-error-rate", "1")
+    proc, out = run(tmp_path, SAMPLES, "--max-error-rate", "1")
     assert statuses(out) == ["judge_error"] * SAMPLES
-    assert returncode == 3
-    assert f"nothing was scored: 0 of {SAMPLES} results (judge_error {SAMPLES})" in stderr
+    assert proc.returncode == 3
+    assert f"nothing was scored: 0 of {SAMPLES} results (judge_error {SAMPLES})" in proc.stderr
 
 
 def test_exit_3_wins_over_an_unmet_threshold(tmp_path: Path) -> None:
-    returncode, stderr, _ = run(tmp_path, 5, "--threshold", "faithfulness=0.99")
-    assert returncode == 3, stderr
+    # 5 refused, 3 scored 1.0 and 2 scored 0.5: a mean of 0.8, below the threshold.
+    proc, out = run(tmp_path, 5, "--threshold", "faithfulness=0.9", unsupported=2)
+    assert proc.returncode == 3, proc.stderr
+    assert summary_counts(out)["judge_error"] == 5
+    assert "faithfulness ≥ 0.9: NOT met (mean 0.8000)" in proc.stdout
+    assert (
+        f"judge errors left 5 of {SAMPLES} results unscored (50.0%), more than the allowed "
+        "share (0.1)" in proc.stderr
+    )
 
 
 def test_max_error_rate_from_the_config_file(tmp_path: Path) -> None:
     config = tmp_path / "veracity.yaml"
     config.write_text("max_error_rate: 0.25\n")
-    returncode, stderr, _ = run(tmp_path, 2, "--config", str(config))
-    assert returncode == 0, stderr
+    proc, out = run(tmp_path / "file", 2, "--config", str(config))
+    assert proc.returncode == 0, proc.stderr
+    assert max_error_rate(out) == 0.25
+    assert summary_counts(out)["judge_error"] == 2
+    assert "judge errors left" not in proc.stderr
     # The flag wins over the file.
-    returncode, stderr, _ = run(tmp_path, 2, "--config", str(config), "--max-error-rate", "0.1")
-    assert returncode == 3, stderr
+    proc, out = run(tmp_path / "flag", 2, "--config", str(config), "--max-error-rate", "0.1")
+    assert proc.returncode == 3, proc.stderr
+    assert max_error_rate(out) == 0.1
+    assert summary_counts(out)["judge_error"] == 2
+    assert (
+        f"judge errors left 2 of {SAMPLES} results unscored (20.0%), more than the allowed "
+        "share (0.1)" in proc.stderr
+    )
 
 
 @pytest.mark.parametrize("value", ["1.5", "-0.1", "nan", "lots"])

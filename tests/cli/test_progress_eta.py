@@ -82,28 +82,31 @@ def test_the_run_progress_bar_shows_the_steady_eta() -> None:
 
 
 def test_a_resumed_run_starts_the_bar_at_its_done_results() -> None:
-    console = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=200)
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, color_system=None, width=200)
     progress = RunProgress(console, 10, clock=lambda: 0.0, done=4)
     console.print(progress._progress.get_renderable())
-    assert "4/10" in console.file.getvalue()
+    assert "4/10" in buffer.getvalue()
 
 
 def test_a_batch_run_shows_its_phase_status_and_counts() -> None:
-    console = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=200)
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, color_system=None, width=200)
     progress = RunProgress(console, 10, clock=lambda: 0.0)
     state = BatchState("in_progress", ended=False, done=7, failed=2, total=40)
     progress.batch(BatchStatus(2, "batch_abc", state))
     console.print(progress._progress.get_renderable())
-    assert "phase 2: in_progress 7/40, 2 failed" in console.file.getvalue()
+    assert "phase 2: in_progress 7/40, 2 failed" in buffer.getvalue()
 
 
 def test_off_a_terminal_each_change_of_a_batch_is_one_line() -> None:
-    console = Console(file=io.StringIO(), force_terminal=False, width=200)
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=False, width=200)
     progress = RunProgress(console, 10, clock=lambda: 0.0)
     waiting = BatchState("in_progress", ended=False, total=40)
     for state in (waiting, waiting, BatchState("completed", ended=True, done=40, total=40)):
         progress.batch(BatchStatus(1, "batch_abc", state))
-    assert console.file.getvalue().splitlines() == [
+    assert buffer.getvalue().splitlines() == [
         "batch batch_abc, phase 1: in_progress 0/40",
         "batch batch_abc, phase 1: completed 40/40",
     ]

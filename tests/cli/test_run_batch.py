@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.store.runs import run_args, run_env, start_run, veracity, write_dataset
+from tests.store.runs import finish, run_args, run_env, start_run, veracity, write_dataset
 from veracity.testing import FakeLLMServer
 
 COMPARED = ("sample_id", "system", "metric", "iteration", "score", "status", "details")
@@ -45,7 +45,8 @@ def test_a_run_killed_while_waiting_resumes_polling_its_batch(tmp_path: Path) ->
     flags = ("--batch", "--no-cache", "--config", str(_config(tmp_path)))
     with FakeLLMServer() as server:
         live = start_run(dataset, tmp_path / "live", server.base_url, tmp_path / "c", "--no-cache")
-        assert live.wait(timeout=120) == 0, live.stderr.read() if live.stderr else ""
+        done = finish(live)
+        assert done.returncode == 0, done.stderr
         live_completions = server.stats.completions
         server.reset_stats()
 
@@ -57,7 +58,7 @@ def test_a_run_killed_while_waiting_resumes_polling_its_batch(tmp_path: Path) ->
             time.sleep(0.02)
         assert server.batches_created == 1
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
+        proc.communicate(timeout=30)
 
         server.batches.delay_s = 0.0
         final = start_run(dataset, out, server.base_url, tmp_path / "c", *flags)

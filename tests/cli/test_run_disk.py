@@ -10,7 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,9 +34,13 @@ def dataset(path: Path) -> Path:
 
 
 def run(
-    data: Path, out: Path, cache: Path | None = None, **popen: object
+    data: Path,
+    out: Path,
+    cache: Path | None = None,
+    preexec_fn: Callable[[], object] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``veracity run`` (without the response cache unless ``cache`` is its file)."""
+    """``veracity run`` (without the response cache unless ``cache`` is its file; with
+    ``preexec_fn`` run in the child before it starts)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
     env |= {"OPENAI_API_KEY": "sk-test", "PYTHONDONTWRITEBYTECODE": "1"}
     if cache is not None:
@@ -47,7 +51,7 @@ def run(
              "--base-url", server.base_url, "--out", str(out),
              *(["--no-cache"] if cache is None else [])],
             capture_output=True, text=True, timeout=120, check=False, env=env,
-            **popen,  # type: ignore[arg-type]
+            preexec_fn=preexec_fn,
         )  # fmt: skip
 
 

@@ -128,7 +128,7 @@ def test_samples_in_memory_follow_the_same_rules() -> None:
 
 
 def test_a_sample_takes_turns_as_dicts_or_strings() -> None:
-    sample = Sample(id="s", question="q", answer="a", history=[TURNS[0], "plain"])  # type: ignore[list-item]
+    sample = Sample(id="s", question="q", answer="a", history=[TURNS[0], "plain"])
     assert sample.history == (EXPECTED[0], Turn(content="plain"))
 
 

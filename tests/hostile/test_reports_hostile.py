@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -106,16 +107,26 @@ def test_csv_export_keeps_negative_numbers_numbers() -> None:
      ("bad_rows", "x"), ("status", 3), ("metrics", [1, {}]), ("judge", {"prompts": 7})],
 )  # fmt: skip
 def test_html_report_of_a_damaged_manifest(tmp_path: Path, field: str, value: object) -> None:
+    from veracity.store import RunFileWarning
+
     run = _run(tmp_path / "run", _rows(2))
     manifest = json.loads((run / "run.json").read_text())
     manifest[field] = value
     (run / "run.json").write_text(json.dumps(manifest))
-    for summary in (True, False):
-        if not summary:
-            (run / "summary.json").unlink()
-        result = CliRunner().invoke(app, ["report", str(run), "--html"])
-        assert result.exit_code == 0, (field, result.output, result.exception)
-        assert (run / "report.html").is_file()
+    # A field of the wrong type is named (once a process) and left out; one of the right
+    # type with odd contents inside (the judge's prompts) is read as far as it goes.
+    named = field != "judge" or not isinstance(value, dict)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for summary in (True, False):
+            if not summary:
+                (run / "summary.json").unlink()
+            result = CliRunner().invoke(app, ["report", str(run), "--html"])
+            assert result.exit_code == 0, (field, result.output, result.exception)
+            assert (run / "report.html").is_file()
+    damaged = [str(w.message) for w in caught if issubclass(w.category, RunFileWarning)]
+    assert len(damaged) == named, [str(w.message) for w in caught]
+    assert all(f"wrong type: {field}" in message for message in damaged)
 
 
 def test_duplicated_result_lines_count_once_everywhere(tmp_path: Path) -> None:

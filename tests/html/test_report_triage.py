@@ -149,13 +149,15 @@ def test_nothing_failing_leaves_the_toggle_off(browser: Page, tmp_path: Path) ->
 def test_comparison_page(browser: Page, tmp_path: Path, width: str) -> None:
     run = triage_run(tmp_path)
     results = run / "results.jsonl"
-    # The same samples under a second system that scores lower on context_precision.
+    # The same samples under a second system that scores lower on context_precision, by
+    # 0.5 on average but not on every sample: its interval has a width, all below 0.
+    lower = iter([0.3, 0.5, 0.4, 0.2, 0.6])
     lines = []
     for line in results.read_text().splitlines():
         record = json.loads(line)
         lines.append(json.dumps(record | {"system": "old"}))
         if record["metric"] == "context_precision":
-            record["score"] = 0.4
+            record["score"] = next(lower)
         lines.append(json.dumps(record | {"system": f"new {SCRIPT}"}))
     results.write_text("\n".join(lines) + "\n")
     comparison = compare_systems(run, "old", f"new {SCRIPT}")
@@ -166,13 +168,31 @@ def test_comparison_page(browser: Page, tmp_path: Path, width: str) -> None:
         "[...document.querySelectorAll('svg.differences g.difference')].map(g => ({"
         " text: g.querySelector('text').textContent, title: g.querySelector('title').textContent,"
         " dot: (b => [b.left, b.right])(g.querySelector('circle.diff').getBoundingClientRect()),"
-        " ci: g.querySelector('line.ci')?.getAttribute('stroke')}))"
+        " ci: (l => l && {stroke: l.getAttribute('stroke'),"
+        " ends: (b => [b.left, b.right])(l.getBoundingClientRect())})(g.querySelector('line.ci'))"
+        "}))"
+    )
+    zero = browser.evaluate(
+        "document.querySelector('svg.differences line.zero').getBoundingClientRect().left"
     )
     assert [c["text"] for c in chart] == ["faithfulness", "context_precision"]
     precision = chart[1]
+    stats = comparison.metrics[1].stats
+    assert stats.ci95 is not None
+    low, high = stats.ci95
+    assert low < -0.5 < high < 0
     assert "B − A -0.500" in precision["title"] and "n 5" in precision["title"]
+    assert f"95 % CI {low:+.3f} … {high:+.3f}" in precision["title"]
     assert precision["dot"][0] >= 0 and precision["dot"][1] <= WIDTHS[width]["width"]
-    assert precision["ci"] in (None, "#c62828")  # red when the interval is below 0
+    # The whisker is drawn, red (the interval is below 0), from low to high on the chart's
+    # scale, which the dot at -0.5 and the zero line give.
+    dot = sum(precision["dot"]) / 2
+    per_unit = (zero - dot) / 0.5
+    assert precision["ci"] is not None
+    assert precision["ci"]["stroke"] == "#c62828"
+    assert precision["ci"]["ends"] == pytest.approx(
+        [dot + (low + 0.5) * per_unit, dot + (high + 0.5) * per_unit], abs=1
+    )
     assert browser.evaluate("document.documentElement.scrollWidth") <= WIDTHS[width]["width"]
     table = browser.evaluate("document.querySelector('#comparison tbody').innerText")
     assert "context_precision" in table and "-0.500" in table

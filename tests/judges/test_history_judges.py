@@ -7,14 +7,15 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from tests.helpers import claims_reply, make_sample, verdicts_reply
+from tests.helpers import claims_reply, constant, make_sample, verdicts_reply
 from veracity.judges import LLMJudge
-from veracity.judges.chat import AnthropicChat, OpenAIChat, ScriptedChat
+from veracity.judges.chat import AnthropicChat, ChatModel, OpenAIChat, ScriptedChat
 from veracity.metrics import (
     AnswerRelevance,
     ContextPrecision,
     ContextRecall,
     Faithfulness,
+    Metric,
     Models,
     SampleWork,
 )
@@ -77,7 +78,7 @@ def respond(messages: Sequence[ChatMessage], output: OutputSpec) -> str:
 
 async def run_metrics(sample: Sample, embedder: HashingEmbedder | None) -> ScriptedChat:
     chat = ScriptedChat(responder=respond)
-    metrics = [Faithfulness(), ContextPrecision(), ContextRecall(), AnswerRelevance()]
+    metrics: list[Metric] = [Faithfulness(), ContextPrecision(), ContextRecall(), AnswerRelevance()]
     work = SampleWork(
         sample,
         Models(LLMJudge(chat, unfounded_support="flag"), embedder=embedder),
@@ -85,7 +86,7 @@ async def run_metrics(sample: Sample, embedder: HashingEmbedder | None) -> Scrip
         {m.name: m for m in metrics},
     )
     for metric in metrics:
-        result = await work.result_of(metric.name, lambda m=metric: m)  # type: ignore[misc]
+        result = await work.result_of(metric.name, constant(metric))
         assert result.score is not None, result.reason
     return chat
 
@@ -182,7 +183,7 @@ async def test_the_prompt_budget_counts_the_history() -> None:
 
 
 def test_the_estimate_renders_the_history_as_the_judge_does() -> None:
-    metrics = [Faithfulness(), ContextPrecision(), AnswerRelevance()]
+    metrics: list[Metric] = [Faithfulness(), ContextPrecision(), AnswerRelevance()]
     alone, shown = estimate_run([ALONE], metrics), estimate_run([FOLLOW_UP], metrics)
     assert shown.calls == alone.calls
     # Three prompts carry the conversation (claims, chunks, questions): its note and turns.
@@ -202,7 +203,7 @@ FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.05)
 
 async def test_openai_and_anthropic_requests_carry_the_history() -> None:
     with FakeLLMServer() as server:
-        chats = [
+        chats: list[ChatModel] = [
             OpenAIChat("m", base_url=server.base_url, api_key="k", retry=FAST_RETRY),
             AnthropicChat("m", base_url=server.anthropic_base_url, api_key="k", retry=FAST_RETRY),
         ]

@@ -16,6 +16,7 @@ from veracity.metrics import (
     AnswerClassification,
     AnswerRelevance,
     ContextPrecision,
+    Metric,
     Models,
     SampleWork,
 )
@@ -39,9 +40,9 @@ def chunks_reply(*flags: bool) -> str:
     return json.dumps({"chunks": items})
 
 
-async def score(metric: object, chat: ScriptedChat) -> MetricResult:
-    work = SampleWork(SAMPLE, Models(LLMJudge(chat)), 0, {metric.name: metric})  # type: ignore[attr-defined]
-    return await metric.score(work)  # type: ignore[attr-defined, no-any-return]
+async def score(metric: Metric, chat: ScriptedChat) -> MetricResult:
+    work = SampleWork(SAMPLE, Models(LLMJudge(chat)), 0, {metric.name: metric})
+    return await metric.score(work)
 
 
 async def test_each_chunk_gets_p_relevant_from_its_flag_tokens() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import make_sample
+from tests.helpers import constant, make_sample
 from veracity.embeddings import Scores
 from veracity.judges import LLMJudge
 from veracity.judges.chat import ScriptedChat
@@ -73,7 +73,7 @@ async def run(
         0,
         {m.name: m for m in metrics},
     )
-    return {m.name: await work.result_of(m.name, lambda m=m: m) for m in metrics}
+    return {m.name: await work.result_of(m.name, constant(m)) for m in metrics}
 
 
 REF_SAMPLE = make_sample(
@@ -355,9 +355,10 @@ async def test_bert_score_reports_f1_with_precision_and_recall() -> None:
     sample = make_sample(reference="Paris is the capital.")
     work = SampleWork(
         sample,
-        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),
+        # Models takes the concrete BertScorer, not a protocol: the stand-in is not one.
+        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),  # type: ignore[arg-type]
         0,
-        {},  # type: ignore[arg-type]
+        {},
     )
     result = await BertScore().score(work)
     assert result.score == pytest.approx(0.72)
@@ -386,9 +387,10 @@ async def test_bert_score_says_when_a_long_text_was_read_in_windows() -> None:
     sample = make_sample(reference="A reference longer than the model reads at once.")
     work = SampleWork(
         sample,
-        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),
+        # Models takes the concrete BertScorer, not a protocol: the stand-in is not one.
+        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),  # type: ignore[arg-type]
         0,
-        {},  # type: ignore[arg-type]
+        {},
     )
     result = await BertScore().score(work)
     assert result.score == pytest.approx(0.75)

@@ -10,6 +10,7 @@ from veracity.judges.offline import OfflineJudge
 from veracity.metrics.faithfulness import grounded_share
 from veracity.types import ResultRecord, Status
 
+ANSWER = "The Eiffel Tower was completed in 1889. It was designed by Thomas Edison."
 SAMPLE = {
     "id": "eiffel",
     "question": "When was the Eiffel Tower completed, and who designed it?",
@@ -18,7 +19,7 @@ SAMPLE = {
         "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. "
         "It was designed by the engineering company of Gustave Eiffel.",
     ],
-    "answer": "The Eiffel Tower was completed in 1889. It was designed by Thomas Edison.",
+    "answer": ANSWER,
     "reference": "The tower was completed in 1889 and was designed by Gustave Eiffel's company.",
 }
 METRICS = [
@@ -61,7 +62,7 @@ async def test_every_metric_ends_with_a_score_or_an_honest_status(
     assert faithfulness.details["scored_by"] == "p_supported"
     texts = [c["claim"] for c in claims]
     assert faithfulness.details["expected_grounded_share"] == round(
-        grounded_share(SAMPLE["answer"], texts, probabilities), 4
+        grounded_share(ANSWER, texts, probabilities), 4
     )
 
     precision = results["context_precision"]

@@ -246,11 +246,18 @@ def _property_orders(schema: Any) -> list[list[str]]:
 @pytest.mark.parametrize("template", ALL_TEMPLATES, ids=lambda t: t.id)
 def test_reasoning_comes_before_the_verdict(template: PromptTemplate) -> None:
     decisive = {"score", "relevance", "relevant", "classification", "noncommittal", "verdict"}
-    for order in _property_orders(template.output.json_schema):
+    deciding = [
+        order
+        for order in _property_orders(template.output.json_schema)
+        if decisive.intersection(order)
+    ]
+    # Claim extraction only lists claims; every other question decides something, and a
+    # decision renamed out of ``decisive`` would leave nothing here to check.
+    assert bool(deciding) == (template.id != CLAIM_EXTRACTION.id)
+    for order in deciding:
         reasons = [i for i, key in enumerate(order) if key in ("reason", "reasoning")]
         verdicts = [i for i, key in enumerate(order) if key in decisive]
-        if verdicts:
-            assert reasons and max(reasons) < min(verdicts), order
+        assert reasons and max(reasons) < min(verdicts), order
 
 
 def test_numeric_ranges_are_in_the_schemas() -> None:

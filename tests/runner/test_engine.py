@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pytest
 
@@ -70,7 +70,7 @@ async def test_iterations_are_independent_jobs_with_their_index() -> None:
 
 
 async def test_a_bug_surfaces_as_itself() -> None:
-    def broken(messages: tuple[ChatMessage, ...], output: OutputSpec) -> str:
+    def broken(messages: Sequence[ChatMessage], output: OutputSpec) -> str:
         raise KeyError("a bug")
 
     with pytest.raises(KeyError, match="a bug"):

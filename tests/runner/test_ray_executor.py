@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -42,7 +43,7 @@ OFFLINE_METRICS = ["faithfulness", "context_precision", "semantic_similarity"]
 @pytest.fixture(scope="module", autouse=True)
 def cluster() -> Iterator[str]:
     """One local Ray instance for the module; its address, for a second driver."""
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="error")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:

@@ -45,6 +45,13 @@ def start_run(
     )  # fmt: skip
 
 
+def finish(proc: subprocess.Popen[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """A run started by :func:`start_run`, waited for, its pipes drained and closed (an
+    open pipe leaks, and a full one would stall the run)."""
+    out, err = proc.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 def run(
     dataset: Path, out: Path, base_url: str, cache: Path, *extra: str
 ) -> subprocess.CompletedProcess[str]:

@@ -58,7 +58,7 @@ def test_a_killed_run_has_live_files_is_reported_and_resumed(tmp_path: Path) -> 
                 break
         assert proc.poll() is None, "the run ended before it could be killed"
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
+        proc.communicate(timeout=30)
 
         with sqlite3.connect(out / "veracity.sqlite3") as db:
             (stored,) = db.execute("SELECT COUNT(*) FROM results").fetchone()

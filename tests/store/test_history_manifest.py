@@ -10,12 +10,20 @@ import pytest
 from tests.report.factory import rec
 from veracity.store import RunDirectory, RunDirectoryError
 
-EARLIER = {
+JUDGE: dict[str, object] = {"name": "j", "prompts": {"claim_extraction": "a"}}
+EARLIER: dict[str, object] = {
     "dataset": {"sha256": "x"},
-    "judge": {"name": "j", "prompts": {"claim_extraction": "a"}},
+    "judge": JUDGE,
     "metrics": ["faithfulness"],
 }
-NOW = EARLIER | {"judge": EARLIER["judge"] | {"conversation_prompts": {"claim_extraction": "b"}}}
+
+
+def recording(fingerprint: str) -> dict[str, object]:
+    """A manifest that records the prompts for samples with history (``fingerprint``)."""
+    return EARLIER | {"judge": JUDGE | {"conversation_prompts": {"claim_extraction": fingerprint}}}
+
+
+NOW = recording("b")
 
 
 def with_one_result(path: Path, manifest: dict[str, object]) -> None:
@@ -35,7 +43,7 @@ def test_a_run_of_an_earlier_veracity_is_resumed(tmp_path: Path) -> None:
 
 def test_other_prompts_for_samples_with_history_are_not_resumed_into(tmp_path: Path) -> None:
     with_one_result(tmp_path / "run", NOW)
-    changed = NOW | {"judge": NOW["judge"] | {"conversation_prompts": {"claim_extraction": "c"}}}
+    changed = recording("c")
     with pytest.raises(RunDirectoryError, match="different judge conversation_prompts"):
         RunDirectory(tmp_path / "run").open(changed)
     # Nor, once recorded, is a run without them (another judge, an older veracity).

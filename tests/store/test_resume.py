@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.store.runs import start_run, write_dataset
+from tests.store.runs import finish, start_run, write_dataset
 from veracity.judges.chat.cache import ResponseCache
 from veracity.store import RunDirectory, RunDirectoryError
 from veracity.testing import FakeLLMServer
@@ -33,7 +33,8 @@ def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path) -> None:
         baseline = start_run(
             dataset, tmp_path / "baseline", server.base_url, tmp_path / "cache-a", *KILLABLE
         )
-        assert baseline.wait(timeout=120) == 0, baseline.stderr.read() if baseline.stderr else ""
+        done = finish(baseline)
+        assert done.returncode == 0, done.stderr
         baseline_calls = server.stats.completions
         server.reset_stats()
 
@@ -46,7 +47,7 @@ def test_killed_runs_resume_to_the_uninterrupted_result(tmp_path: Path) -> None:
             if proc.poll() is not None:
                 break
             proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
+            proc.communicate(timeout=30)
             time.sleep(0.4)  # let the server finish what the killed run had asked
             # In flight at the kill, as the client saw it: asked, but no reply recorded.
             lost = server.stats.completions - lost_in_flight - len(ResponseCache(cache))
@@ -71,7 +72,8 @@ def test_a_killed_run_without_the_cache_repeats_only_the_calls_in_flight(
     # Slow verifications: at any moment many samples have their claims and wait for them.
     with FakeLLMServer(latency_s=lambda r: 0.3 if "<claims>" in r.first_user else 0.05) as server:
         baseline = start_run(dataset, tmp_path / "baseline", server.base_url, cache, *flags)
-        assert baseline.wait(timeout=120) == 0, baseline.stderr.read() if baseline.stderr else ""
+        done = finish(baseline)
+        assert done.returncode == 0, done.stderr
         baseline_calls = server.stats.completions
         server.reset_stats()
 
@@ -82,7 +84,7 @@ def test_a_killed_run_without_the_cache_repeats_only_the_calls_in_flight(
         while server.stats.completions < baseline_calls // 3 and time.monotonic() < deadline:
             time.sleep(0.01)
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
+        proc.communicate(timeout=30)
         time.sleep(0.4)  # let the server finish what the killed run had asked
         final = start_run(dataset, out, server.base_url, cache, *flags)
         stderr = final.communicate(timeout=120)[1]
@@ -99,17 +101,17 @@ def test_a_finished_run_run_again_makes_no_call(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data.jsonl", 5)
     with FakeLLMServer() as server:
         first = start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "cache", *KILLABLE)
-        assert first.wait(timeout=120) == 0
+        assert finish(first).returncode == 0
         calls = server.stats.completions
         assert calls > 0
         again = start_run(
             dataset, tmp_path / "run", server.base_url, tmp_path / "cache", *KILLABLE
         )  # resumes
-        assert again.wait(timeout=120) == 0
+        assert finish(again).returncode == 0
         elsewhere = start_run(
             dataset, tmp_path / "other", server.base_url, tmp_path / "cache", *KILLABLE
         )  # cache
-        assert elsewhere.wait(timeout=120) == 0
+        assert finish(elsewhere).returncode == 0
         assert server.stats.completions == calls
     assert comparable(tmp_path / "other") == comparable(tmp_path / "run")
     summary = json.loads((tmp_path / "other" / "summary.json").read_text())
@@ -133,12 +135,8 @@ def test_a_run_of_other_data_is_not_resumed_into(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data.jsonl", 2)
     other = write_dataset(tmp_path / "other.jsonl", 3)
     with FakeLLMServer() as server:
-        assert (
-            start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "c", *KILLABLE).wait(
-                timeout=120
-            )
-            == 0
-        )
+        first = start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "c", *KILLABLE)
+        assert finish(first).returncode == 0
         proc = start_run(other, tmp_path / "run", server.base_url, tmp_path / "c", *KILLABLE)
         stderr = proc.communicate(timeout=120)[1]
     assert proc.returncode == 2

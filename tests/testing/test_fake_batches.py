@@ -8,6 +8,7 @@ import time
 import anthropic
 import openai
 import pytest
+from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 from veracity.testing import FakeLLMServer
 
@@ -54,9 +55,13 @@ def test_anthropic_batch_expires_half_done() -> None:
     with FakeLLMServer() as server:
         server.batches.expire = 1
         client = anthropic.Anthropic(base_url=server.anthropic_base_url, api_key="test")
-        params = {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
+        params: MessageCreateParamsNonStreaming = {
+            "model": "m",
+            "max_tokens": 50,
+            "messages": [{"role": "user", "content": "hi"}],
+        }
         created = client.messages.batches.create(
-            requests=[{"custom_id": f"r{i}", "params": params} for i in range(4)]  # type: ignore[misc]
+            requests=[{"custom_id": f"r{i}", "params": params} for i in range(4)]
         )
         batch = client.messages.batches.retrieve(created.id)
         assert batch.processing_status == "ended"

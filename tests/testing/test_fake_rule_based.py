@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
+from tests.helpers import openai_messages
 from veracity.prompts import (
     CLAIM_EXTRACTION,
     CLAIM_VERIFICATION,
@@ -24,11 +26,11 @@ CONTEXTS = (
 )
 
 
-def as_messages(prompt: RenderedPrompt) -> list[dict[str, Any]]:
-    return [{"role": m.role, "content": m.content} for m in prompt.messages]
+def as_messages(prompt: RenderedPrompt) -> list[ChatCompletionMessageParam]:
+    return openai_messages(prompt.messages)
 
 
-def ask(server: FakeLLMServer, messages: list[dict[str, Any]]) -> str:
+def ask(server: FakeLLMServer, messages: Sequence[ChatCompletionMessageParam]) -> str:
     with openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0) as client:
         reply = client.chat.completions.create(model="judge", messages=messages)
     content = reply.choices[0].message.content
@@ -97,7 +99,7 @@ def test_neutralised_tags_stay_inside_their_claim() -> None:
 
 def test_reask_conversation_uses_the_first_user_message(server: FakeLLMServer) -> None:
     prompt = CLAIM_EXTRACTION.render(render_extraction("Q?", "Water boils at 100 degrees."))
-    messages = [
+    messages: list[ChatCompletionMessageParam] = [
         *as_messages(prompt),
         {"role": "assistant", "content": "Sure, here you go: claims..."},
         {"role": "user", "content": "Your reply was not valid JSON: fix it."},

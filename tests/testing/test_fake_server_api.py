@@ -14,6 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 import anthropic
 import openai
 import pytest
+from anthropic.types import MessageParam, ToolChoiceToolParam, ToolParam
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 
 from veracity.testing import (
     EMBEDDING_DIM,
@@ -24,7 +27,8 @@ from veracity.testing import (
     scripted,
 )
 
-USER = [{"role": "user", "content": "Say hello."}]
+USER: list[ChatCompletionMessageParam] = [{"role": "user", "content": "Say hello."}]
+ANTHROPIC_USER: list[MessageParam] = [{"role": "user", "content": "Say hello."}]
 
 ClientFor = Callable[[FakeLLMServer], openai.OpenAI]
 
@@ -83,7 +87,9 @@ def test_responder_sees_api_neutral_request(client_for: ClientFor) -> None:
         )
         anthropic.Anthropic(
             base_url=server.anthropic_base_url, api_key="test", max_retries=0
-        ).messages.create(model="claude-x", max_tokens=50, system="sys text", messages=USER)
+        ).messages.create(
+            model="claude-x", max_tokens=50, system="sys text", messages=ANTHROPIC_USER
+        )
 
     assert seen[0].api == "openai"
     assert seen[0].messages == (("system", "be terse"), ("user", "part one"))
@@ -100,7 +106,7 @@ def test_anthropic_text_round_trip() -> None:
         client = anthropic.Anthropic(
             base_url=server.anthropic_base_url, api_key="test", max_retries=0
         )
-        message = client.messages.create(model="claude-x", max_tokens=100, messages=USER)
+        message = client.messages.create(model="claude-x", max_tokens=100, messages=ANTHROPIC_USER)
         stats = server.stats
 
     assert message.type == "message"
@@ -116,7 +122,7 @@ def test_anthropic_text_round_trip() -> None:
 
 def test_anthropic_forced_tool_use_returns_parsed_input() -> None:
     reply = '{"claims": ["Paris is in France."]}'
-    tool = {
+    tool: ToolParam = {
         "name": "record_claims",
         "description": "Record the claims.",
         "input_schema": {"type": "object", "properties": {"claims": {"type": "array"}}},
@@ -125,12 +131,12 @@ def test_anthropic_forced_tool_use_returns_parsed_input() -> None:
         client = anthropic.Anthropic(
             base_url=server.anthropic_base_url, api_key="test", max_retries=0
         )
-        forced = {"type": "tool", "name": "record_claims"}
+        forced: ToolChoiceToolParam = {"type": "tool", "name": "record_claims"}
         message = client.messages.create(
-            model="c", max_tokens=100, messages=USER, tools=[tool], tool_choice=forced
+            model="c", max_tokens=100, messages=ANTHROPIC_USER, tools=[tool], tool_choice=forced
         )
         fallback = client.messages.create(
-            model="c", max_tokens=100, messages=USER, tools=[tool], tool_choice=forced
+            model="c", max_tokens=100, messages=ANTHROPIC_USER, tools=[tool], tool_choice=forced
         )
 
     block = message.content[0]
@@ -157,7 +163,10 @@ def test_scripted_replies_exhausted_give_a_clear_500(client_for: ClientFor) -> N
 
 
 def test_json_schema_unsupported_is_a_bad_request(client_for: ClientFor) -> None:
-    schema = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}}
+    schema: ResponseFormatJSONSchema = {
+        "type": "json_schema",
+        "json_schema": {"name": "x", "schema": {"type": "object"}},
+    }
     with FakeLLMServer(scripted(["{}"]), supports_json_schema=False) as server:
         client = client_for(server)
         with pytest.raises(openai.BadRequestError) as caught:

@@ -10,11 +10,15 @@ from collections.abc import Callable
 import anthropic
 import openai
 import pytest
+from anthropic.types import MessageParam
+from openai.types.chat import ChatCompletionMessageParam
 
+from tests.helpers import openai_messages
 from veracity.prompts import CLAIM_VERIFICATION, render_verification
 from veracity.testing import MANGLINGS, FakeLLMServer, Faults, mangle_content, scripted
 
-USER = [{"role": "user", "content": "Say hello."}]
+USER: list[ChatCompletionMessageParam] = [{"role": "user", "content": "Say hello."}]
+ANTHROPIC_USER: list[MessageParam] = [{"role": "user", "content": "Say hello."}]
 
 ClientFor = Callable[[FakeLLMServer], openai.OpenAI]
 
@@ -45,9 +49,9 @@ def test_rate_limit_speaks_anthropic_to_the_anthropic_sdk() -> None:
         client = anthropic.Anthropic(
             base_url=server.anthropic_base_url, api_key="test", max_retries=0
         )
-        client.messages.create(model="c", max_tokens=10, messages=USER)
+        client.messages.create(model="c", max_tokens=10, messages=ANTHROPIC_USER)
         with pytest.raises(anthropic.RateLimitError) as caught:
-            client.messages.create(model="c", max_tokens=10, messages=USER)
+            client.messages.create(model="c", max_tokens=10, messages=ANTHROPIC_USER)
     assert float(caught.value.response.headers["retry-after"]) > 0
     assert caught.value.body == {
         "type": "error",
@@ -126,7 +130,7 @@ def test_malformed_content_always_differs_and_is_recorded(client_for: ClientFor)
     verification = CLAIM_VERIFICATION.render(
         render_verification(["Paris is in France.", "Paris is in Peru."], ("Paris is in France.",))
     )
-    messages = [{"role": m.role, "content": m.content} for m in verification.messages]
+    messages = openai_messages(verification.messages)
     with FakeLLMServer() as clean:
         expected = client_for(clean).chat.completions.create(model="m", messages=messages)
     original = expected.choices[0].message.content

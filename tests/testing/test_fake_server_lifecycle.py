@@ -11,10 +11,11 @@ from collections.abc import Callable
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from veracity.testing import FakeLLMServer, Faults
 
-USER = [{"role": "user", "content": "hi"}]
+USER: list[ChatCompletionMessageParam] = [{"role": "user", "content": "hi"}]
 
 ClientFor = Callable[[FakeLLMServer], openai.OpenAI]
 

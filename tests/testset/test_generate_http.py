@@ -125,6 +125,7 @@ async def test_bundled_docs_generate_answer_and_evaluate(tmp_path: Path) -> None
             answered, ["faithfulness", "context_recall"], judge, out=tmp_path / "run",
             embedder=None, bert_scorer=None, cache=False,
         )  # fmt: skip
+        await judge.aclose()  # the caller's judge: the caller closes it
     records = evaluation.results
     assert len(records) == 16
     assert all(r.status == "scored" and r.score == 1.0 for r in records)

@@ -10,27 +10,9 @@ when first used, so ``import veracity`` stays quick.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from veracity.agreement.calibration_file import (
-    CalibrationFile,
-    CalibrationFileError,
-    CalibrationWarning,
-    read_calibration,
-)
-
-if TYPE_CHECKING:
-    from veracity.agreement.load import AgreementError, Fitted, agree, calibrate_run
-    from veracity.agreement.report import AgreementReport
-
-_LAZY = {
-    "AgreementError": "veracity.agreement.load",
-    "AgreementReport": "veracity.agreement.report",
-    "Fitted": "veracity.agreement.load",
-    "agree": "veracity.agreement.load",
-    "calibrate_run": "veracity.agreement.load",
-}
+from veracity._lazy import lazy_exports
 
 __all__ = [
     "AgreementError",
@@ -44,8 +26,14 @@ __all__ = [
     "read_calibration",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if TYPE_CHECKING:
+    from veracity.agreement.calibration_file import (
+        CalibrationFile,
+        CalibrationFileError,
+        CalibrationWarning,
+        read_calibration,
+    )
+    from veracity.agreement.load import AgreementError, Fitted, agree, calibrate_run
+    from veracity.agreement.report import AgreementReport
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

@@ -3,10 +3,11 @@ P(people call the answer good), per metric, with what it was fitted on.
 
 Written by ``veracity calibrate``, read by ``veracity run --calibration``. veracity also
 ships named scorings: calibrations fitted once on its development sets' fit halves, one
-per kind of judge (``SCORINGS``), chosen by name where a file is expected. Applying one
-needs numpy alone. Reading never trusts the file: its size is bounded, every number must
-be finite, every list has the length its model needs, and a signal must be one veracity
-knows; anything else is a :class:`CalibrationFileError` naming the file and the field.
+per kind of judge (``veracity.agreement.scorings``), chosen by name where a file is
+expected. Applying one needs numpy alone. Reading never trusts the file: its size is
+bounded, every number must be finite, every list has the length its model needs, and a
+signal must be one veracity knows; anything else is a :class:`CalibrationFileError`
+naming the file and the field.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from veracity.agreement.scorings import NAMES as SCORINGS
+from veracity.agreement.scorings import scoring_file
 from veracity.agreement.signals import (
     FAITHFULNESS_SIGNALS,
     MissingSignals,
@@ -219,24 +222,12 @@ def judge_identity(described: dict[str, Any]) -> JudgeIdentity:
     return JudgeIdentity(name=str(described.get("name", "unknown")), fingerprints=fingerprints)
 
 
-_SCORINGS_PACKAGE = "veracity.agreement.scorings"
-SCORINGS: tuple[str, ...] = tuple(
-    sorted(
-        entry.name.removesuffix(".json")
-        for entry in resources.files(_SCORINGS_PACKAGE).iterdir()
-        if entry.name.endswith(".json")
-    )
-)
-
-
 def read_calibration(source: Path | str) -> CalibrationFile:
     """The calibration in the file ``source``, or the named scoring ``source`` (one of
     ``SCORINGS``) when no such file exists; checked."""
     path = Path(source)
     if not path.exists() and str(source) in SCORINGS:
-        with resources.as_file(
-            resources.files(_SCORINGS_PACKAGE).joinpath(f"{source}.json")
-        ) as shipped:
+        with resources.as_file(scoring_file(str(source))) as shipped:
             return _read_file(shipped)
     return _read_file(path)
 

@@ -5,19 +5,22 @@ paired differences."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.agreement.report import (
-    AgreementReport,
-    Disagreement,
-    GroupAgreement,
-    MetricAgreement,
-)
 from veracity.agreement.statistics import Estimate
 from veracity.report.terminal import visible
+
+if TYPE_CHECKING:  # annotations only: the report imports this module to show itself
+    from veracity.agreement.report import (
+        AgreementReport,
+        Disagreement,
+        GroupAgreement,
+        MetricAgreement,
+    )
 
 FIGURE_NAMES = {
     "auroc": "AUROC",

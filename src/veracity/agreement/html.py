@@ -14,20 +14,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from veracity.agreement.console import FIGURE_NAMES, estimate, number
 from veracity.agreement.html_charts import Curve, reliability_chart, roc_chart
-from veracity.agreement.report import (
-    AgreementReport,
-    Disagreement,
-    GroupAgreement,
-    MetricAgreement,
-)
 from veracity.agreement.statistics import Estimate, Figures, PairedEstimate
 from veracity.report.html import page, scroll, section
 from veracity.report.html_charts import PALETTE
 from veracity.report.html_tables import e
 from veracity.store import write_text_atomic
+
+if TYPE_CHECKING:  # annotations only: the report imports this module to show itself
+    from veracity.agreement.report import (
+        AgreementReport,
+        Disagreement,
+        GroupAgreement,
+        MetricAgreement,
+    )
 
 # C0/C1 controls but tab and newlines, and lone surrogates (UTF-8 cannot write them).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")

@@ -22,7 +22,7 @@ from veracity.agreement.statistics import (
 )
 from veracity.labels import InterAnnotator, LabelKind, LabelSet
 from veracity.report.excerpts import cut
-from veracity.report.groups import DEFAULT_THRESHOLD
+from veracity.report.keys import DEFAULT_THRESHOLD
 from veracity.types import ResultRecord, Sample
 
 TOP = 5

@@ -10,7 +10,7 @@ import typer
 from rich.text import Text
 
 from veracity.cli.common import cannot_write, err_console, fail, out_console, writing_stdout
-from veracity.store import RESULTS, ResultsFileError, write_json_atomic
+from veracity.store.layout import RESULTS
 
 if TYPE_CHECKING:  # the agreement stack (scikit-learn, scipy) loads when a command runs
     from veracity.agreement.calibration_file import CalibrationFile
@@ -94,6 +94,7 @@ def agree(
     from veracity.agreement.load import AgreementError
     from veracity.agreement.load import agree as compute
     from veracity.report.load import ReportError
+    from veracity.store import ResultsFileError
 
     runs = [run_a] if run_b is None else [run_a, run_b]
     for run in runs:
@@ -117,6 +118,7 @@ def _write_outputs(
 ) -> None:
     from veracity.agreement.html import write_agreement_html
     from veracity.agreement.markdown import markdown_agreement
+    from veracity.store import write_json_atomic
 
     target: Path | None = None
     try:
@@ -157,6 +159,7 @@ def calibrate(
     writes only the metrics it helps unless --force."""
     from veracity.agreement.load import AgreementError, calibrate_run
     from veracity.report.load import ReportError
+    from veracity.store import ResultsFileError, write_json_atomic
 
     _check_run(run)
     try:

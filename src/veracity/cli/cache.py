@@ -5,26 +5,24 @@ from __future__ import annotations
 import time
 from contextlib import closing
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from veracity._suggest import did_you_mean
 from veracity._units import format_size, parse_age
 from veracity.cli.common import ConfigOption, fail, out_console
-from veracity.config import ConfigError, VeracityConfig, load_config
-from veracity.judges.chat.cache import (
-    ResponseCache,
-    ResponseCacheError,
-    cache_file_size,
-    cache_max_bytes,
-    default_cache_path,
-)
+
+if TYPE_CHECKING:  # the cache and the config load when a command runs, not for --help
+    from veracity.config import VeracityConfig
+    from veracity.judges.chat.cache import ResponseCache
 
 cache_app = typer.Typer(help="Inspect or clear the judge-response cache.", no_args_is_help=True)
 
 
 def _config(config: Path | None) -> VeracityConfig:
+    from veracity.config import ConfigError, load_config
+
     try:
         return load_config(config)
     except ConfigError as exc:
@@ -32,11 +30,15 @@ def _config(config: Path | None) -> VeracityConfig:
 
 
 def _path(settings: VeracityConfig) -> Path:
+    from veracity.judges.chat.cache import default_cache_path
+
     """The cache file a run would use: the config's ``cache:`` path, else the default."""
     return Path(settings.cache) if isinstance(settings.cache, str) else default_cache_path()
 
 
 def _open(path: Path) -> ResponseCache:
+    from veracity.judges.chat.cache import ResponseCache, ResponseCacheError
+
     """The cache, unbounded: looking at it or clearing part of it evicts nothing else. A
     damaged file is set aside with a warning (and a new one started), as a run does."""
     try:
@@ -64,6 +66,8 @@ def info(config: ConfigOption = None) -> None:
 
     Also when its replies were written and last used, and whether a run is using it now.
     """
+    from veracity.judges.chat.cache import cache_file_size, cache_max_bytes
+
     settings = _config(config)
     try:
         bound = cache_max_bytes(settings.cache_max_size)

@@ -9,23 +9,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from veracity._suggest import one_of
-from veracity.config import VeracityConfig, load_config
-from veracity.judges import default_judge_spec
-from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES, StructuredOutput
-from veracity.judges.chat.cache import cache_max_bytes
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT
-from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget
-from veracity.report import DEFAULT_MAX_ERROR_RATE, checked_error_rate
+from veracity.prompts.budget import DEFAULT_PROMPT_BUDGET, PromptBudget
 from veracity.report.terminal import visible_lines
-from veracity.runner import Executor, checked_executor
-from veracity.transport.urls import checked_base_url
+from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
+
+if TYPE_CHECKING:
+    from veracity.config import VeracityConfig
+    from veracity.judges.chat.base import StructuredOutput
+    from veracity.runner import Executor
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE_ERRORS = 0, 1, 2, 3
 # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C.
@@ -235,6 +233,9 @@ ConfigOption = Annotated[
 
 
 def structured_output_mode(value: str) -> StructuredOutput:
+    from veracity._suggest import one_of
+    from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES
+
     try:
         return one_of(value, STRUCTURED_OUTPUT_MODES, "--structured-output")
     except ValueError as exc:
@@ -296,6 +297,14 @@ def settings_from(
     ray_address: str | None = None,
     batch: bool | None = None,
 ) -> RunSettings:
+    # Imported here: the command line starts without the judges and the runner.
+    from veracity.config import load_config
+    from veracity.judges import default_judge_spec
+    from veracity.judges.chat.cache import cache_max_bytes
+    from veracity.report.thresholds import checked_error_rate
+    from veracity.runner import checked_executor
+    from veracity.transport.urls import checked_base_url
+
     config = load_config(config_path)
     max_size = cache_max_size if cache_max_size is not None else config.cache_max_size
     try:  # a bad size (or $VERACITY_CACHE_MAX_SIZE) fails before the first call

@@ -10,14 +10,6 @@ from typing import Annotated
 import typer
 
 from veracity.cli.common import err_console, fail, interrupted, out_console
-from veracity.embeddings import OpenAIEmbedder
-from veracity.evaluation import aevaluate
-from veracity.judges import LLMJudge
-from veracity.judges.chat import OpenAIChat
-from veracity.metrics import resolve_metrics
-from veracity.report import print_summary
-from veracity.store import RunDirectoryError
-from veracity.testing import FakeLLMServer
 
 DEMO_METRICS = (
     "faithfulness",
@@ -37,6 +29,15 @@ def demo(
     The judge is veracity's fake OpenAI-compatible server on loopback, whose verdicts come
     from word overlap: the run shows the pipeline, files and reports, not a real judgement.
     """
+    from veracity.embeddings import OpenAIEmbedder
+    from veracity.evaluation import aevaluate
+    from veracity.judges import LLMJudge
+    from veracity.judges.chat import OpenAIChat
+    from veracity.metrics import resolve_metrics
+    from veracity.report import print_summary
+    from veracity.store import RunDirectoryError
+    from veracity.testing import FakeLLMServer
+
     err_console.print(
         "[bold]demo:[/] judging with veracity's rule-based fake LLM server on 127.0.0.1 "
         "(word overlap, not a real model)",

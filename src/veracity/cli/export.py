@@ -11,10 +11,8 @@ import typer
 
 from veracity._suggest import one_of
 from veracity.cli.common import cannot_write, err_console, fail, out_console, writing_stdout
-from veracity.report.export import FORMATS, ExportError, write_export
-from veracity.report.load import unfinished
 from veracity.report.terminal import visible
-from veracity.store import RESULTS, ResultsFileError, read_results
+from veracity.store.layout import RESULTS
 
 
 def export(
@@ -38,6 +36,10 @@ def export(
     """Write a run's results as a flat table: one row per sample, system, metric and
     iteration, with score, status, reason, cost, latency and token counts, and the
     details as JSON text."""
+    from veracity.report.export import FORMATS, ExportError, write_export
+    from veracity.report.load import unfinished
+    from veracity.store import ResultsFileError, read_results
+
     try:
         one_of(fmt, FORMATS, "--format")
     except ValueError as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,15 +18,11 @@ from veracity.cli.report_formats import (
     check_options,
     write_format,
 )
-from veracity.report.compare import CompareError, Comparison, compare_runs, compare_systems
-from veracity.report.console_compare import print_comparison
-from veracity.report.console_report import print_report
-from veracity.report.html_compare import write_comparison
-from veracity.report.load import unfinished
-from veracity.report.run_data import load_run
 from veracity.report.terminal import visible
-from veracity.report.thresholds import parse_thresholds
-from veracity.store import RESULTS, ResultsFileError, write_json_atomic
+from veracity.store.layout import RESULTS
+
+if TYPE_CHECKING:  # the report stack loads when a command runs, not for --help
+    from veracity.report.compare import Comparison
 
 HTML_MODULE = "veracity.report.html"
 
@@ -54,6 +50,12 @@ def report(
     """Print a run's summary: statistics per metric, system and question type, the failures
     by severity, the worst items with their failing claims, and recommendations; or the
     run as JUnit XML or Markdown for CI (exit 0 whatever the thresholds say)."""
+    from veracity.report.console_report import print_report
+    from veracity.report.load import unfinished
+    from veracity.report.run_data import load_run
+    from veracity.report.thresholds import parse_thresholds
+    from veracity.store import ResultsFileError
+
     check_options(report_format, out, github)
     try:
         run = load_run(run_dir, parse_thresholds(threshold or []))
@@ -108,6 +110,11 @@ def compare(
 ) -> None:
     """Paired per-metric differences B − A with a 95 % CI and a p-value, and the items
     that regressed most. Results pair on sample id, metric and iteration."""
+    from veracity.report.compare import CompareError
+    from veracity.report.console_compare import print_comparison
+    from veracity.report.html_compare import write_comparison
+    from veracity.store import write_json_atomic
+
     if (run_b is None) == (systems is None):
         raise fail("give two run directories, or one run and --systems A,B")
     for path in (run_a, run_b):
@@ -136,6 +143,8 @@ def compare(
 
 
 def _compare(run_a: Path, run_b: Path | None, systems: str | None, top: int) -> Comparison:
+    from veracity.report.compare import CompareError, compare_runs, compare_systems
+
     if run_b is not None:
         return compare_runs(run_a, run_b, top=top)
     names = [name.strip() for name in (systems or "").split(",")]

@@ -9,15 +9,14 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from veracity.cli.common import cannot_write, err_console, fail
-from veracity.report.junit import junit_xml
-from veracity.report.markdown import github_annotations, markdown_summary
-from veracity.report.run_data import RunData
-from veracity.store import ResultsFileError, write_text_atomic
+
+if TYPE_CHECKING:
+    from veracity.report.run_data import RunData
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -62,6 +61,8 @@ def check_options(report_format: ReportFormat, out: Path | None, github: bool) -
 
 
 def _write(path: Path, text: str) -> None:
+    from veracity.store import write_text_atomic
+
     try:
         write_text_atomic(path, [text])
     except OSError as exc:
@@ -91,6 +92,10 @@ def write_format(
     run: RunData, report_format: ReportFormat, out: Path | None, *, github: bool
 ) -> None:
     """Print (or write to ``out``) ``run`` as JUnit XML or Markdown."""
+    from veracity.report.junit import junit_xml
+    from veracity.report.markdown import github_annotations, markdown_summary
+    from veracity.store import ResultsFileError
+
     if report_format is ReportFormat.JUNIT:
         if not run.thresholds:
             raise fail(

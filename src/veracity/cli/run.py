@@ -6,13 +6,12 @@ import asyncio
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from veracity._suggest import one_of
-from veracity.agreement.calibration_file import SCORINGS, CalibrationFile, read_calibration
+from veracity.agreement.scorings import NAMES as SCORINGS
 from veracity.cli.common import (
     EXIT_JUDGE_ERRORS,
     EXIT_THRESHOLD,
@@ -44,38 +43,23 @@ from veracity.cli.common import (
     settings_from,
     structured_output_mode,
 )
-from veracity.cli.progress import RunProgress
-from veracity.config import ConfigError
-from veracity.dataset import (
-    BadRowsWarning,
-    DatasetError,
-    NoValidSampleError,
-    RowError,
-    read_dataset,
-)
-from veracity.embeddings import MissingLocalModelError, ModelIntegrityError, ModelSpecError
-from veracity.embeddings.factory import local_embedder_available
-from veracity.evaluation import EvaluationResult, aevaluate
-from veracity.evaluation.batching import BatchUnavailableError
-from veracity.judges import JudgeFailingError, JudgeFatalError, JudgeSpecError, make_judge
-from veracity.judges.chat.batching import BatchSettings
-from veracity.judges.chat.cache import ResponseCacheError
-from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UNFOUNDED_SUPPORTS
-from veracity.metrics import Metric, UnknownMetricError, resolve_metrics
-from veracity.report import check_thresholds, parse_thresholds, print_summary
-from veracity.report.html import write_report
-from veracity.report.terminal import visible
-from veracity.report.thresholds import gated_metric
-from veracity.runner import ExecutorError
-from veracity.runner.estimate import estimate_run
-from veracity.store import DATABASE, MANIFEST, REPORT, RESULTS, RunDirectoryError, results_done
-from veracity.transport.pricing import BATCH_DISCOUNT, batch_price, find_price
-from veracity.types import Sample, Usage
+from veracity.store.layout import DATABASE, MANIFEST, REPORT, RESULTS
+
+if TYPE_CHECKING:  # the evaluation stack loads when a command runs, not for --help
+    from veracity.agreement.calibration_file import CalibrationFile
+    from veracity.cli.progress import RunProgress
+    from veracity.dataset import RowError
+    from veracity.evaluation import EvaluationResult
+    from veracity.judges import Judge
+    from veracity.judges.chat.base import StructuredOutput
+    from veracity.metrics import Metric
 
 MAX_SHOWN = 20
 
 
 def _bad_rows(rows: list[RowError], what: str) -> None:
+    from veracity.report.terminal import visible
+
     for row in rows[:MAX_SHOWN]:
         # A row's message quotes the data: no markup, no control character reaches the screen.
         err_console.print(f"[yellow]{what}[/] {escape(visible(row))}", highlight=False)
@@ -84,6 +68,8 @@ def _bad_rows(rows: list[RowError], what: str) -> None:
 
 
 def _metrics(settings: RunSettings) -> list[Metric]:
+    from veracity.metrics import resolve_metrics
+
     config = settings.config
     return resolve_metrics(
         settings.metrics,
@@ -102,6 +88,8 @@ def _gates(
     """The thresholds of the config file and ``--threshold``, each on a metric of this run:
     a gate on a metric the run does not compute could never be met, so it fails now,
     before the first judge call, rather than after the whole run."""
+    from veracity.report.thresholds import gated_metric, parse_thresholds
+
     gates = {**settings.config.thresholds, **parse_thresholds(flags)}
     names = [metric.name for metric in metrics]
     for gate in gates:
@@ -119,6 +107,8 @@ def _gates(
 
 def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Path) -> None:
     """Print the thresholds' checks; exit 3 on too many judge errors, else 1 on a miss."""
+    from veracity.report.thresholds import check_thresholds
+
     checks = check_thresholds(result.summary, gates)
     for check in checks:
         out_console.print(str(check), style="green" if check.met else "bold red", highlight=False)
@@ -137,7 +127,66 @@ def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Pat
 def _calibration(path: Path | str | None) -> CalibrationFile | None:
     """The calibration file or named scoring, read before any judge call
     (CalibrationFileError is a ValueError naming the file)."""
+    from veracity.agreement.calibration_file import read_calibration
+
     return None if path is None else read_calibration(path)
+
+
+def _settings_errors() -> tuple[type[Exception], ...]:
+    """What settings a user got wrong raise (each message names the setting)."""
+    from veracity.config import ConfigError
+    from veracity.judges import JudgeSpecError
+    from veracity.metrics import UnknownMetricError
+    from veracity.runner import ExecutorError
+
+    return (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError)
+
+
+def _run_errors() -> tuple[type[Exception], ...]:
+    """What a run that cannot go on raises, beyond the judge's own failures: bad input,
+    a run directory or cache in the way, a local model that cannot load."""
+    from veracity.dataset import DatasetError
+    from veracity.embeddings import MissingLocalModelError, ModelIntegrityError, ModelSpecError
+    from veracity.evaluation.batching import BatchUnavailableError
+    from veracity.judges.chat.cache import ResponseCacheError
+    from veracity.runner import ExecutorError
+    from veracity.store import RunDirectoryError
+
+    return (
+        DatasetError,
+        RunDirectoryError,
+        ResponseCacheError,
+        MissingLocalModelError,
+        ModelIntegrityError,
+        ModelSpecError,
+        ExecutorError,
+        BatchUnavailableError,
+    )
+
+
+def _judge(
+    settings: RunSettings, mode: StructuredOutput, max_tokens: list[str], unfounded: str | None
+) -> Judge:
+    """The run's judge, from its settings and the flags only ``run`` has."""
+    from veracity._suggest import one_of
+    from veracity.judges import make_judge
+    from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UNFOUNDED_SUPPORTS
+
+    return make_judge(
+        settings.judge,
+        base_url=settings.base_url,
+        concurrency=settings.concurrency,
+        rpm=settings.rpm,
+        timeout_s=settings.timeout,
+        structured_output=mode,
+        max_tokens={**settings.config.max_tokens, **_reply_bounds(max_tokens)},
+        prompt_budget=settings.prompt_budget,
+        unfounded_support=one_of(
+            unfounded or settings.config.unfounded_support or DEFAULT_UNFOUNDED_SUPPORT,
+            UNFOUNDED_SUPPORTS,
+            "--unfounded-support",
+        ),
+    )
 
 
 def _reply_bounds(specs: list[str]) -> dict[str, int]:
@@ -155,6 +204,9 @@ def _reply_bounds(specs: list[str]) -> dict[str, int]:
 
 def _count_samples(dataset: Path) -> int | None:
     """For the progress bar's total; a file that breaks is left to the run to report."""
+    from veracity.dataset import DatasetError, read_dataset
+    from veracity.types import Sample
+
     try:
         return sum(isinstance(item, Sample) for item in read_dataset(dataset))
     except DatasetError:
@@ -166,6 +218,9 @@ def _progress(
 ) -> RunProgress:
     """The progress bar, on a terminal: every result the run will have, those a resumed
     run already has counted as done."""
+    from veracity.cli.progress import RunProgress
+    from veracity.store import results_done
+
     samples = _count_samples(dataset) if err_console.is_terminal else None
     if samples is None:
         return RunProgress(err_console, None)
@@ -235,6 +290,11 @@ def run(
     ragas_score, factual_accuracy, semantic_similarity, bert_score,
     answer_classification, rubric, and rubric:NAME for a rubric of the config file.
     """
+    from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, read_dataset
+    from veracity.evaluation import aevaluate
+    from veracity.judges import JudgeFailingError, JudgeFatalError
+    from veracity.judges.chat.batching import BatchSettings
+
     check_dataset(dataset)
     mode = structured_output_mode(structured_output)
     run_dir = out or Path("runs") / dataset.stem
@@ -255,22 +315,8 @@ def run(
         chosen = _metrics(settings)
         calibrator = _calibration(calibration or settings.config.calibration)
         gates = _gates(settings, threshold or [], chosen, calibrator)
-        the_judge = make_judge(
-            settings.judge,
-            base_url=settings.base_url,
-            concurrency=settings.concurrency,
-            rpm=settings.rpm,
-            timeout_s=settings.timeout,
-            structured_output=mode,
-            max_tokens={**settings.config.max_tokens, **_reply_bounds(max_tokens or [])},
-            prompt_budget=settings.prompt_budget,
-            unfounded_support=one_of(
-                unfounded_support or settings.config.unfounded_support or DEFAULT_UNFOUNDED_SUPPORT,
-                UNFOUNDED_SUPPORTS,
-                "--unfounded-support",
-            ),
-        )
-    except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:
+        the_judge = _judge(settings, mode, max_tokens or [], unfounded_support)
+    except _settings_errors() as exc:
         raise fail(str(exc)) from exc
     try:
         if strict:
@@ -320,16 +366,7 @@ def run(
     except NoValidSampleError as exc:  # bad input, not a judge that failed (exit 3)
         _bad_rows(list(exc.bad_rows), "bad row")
         raise fail(f"no valid sample in {dataset} ({len(exc.bad_rows)} bad row(s))") from exc
-    except (
-        DatasetError,
-        RunDirectoryError,
-        ResponseCacheError,
-        MissingLocalModelError,
-        ModelIntegrityError,
-        ModelSpecError,
-        ExecutorError,
-        BatchUnavailableError,
-    ) as exc:
+    except _run_errors() as exc:
         raise fail(str(exc)) from exc
     except JudgeFailingError as exc:  # a server failing every call: judge errors, not usage
         raise fail(
@@ -340,6 +377,15 @@ def run(
         ) from exc
     except JudgeFatalError as exc:
         raise fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
+
+    _finish(result, run_dir, dataset, html=html, gates=gates)
+
+
+def _finish(
+    result: EvaluationResult, run_dir: Path, dataset: Path, *, html: bool, gates: dict[str, float]
+) -> None:
+    """A finished run's summary, where it is, its report, and its gates."""
+    from veracity.report import print_summary
 
     _bad_rows(list(result.bad_rows), "bad row")
     print_summary(result.summary, out_console)
@@ -353,6 +399,8 @@ def run(
 
 def _html_report(run_dir: Path, dataset: Path, *, write: bool) -> None:
     """Write the HTML report (``--html``), or say how to."""
+    from veracity.report.html import write_report
+
     if not write:
         out_console.print(
             f"HTML report: veracity report {run_dir} --html", highlight=False, markup=False
@@ -380,6 +428,12 @@ def estimate(
     config: ConfigOption = None,
 ) -> None:
     """Predict the judge calls, tokens, cost and time of a run, making no call."""
+    from veracity.dataset import DatasetError, read_dataset
+    from veracity.embeddings.factory import local_embedder_available
+    from veracity.runner.estimate import estimate_run
+    from veracity.transport.pricing import BATCH_DISCOUNT, batch_price, find_price
+    from veracity.types import Sample, Usage
+
     check_dataset(dataset)
     try:
         settings = settings_from(
@@ -388,7 +442,7 @@ def estimate(
             truncate_contexts=truncate_contexts, batch=batch,
         )  # fmt: skip
         chosen = _metrics(settings)
-    except (UnknownMetricError, JudgeSpecError, ConfigError, ExecutorError, ValueError) as exc:
+    except _settings_errors() as exc:
         raise fail(str(exc)) from exc
     if settings.batch and settings.judge.partition("/")[0] not in BATCH_DISCOUNT:
         raise fail(f"--batch needs an openai/MODEL or anthropic/MODEL judge, not {settings.judge}")

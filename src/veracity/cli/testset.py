@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,21 +23,17 @@ from veracity.cli.common import (
     settings_from,
     structured_output_mode,
 )
-from veracity.config import ConfigError
-from veracity.dataset import DatasetError
-from veracity.judges import JudgeFatalError, JudgeSpecError, LLMJudge, make_judge
-from veracity.judges.chat.cache import ResponseCacheError
-from veracity.testset.checking import DEFAULT_MIN_SUPPORT
-from veracity.testset.chunking import DEFAULT_CHUNK_CHARS
-from veracity.testset.from_logs import DEFAULT_MAX_CHARS, FromLogsReport, logs_to_testset
-from veracity.testset.generate import (
+from veracity.testset.defaults import (
+    DEFAULT_CHUNK_CHARS,
+    DEFAULT_MAX_CHARS,
+    DEFAULT_MIN_SUPPORT,
     DEFAULT_PER_CALL,
-    DROP_REASONS,
-    GenerateReport,
-    GenerateResult,
-    agenerate_testset,
 )
-from veracity.testset.output import write_jsonl
+
+if TYPE_CHECKING:  # the judges and the generator load when a command runs, not for --help
+    from veracity.judges import LLMJudge
+    from veracity.testset.from_logs import FromLogsReport
+    from veracity.testset.generate import GenerateReport, GenerateResult
 
 MAX_SHOWN = 20
 
@@ -110,6 +106,9 @@ def from_logs(
     asked, stratified (--stratify). Bad, duplicate and filtered rows are counted and shown
     with their line.
     """
+    from veracity.dataset import DatasetError
+    from veracity.testset.from_logs import logs_to_testset
+
     if out.exists() and logs.exists() and out.resolve() == logs.resolve():
         raise fail("--out must not be the log file itself")
     try:
@@ -126,6 +125,8 @@ def from_logs(
 
 
 def _print_generate_report(report: GenerateReport, out: Path) -> None:
+    from veracity.testset.report import DROP_REASONS
+
     usage = report.usage
     tokens = usage.input_tokens + usage.output_tokens
     _say(
@@ -178,6 +179,12 @@ def generate(
     reference is checked against its chunks by the faithfulness judge; unsupported ones
     are dropped and counted. Calls are batched and go through the response cache.
     """
+    from veracity.config import ConfigError
+    from veracity.judges import JudgeFatalError, JudgeSpecError, LLMJudge, make_judge
+    from veracity.judges.chat.cache import ResponseCacheError
+    from veracity.testset.generate import agenerate_testset
+    from veracity.testset.output import write_jsonl
+
     if not docs_dir.exists():
         raise fail(f"documents not found: {docs_dir}")
     mode = structured_output_mode(structured_output)

@@ -130,7 +130,9 @@ def _header(cells: list[str], name: str) -> list[str | None]:
     return header
 
 
-def read_csv(path: Path, name: str, columns: Columns = DEFAULT_COLUMNS) -> Iterator[RawRow]:
+def read_csv(  # noqa: PLR0912 - one pass over the rows: header, bad bytes, blank, wide, good
+    path: Path, name: str, columns: Columns = DEFAULT_COLUMNS
+) -> Iterator[RawRow]:
     """Parse a CSV file row by row; each row's line is the physical line it starts on.
 
     ``columns`` says which column holds which field (how a cell is read depends on it).

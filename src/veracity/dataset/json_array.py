@@ -49,7 +49,7 @@ def _ijson_message(exc: Exception) -> str:
     return repr(lines[0])[1:-1] if lines else type(exc).__name__  # escaped: it may quote the file
 
 
-def _items(
+def _items(  # noqa: PLR0912 - one state machine over the parser's events
     events: Iterator[tuple[str, Any]], in_object: bool, name: str, arrays: Sequence[str]
 ) -> Iterator[object]:
     """The rows of the array, each built from parser events.

@@ -13,7 +13,8 @@ from html import escape
 from typing import Any
 
 from veracity.report.console import usage_line
-from veracity.report.groups import OVERALL, ci, pct
+from veracity.report.groups import ci, pct
+from veracity.report.keys import OVERALL
 from veracity.types import ResultRecord, Usage
 
 

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from veracity._version import __version__
 from veracity.agreement.calibration_file import (
@@ -25,14 +25,12 @@ from veracity.evaluation.blocking import run_blocking
 from veracity.evaluation.inputs import Samples, items_from, row_count
 from veracity.evaluation.notebook import NotebookProgress, in_notebook
 from veracity.evaluation.result import EvaluationResult
-from veracity.judges import Judge, JudgeFatalError, LLMJudge, default_judge_spec, make_judge
+from veracity.judges import Judge, JudgeFatalError, default_judge_spec, make_judge
+from veracity.judges.caching import with_cache
 from veracity.judges.chat.batching import BatchSettings
 from veracity.judges.chat.cache import (
-    SHARED_CACHE_ADVICE,
-    CachedChat,
     ResponseCache,
     cache_max_bytes,
-    default_cache_path,
     remove_cache,
 )
 from veracity.metrics import (
@@ -54,32 +52,6 @@ from veracity.runner import metrics_runner
 from veracity.store import BATCHES, REPLIES, RunDirectory, timestamp
 from veracity.transport.pricing import Price, batch_price, find_price
 from veracity.types import ResultRecord, Rubric, Sample
-
-# What to do when the disk fails a run's own replies (the shared cache says its own).
-RUN_REPLIES_ADVICE = (
-    "free some space or make it writable, then run the same command again to go on: "
-    "every result so far is kept"
-)
-
-
-def _with_cache(
-    judge: Judge,
-    cache: bool | str | Path,
-    scope: Literal["shared", "run"] = "shared",
-    max_bytes: int | None = None,
-) -> tuple[Judge, ResponseCache | None]:
-    """The judge with its chat model behind the response cache (LLM judges only), and
-    that cache: the one shared between runs (bounded by ``max_bytes``), or
-    (``scope="run"``) a run's own replies (unbounded: they go when the run completes)."""
-    if cache is False or not isinstance(judge, LLMJudge) or isinstance(judge.model, CachedChat):
-        return judge, None
-    shared = scope == "shared"
-    replies = ResponseCache(
-        default_cache_path() if cache is True else Path(cache),
-        advice=SHARED_CACHE_ADVICE if shared else RUN_REPLIES_ADVICE,
-        max_bytes=max_bytes if shared else None,
-    )
-    return judge.using(CachedChat(judge.model, replies, scope)), replies
 
 
 async def aevaluate(
@@ -168,7 +140,7 @@ async def aevaluate(
         _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts),
         batch, out, executor,
     )  # fmt: skip
-    the_judge, shared = _with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
+    the_judge, shared = with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
     models = _models(the_judge, chosen, embedder, bert_scorer, base_url, concurrency)
     calibrator = _calibration(calibration, models, chosen)
     price = (batch_price if batch else find_price)(the_judge.name, prices)
@@ -333,7 +305,7 @@ def _open_run(
     run_dir.open(manifest)
     if cache is not False:
         return run_dir, models, None
-    the_judge, own_replies = _with_cache(judge, run_dir.path / REPLIES, "run")
+    the_judge, own_replies = with_cache(judge, run_dir.path / REPLIES, "run")
     return run_dir, replace(models, judge=the_judge), own_replies
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from veracity._version import __version__
 from veracity.report.export import write_export
-from veracity.report.groups import OVERALL
+from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData, RunLike, load_run
 from veracity.report.thresholds import check_thresholds
 from veracity.types import ResultRecord, Status

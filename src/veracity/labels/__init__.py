@@ -7,9 +7,9 @@ an annotator and within a group. Bad rows are reported, located, never dropped s
 a source with no usable label raises ``LabelError``.
 """
 
-from veracity.labels.model import InterAnnotator, ItemLabel, LabelError, LabelRow, LabelSet
-from veracity.labels.reader import labels_from_samples, read_labels
-from veracity.labels.scale import LabelKind, Scale, parse_scales
+from typing import TYPE_CHECKING
+
+from veracity._lazy import lazy_exports
 
 __all__ = [
     "InterAnnotator",
@@ -23,3 +23,10 @@ __all__ = [
     "parse_scales",
     "read_labels",
 ]
+
+if TYPE_CHECKING:
+    from veracity.labels.model import InterAnnotator, ItemLabel, LabelError, LabelRow, LabelSet
+    from veracity.labels.reader import labels_from_samples, read_labels
+    from veracity.labels.scale import LabelKind, Scale, parse_scales
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

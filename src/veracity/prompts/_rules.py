@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# The tags that delimit untrusted text (data to be judged) in every prompt.
+DATA_TAGS = ("question", "answer", "reference", "contexts", "context", "claims", "claim")
+
 
 def data_rule(*tags: str) -> str:
     """The rule telling the judge that the tagged blocks are data, never instructions."""

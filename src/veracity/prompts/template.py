@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from veracity.prompts._rules import DATA_TAGS
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -40,7 +42,6 @@ class OutputSpec:
 
 
 # Every tag veracity's prompts use to delimit data; untrusted text may contain none of them.
-DATA_TAGS = ("question", "answer", "reference", "contexts", "context", "claims", "claim")
 _DATA_TAG = re.compile(rf"<(\s*/?\s*)({'|'.join(DATA_TAGS)})\b", re.IGNORECASE)
 
 

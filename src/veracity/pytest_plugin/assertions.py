@@ -75,7 +75,7 @@ def _quote(text: Any, limit: int = 300) -> str:
     return repr(value if len(value) <= limit else value[: limit - 1] + "…")
 
 
-def _failing_items(details: Mapping[str, Any]) -> list[str]:
+def _failing_items(details: Mapping[str, Any]) -> list[str]:  # noqa: PLR0912 - one case a kind of item
     """What in a result's details went wrong, one line (or a few) per item."""
     lines: list[str] = []
     for key, text_key in (("claims", "claim"), ("statements", "statement")):

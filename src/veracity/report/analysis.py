@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from veracity.report.excerpts import worst_entry
-from veracity.report.groups import DEFAULT_THRESHOLD, NO_SYSTEM, NO_TYPE, OVERALL
+from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM, NO_TYPE, OVERALL
 from veracity.report.recommendations import Evidence, recommend
 from veracity.report.tallies import ClaimTally, Tally
 from veracity.types import ResultRecord, Status

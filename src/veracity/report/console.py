@@ -15,7 +15,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.report.groups import OVERALL, calibrated_line, caveats, ci, judged, pct
+from veracity.report.groups import calibrated_line, caveats, ci, judged, pct
+from veracity.report.keys import OVERALL
 from veracity.report.terminal import visible_tree
 
 

@@ -14,10 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from veracity.report.keys import OVERALL
 from veracity.report.statistics import bootstrap_ci, describe, pass_rate
 from veracity.types import AnswerClass, ResultRecord, Status
-
-OVERALL = "overall"
 
 
 def judged(stats: Mapping[str, Any]) -> int:
@@ -26,12 +25,6 @@ def judged(stats: Mapping[str, Any]) -> int:
     them apart)."""
     return int(stats.get("counts_by_status", {}).get("scored", 0))
 
-
-# The by_system / by_question_type keys of results that name none (JSON keys cannot be null).
-NO_SYSTEM = "(no system)"
-NO_TYPE = "(no type)"
-# The pass threshold of a metric no threshold was given for.
-DEFAULT_THRESHOLD = 0.5
 
 # Labels some metrics put in their details, counted in the summary (with rates over the
 # results that have one): correct / wrong / dont_know, the A–E grade, rubric pass or fail.

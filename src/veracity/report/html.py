@@ -32,7 +32,7 @@ from veracity.report.html_tables import (
     run_header,
     summary_table,
 )
-from veracity.report.summary import NO_SYSTEM, NO_TYPE
+from veracity.report.keys import NO_SYSTEM, NO_TYPE
 from veracity.store import REPORT, write_text_atomic
 
 MAX_SAMPLES = 5_000

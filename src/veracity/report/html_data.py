@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from veracity.dataset import DatasetError, RowError, dataset_fingerprint, read_dataset
-from veracity.report.summary import DEFAULT_THRESHOLD, NO_SYSTEM, SummaryBuilder
+from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM
+from veracity.report.summary import SummaryBuilder
 from veracity.store import MANIFEST, RESULTS, SUMMARY, read_manifest, read_results
 from veracity.types import ResultRecord, Status
 

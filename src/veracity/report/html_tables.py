@@ -13,8 +13,8 @@ from typing import Any
 from veracity.report.groups import caveats, judged
 from veracity.report.html_charts import Bar
 from veracity.report.html_data import status_label
+from veracity.report.keys import OVERALL
 
-OVERALL = "overall"
 KNOWN_METRIC_KEYS = {
     OVERALL, "by_system", "by_question_type", "by_iteration", "threshold", "judge_variance",
 }  # fmt: skip

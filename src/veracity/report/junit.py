@@ -19,7 +19,8 @@ from typing import Any
 
 from veracity._version import __version__
 from veracity.report.excerpts import cut, failing_claims, failing_dimensions
-from veracity.report.groups import OVERALL, judged
+from veracity.report.groups import judged
+from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData
 from veracity.types import ResultRecord, Status
 

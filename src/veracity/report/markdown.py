@@ -13,7 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from veracity.report.groups import OVERALL, calibrated_line, judged
+from veracity.report.groups import calibrated_line, judged
+from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData
 from veracity.report.thresholds import (
     DEFAULT_MAX_ERROR_RATE,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.report.groups import DEFAULT_THRESHOLD, OVERALL
+from veracity.report.keys import DEFAULT_THRESHOLD, OVERALL
 from veracity.report.tallies import ClaimTally, Tally
 
 MIN_SCORED = 5  # results of a metric in a scope before its mean counts as evidence

@@ -10,16 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from veracity.report.analysis import WORST_N, AnalysisBuilder
-from veracity.report.groups import (
-    DEFAULT_THRESHOLD,
-    KNOWN_LABELS,
-    LABELS,
-    NO_SYSTEM,
-    NO_TYPE,
-    OVERALL,
-    Group,
-    Spread,
-)
+from veracity.report.groups import KNOWN_LABELS, LABELS, Group, Spread
+from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM, NO_TYPE, OVERALL
 from veracity.types import ResultRecord, Usage
 
 __all__ = [

@@ -9,8 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.report.summary import OVERALL
-from veracity.types import Status
+from veracity.report.keys import OVERALL
 
 # The share of results judge errors may leave unscored before a run counts as failed.
 DEFAULT_MAX_ERROR_RATE = 0.1
@@ -132,6 +131,8 @@ class ErrorRateCheck:
 def check_error_rate(summary: Mapping[str, Any], max_rate: float) -> ErrorRateCheck:
     """The judge errors of a run's summary (every metric, every iteration) against
     ``max_rate``, the share of results they may leave unscored."""
+    from veracity.types import Status
+
     overall = [groups[OVERALL] for groups in summary["metrics"].values()]
     statuses = {
         status.value: sum(stats["counts_by_status"].get(status.value, 0) for stats in overall)

@@ -1,14 +1,9 @@
 """The runner: metrics over samples, concurrently, results out as they finish; in this
 process or on a Ray cluster."""
 
-from veracity.runner.engine import run_metrics, to_record
-from veracity.runner.executors import (
-    EXECUTORS,
-    Executor,
-    ExecutorError,
-    checked_executor,
-    metrics_runner,
-)
+from typing import TYPE_CHECKING
+
+from veracity._lazy import lazy_exports
 
 __all__ = [
     "EXECUTORS",
@@ -19,3 +14,10 @@ __all__ = [
     "run_metrics",
     "to_record",
 ]
+
+if TYPE_CHECKING:
+    from veracity.runner.engine import run_metrics, to_record
+    from veracity.runner.errors import ExecutorError
+    from veracity.runner.executors import EXECUTORS, Executor, checked_executor, metrics_runner
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

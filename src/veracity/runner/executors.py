@@ -11,14 +11,10 @@ from typing import Any, Literal, Protocol, get_args
 
 from veracity.metrics import Metric, Models
 from veracity.runner.engine import DoneLookup, ResultSink, run_metrics
+from veracity.runner.errors import ExecutorError
 
 Executor = Literal["local", "ray"]
 EXECUTORS: tuple[Executor, ...] = get_args(Executor)
-
-
-class ExecutorError(Exception):
-    """The executor cannot run the evaluation: Ray is not installed, there is no cluster at
-    the address, or its workers were lost for good."""
 
 
 class MetricsRunner(Protocol):

@@ -34,7 +34,7 @@ from veracity.runner.engine import (
     score_job,
     todo_jobs,
 )
-from veracity.runner.executors import ExecutorError
+from veracity.runner.errors import ExecutorError
 from veracity.runner.ray_shared import Handle, SharedActors, settle_writes, unship
 from veracity.types import ResultRecord, Sample
 

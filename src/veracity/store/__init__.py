@@ -1,26 +1,8 @@
 """Where results live: the run directory and its files."""
 
-from veracity.store.attempts import COMPLETED, FAILED, RUNNING, timestamp
-from veracity.store.files import dumps, write_json_atomic, write_text_atomic
-from veracity.store.reading import (
-    RESULTS,
-    ResultsFileError,
-    RunFileWarning,
-    read_manifest,
-    read_results,
-)
-from veracity.store.run_dir import (
-    BATCHES,
-    DATABASE,
-    MANIFEST,
-    REPLIES,
-    REPORT,
-    SUMMARY,
-    RunDirectory,
-    RunDirectoryError,
-    results_done,
-    writing,
-)
+from typing import TYPE_CHECKING
+
+from veracity._lazy import lazy_exports
 
 __all__ = [
     "BATCHES",
@@ -46,3 +28,30 @@ __all__ = [
     "write_text_atomic",
     "writing",
 ]
+
+if TYPE_CHECKING:
+    from veracity.store.attempts import COMPLETED, FAILED, RUNNING, timestamp
+    from veracity.store.files import dumps, write_json_atomic, write_text_atomic
+    from veracity.store.layout import (
+        BATCHES,
+        DATABASE,
+        MANIFEST,
+        REPLIES,
+        REPORT,
+        RESULTS,
+        SUMMARY,
+    )
+    from veracity.store.reading import (
+        ResultsFileError,
+        RunFileWarning,
+        read_manifest,
+        read_results,
+    )
+    from veracity.store.run_dir import (
+        RunDirectory,
+        RunDirectoryError,
+        results_done,
+        writing,
+    )
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

@@ -14,9 +14,9 @@ from pydantic import ValidationError
 
 from veracity.dataset.normalize import describe_validation_error
 from veracity.dataset.raw import decode_error_message, json_error_message
+from veracity.store.layout import RESULTS
 from veracity.types import ResultRecord
 
-RESULTS = "results.jsonl"
 # What identifies a result (the store's primary key): a second line of one key replaces
 # the first, as a second insert does in the store.
 RESULT_KEY = ("sample_id", "system", "metric", "iteration")

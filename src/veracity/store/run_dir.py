@@ -29,25 +29,21 @@ from pydantic import ValidationError
 
 from veracity.store.attempts import COMPLETED, FAILED, begin_attempt, end_attempt, record_progress
 from veracity.store.files import dumps, remove_temporaries, write_json_atomic, write_text_atomic
-from veracity.store.reading import (
+from veracity.store.layout import (
+    DATABASE,
+    LOCK,
+    MANIFEST,
+    REPORT,
     RESULTS,
+    SUMMARY,
+)
+from veracity.store.reading import (
     RunFileWarning,
     validated_manifest,
 )
 from veracity.store.sqlite_owner import foreign_database
 from veracity.types import ResultRecord, Status
 
-MANIFEST = "run.json"
-SUMMARY = "summary.json"
-REPORT = "report.html"  # written by veracity.report on request
-DATABASE = "veracity.sqlite3"
-LOCK = ".lock"
-# The run's own judge replies when the shared response cache is off, kept until the run
-# completes: a run killed at any instant then loses only the calls in flight.
-REPLIES = "replies.sqlite3"
-# A --batch run's batches (ids, the requests in each, phases), kept until it completes: a
-# run killed while waiting polls them again instead of paying twice.
-BATCHES = "batches.sqlite3"
 RECORD_KEY = ("sample_id", "system", "question_type", "metric", "iteration")
 # A run may be resumed only by a run of the same data and judge: anything else would mix
 # results that do not belong together.

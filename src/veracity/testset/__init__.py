@@ -7,39 +7,9 @@
   each checked against its chunks by the faithfulness judge.
 """
 
-from veracity.prompts.testset import QUESTION_TYPES, QuestionType
-from veracity.testset.checking import DEFAULT_MIN_SUPPORT, SupportCheck, check_support
-from veracity.testset.chunking import (
-    DEFAULT_CHUNK_CHARS,
-    DEFAULT_OVERLAP_CHARS,
-    Chunk,
-    chunk_document,
-    load_chunks,
-    markdown_sections,
-)
-from veracity.testset.from_logs import (
-    DEFAULT_MAX_CHARS,
-    MISSING_STRATUM,
-    FromLogsReport,
-    StratumCount,
-    logs_to_testset,
-    stratum_of,
-)
-from veracity.testset.generate import (
-    DEFAULT_MAX_ROUNDS,
-    DEFAULT_PER_CALL,
-    DROP_REASONS,
-    GenerateReport,
-    GenerateResult,
-    TypeCount,
-    agenerate_testset,
-    generate_testset,
-)
-from veracity.testset.keys import normalise_question, question_digest
-from veracity.testset.logs import LogRow, read_log
-from veracity.testset.output import sample_record, write_jsonl
-from veracity.testset.parsing import DraftItem, ParsedItems, parse_items_reply
-from veracity.testset.sampling import allocate
+from typing import TYPE_CHECKING
+
+from veracity._lazy import lazy_exports
 
 __all__ = [
     "DEFAULT_CHUNK_CHARS",
@@ -78,3 +48,43 @@ __all__ = [
     "stratum_of",
     "write_jsonl",
 ]
+
+if TYPE_CHECKING:
+    from veracity.prompts.testset import QUESTION_TYPES, QuestionType
+    from veracity.testset.checking import SupportCheck, check_support
+    from veracity.testset.chunking import (
+        DEFAULT_OVERLAP_CHARS,
+        Chunk,
+        chunk_document,
+        load_chunks,
+        markdown_sections,
+    )
+    from veracity.testset.defaults import (
+        DEFAULT_CHUNK_CHARS,
+        DEFAULT_MAX_CHARS,
+        DEFAULT_MIN_SUPPORT,
+    )
+    from veracity.testset.from_logs import (
+        MISSING_STRATUM,
+        FromLogsReport,
+        StratumCount,
+        logs_to_testset,
+        stratum_of,
+    )
+    from veracity.testset.generate import (
+        DEFAULT_MAX_ROUNDS,
+        DEFAULT_PER_CALL,
+        DROP_REASONS,
+        GenerateReport,
+        GenerateResult,
+        TypeCount,
+        agenerate_testset,
+        generate_testset,
+    )
+    from veracity.testset.keys import normalise_question, question_digest
+    from veracity.testset.logs import LogRow, read_log
+    from veracity.testset.output import sample_record, write_jsonl
+    from veracity.testset.parsing import DraftItem, ParsedItems, parse_items_reply
+    from veracity.testset.sampling import allocate
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

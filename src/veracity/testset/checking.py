@@ -11,11 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from veracity.judges import Judge
+from veracity.testset.defaults import DEFAULT_MIN_SUPPORT
 from veracity.types import ClaimVerdict, Usage, Verdict
-
-#: Every claim of a kept reference must be supported: a test set's reference is its ground
-#: truth, and one made-up fact in it would mark right answers wrong.
-DEFAULT_MIN_SUPPORT = 1.0
 
 
 @dataclass(frozen=True)

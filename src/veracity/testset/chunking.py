@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_CHUNK_CHARS = 1200
+from veracity.testset.defaults import DEFAULT_CHUNK_CHARS
+
 DEFAULT_OVERLAP_CHARS = 150
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 TEXT_SUFFIXES = frozenset({".txt"})

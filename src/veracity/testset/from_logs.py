@@ -15,13 +15,13 @@ from pathlib import Path
 
 from veracity.dataset import RowError
 from veracity.dataset.ids import sample_key_digest
+from veracity.testset.defaults import DEFAULT_MAX_CHARS
 from veracity.testset.keys import question_digest, seeded_priority
 from veracity.testset.logs import LogRow, RowCounter, read_log
 from veracity.testset.output import write_jsonl
 from veracity.testset.sampling import BottomK, Ranked, allocate
 from veracity.types import Sample
 
-DEFAULT_MAX_CHARS = 20_000
 #: The stratum of a row without a value for the ``stratify`` field.
 MISSING_STRATUM = "(none)"
 #: How many bad, filtered and duplicate rows a report keeps to show (all are counted).

@@ -15,16 +15,17 @@ from pathlib import Path
 
 from veracity.dataset import stable_sample_id
 from veracity.judges import LLMJudge
+from veracity.judges.caching import with_cache
+from veracity.judges.chat.cache import cache_max_bytes
 from veracity.prompts.testset import QUESTION_TYPES, QuestionType
 from veracity.testset.asking import ItemsReply, ask_items, run_all
-from veracity.testset.cached import with_cache
-from veracity.testset.checking import DEFAULT_MIN_SUPPORT, SupportCheck, check_support
+from veracity.testset.checking import SupportCheck, check_support
 from veracity.testset.chunking import (
-    DEFAULT_CHUNK_CHARS,
     DEFAULT_OVERLAP_CHARS,
     Chunk,
     load_chunks,
 )
+from veracity.testset.defaults import DEFAULT_CHUNK_CHARS, DEFAULT_MIN_SUPPORT, DEFAULT_PER_CALL
 from veracity.testset.keys import question_digest
 from veracity.testset.parsing import DraftItem
 from veracity.testset.plan import PlannedCall, plan_round, split_count
@@ -42,7 +43,6 @@ __all__ = [
     "generate_testset",
 ]
 
-DEFAULT_PER_CALL = 3
 DEFAULT_MAX_ROUNDS = 3
 
 
@@ -183,7 +183,7 @@ async def agenerate_testset(
         report.notes.append("complex_reasoning needs two chunks or more: left out")
     wanted = split_count(count, kinds)
     report.by_type = {kind: TypeCount(wanted=wanted[kind]) for kind in kinds}
-    cached_judge, opened = with_cache(judge, cache, cache_max_size)
+    cached_judge, opened = with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
     generator = _Generator(cached_judge, chunks, report, per_call=per_call, min_support=min_support)
     try:
         for round_ in range(max_rounds):

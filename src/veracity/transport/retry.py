@@ -203,7 +203,7 @@ async def _bounded(attempt: Callable[[], Awaitable[R]], timeout_s: float | None)
         raise TimeoutError(f"no complete reply within {timeout_s:g} s") from None
 
 
-async def call_with_retries(
+async def call_with_retries(  # noqa: PLR0912 - every outcome of an attempt, in one place
     attempt: Callable[[], Awaitable[R]],
     *,
     classify: Callable[[BaseException], ErrorClass | None],

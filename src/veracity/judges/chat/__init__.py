@@ -1,10 +1,8 @@
 """Chat models: the transports under an LLM judge."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from veracity.judges.chat.base import ChatModel, ChatReply, StructuredOutput
-from veracity.judges.chat.openai_chat import OpenAIChat
-from veracity.judges.chat.scripted import ScriptedCall, ScriptedChat
+from veracity._lazy import lazy_exports
 
 __all__ = [
     "AnthropicChat",
@@ -18,12 +16,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from veracity.judges.chat.anthropic_chat import AnthropicChat
-
-
-def __getattr__(name: str) -> Any:
-    # The anthropic SDK takes most of a second to import: only load it when asked for.
-    if name == "AnthropicChat":
-        from veracity.judges.chat.anthropic_chat import AnthropicChat
-
-        return AnthropicChat
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from veracity.judges.chat.base import ChatModel, ChatReply, StructuredOutput
+    from veracity.judges.chat.openai_chat import OpenAIChat
+    from veracity.judges.chat.scripted import ScriptedCall, ScriptedChat
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

@@ -9,7 +9,7 @@ from typing import Literal, get_args
 
 from rapidfuzz import fuzz
 
-from veracity.prompts.template import DATA_TAGS
+from veracity.prompts._rules import DATA_TAGS
 
 # What a supported verdict whose evidence is not in the contexts becomes: kept and flagged,
 # or downgraded to not_enough_info. Kept and flagged by default: a small local judge ranked

@@ -1,0 +1,56 @@
+"""Issue 30: the command line starts without loading what its commands need. Timing is a
+benchmark's job (benchmarks/startup.py); this checks the cause: which modules load."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+# Each is heavy to import (numpy, the SDKs, the statistics and the evaluation stack) and
+# none is needed to print help.
+HEAVY = (
+    "numpy",
+    "openai",
+    "anthropic",
+    "httpx",
+    "sklearn",
+    "scipy",
+    "veracity.evaluation",
+    "veracity.judges.llm.judge",
+    "veracity.report.statistics",
+    "veracity.metrics.base",
+    "veracity.types",
+)
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"import sys\n{code}\nprint('LOADED', *(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return done.stdout.splitlines()[-1].split()[1:]
+
+
+def test_help_loads_none_of_the_heavy_modules() -> None:
+    code = (
+        "from veracity.cli.app import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass"
+    )
+    assert _loaded_after(code) == []
+
+
+def test_a_command_loads_what_it_needs() -> None:
+    """The guard above is not vacuous: running a command does load the stack."""
+    code = "from veracity.cli.run import _metrics\nimport veracity.evaluation"
+    assert "veracity.evaluation" in _loaded_after(code)
+
+
+def test_every_commands_help_prints() -> None:
+    """Deferred imports must not break a command's own --help (its options' defaults and
+    help texts are read when it is built)."""
+    from typer.testing import CliRunner
+
+    from veracity.cli import app
+
+    commands = ["run", "estimate", "report", "compare", "agree", "calibrate", "demo", "export"]
+    for name in [*commands, "testset generate", "testset from-logs", "cache info", "cache clear"]:
+        result = CliRunner().invoke(app, [*name.split(), "--help"])
+        assert result.exit_code == 0, (name, result.output)
+        assert "--help" in result.output

@@ -1,0 +1,175 @@
+"""The import contract: no module of veracity imports itself back through others, and
+every import between its packages points down the layers of :data:`LAYER`.
+
+Imports are read from the source with ``ast``, wherever they are: at module level and in
+functions (an import deferred to the call is still a dependency). Under ``if
+TYPE_CHECKING:`` they count in a package's ``__init__`` (``veracity._lazy`` imports its
+public names from that block at run time), not elsewhere (annotations only). Each names
+the module it imports from, not its parent packages, whose ``__init__`` Python runs
+first: counted, they would tie every package to its modules.
+Imports by a name in a string (``importlib.import_module``) are not seen.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+from typing import NamedTuple
+
+import veracity
+
+PACKAGE = Path(veracity.__file__).parent
+
+# Each package's layer (a top-level module counts as a package): a module imports only
+# from lower layers and from its own package. The chain, bottom up, is types → prompts →
+# transport → judges and embeddings → metrics → runner → evaluation → cli; the packages
+# beside it sit on the lowest layer above all they import, so that packages of one layer
+# cannot import each other (but see SAME_LAYER).
+LAYER: dict[str, int] = {
+    # Helpers that import nothing of veracity.
+    "_lazy": 0,
+    "_suggest": 0,
+    "_units": 0,
+    "_version": 0,
+    "types": 1,
+    "prompts": 2,
+    "dataset": 2,  # input files read into samples
+    "transport": 3,
+    "store": 3,  # a run directory's files: the judges' response cache keeps its own there
+    "labels": 3,  # people's labels, read like a dataset
+    "judges": 4,
+    "embeddings": 4,
+    "report": 4,  # runs read back from their files, whatever judged them
+    "metrics": 5,
+    "runner": 6,
+    "agreement": 6,  # a run's scores against people's labels
+    "testing": 6,  # fakes that answer in the prompts' formats
+    "config": 7,  # the settings of a run, for the evaluation and the command line
+    "evaluation": 8,
+    "testset": 8,  # judges write questions; testing has a fake endpoint for them
+    "cli": 9,
+    "integrations": 9,
+    "pytest_plugin": 9,
+    "__main__": 10,
+    "veracity": 10,  # the package's own __init__: the public API, over everything
+}
+
+# Imports allowed between two packages of one layer, (importer, imported).
+SAME_LAYER = {
+    # The offline judge compares embeddings, and make_judge builds the embedder it needs;
+    # no embedder uses a judge.
+    ("judges", "embeddings"),
+}
+
+
+class Import(NamedTuple):
+    importer: str
+    imported: str
+    where: str
+
+
+def _module_names() -> dict[str, Path]:
+    names: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+def _imported(name: str, modules: dict[str, Path]) -> str:
+    """The module ``name`` is, or the one it is a name in."""
+    while name not in modules:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:``."""
+    return {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+
+
+@functools.cache
+def _imports() -> tuple[Import, ...]:
+    """Every import of a veracity module by another, once per statement and module."""
+    modules = _module_names()
+    found: set[Import] = set()
+    for module, path in modules.items():
+        is_init = path.name == "__init__.py"
+        package = module if is_init else module.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        annotations_only = set() if is_init else _type_checking_nodes(tree)
+        for node in ast.walk(tree):
+            if id(node) in annotations_only:
+                continue
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+                names = [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            where = f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+            for name in names:
+                if name.partition(".")[0] == "veracity":
+                    imported = _imported(name, modules)
+                    if imported != module:
+                        found.add(Import(module, imported, where))
+    return tuple(sorted(found))
+
+
+def _package(module: str) -> str:
+    return module.split(".")[1] if "." in module else module
+
+
+def _points_down(importer: str, imported: str) -> bool:
+    return (
+        importer == imported
+        or LAYER[importer] > LAYER[imported]
+        or (importer, imported) in SAME_LAYER
+    )
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """A cycle of imports in ``graph`` (module: the modules it imports), each module
+    importing the next, or none."""
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as error:
+        return list(reversed(error.args[1]))
+    return []
+
+
+def test_every_package_has_a_layer() -> None:
+    assert {_package(module) for module in _module_names()} == set(LAYER)
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph: dict[str, set[str]] = {module: set() for module in _module_names()}
+    for found in _imports():
+        graph[found.importer].add(found.imported)
+    cycle = _cycle(graph)
+    assert not cycle, f"import cycle: {' -> '.join(cycle)}"
+
+
+def test_imports_between_packages_point_down_the_layers() -> None:
+    upward = [
+        f"{found.where}: {found.importer} imports {found.imported}"
+        for found in _imports()
+        if not _points_down(_package(found.importer), _package(found.imported))
+    ]
+    assert not upward, "imports up the layers:\n" + "\n".join(upward)
+
+
+def test_every_same_layer_pair_is_still_needed() -> None:
+    # One whose import has gone would let the next such import in unseen.
+    pairs = {(found.importer, found.imported) for found in _imports()}
+    assert SAME_LAYER - {(_package(a), _package(b)) for a, b in pairs} == set()
