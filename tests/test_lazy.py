@@ -93,3 +93,23 @@ def test_every_lazy_package_of_veracity_resolves_every_public_name() -> None:
         module = importlib.import_module(name)
         for public in module.__all__:
             assert getattr(module, public) is not None, f"{name}.{public}"
+
+
+def test_a_package_imported_from_a_zip_reads_its_source_through_its_loader(
+    tmp_path: Path,
+) -> None:
+    import zipfile
+
+    name = "lazy_zipped"
+    archive = tmp_path / "packages.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr(f"{name}/__init__.py", INIT.format(names=["Heavy", "make"], package=name))
+        zipped.writestr(f"{name}/heavy.py", HEAVY)
+    sys.path.insert(0, str(archive))
+    try:
+        module = importlib.import_module(name)
+        assert isinstance(module.make(), module.Heavy)
+    finally:
+        sys.path.remove(str(archive))
+        for loaded in [m for m in sys.modules if m.startswith(name)]:
+            del sys.modules[loaded]

@@ -3,8 +3,8 @@
 A package lists its names in ``__all__`` and imports them in an ``if TYPE_CHECKING:``
 block, which type checkers read; at run time :func:`lazy_exports` reads that block from
 the package's source (and checks it against ``__all__``) and imports each name's module
-only when the name is first looked up. ``import veracity``
-and the command line's start therefore load no model, SDK or numpy they do not use.
+only when the name is first looked up. ``import veracity`` and the command line's start
+therefore load no model, SDK or numpy they do not use.
 
 lazy_loader's ``attach_stub`` does the same from a ``.pyi`` file, but only for relative
 imports inside one package; veracity's packages re-export across packages.
@@ -32,13 +32,21 @@ def _homes(source: str) -> dict[str, str]:
     return homes
 
 
+def _source(package: str, source_file: str) -> str:
+    """The package's source, from its loader where it has one (a zip import, say)."""
+    spec = sys.modules[package].__spec__
+    get_source = getattr(spec.loader, "get_source", None) if spec is not None else None
+    source = get_source(package) if get_source is not None else None
+    return source if isinstance(source, str) else Path(source_file).read_text(encoding="utf-8")
+
+
 def lazy_exports(
     package: str, source_file: str, public: Sequence[str]
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package``, whose public names ``public``
     (its ``__all__``) are the imports of the ``if TYPE_CHECKING:`` block of
     ``source_file``."""
-    homes = _homes(Path(source_file).read_text(encoding="utf-8"))
+    homes = _homes(_source(package, source_file))
     eager = {name for name in public if name not in homes}
     if set(homes) - set(public) or not eager <= set(vars(sys.modules[package])):
         raise ImportError(

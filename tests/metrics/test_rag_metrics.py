@@ -345,9 +345,15 @@ class FixedScorer:
         self.scores = scores
         self.calls = 0
 
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name}
+
     async def score(self, candidates: Sequence[str], references: Sequence[str]) -> list[Scores]:
         self.calls += 1
         return [self.scores for _ in candidates]
+
+    async def aclose(self) -> None:
+        pass
 
 
 async def test_bert_score_reports_f1_with_precision_and_recall() -> None:
@@ -355,8 +361,7 @@ async def test_bert_score_reports_f1_with_precision_and_recall() -> None:
     sample = make_sample(reference="Paris is the capital.")
     work = SampleWork(
         sample,
-        # Models takes the concrete BertScorer, not a protocol: the stand-in is not one.
-        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),  # type: ignore[arg-type]
+        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),
         0,
         {},
     )
@@ -387,8 +392,7 @@ async def test_bert_score_says_when_a_long_text_was_read_in_windows() -> None:
     sample = make_sample(reference="A reference longer than the model reads at once.")
     work = SampleWork(
         sample,
-        # Models takes the concrete BertScorer, not a protocol: the stand-in is not one.
-        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),  # type: ignore[arg-type]
+        Models(LLMJudge(ScriptedChat()), bert_scorer=scorer),
         0,
         {},
     )

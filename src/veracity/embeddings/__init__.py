@@ -13,6 +13,7 @@ __all__ = [
     "MINILM_L6_V2",
     "MINILM_NUM_LAYERS",
     "BertScorer",
+    "BertScoring",
     "CutsLongTexts",
     "Embedder",
     "LRUCache",
@@ -50,7 +51,12 @@ if TYPE_CHECKING:
         normalize_rows,
     )
     from veracity.embeddings.batching import MicroBatcher
-    from veracity.embeddings.bertscore import MINILM_NUM_LAYERS, BertScorer, Scores
+    from veracity.embeddings.bertscore import (
+        MINILM_NUM_LAYERS,
+        BertScorer,
+        BertScoring,
+        Scores,
+    )
     from veracity.embeddings.cache import LRUCache
     from veracity.embeddings.factory import (
         local_bert_scorer_available,

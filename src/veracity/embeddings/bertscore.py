@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from veracity.embeddings.base import ModelOutputError, is_blank
 from veracity.embeddings.batching import MicroBatcher
@@ -52,6 +52,19 @@ ZERO = Scores(0.0, 0.0, 0.0)
 # layer's (mean-pooled) token vectors, so that layer holds the semantic space. The
 # margin is small (about 0.015 AUROC): the choice matters little.
 MINILM_NUM_LAYERS = 6
+
+
+class BertScoring(Protocol):
+    """BERTScore of candidates against references: :class:`BertScorer`, or a stand-in."""
+
+    @property
+    def name(self) -> str: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+    async def score(self, candidates: Sequence[str], references: Sequence[str]) -> list[Scores]: ...
+
+    async def aclose(self) -> None: ...
 
 
 class BertScorer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from veracity.embeddings.base import Embedder
-from veracity.embeddings.bertscore import BertScorer
+from veracity.embeddings.bertscore import BertScorer, BertScoring
 from veracity.embeddings.local import LocalEmbedder
 from veracity.embeddings.openai_embeddings import OpenAIEmbedder
 from veracity.embeddings.weights import (
@@ -61,15 +61,15 @@ def make_embedder(
     raise ModelSpecError(f"unknown embedder {spec!r}: use {EMBEDDER_SPECS}")
 
 
-def make_bert_scorer(spec: BertScorer | str | None = "auto") -> BertScorer | None:
+def make_bert_scorer(spec: BertScoring | str | None = "auto") -> BertScoring | None:
     """The BERT scorer ``spec`` names.
 
-    ``None``; a :class:`BertScorer` (as is); ``"auto"`` (the local all-MiniLM-L6-v2 if
-    installed, else none); ``"local"`` (that model, or
+    ``None``; a scorer (a :class:`BertScorer` or a stand-in: as is); ``"auto"`` (the
+    local all-MiniLM-L6-v2 if installed, else none); ``"local"`` (that model, or
     :class:`~veracity.embeddings.weights.MissingLocalModelError`); ``"local:DIR"`` (a
     model directory of the user's, all of its layers).
     """
-    if spec is None or isinstance(spec, BertScorer):
+    if spec is None or not isinstance(spec, str):
         return spec
     name = spec.strip()
     if name == "auto":

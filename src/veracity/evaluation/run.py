@@ -19,7 +19,7 @@ from veracity.agreement.calibration_file import (
     read_calibration,
 )
 from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, dataset_fingerprint
-from veracity.embeddings import BertScorer, Embedder, make_bert_scorer, make_embedder
+from veracity.embeddings import BertScoring, Embedder, make_bert_scorer, make_embedder
 from veracity.evaluation.batching import with_batching
 from veracity.evaluation.blocking import run_blocking
 from veracity.evaluation.inputs import Samples, items_from, row_count
@@ -66,7 +66,7 @@ async def aevaluate(
     concurrency: int = 16,
     rpm: float | None = None,
     embedder: Embedder | str | None = "auto",
-    bert_scorer: BertScorer | str | None = "auto",
+    bert_scorer: BertScoring | str | None = "auto",
     rubrics: Mapping[str, Rubric] | None = None,
     cache: bool | str | Path = True,
     cache_max_size: str | int | None = None,
@@ -227,7 +227,7 @@ def _models(
     judge: Judge,
     metrics: Sequence[Metric],
     embedder: Embedder | str | None,
-    bert_scorer: BertScorer | str | None,
+    bert_scorer: BertScoring | str | None,
     base_url: str | None,
     concurrency: int,
 ) -> Models:

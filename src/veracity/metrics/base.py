@@ -13,7 +13,7 @@ from veracity.judges import Judge, JudgeOutcome
 from veracity.types import ClaimVerdict, MetricResult, Sample, Status, Usage
 
 if TYPE_CHECKING:
-    from veracity.embeddings import BertScorer, Embedder
+    from veracity.embeddings import BertScoring, Embedder
 
 
 class Need(StrEnum):
@@ -33,7 +33,7 @@ class Models:
 
     judge: Judge
     embedder: Embedder | None = None
-    bert_scorer: BertScorer | None = None
+    bert_scorer: BertScoring | None = None
 
 
 class Metric(Protocol):
