@@ -17,6 +17,7 @@ from veracity.dataset import DatasetError, RowError, dataset_fingerprint, read_d
 from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM
 from veracity.report.summary import SummaryBuilder
 from veracity.store import MANIFEST, RESULTS, SUMMARY, read_manifest, read_results
+from veracity.store.reading import read_json_object
 from veracity.types import ResultRecord, Status
 
 BINS = 10
@@ -116,14 +117,6 @@ class ReportData:
         return out
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
-
-
 def _bin(score: float) -> int:
     return min(int(score * BINS), BINS - 1)
 
@@ -135,7 +128,7 @@ def collect(run_dir: Path, max_samples: int) -> ReportData:
         raise FileNotFoundError(f"{run_dir} has no {RESULTS}: it is not a finished veracity run")
     manifest = read_manifest(run_dir / MANIFEST)
     # As it is (the page shows odd values as they are), not validated as the console's.
-    summary = _read_json(run_dir / SUMMARY)
+    summary = read_json_object(run_dir / SUMMARY) or {}
     rebuild = SummaryBuilder(manifest.get("metrics") or ()) if not summary.get("metrics") else None
     data = ReportData(manifest=manifest, summary=summary)
     metrics: dict[str, None] = dict.fromkeys(str(m) for m in manifest.get("metrics") or ())

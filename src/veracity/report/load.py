@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,19 +23,11 @@ from veracity.store import (
     read_results,
     writing,
 )
-from veracity.store.reading import warn_once
+from veracity.store.reading import read_json_object, warn_once
 
 
 class ReportError(ValueError):
     """A run directory that cannot be reported on."""
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return loaded if isinstance(loaded, dict) else None
 
 
 def is_current(summary: Mapping[str, Any]) -> bool:
@@ -85,7 +76,7 @@ def _shows(summary: Mapping[str, Any]) -> bool:
 def current_summary(run_dir: Path) -> dict[str, Any] | None:
     """``summary.json`` when it is of this version and whole, else ``None`` (a damaged
     one with a warning)."""
-    summary = _read_json(run_dir / SUMMARY)
+    summary = read_json_object(run_dir / SUMMARY)
     if summary is None or not is_current(summary):
         return None
     if not _shows(summary):
@@ -108,7 +99,7 @@ def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
         return summary, False
     if not (run_dir / RESULTS).is_file():
         raise ReportError(f"{run_dir} holds neither a readable {SUMMARY} nor {RESULTS}")
-    summary = _read_json(run_dir / SUMMARY)  # an old one still says which thresholds
+    summary = read_json_object(run_dir / SUMMARY)  # an old one still says which thresholds
     manifest = read_manifest(run_dir / MANIFEST)
     metric_order = (manifest or {}).get("metrics")
     bad_rows = (manifest or {}).get("bad_rows", (summary or {}).get("bad_rows", 0))

@@ -79,14 +79,21 @@ def validated_manifest(loaded: Mapping[str, Any], path: Path) -> dict[str, Any]:
     return {name: value for name, value in loaded.items() if name not in wrong}
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
-    """The manifest in the file ``path`` (``run.json``), validated; ``{}`` when it is
-    missing or not a JSON object."""
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in the file ``path``; ``None`` when it is missing, unreadable or
+    not an object (a run file is written whole or not at all: anything else is damage)."""
     try:
         loaded = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
-    return validated_manifest(loaded, path) if isinstance(loaded, dict) else {}
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest in the file ``path`` (``run.json``), validated; ``{}`` when it is
+    missing or not a JSON object."""
+    loaded = read_json_object(path)
+    return {} if loaded is None else validated_manifest(loaded, path)
 
 
 def _superseded(handle: BinaryIO) -> tuple[set[int], int]:
