@@ -37,6 +37,20 @@ def verdicts_reply(*items: tuple[str, str] | tuple[str, str, str, str]) -> str:
     return json.dumps({"verdicts": verdicts})
 
 
+def paris_rows(n: int) -> list[dict[str, object]]:
+    """``n`` dataset rows about one context, each answer a little different (distinct
+    prompts: no reply is shared through the cache)."""
+    return [
+        {
+            "id": f"s{i}",
+            "question": "Where is Paris?",
+            "contexts": ["Paris is the capital and largest city of France."],
+            "answer": f"Paris is the capital of France. It has {i} museums.",
+        }
+        for i in range(n)
+    ]
+
+
 def make_sample(
     answer: str = "Paris is the capital of France. It has 2 million people.",
     contexts: Sequence[str] = ("Paris is the capital and largest city of France.",),

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.helpers import paris_rows
 from veracity.judges import LLMJudge
 from veracity.judges.chat import OpenAIChat
 from veracity.judges.chat.anthropic_chat import AnthropicChat
@@ -13,15 +14,7 @@ from veracity.transport import RetryPolicy
 
 KEY = "sk-hostile0123456789abcdef"
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.02)
-SAMPLES = [
-    {
-        "id": f"s{i}",
-        "question": "Where is Paris?",
-        "contexts": ["Paris is the capital and largest city of France."],
-        "answer": f"Paris is the capital of France. It has {i} museums.",
-    }
-    for i in range(4)
-]
+SAMPLES = paris_rows(4)
 
 
 def judge(provider: str, base_url: str, **options: Any) -> LLMJudge:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import paris_rows
 from veracity import aevaluate
 from veracity.judges import LLMJudge
 from veracity.judges.chat import OpenAIChat
@@ -17,15 +18,7 @@ from veracity.transport import RetryPolicy
 from veracity.types import Status
 
 FAST_RETRY = RetryPolicy(max_attempts=8, base_delay_s=0.01, max_delay_s=0.05)
-SAMPLES = [
-    {
-        "id": f"s{i}",
-        "question": "Where is Paris?",
-        "contexts": ["Paris is the capital and largest city of France."],
-        "answer": f"Paris is the capital of France. It has {i} museums.",
-    }
-    for i in range(6)
-]
+SAMPLES = paris_rows(6)
 
 
 def chat(server: FakeLLMServer, **options: object) -> OpenAIChat:
