@@ -144,7 +144,9 @@ def _settings_errors() -> tuple[type[Exception], ...]:
 
 def _run_errors() -> tuple[type[Exception], ...]:
     """What a run that cannot go on raises, beyond the judge's own failures: bad input,
-    a run directory or cache in the way, a local model that cannot load."""
+    a run directory or cache in the way, a local model that cannot load, a calibration
+    for another kind of judge."""
+    from veracity.agreement.calibration_file import CalibrationFileError
     from veracity.dataset import DatasetError
     from veracity.embeddings import MissingLocalModelError, ModelIntegrityError, ModelSpecError
     from veracity.evaluation.batching import BatchUnavailableError
@@ -153,6 +155,7 @@ def _run_errors() -> tuple[type[Exception], ...]:
     from veracity.store import RunDirectoryError
 
     return (
+        CalibrationFileError,
         DatasetError,
         RunDirectoryError,
         ResponseCacheError,
