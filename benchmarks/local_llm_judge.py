@@ -39,8 +39,8 @@ from typing import Any
 
 from offline_data import DEFAULT_DATA, Row, auroc, auroc_difference, floor_score, load_set
 from veracity import aevaluate
+from veracity.chat import OpenAIChat
 from veracity.judges import LLMJudge
-from veracity.judges.chat import OpenAIChat
 from veracity.types import ResultRecord, Status
 
 SETS = ("halueval_qa", "wice_dev", "begin_dev")

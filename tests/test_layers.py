@@ -25,7 +25,7 @@ PACKAGE = Path(veracity.__file__).parent
 
 # Each package's layer (a top-level module counts as a package): a module imports only
 # from lower layers and from its own package. The chain, bottom up, is types → prompts →
-# transport → judges and embeddings → metrics → runner → evaluation → cli; the packages
+# transport → chat → judges and embeddings → metrics → runner → evaluation → cli; the packages
 # beside it sit on the lowest layer above all they import, so that packages of one layer
 # cannot import each other (but see SAME_LAYER).
 LAYER: dict[str, int] = {
@@ -40,21 +40,22 @@ LAYER: dict[str, int] = {
     "transport": 3,
     "store": 3,  # a run directory's files: the judges' response cache keeps its own there
     "labels": 3,  # people's labels, read like a dataset
-    "judges": 4,
-    "embeddings": 4,
-    "report": 4,  # runs read back from their files, whatever judged them
-    "metrics": 5,
-    "runner": 6,
-    "agreement": 6,  # a run's scores against people's labels
-    "testing": 6,  # fakes that answer in the prompts' formats
-    "config": 7,  # the settings of a run, for the evaluation and the command line
-    "evaluation": 8,
-    "testset": 8,  # judges write questions; testing has a fake endpoint for them
-    "cli": 9,
-    "integrations": 9,
-    "pytest_plugin": 9,
-    "__main__": 10,
-    "veracity": 10,  # the package's own __init__: the public API, over everything
+    "chat": 4,  # chat models over the transport: SDKs, the response cache, batch APIs
+    "judges": 5,
+    "embeddings": 5,
+    "report": 5,  # runs read back from their files, whatever judged them
+    "metrics": 6,
+    "runner": 7,
+    "agreement": 7,  # a run's scores against people's labels
+    "testing": 7,  # fakes that answer in the prompts' formats
+    "config": 8,  # the settings of a run, for the evaluation and the command line
+    "evaluation": 9,
+    "testset": 9,  # judges write questions; testing has a fake endpoint for them
+    "cli": 10,
+    "integrations": 10,
+    "pytest_plugin": 10,
+    "__main__": 11,
+    "veracity": 11,  # the package's own __init__: the public API, over everything
 }
 
 # Imports allowed between two packages of one layer, (importer, imported).

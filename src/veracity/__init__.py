@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from veracity.chat import OpenAIChat, ScriptedChat
+    from veracity.chat.anthropic_chat import AnthropicChat
     from veracity.dataset import (
         BadRowsWarning,
         DatasetError,
@@ -49,8 +51,6 @@ if TYPE_CHECKING:
     )
     from veracity.evaluation import EvaluationResult, aevaluate, evaluate
     from veracity.judges import Judge, JudgeFatalError, LLMJudge, make_judge
-    from veracity.judges.chat import OpenAIChat, ScriptedChat
-    from veracity.judges.chat.anthropic_chat import AnthropicChat
     from veracity.metrics import Faithfulness, Metric
     from veracity.transport import RetryPolicy
     from veracity.types import (

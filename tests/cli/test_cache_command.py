@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+from veracity.chat import ChatReply
+from veracity.chat.cache import ResponseCache
 from veracity.cli.app import app
 from veracity.cli.common import err_console, out_console
-from veracity.judges.chat import ChatReply
-from veracity.judges.chat.cache import ResponseCache
 from veracity.types import Usage
 
 DAY = 86400.0

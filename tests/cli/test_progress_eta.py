@@ -9,9 +9,9 @@ import re
 from rich.console import Console
 from rich.progress import Progress
 
+from veracity.chat.batch_api import BatchState
+from veracity.chat.batching import BatchStatus
 from veracity.cli.progress import RunProgress, SteadyEta
-from veracity.judges.chat.batch_api import BatchState
-from veracity.judges.chat.batching import BatchStatus
 from veracity.types import ResultRecord, Status
 
 # The run the issue saw: the first result after 2 s (a model loading), the second 2.5 s

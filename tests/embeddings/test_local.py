@@ -175,8 +175,8 @@ def test_loading_draws_no_progress_bar_and_leaves_the_setting_alone(
 async def test_a_text_longer_than_the_model_reads_is_named_in_the_result(
     embedder: LocalEmbedder,
 ) -> None:
+    from veracity.chat import ScriptedChat
     from veracity.judges import LLMJudge
-    from veracity.judges.chat import ScriptedChat
     from veracity.metrics import Models, SampleWork, SemanticSimilarity
     from veracity.types import Sample
 

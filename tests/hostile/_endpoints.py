@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers import paris_rows
+from veracity.chat import OpenAIChat
+from veracity.chat.anthropic_chat import AnthropicChat
 from veracity.judges import LLMJudge
-from veracity.judges.chat import OpenAIChat
-from veracity.judges.chat.anthropic_chat import AnthropicChat
 from veracity.transport import RetryPolicy
 
 KEY = "sk-hostile0123456789abcdef"

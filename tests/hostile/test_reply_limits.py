@@ -14,7 +14,7 @@ import pytest
 from tests.hostile._endpoints import KEY, SAMPLES, judge, results, written
 from tests.hostile_endpoint import HostileEndpoint
 from veracity import aevaluate
-from veracity.judges.chat.received import MAX_REPLY_CHARS
+from veracity.chat.received import MAX_REPLY_CHARS
 from veracity.testing.payloads import anthropic_message, dumps, openai_completion
 from veracity.transport.bounded import MAX_BODY_BYTES, bounded_hooks
 from veracity.transport.errors import ReplyTooLargeError

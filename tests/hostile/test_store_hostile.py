@@ -109,7 +109,7 @@ def test_a_foreign_sqlite_run_store_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_a_foreign_sqlite_cache_is_left_alone(tmp_path: Path) -> None:
-    from veracity.judges.chat.cache import ResponseCache, ResponseCacheError
+    from veracity.chat.cache import ResponseCache, ResponseCacheError
 
     cache = tmp_path / "theirs.db"
     before = _foreign_db(cache)

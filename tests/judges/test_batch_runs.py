@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from veracity import evaluate
-from veracity.evaluation.batching import BatchUnavailableError
+from veracity.chat import OpenAIChat
+from veracity.chat.batch_api import BatchState, OpenAIBatches
+from veracity.chat.batching import BatchingChat, BatchSettings, BatchStatus
+from veracity.chat.stack import BatchUnavailableError
 from veracity.judges import JudgeFatalError, LLMJudge
-from veracity.judges.chat import OpenAIChat
-from veracity.judges.chat.batch_api import BatchState, OpenAIBatches
-from veracity.judges.chat.batching import BatchingChat, BatchSettings, BatchStatus
 from veracity.testing import FakeLLMServer, synthetic_samples
 from veracity.types import ResultRecord
 
@@ -132,7 +132,7 @@ def test_an_endpoint_without_a_batch_api_stops_the_run_saying_so(tmp_path: Path)
 
 
 def test_a_judge_without_a_batch_api_is_refused(tmp_path: Path) -> None:
-    from veracity.judges.chat import ScriptedChat
+    from veracity.chat import ScriptedChat
 
     with pytest.raises(BatchUnavailableError, match="no batch API"):
         evaluate(_samples(1), METRICS, LLMJudge(ScriptedChat()), embedder=None, batch=True)
@@ -267,7 +267,7 @@ async def test_polling_backs_off_to_twenty_times_the_interval(
     batching = BatchingChat(
         chat, SlowBatches(), ledger_path=None, settings=BatchSettings(poll_s=1.0, quiet_s=0.0)
     )
-    monkeypatch.setattr("veracity.judges.chat.batching.asyncio.sleep", sleep)
+    monkeypatch.setattr("veracity.chat.batching.asyncio.sleep", sleep)
     batching._poll("batch_1", 1)
     await batching._polling["batch_1"]
     await batching.aclose()

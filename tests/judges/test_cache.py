@@ -11,9 +11,9 @@ import pytest
 
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import evaluate
+from veracity.chat import ChatReply, OpenAIChat, ScriptedChat
+from veracity.chat.cache import CachedChat, CorruptCacheWarning, ResponseCache
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ChatReply, OpenAIChat, ScriptedChat
-from veracity.judges.chat.cache import CachedChat, CorruptCacheWarning, ResponseCache
 from veracity.testing import FakeLLMServer
 from veracity.types import Usage
 

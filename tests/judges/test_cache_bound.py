@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from veracity import EvaluationResult, evaluate
-from veracity.judges import LLMJudge
-from veracity.judges.chat import ChatReply, OpenAIChat
-from veracity.judges.chat.cache import (
+from veracity.chat import ChatReply, OpenAIChat
+from veracity.chat.cache import (
     DEFAULT_MAX_BYTES,
     FLUSH_EVERY,
     FLUSH_INTERVAL_S,
@@ -21,7 +20,8 @@ from veracity.judges.chat.cache import (
     ResponseCache,
     cache_max_bytes,
 )
-from veracity.judges.chat.cache_upkeep import STALE_SESSION_S
+from veracity.chat.cache_upkeep import STALE_SESSION_S
+from veracity.judges import LLMJudge
 from veracity.testing import FakeLLMServer
 from veracity.types import Usage
 
@@ -201,8 +201,8 @@ def test_the_bound_comes_from_the_argument_else_the_environment_else_1_gib(
 WRITER = """
 import sys, time
 from pathlib import Path
-from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.cache import ResponseCache
+from veracity.chat.base import ChatReply
+from veracity.chat.cache import ResponseCache
 from veracity.testing import FakeLLMServer
 from veracity.types import Usage
 

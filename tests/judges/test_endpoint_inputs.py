@@ -12,8 +12,8 @@ import time
 import pytest
 
 from tests.hostile_endpoint import HostileEndpoint
+from veracity.chat import AnthropicChat, OpenAIChat
 from veracity.judges import JudgeFatalError, LLMJudge
-from veracity.judges.chat import AnthropicChat, OpenAIChat
 from veracity.transport import RequestLimiter, RetryPolicy
 from veracity.transport.retry import classify_sdk_error
 from veracity.transport.scrub import scrub_secrets

@@ -8,8 +8,8 @@ import json
 from collections.abc import Sequence
 
 from tests.helpers import claims_reply, constant, make_sample, verdicts_reply
+from veracity.chat import AnthropicChat, ChatModel, OpenAIChat, ScriptedChat
 from veracity.judges import LLMJudge
-from veracity.judges.chat import AnthropicChat, ChatModel, OpenAIChat, ScriptedChat
 from veracity.metrics import (
     AnswerRelevance,
     ContextPrecision,

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from veracity.chat import AnthropicChat, OpenAIChat
 from veracity.judges import JudgeFatalError, LLMJudge
-from veracity.judges.chat import AnthropicChat, OpenAIChat
 from veracity.prompts import CLAIM_EXTRACTION, render_extraction
 from veracity.testing import FakeLLMServer, Faults, scripted
 from veracity.transport import CallFailedError, RetryPolicy

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from veracity.chat import ChatReply, ScriptedChat
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ChatReply, ScriptedChat
 from veracity.metrics import Faithfulness, Models, SampleWork
 from veracity.types import MetricResult, Sample, Status, TokenLogprob, Usage, Verdict
 

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from tests.judges.test_judge_replies import reply, tokens_of
+from veracity.chat import ScriptedChat
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ScriptedChat
 from veracity.metrics import (
     AnswerClassification,
     AnswerRelevance,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import claims_reply, verdicts_reply
+from veracity.chat import ScriptedChat
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ScriptedChat
 from veracity.transport import CallFailedError
 from veracity.types import Verdict
 

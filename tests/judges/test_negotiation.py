@@ -10,9 +10,9 @@ from pathlib import Path
 
 from tests.helpers import paris_rows
 from veracity import aevaluate
+from veracity.chat import OpenAIChat
+from veracity.chat.cache import CachedChat, ResponseCache
 from veracity.judges import LLMJudge
-from veracity.judges.chat import OpenAIChat
-from veracity.judges.chat.cache import CachedChat, ResponseCache
 from veracity.testing import FakeLLMServer, Faults
 from veracity.transport import RetryPolicy
 from veracity.types import Status

@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from tests.helpers import claims_reply, make_sample, verdicts_reply
+from veracity.chat import ScriptedChat
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ScriptedChat
 from veracity.metrics import Faithfulness, Models, SampleWork
 from veracity.metrics.faithfulness import grounded_share
 from veracity.transport import CallFailedError

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import claims_reply, make_sample, verdicts_reply
+from veracity.chat import ScriptedChat
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ScriptedChat
 from veracity.metrics import Faithfulness, Models, SampleWork
 from veracity.metrics.local_signals import answer_overlap, claim_signals, local_signals
 from veracity.report import summarize

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tests.helpers import constant, make_sample
+from veracity.chat import ScriptedChat
 from veracity.embeddings import Scores
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ScriptedChat
 from veracity.metrics import (
     AnswerClassification,
     AnswerRelevance,

@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from tests.helpers import claims_reply, make_sample, verdicts_reply
+from veracity.chat import ScriptedChat
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ScriptedChat
 from veracity.metrics import Faithfulness, Models
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.runner import run_metrics

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.store.runs import finish, start_run, write_dataset
-from veracity.judges.chat.cache import ResponseCache
+from veracity.chat.cache import ResponseCache
 from veracity.store import RunDirectory, RunDirectoryError
 from veracity.testing import FakeLLMServer
 

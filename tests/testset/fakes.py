@@ -96,6 +96,6 @@ class GeneratingJudge:
         return self.rule_based(request)
 
     def scripted(self, messages: Sequence[ChatMessage], output: OutputSpec) -> str:
-        """The same, as a :class:`~veracity.judges.chat.ScriptedChat` responder."""
+        """The same, as a :class:`~veracity.chat.ScriptedChat` responder."""
         del output
         return self(request_of(messages))

@@ -17,9 +17,9 @@ from tests.testset.fakes import (
     request_of,
     write_docs,
 )
+from veracity.chat import ScriptedChat
 from veracity.dataset import read_dataset
 from veracity.judges import LLMJudge
-from veracity.judges.chat import ScriptedChat
 from veracity.prompts import QUESTION_TYPES, ChatMessage, OutputSpec
 from veracity.testset import agenerate_testset, load_chunks, write_jsonl
 from veracity.transport import JudgeFatalError

@@ -11,11 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.testset.fakes import MADE_UP, GeneratingJudge, write_docs
+from veracity.chat import OpenAIChat
 from veracity.cli import testset as testset_cli
 from veracity.dataset import read_dataset
 from veracity.evaluation import aevaluate
 from veracity.judges import LLMJudge
-from veracity.judges.chat import OpenAIChat
 from veracity.testing import FakeLLMServer
 from veracity.testset import agenerate_testset, load_chunks, write_jsonl
 from veracity.testset.fake import FakeTestsetResponder

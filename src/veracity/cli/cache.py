@@ -14,8 +14,8 @@ from veracity._units import format_size, parse_age
 from veracity.cli.common import ConfigOption, fail, out_console
 
 if TYPE_CHECKING:  # the cache and the config load when a command runs, not for --help
+    from veracity.chat.cache import ResponseCache
     from veracity.config import VeracityConfig
-    from veracity.judges.chat.cache import ResponseCache
 
 cache_app = typer.Typer(help="Inspect or clear the judge-response cache.", no_args_is_help=True)
 
@@ -30,14 +30,14 @@ def _config(config: Path | None) -> VeracityConfig:
 
 
 def _path(settings: VeracityConfig) -> Path:
-    from veracity.judges.chat.cache import default_cache_path
+    from veracity.chat.cache import default_cache_path
 
     """The cache file a run would use: the config's ``cache:`` path, else the default."""
     return Path(settings.cache) if isinstance(settings.cache, str) else default_cache_path()
 
 
 def _open(path: Path) -> ResponseCache:
-    from veracity.judges.chat.cache import ResponseCache, ResponseCacheError
+    from veracity.chat.cache import ResponseCache, ResponseCacheError
 
     """The cache, unbounded: looking at it or clearing part of it evicts nothing else. A
     damaged file is set aside with a warning (and a new one started), as a run does."""
@@ -66,7 +66,7 @@ def info(config: ConfigOption = None) -> None:
 
     Also when its replies were written and last used, and whether a run is using it now.
     """
-    from veracity.judges.chat.cache import cache_file_size, cache_max_bytes
+    from veracity.chat.cache import cache_file_size, cache_max_bytes
 
     settings = _config(config)
     try:

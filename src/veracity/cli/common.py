@@ -21,8 +21,8 @@ from veracity.report.terminal import visible_lines
 from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
 
 if TYPE_CHECKING:
+    from veracity.chat.base import StructuredOutput
     from veracity.config import VeracityConfig
-    from veracity.judges.chat.base import StructuredOutput
     from veracity.runner import Executor
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE_ERRORS = 0, 1, 2, 3
@@ -234,7 +234,7 @@ ConfigOption = Annotated[
 
 def structured_output_mode(value: str) -> StructuredOutput:
     from veracity._suggest import one_of
-    from veracity.judges.chat.base import STRUCTURED_OUTPUT_MODES
+    from veracity.chat.base import STRUCTURED_OUTPUT_MODES
 
     try:
         return one_of(value, STRUCTURED_OUTPUT_MODES, "--structured-output")
@@ -298,9 +298,9 @@ def settings_from(
     batch: bool | None = None,
 ) -> RunSettings:
     # Imported here: the command line starts without the judges and the runner.
+    from veracity.chat.cache import cache_max_bytes
     from veracity.config import load_config
     from veracity.judges import default_judge_spec
-    from veracity.judges.chat.cache import cache_max_bytes
     from veracity.report.thresholds import checked_error_rate
     from veracity.runner import checked_executor
     from veracity.transport.urls import checked_base_url

@@ -29,10 +29,10 @@ def demo(
     The judge is veracity's fake OpenAI-compatible server on loopback, whose verdicts come
     from word overlap: the run shows the pipeline, files and reports, not a real judgement.
     """
+    from veracity.chat import OpenAIChat
     from veracity.embeddings import OpenAIEmbedder
     from veracity.evaluation import aevaluate
     from veracity.judges import LLMJudge
-    from veracity.judges.chat import OpenAIChat
     from veracity.metrics import resolve_metrics
     from veracity.report import print_summary
     from veracity.store import RunDirectoryError

@@ -22,7 +22,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from veracity.judges.chat.batching import BatchStatus
+from veracity.chat.batching import BatchStatus
 from veracity.types import ResultRecord, Usage
 
 

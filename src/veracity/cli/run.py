@@ -47,11 +47,11 @@ from veracity.store.layout import DATABASE, MANIFEST, REPORT, RESULTS
 
 if TYPE_CHECKING:  # the evaluation stack loads when a command runs, not for --help
     from veracity.agreement.calibration_file import CalibrationFile
+    from veracity.chat.base import StructuredOutput
     from veracity.cli.progress import RunProgress
     from veracity.dataset import RowError
     from veracity.evaluation import EvaluationResult
     from veracity.judges import Judge
-    from veracity.judges.chat.base import StructuredOutput
     from veracity.metrics import Metric
 
 MAX_SHOWN = 20
@@ -147,10 +147,10 @@ def _run_errors() -> tuple[type[Exception], ...]:
     a run directory or cache in the way, a local model that cannot load, a calibration
     for another kind of judge."""
     from veracity.agreement.calibration_file import CalibrationFileError
+    from veracity.chat.cache import ResponseCacheError
+    from veracity.chat.stack import BatchUnavailableError
     from veracity.dataset import DatasetError
     from veracity.embeddings import MissingLocalModelError, ModelIntegrityError, ModelSpecError
-    from veracity.evaluation.batching import BatchUnavailableError
-    from veracity.judges.chat.cache import ResponseCacheError
     from veracity.runner import ExecutorError
     from veracity.store import RunDirectoryError
 
@@ -293,10 +293,10 @@ def run(
     ragas_score, factual_accuracy, semantic_similarity, bert_score,
     answer_classification, rubric, and rubric:NAME for a rubric of the config file.
     """
+    from veracity.chat.batching import BatchSettings
     from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, read_dataset
     from veracity.evaluation import aevaluate
     from veracity.judges import JudgeFailingError, JudgeFatalError
-    from veracity.judges.chat.batching import BatchSettings
 
     check_dataset(dataset)
     mode = structured_output_mode(structured_output)

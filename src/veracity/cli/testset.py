@@ -179,9 +179,9 @@ def generate(
     reference is checked against its chunks by the faithfulness judge; unsupported ones
     are dropped and counted. Calls are batched and go through the response cache.
     """
+    from veracity.chat.cache import ResponseCacheError
     from veracity.config import ConfigError
     from veracity.judges import JudgeFatalError, JudgeSpecError, LLMJudge, make_judge
-    from veracity.judges.chat.cache import ResponseCacheError
     from veracity.testset.generate import agenerate_testset
     from veracity.testset.output import write_jsonl
 

@@ -18,21 +18,17 @@ from veracity.agreement.calibration_file import (
     judge_identity,
     read_calibration,
 )
+from veracity.chat.batching import BatchSettings
+from veracity.chat.cache import ResponseCache, cache_max_bytes, remove_cache
+from veracity.chat.stack import check_batchable, open_cache, stack_chat
 from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, dataset_fingerprint
 from veracity.embeddings import BertScoring, Embedder, make_bert_scorer, make_embedder
-from veracity.evaluation.batching import with_batching
 from veracity.evaluation.blocking import run_blocking
 from veracity.evaluation.inputs import Samples, items_from, row_count
 from veracity.evaluation.notebook import NotebookProgress, in_notebook
 from veracity.evaluation.result import EvaluationResult
 from veracity.judges import Judge, JudgeFatalError, default_judge_spec, make_judge
-from veracity.judges.caching import with_cache
-from veracity.judges.chat.batching import BatchSettings
-from veracity.judges.chat.cache import (
-    ResponseCache,
-    cache_max_bytes,
-    remove_cache,
-)
+from veracity.judges.rechat import chat_of, rechat
 from veracity.metrics import (
     Metric,
     Models,
@@ -113,7 +109,7 @@ async def aevaluate(
     ``executor="ray"`` scores on a Ray cluster (``veracity[ray]``): the one at
     ``ray_address``, else ``RAY_ADDRESS``, else a local instance; the run directory, the
     cache and the limits are the same (``concurrency`` and ``rpm`` cluster-wide).
-    ``batch=True`` (or :class:`~veracity.judges.chat.batching.BatchSettings`) sends an
+    ``batch=True`` (or :class:`~veracity.chat.batching.BatchSettings`) sends an
     ``openai/`` or ``anthropic/`` judge's calls through the provider's batch API at batch
     prices, phase by phase; with ``out``, a run killed while waiting polls its batches
     again when resumed. ``calibration`` (a file ``veracity calibrate`` wrote, or one read
@@ -136,11 +132,8 @@ async def aevaluate(
     chosen = _resolved(metrics, rubrics)
     # Samples of a kind no row can be read from fail here, before any model is made.
     items, dataset_path = items_from(samples, column_map)
-    judge = with_batching(
-        _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts),
-        batch, out, executor,
-    )  # fmt: skip
-    the_judge, shared = with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
+    judge = _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts)
+    the_judge, shared = _with_chat_stack(judge, batch, executor, cache, cache_max_size, out)
     models = _models(the_judge, chosen, embedder, bert_scorer, base_url, concurrency)
     calibrator = _calibration(calibration, models, chosen)
     price = (batch_price if batch else find_price)(the_judge.name, prices)
@@ -150,7 +143,7 @@ async def aevaluate(
         "iterations": iterations, "max_error_rate": max_error_rate, "executor": executor,
         "batch": batch is not False, **(settings or {}), **_calibration_settings(calibrator)
     })  # fmt: skip
-    run_dir, models, own_replies = _open_run(out, manifest, judge, cache, models)
+    run_dir, models, own_replies = _open_run(out, manifest, cache, models)
     arrived = _Arrivals(chosen)
     bad_rows: list[RowError] = []
 
@@ -288,10 +281,30 @@ def _check_rows(valid: int, bad_rows: Sequence[RowError], dataset_path: str | No
         )
 
 
+def _with_chat_stack(
+    judge: Judge,
+    batch: bool | BatchSettings,
+    executor: str,
+    cache: bool | str | Path,
+    cache_max_size: str | int | None,
+    out: str | Path | None,
+) -> tuple[Judge, ResponseCache | None]:
+    """``judge`` with its calls batched (``batch``) and its replies in the shared cache,
+    and the cache it opened. Batching is checked first: a run that cannot start should not
+    open anything."""
+    batching = None if batch is False else BatchSettings() if batch is True else batch
+    if batching is not None:
+        check_batchable(chat_of(judge), judge.name, executor)
+    shared = open_cache(cache, max_bytes=cache_max_bytes(cache_max_size))
+    run_dir = None if out is None else Path(out)
+    return rechat(
+        judge, lambda chat: stack_chat(chat, cache=shared, batch=batching, run_dir=run_dir)
+    ), shared
+
+
 def _open_run(
     out: str | Path | None,
     manifest: Mapping[str, Any],
-    judge: Judge,
     cache: bool | str | Path,
     models: Models,
 ) -> tuple[RunDirectory | None, Models, ResponseCache | None]:
@@ -305,7 +318,8 @@ def _open_run(
     run_dir.open(manifest)
     if cache is not False:
         return run_dir, models, None
-    the_judge, own_replies = with_cache(judge, run_dir.path / REPLIES, "run")
+    own_replies = open_cache(run_dir.path / REPLIES, "run")
+    the_judge = rechat(models.judge, lambda chat: stack_chat(chat, cache=own_replies, scope="run"))
     return run_dir, replace(models, judge=the_judge), own_replies
 
 

@@ -7,16 +7,16 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from veracity.chat.base import StructuredOutput
+from veracity.chat.openai_chat import OpenAIChat
 from veracity.judges.base import Judge
-from veracity.judges.chat.base import StructuredOutput
-from veracity.judges.chat.openai_chat import OpenAIChat
 from veracity.judges.llm import LLMJudge
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.prompts import PromptBudget
 from veracity.transport.retry import RetryPolicy
 
 if TYPE_CHECKING:
-    from veracity.judges.chat.anthropic_chat import AnthropicChat
+    from veracity.chat.anthropic_chat import AnthropicChat
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 PROVIDERS = ("openai", "anthropic")
@@ -64,7 +64,7 @@ def make_judge(
     if provider == "openai":
         chat_class: type[OpenAIChat | AnthropicChat] = OpenAIChat
     else:
-        from veracity.judges.chat.anthropic_chat import AnthropicChat
+        from veracity.chat.anthropic_chat import AnthropicChat
 
         chat_class = AnthropicChat
     try:

@@ -6,10 +6,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from veracity.chat import ScriptedChat
 from veracity.evaluation import EvaluationResult, evaluate
 from veracity.evaluation.inputs import SampleInput
-from veracity.judges import Judge, LLMJudge
-from veracity.judges.chat import ScriptedChat
+from veracity.judges import Judge
+from veracity.judges.rechat import chat_of
 from veracity.metrics import Metric
 from veracity.pytest_plugin.assertions import DEFAULT_MINIMUM, assert_faithful, assert_scores
 from veracity.types import Sample
@@ -37,7 +38,7 @@ class RagEval:
     ) -> None:
         self.judge = judge
         self.thresholds = dict(thresholds or {})
-        if isinstance(judge, LLMJudge) and isinstance(judge.model, ScriptedChat):
+        if isinstance(chat_of(judge), ScriptedChat):
             # A scripted judge's replies are the test's: never answer from the cache.
             options.setdefault("cache", False)
         self.options = options

@@ -22,8 +22,9 @@ from contextlib import contextmanager
 import ray
 from ray.exceptions import RayActorError, RayTaskError
 
-from veracity.judges import Judge, LLMJudge
-from veracity.judges.chat.cache import CachedChat, Negotiating
+from veracity.chat.stack import adopt_negotiated
+from veracity.judges import Judge
+from veracity.judges.rechat import chat_of
 from veracity.metrics import Metric, Models
 from veracity.runner.engine import (
     Bad,
@@ -170,11 +171,9 @@ async def _drive(
 def _adopt_negotiated(judge: Judge) -> None:
     """What the workers learnt of the endpoint (the options it rejected), read back from
     the cache they told it to: the run's manifest describes the judge as it ended."""
-    chat = judge.model if isinstance(judge, LLMJudge) else None
-    if isinstance(chat, CachedChat) and isinstance(chat.model, Negotiating):
-        learnt = chat.cache.negotiated(chat.model.negotiation_key())
-        if learnt is not None:
-            chat.model.adopt(learnt)
+    chat = chat_of(judge)
+    if chat is not None:
+        adopt_negotiated(chat)
 
 
 def _batches(jobs: Iterator[Job], size: int) -> Iterator[list[Job]]:

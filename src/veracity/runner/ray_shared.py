@@ -20,8 +20,8 @@ import ray
 import ray.cloudpickle
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.cache import ResponseCache
+from veracity.chat.base import ChatReply
+from veracity.chat.cache import ResponseCache
 from veracity.transport.limits import RequestLimiter
 
 # An actor handle: Ray's annotations of handles do not follow ``.options().remote()``.
@@ -133,7 +133,7 @@ class CacheActor:
 
 class RemoteReplies:
     """A worker's stand-in for the run's :class:`CacheActor` (a
-    :class:`~veracity.judges.chat.cache.ReplyStore`): a lookup waits for its answer, a
+    :class:`~veracity.chat.cache.ReplyStore`): a lookup waits for its answer, a
     write goes on in the background until :func:`settle_writes`."""
 
     def __init__(self, actor: Handle) -> None:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from veracity.judges import LLMJudge
-from veracity.judges.llm.asking import Exchange, Unusable, ask
 from veracity.prompts.testset import CHUNKS_PER_ITEM, TESTSET_GENERATION, render_testset_generation
 from veracity.testset.chunking import Chunk
 from veracity.testset.parsing import ParsedItems, parse_items_reply
@@ -41,22 +40,12 @@ class ItemsReply:
 async def ask_items(judge: LLMJudge, chunks: Sequence[Chunk], call: PlannedCall) -> ItemsReply:
     """The items one planned call produced, or why it produced none (after one re-ask)."""
     texts = [chunks[i].text for i in call.chunks]
-    prompt = judge.asker.prompt(
+    least = min(CHUNKS_PER_ITEM[call.question_type][0], len(texts))
+    outcome = await judge.ask(
         TESTSET_GENERATION,
         render_testset_generation(texts, call.question_type, call.n),
+        lambda text: parse_items_reply(text, len(texts), least),
         items=call.n,
+        iteration=call.round,
     )
-    least = min(CHUNKS_PER_ITEM[call.question_type][0], len(texts))
-    exchange = Exchange()
-    try:
-        parsed, _ = await ask(
-            judge.model,
-            prompt,
-            lambda text: parse_items_reply(text, len(texts), least),
-            exchange,
-            call.round,
-        )
-    except Unusable as exc:
-        failed = exchange.failed(judge.model, str(exc))
-        return ItemsReply(None, failed.error, failed.usage)
-    return ItemsReply(parsed, None, exchange.usage)
+    return ItemsReply(outcome.value, outcome.error, outcome.usage)

@@ -13,10 +13,11 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
+from veracity.chat.cache import cache_max_bytes
+from veracity.chat.stack import open_cache, stack_chat
 from veracity.dataset import stable_sample_id
 from veracity.judges import LLMJudge
-from veracity.judges.caching import with_cache
-from veracity.judges.chat.cache import cache_max_bytes
+from veracity.judges.rechat import rechat
 from veracity.prompts.testset import QUESTION_TYPES, QuestionType
 from veracity.testset.asking import ItemsReply, ask_items, run_all
 from veracity.testset.checking import SupportCheck, check_support
@@ -183,7 +184,8 @@ async def agenerate_testset(
         report.notes.append("complex_reasoning needs two chunks or more: left out")
     wanted = split_count(count, kinds)
     report.by_type = {kind: TypeCount(wanted=wanted[kind]) for kind in kinds}
-    cached_judge, opened = with_cache(judge, cache, max_bytes=cache_max_bytes(cache_max_size))
+    opened = open_cache(cache, max_bytes=cache_max_bytes(cache_max_size))
+    cached_judge = rechat(judge, lambda chat: stack_chat(chat, cache=opened))
     generator = _Generator(cached_judge, chunks, report, per_call=per_call, min_support=min_support)
     try:
         for round_ in range(max_rounds):

@@ -14,9 +14,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from veracity.chat.base import ChatModel, ChatReply
+from veracity.chat.cache import CachedChat
 from veracity.judges.base import JudgeOutcome
-from veracity.judges.chat.base import ChatModel, ChatReply
-from veracity.judges.chat.cache import CachedChat
 from veracity.judges.parsing import ParseFailure, cut_short
 from veracity.prompts import (
     ChatMessage,

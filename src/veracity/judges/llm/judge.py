@@ -6,14 +6,15 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from veracity.chat.base import ChatModel
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.budget import within_budget
-from veracity.judges.chat.base import ChatModel
 from veracity.judges.llm import chunks, claims
 from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_once
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.judges.parsing import (
     ParsedRubric,
+    ParseFailure,
     parse_classification_reply,
     parse_factual_reply,
     parse_questions_reply,
@@ -120,6 +121,20 @@ class LLMJudge:
 
     async def aclose(self) -> None:
         await self.model.aclose()
+
+    async def ask(
+        self,
+        template: PromptTemplate,
+        blocks: Mapping[str, str],
+        parse: Callable[[str], T | ParseFailure],
+        *,
+        items: int = 0,
+        iteration: int = 0,
+    ) -> JudgeOutcome[T]:
+        """Any question of ``template`` (one beyond the metrics', such as generating a test
+        set), its reply read by ``parse``, re-asked once when it cannot be read."""
+        prompt = self.asker.prompt(template, blocks, items=items)
+        return await ask_once(self.model, prompt, parse, iteration)
 
     def _fitted(
         self,

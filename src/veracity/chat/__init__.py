@@ -15,9 +15,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from veracity.judges.chat.anthropic_chat import AnthropicChat
-    from veracity.judges.chat.base import ChatModel, ChatReply, StructuredOutput
-    from veracity.judges.chat.openai_chat import OpenAIChat
-    from veracity.judges.chat.scripted import ScriptedCall, ScriptedChat
+    from veracity.chat.anthropic_chat import AnthropicChat
+    from veracity.chat.base import ChatModel, ChatReply, StructuredOutput
+    from veracity.chat.openai_chat import OpenAIChat
+    from veracity.chat.scripted import ScriptedCall, ScriptedChat
 else:
     __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

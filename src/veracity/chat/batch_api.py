@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from veracity.judges.chat.base import ChatReply
+from veracity.chat.base import ChatReply
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError
 
 if TYPE_CHECKING:
-    from veracity.judges.chat.anthropic_chat import AnthropicChat
-    from veracity.judges.chat.openai_chat import OpenAIChat
+    from veracity.chat.anthropic_chat import AnthropicChat
+    from veracity.chat.openai_chat import OpenAIChat
 
 # Uploading a file of many megabytes, or reading one back, takes longer than a chat call.
 TRANSFER_TIMEOUT_S = 600.0
@@ -246,12 +246,12 @@ class AnthropicBatches:
 
 def batch_api(chat: object) -> BatchApi | None:
     """The batch API of ``chat``'s provider; ``None`` for a chat model without one."""
-    from veracity.judges.chat.openai_chat import OpenAIChat
+    from veracity.chat.openai_chat import OpenAIChat
 
     if isinstance(chat, OpenAIChat):
         return OpenAIBatches(chat)
     if getattr(chat, "provider", None) == "anthropic":
-        from veracity.judges.chat.anthropic_chat import AnthropicChat
+        from veracity.chat.anthropic_chat import AnthropicChat
 
         if isinstance(chat, AnthropicChat):
             return AnthropicBatches(chat)

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.batch_api import BatchApi, BatchState, Failed, Outcome
-from veracity.judges.chat.batch_ledger import BatchLedger
-from veracity.judges.chat.cache import cache_key
-from veracity.judges.chat.sdk import RequestOptions, SDKChat
+from veracity.chat.base import ChatReply
+from veracity.chat.batch_api import BatchApi, BatchState, Failed, Outcome
+from veracity.chat.batch_ledger import BatchLedger
+from veracity.chat.cache import cache_key
+from veracity.chat.sdk import RequestOptions, SDKChat
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError, JudgeFatalError
 

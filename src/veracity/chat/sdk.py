@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypedDict, TypeVar
 
-from veracity.judges.chat.base import STRUCTURED_OUTPUT_FALLBACK, ChatReply, StructuredOutput
+from veracity.chat.base import STRUCTURED_OUTPUT_FALLBACK, ChatReply, StructuredOutput
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import JudgeFailingError, OptionRejectedError, RetriesExhaustedError
 from veracity.transport.credentials import resolve_endpoint
@@ -100,7 +100,7 @@ class ChatOptions(TypedDict, total=False):
 
 
 class SDKChat(Generic[ClientT]):
-    """A provider's SDK behind :class:`~veracity.judges.chat.base.ChatModel`.
+    """A provider's SDK behind :class:`~veracity.chat.base.ChatModel`.
 
     The key and base URL come from the arguments, else from the provider's environment
     variables; the key is held in memory only and never described or written.

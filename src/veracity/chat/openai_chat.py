@@ -6,10 +6,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from veracity.chat.base import ChatReply
+from veracity.chat.received import received_text
+from veracity.chat.sdk import RequestOptions, SDKChat, as_rejection, count
 from veracity.dataset.fields import a_json_type
-from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.received import received_text
-from veracity.judges.chat.sdk import RequestOptions, SDKChat, as_rejection, count
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError
 from veracity.transport.retry import ErrorClass, classify_sdk_error

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.judges.chat.base import ChatReply
+from veracity.chat.base import ChatReply
 from veracity.prompts import ChatMessage, OutputSpec, approx_tokens
 from veracity.transport import CallFailedError
 from veracity.transport.limits import RequestLimiter

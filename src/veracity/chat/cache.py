@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from veracity._units import format_size, parse_size
-from veracity.judges.chat.base import ChatModel, ChatReply
-from veracity.judges.chat.cache_upkeep import (
+from veracity.chat.base import ChatModel, ChatReply
+from veracity.chat.cache_upkeep import (
     ROW_SIZE,
     CacheStats,
     delete,
@@ -30,7 +30,7 @@ from veracity.judges.chat.cache_upkeep import (
     stats,
     transaction,
 )
-from veracity.judges.chat.cache_upkeep import evict as evict_lru
+from veracity.chat.cache_upkeep import evict as evict_lru
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.store.sqlite_owner import foreign_database
 from veracity.types import TokenLogprob, Usage

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from veracity.judges.chat.cache_upkeep import transaction
+from veracity.chat.cache_upkeep import transaction
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS batches "

@@ -9,10 +9,10 @@ from typing import Any, Unpack
 
 import anthropic
 
+from veracity.chat.base import ChatReply
+from veracity.chat.received import received_text
+from veracity.chat.sdk import ChatOptions, RequestOptions, SDKChat, as_rejection, count
 from veracity.dataset.fields import a_json_type
-from veracity.judges.chat.base import ChatReply
-from veracity.judges.chat.received import received_text
-from veracity.judges.chat.sdk import ChatOptions, RequestOptions, SDKChat, as_rejection, count
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError
 from veracity.transport.bounded import bounded_hooks
