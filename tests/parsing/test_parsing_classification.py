@@ -1,4 +1,4 @@
-"""parse_classification_reply / read_classification_reply: labels, synonyms, text, failures."""
+"""read_classification_reply: labels, synonyms, text, failures."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from veracity.judges.parsing import (
     ParsedValue,
     ParseFailure,
-    parse_classification_reply,
     read_classification_reply,
 )
 from veracity.types import AnswerClass, Classification
@@ -24,7 +23,7 @@ def _read(text: str) -> ParsedValue[Classification]:
 
 
 def _failure(text: str) -> ParseFailure:
-    result = parse_classification_reply(text)
+    result = read_classification_reply(text)
     assert isinstance(result, ParseFailure), result
     return result
 

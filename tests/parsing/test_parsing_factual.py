@@ -1,4 +1,4 @@
-"""parse_factual_reply / read_factual_reply: shapes, synonyms, scales, overall, failures."""
+"""read_factual_reply: shapes, synonyms, scales, overall, failures."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from veracity.judges.parsing import (
     ParsedValue,
     ParseFailure,
-    parse_factual_reply,
     read_factual_reply,
 )
 from veracity.types import CriterionScore, FactualGrades
@@ -33,7 +32,7 @@ def _read(text: str) -> ParsedValue[FactualGrades]:
 
 
 def _failure(text: str) -> ParseFailure:
-    result = parse_factual_reply(text)
+    result = read_factual_reply(text)
     assert isinstance(result, ParseFailure), result
     return result
 
@@ -56,7 +55,6 @@ def test_json_paths(text: str, method: str) -> None:
     assert result.value == EXPECTED
     assert result.method == method
     assert result.notes == ()
-    assert parse_factual_reply(text) == EXPECTED
 
 
 def test_flat_form_with_reasoning_keys() -> None:

@@ -1,4 +1,4 @@
-"""parse_questions_reply / read_questions_reply: questions, the noncommittal flag, legacy text."""
+"""read_questions_reply: questions, the noncommittal flag, legacy text."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from veracity.judges.parsing import (
     ParsedValue,
     ParseFailure,
-    parse_questions_reply,
     read_questions_reply,
 )
 from veracity.types import GeneratedQuestions
@@ -37,7 +36,7 @@ def _read(text: str) -> ParsedValue[GeneratedQuestions]:
 
 
 def _failure(text: str) -> ParseFailure:
-    result = parse_questions_reply(text)
+    result = read_questions_reply(text)
     assert isinstance(result, ParseFailure), result
     return result
 
@@ -55,7 +54,6 @@ def test_json_paths(text: str, method: str) -> None:
     result = _read(text)
     assert result.value == EXPECTED
     assert result.method == method
-    assert parse_questions_reply(text) == EXPECTED
 
 
 @pytest.mark.parametrize("key", ["questions", "generated_questions", "Generated Questions"])

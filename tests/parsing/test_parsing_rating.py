@@ -1,4 +1,4 @@
-"""parse_rating_reply / read_rating_reply: scales, text forms and failures."""
+"""read_rating_reply: scales, text forms and failures."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParsedValue, ParseFailure, parse_rating_reply, read_rating_reply
+from veracity.judges.parsing import ParsedValue, ParseFailure, read_rating_reply
 from veracity.types import RelevanceRating
 
 
@@ -17,7 +17,7 @@ def _read(text: str) -> ParsedValue[RelevanceRating]:
 
 
 def _failure(text: str) -> ParseFailure:
-    result = parse_rating_reply(text)
+    result = read_rating_reply(text)
     assert isinstance(result, ParseFailure), result
     return result
 

@@ -1,4 +1,4 @@
-"""parse_rubric_reply: dimension matching, score forms, extras, failures, order."""
+"""read_rubric_reply: dimension matching, score forms, extras, failures, order."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParsedRubric, ParseFailure, parse_rubric_reply
+from veracity.judges.parsing import ParsedValue, ParseFailure, read_rubric_reply
 from veracity.prompts import DEFAULT_RUBRIC
 from veracity.types import DimensionScore, Rubric, RubricDimension
 
@@ -22,14 +22,14 @@ EXPECTED = (
 )
 
 
-def _parsed(text: str, rubric: Rubric = DEFAULT_RUBRIC) -> ParsedRubric:
-    result = parse_rubric_reply(text, rubric)
-    assert isinstance(result, ParsedRubric), result
+def _parsed(text: str, rubric: Rubric = DEFAULT_RUBRIC) -> ParsedValue[tuple[DimensionScore, ...]]:
+    result = read_rubric_reply(text, rubric)
+    assert isinstance(result, ParsedValue), result
     return result
 
 
 def _failure(text: str, rubric: Rubric = DEFAULT_RUBRIC) -> ParseFailure:
-    result = parse_rubric_reply(text, rubric)
+    result = read_rubric_reply(text, rubric)
     assert isinstance(result, ParseFailure), result
     return result
 
@@ -46,14 +46,14 @@ def _failure(text: str, rubric: Rubric = DEFAULT_RUBRIC) -> ParseFailure:
 )
 def test_json_paths(text: str, method: str) -> None:
     result = _parsed(text)
-    assert result.scores == EXPECTED
+    assert result.value == EXPECTED
     assert result.method == method
     assert result.notes == ()
 
 
 def test_result_follows_the_rubric_order() -> None:
     reversed_items = {"scores": list(reversed(FULL["scores"]))}
-    assert _parsed(json.dumps(reversed_items)).scores == EXPECTED
+    assert _parsed(json.dumps(reversed_items)).value == EXPECTED
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_result_follows_the_rubric_order() -> None:
 )
 def test_names_match_ignoring_case_spaces_and_underscores(name: str) -> None:
     body = {name: {"score": 5, "reasoning": "all supported"}, "completeness": 2}
-    assert _parsed(json.dumps(body)).scores[0] == EXPECTED[0]
+    assert _parsed(json.dumps(body)).value[0] == EXPECTED[0]
 
 
 def test_mapping_forms() -> None:
@@ -70,8 +70,8 @@ def test_mapping_forms() -> None:
         "completeness": 2,
         "completeness_reasoning": "a bare list",
     }
-    assert _parsed(json.dumps(body)).scores == EXPECTED
-    assert _parsed(json.dumps({"scores": {"faithfulness": 5, "completeness": "2"}})).scores[
+    assert _parsed(json.dumps(body)).value == EXPECTED
+    assert _parsed(json.dumps({"scores": {"faithfulness": 5, "completeness": "2"}})).value[
         1
     ] == DimensionScore(name="completeness", score=2)
 
@@ -79,7 +79,7 @@ def test_mapping_forms() -> None:
 @pytest.mark.parametrize(("written", "score"), [("4/5", 4), ("4", 4), (4.0, 4), ("8/10", 4)])
 def test_score_forms(written: object, score: int) -> None:
     result = _parsed(json.dumps({"faithfulness": written, "completeness": 3}))
-    assert result.scores[0].score == score
+    assert result.value[0].score == score
     if written == "8/10":
         assert any("'8/10' as 4/5" in n for n in result.notes)
 
@@ -87,7 +87,7 @@ def test_score_forms(written: object, score: int) -> None:
 def test_extra_dimensions_and_overall_are_dropped_with_notes() -> None:
     items = [*FULL["scores"], {"dimension": "clarity", "reasoning": "clear", "score": 5}]
     result = _parsed(json.dumps(items))
-    assert result.scores == EXPECTED
+    assert result.value == EXPECTED
     assert any("clarity" in n and "not a dimension" in n for n in result.notes)
     flat = _parsed(json.dumps({"faithfulness": 5, "completeness": 2, "overall": 3.5}))
     assert any("'overall'" in n and "computes the overall" in n for n in flat.notes)
@@ -97,7 +97,7 @@ def test_legacy_lines() -> None:
     text = "Faithfulness: 5/5 - all supported\nCompleteness: 2 - a bare list"
     result = _parsed(text)
     assert result.method == "legacy_lines"
-    assert result.scores == EXPECTED
+    assert result.value == EXPECTED
 
 
 def test_legacy_header_blocks() -> None:
@@ -105,7 +105,7 @@ def test_legacy_header_blocks() -> None:
         "## Faithfulness\nReasoning: all supported\nScore: 5\n\n"
         "## Completeness\nReasoning: a bare list\nScore: 2/5\n"
     )
-    assert _parsed(text).scores == EXPECTED
+    assert _parsed(text).value == EXPECTED
 
 
 def test_a_custom_rubric() -> None:
@@ -118,7 +118,7 @@ def test_a_custom_rubric() -> None:
         ),
     )
     result = _parsed('{"Next Steps": 3, "tone": {"score": 4, "reasoning": "kind"}}', rubric)
-    assert [(s.name, s.score) for s in result.scores] == [("tone", 4), ("next_steps", 3)]
+    assert [(s.name, s.score) for s in result.value] == [("tone", 4), ("next_steps", 3)]
 
 
 @pytest.mark.parametrize(

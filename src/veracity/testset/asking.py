@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from veracity.judges import LLMJudge
+from veracity.judges.parsing import ParsedValue, ParseFailure
 from veracity.prompts.testset import CHUNKS_PER_ITEM, TESTSET_GENERATION, render_testset_generation
 from veracity.testset.chunking import Chunk
 from veracity.testset.parsing import ParsedItems, parse_items_reply
@@ -44,8 +45,14 @@ async def ask_items(judge: LLMJudge, chunks: Sequence[Chunk], call: PlannedCall)
     outcome = await judge.ask(
         TESTSET_GENERATION,
         render_testset_generation(texts, call.question_type, call.n),
-        lambda text: parse_items_reply(text, len(texts), least),
+        lambda text: _read_items(text, len(texts), least),
         items=call.n,
         iteration=call.round,
     )
     return ItemsReply(outcome.value, outcome.error, outcome.usage)
+
+
+def _read_items(text: str, n_chunks: int, least: int) -> ParsedValue[ParsedItems] | ParseFailure:
+    # The items keep their own notes: the test-set report gathers them.
+    parsed = parse_items_reply(text, n_chunks, least)
+    return parsed if isinstance(parsed, ParseFailure) else ParsedValue(parsed, parsed.method)

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from veracity.chat.base import ChatModel, ChatReply
 from veracity.chat.cache import CachedChat
 from veracity.judges.base import JudgeOutcome
-from veracity.judges.parsing import ParseFailure, cut_short
+from veracity.judges.parsing import ParsedValue, ParseFailure, cut_short
 from veracity.prompts import (
     ChatMessage,
     OutputSpec,
@@ -152,17 +152,19 @@ async def ask(
 async def ask_once(
     model: ChatModel,
     prompt: RenderedPrompt,
-    parse: Callable[[str], P | ParseFailure],
+    read: Callable[[str], ParsedValue[P] | ParseFailure],
     iteration: int,
     refine: Callable[[P, str, Sequence[TokenLogprob]], P] | None = None,
 ) -> JudgeOutcome[P]:
-    """One question, one answer (or the reason there is none) as an outcome; ``refine``
-    adds what the reply's token log-probabilities say to the parsed value."""
+    """One question, one answer (or the reason there is none) as an outcome, with the
+    reader's notes; ``refine`` adds what the reply's token log-probabilities say to it."""
     exchange = Exchange()
     try:
-        value, reply = await ask(model, prompt, parse, exchange, iteration)
+        parsed, reply = await ask(model, prompt, read, exchange, iteration)
     except Unusable as exc:
         return exchange.failed(model, str(exc))
+    exchange.notes.extend(parsed.notes)
+    value = parsed.value
     if refine is not None and reply.tokens:
         value = refine(value, reply.text, reply.tokens)
     return exchange.outcome(value)

@@ -10,16 +10,16 @@ from veracity.chat.base import ChatModel
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.budget import within_budget
 from veracity.judges.llm import chunks, claims
-from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_once
+from veracity.judges.llm.asking import Asker, ask_once
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.judges.parsing import (
-    ParsedRubric,
+    ParsedValue,
     ParseFailure,
-    parse_classification_reply,
-    parse_factual_reply,
-    parse_questions_reply,
-    parse_rating_reply,
-    parse_rubric_reply,
+    read_classification_reply,
+    read_factual_reply,
+    read_questions_reply,
+    read_rating_reply,
+    read_rubric_reply,
     with_expected_criteria,
     with_expected_rating,
     with_expected_scores,
@@ -126,15 +126,15 @@ class LLMJudge:
         self,
         template: PromptTemplate,
         blocks: Mapping[str, str],
-        parse: Callable[[str], T | ParseFailure],
+        read: Callable[[str], ParsedValue[T] | ParseFailure],
         *,
         items: int = 0,
         iteration: int = 0,
     ) -> JudgeOutcome[T]:
         """Any question of ``template`` (one beyond the metrics', such as generating a test
-        set), its reply read by ``parse``, re-asked once when it cannot be read."""
+        set), its reply read by ``read``, re-asked once when it cannot be read."""
         prompt = self.asker.prompt(template, blocks, items=items)
-        return await ask_once(self.model, prompt, parse, iteration)
+        return await ask_once(self.model, prompt, read, iteration)
 
     def _fitted(
         self,
@@ -217,7 +217,7 @@ class LLMJudge:
             prompt = self.asker.prompt(
                 QUESTION_GENERATION, render_question_generation(answer, fitted, n), history=history
             )
-            return ask_once(self.model, prompt, parse_questions_reply, iteration)
+            return ask_once(self.model, prompt, read_questions_reply, iteration)
 
         return await self._fitted(QUESTION_GENERATION, (answer,), contexts, ask, history)
 
@@ -229,7 +229,7 @@ class LLMJudge:
                 RELEVANCE_RATING, render_relevance_rating(question, answer), history=history
             )
             return ask_once(
-                self.model, prompt, parse_rating_reply, iteration, refine=with_expected_rating
+                self.model, prompt, read_rating_reply, iteration, refine=with_expected_rating
             )
 
         return await self._fitted(RELEVANCE_RATING, (question, answer), (), ask, history)
@@ -242,7 +242,7 @@ class LLMJudge:
                 FACTUAL_ACCURACY, render_factual_accuracy(question, answer, reference)
             )
             return ask_once(
-                self.model, prompt, parse_factual_reply, iteration, refine=with_expected_criteria
+                self.model, prompt, read_factual_reply, iteration, refine=with_expected_criteria
             )
 
         return await self._fitted(FACTUAL_ACCURACY, (question, answer, reference), (), ask)
@@ -257,7 +257,7 @@ class LLMJudge:
             return ask_once(
                 self.model,
                 prompt,
-                parse_classification_reply,
+                read_classification_reply,
                 iteration,
                 refine=with_label_probabilities,
             )
@@ -275,18 +275,14 @@ class LLMJudge:
     ) -> JudgeOutcome[tuple[DimensionScore, ...]]:
         template = rubric_template(rubric)
 
-        async def score(fitted: tuple[str, ...]) -> JudgeOutcome[tuple[DimensionScore, ...]]:
-            exchange = Exchange()
+        def score(fitted: tuple[str, ...]) -> Awaitable[JudgeOutcome[tuple[DimensionScore, ...]]]:
             prompt = self.asker.prompt(template, render_rubric(question, answer, fitted))
-            try:
-                parsed: ParsedRubric
-                parsed, reply = await ask(
-                    self.model, prompt, lambda text: parse_rubric_reply(text, rubric),
-                    exchange, iteration,
-                )  # fmt: skip
-            except Unusable as exc:
-                return exchange.failed(self.model, str(exc))
-            exchange.notes.extend(parsed.notes)
-            return exchange.outcome(with_expected_scores(parsed.scores, reply.text, reply.tokens))
+            return ask_once(
+                self.model,
+                prompt,
+                lambda text: read_rubric_reply(text, rubric),
+                iteration,
+                refine=with_expected_scores,
+            )
 
         return await self._fitted(template, (question, answer), contexts, score)

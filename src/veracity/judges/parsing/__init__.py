@@ -4,18 +4,17 @@ Pure functions, no I/O: find the JSON (strict, fenced, embedded, repaired), fall
 to the legacy text formats, recognise refusals, normalise verdict labels and match
 verdicts to claims by text, then by position. The other judge questions (chunk
 relevance, generated questions, ratings, G-Eval criteria, classification, rubric scores)
-have parsers of their own, as tolerant, with every coercion noted.
+have readers of their own, as tolerant, each returning a :class:`ParsedValue` with every
+coercion noted.
 """
 
 from veracity.judges.parsing.chunks import parse_chunks_reply, with_p_relevant
 from veracity.judges.parsing.claims import parse_claims_reply
 from veracity.judges.parsing.classification import (
-    parse_classification_reply,
     read_classification_reply,
     with_label_probabilities,
 )
 from veracity.judges.parsing.factual import (
-    parse_factual_reply,
     read_factual_reply,
     with_expected_criteria,
 )
@@ -32,15 +31,14 @@ from veracity.judges.parsing.outcomes import (
     RawVerdict,
     VerdictMatch,
 )
-from veracity.judges.parsing.parsed import ParsedChunks, ParsedRubric, ParsedValue
-from veracity.judges.parsing.questions import parse_questions_reply, read_questions_reply
+from veracity.judges.parsing.parsed import ParsedChunks, ParsedValue
+from veracity.judges.parsing.questions import read_questions_reply
 from veracity.judges.parsing.rating import (
-    parse_rating_reply,
     read_rating_reply,
     with_expected_rating,
 )
 from veracity.judges.parsing.refusal import detect_refusal
-from veracity.judges.parsing.rubric import parse_rubric_reply, with_expected_scores
+from veracity.judges.parsing.rubric import read_rubric_reply, with_expected_scores
 from veracity.judges.parsing.verdicts import parse_verdicts_reply, with_p_supported
 
 __all__ = [
@@ -51,7 +49,6 @@ __all__ = [
     "ParseFailure",
     "ParsedChunks",
     "ParsedClaims",
-    "ParsedRubric",
     "ParsedValue",
     "ParsedVerdicts",
     "RawVerdict",
@@ -63,16 +60,12 @@ __all__ = [
     "normalise_verdict",
     "parse_chunks_reply",
     "parse_claims_reply",
-    "parse_classification_reply",
-    "parse_factual_reply",
-    "parse_questions_reply",
-    "parse_rating_reply",
-    "parse_rubric_reply",
     "parse_verdicts_reply",
     "read_classification_reply",
     "read_factual_reply",
     "read_questions_reply",
     "read_rating_reply",
+    "read_rubric_reply",
     "unwrap_schema_echo",
     "with_expected_criteria",
     "with_expected_rating",

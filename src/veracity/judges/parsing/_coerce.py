@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from veracity.judges.parsing._text import as_text, describe_json, field_of
+from veracity.judges.parsing._text import REASON_KEYS, as_text, describe_json, field_of
 from veracity.judges.parsing.json_extract import extract_json
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.refusal import detect_refusal
@@ -162,6 +162,3 @@ def single_field_reply(
         return ParseFailure("schema", f"{expected}; got {describe_json(value)}")
     reason = field_of(value, REASON_KEYS)
     return build(found[1], as_text(reason and reason[1]), method, [])
-
-
-REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")

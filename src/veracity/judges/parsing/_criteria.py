@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from veracity.judges.parsing._coerce import compact
-from veracity.judges.parsing._text import as_text, collapse, field_of
+from veracity.judges.parsing._text import REASON_KEYS, as_text, collapse, field_of
 
 CONTAINER_KEYS = (
     "scores",
@@ -21,15 +21,8 @@ CONTAINER_KEYS = (
 )
 NAME_KEYS = ("dimension", "criterion", "name", "axis", "aspect", "metric")
 SCORE_KEYS = ("score", "rating", "value", "grade", "points")
-REASONING_KEYS = (
-    "reasoning",
-    "reason",
-    "explanation",
-    "rationale",
-    "justification",
-    "comment",
-    "analysis",
-)
+# A criterion's reasoning: any reason key, and two more judges use for a score's.
+REASONING_KEYS = ("reasoning", *REASON_KEYS, "comment", "analysis")
 _REASONING_SUFFIXES = tuple(compact(k) for k in REASONING_KEYS)
 _SCORE_SUFFIXES = tuple(compact(k) for k in SCORE_KEYS)
 _REASONING_BUCKETS = ("reasoning", "reasons", "explanations", "rationale", "justifications")

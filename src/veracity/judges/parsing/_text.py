@@ -22,6 +22,10 @@ _NUMBERING = re.compile(r"^\(?\d{1,3}[.):]\s*(?=\D|$)")
 LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022\u2023\u25e6\u2043+]|\(?\d{1,3}[.)]|\(\d{1,3}\))\s+")
 
 
+# The keys a judge writes its reason under, first found wins.
+REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
+
+
 def collapse(text: str) -> str:
     """Collapse runs of whitespace to single spaces and strip the ends."""
     return _WS.sub(" ", text).strip()

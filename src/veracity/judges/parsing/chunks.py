@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 from veracity.judges.parsing._chunk_items import RawChunk, complete, read_index
 from veracity.judges.parsing._coerce import drive
-from veracity.judges.parsing._text import as_text, describe_json, field_of, plural
+from veracity.judges.parsing._text import REASON_KEYS, as_text, describe_json, field_of, plural
 from veracity.judges.parsing.chunk_lines import parse_chunk_lines
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedChunks
@@ -43,7 +43,6 @@ INDEX_KEYS = (
 )
 RELEVANT_KEYS = ("relevant", "is_relevant", "verdict", "label", "useful", "is_useful")
 RELEVANCE_KEYS = ("relevance", "relevance_score", "score", "rating")
-REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
 _POSITIONAL_KEY = re.compile(r"^\W*(?:(?:chunk|context|doc(?:ument)?|passage)\W*)?\d{1,4}\W*$")
 
 _Read = tuple[list[RawChunk], list[str]]

@@ -14,7 +14,6 @@ from veracity.types import TokenLogprob
 from veracity.types.judgements import AnswerClass, Classification
 
 __all__ = [
-    "parse_classification_reply",
     "read_classification_reply",
     "with_label_probabilities",
 ]
@@ -111,11 +110,6 @@ def _from_text(text: str) -> ParsedValue[Classification] | ParseFailure | None:
 
 
 def read_classification_reply(text: str) -> ParsedValue[Classification] | ParseFailure:
-    """:func:`parse_classification_reply` with how the label was found and the notes."""
-    return drive(text, _from_json, _from_text, _EXPECTED)
-
-
-def parse_classification_reply(text: str) -> Classification | ParseFailure:
     """Read the classification of an answer: correct, wrong or dont_know.
 
     ``{"reason", "classification"}`` (``label``/``verdict``/``class`` too), a bare label,
@@ -123,8 +117,7 @@ def parse_classification_reply(text: str) -> Classification | ParseFailure:
     incorrect/false/no/inaccurate/hallucinated are wrong; "don't know"/unknown/abstain/
     idk/"not answered"/refused are dont_know. An unknown label is a ``"schema"`` failure.
     """
-    result = read_classification_reply(text)
-    return result if isinstance(result, ParseFailure) else result.value
+    return drive(text, _from_json, _from_text, _EXPECTED)
 
 
 _WRITTEN = {label.value: label for label in AnswerClass}

@@ -14,7 +14,7 @@ from veracity.judges.parsing.probabilities import weighted_scores
 from veracity.types import TokenLogprob
 from veracity.types.judgements import CriterionScore, FactualGrades
 
-__all__ = ["parse_factual_reply", "read_factual_reply"]
+__all__ = ["read_factual_reply"]
 
 CRITERIA = ("correctness", "completeness", "consistency")
 SYNONYMS = {
@@ -107,7 +107,16 @@ def _grades(
 
 
 def read_factual_reply(text: str) -> ParsedValue[FactualGrades] | ParseFailure:
-    """:func:`parse_factual_reply` with how the grades were found and the notes."""
+    """Read the correctness, completeness and consistency scores (0–100) and reasoning.
+
+    Nested (``{"correctness": {"reasoning": …, "score": 80}}``), flat (``{"correctness":
+    80, "correctness_reasoning": …}``), a list of ``{"criterion", "score", "reasoning"}``
+    or ``Correctness: 80 - why`` lines; synonyms accuracy, coverage and coherence. Scores
+    are 0–100 numbers or numeric strings; ``"8/10"`` is converted (noted), bare scores
+    are multiplied by 10 only when all are at most 10 and the reasoning says "/10" or
+    "out of 10" (noted). An ``overall`` is ignored (noted); a missing criterion is a
+    ``"schema"`` failure naming it.
+    """
 
     def from_json(value: object, method: str) -> ParsedValue[FactualGrades] | ParseFailure:
         criteria = read_criteria(value, ALIASES)
@@ -122,21 +131,6 @@ def read_factual_reply(text: str) -> ParsedValue[FactualGrades] | ParseFailure:
         return _grades(criteria, "legacy_lines", ["read the scores from text lines, not JSON"])
 
     return drive(text, from_json, from_text, _EXPECTED)
-
-
-def parse_factual_reply(text: str) -> FactualGrades | ParseFailure:
-    """Read the correctness, completeness and consistency scores (0–100) and reasoning.
-
-    Nested (``{"correctness": {"reasoning": …, "score": 80}}``), flat (``{"correctness":
-    80, "correctness_reasoning": …}``), a list of ``{"criterion", "score", "reasoning"}``
-    or ``Correctness: 80 - why`` lines; synonyms accuracy, coverage and coherence. Scores
-    are 0–100 numbers or numeric strings; ``"8/10"`` is converted (noted), bare scores
-    are multiplied by 10 only when all are at most 10 and the reasoning says "/10" or
-    "out of 10" (noted). An ``overall`` is ignored (noted); a missing criterion is a
-    ``"schema"`` failure naming it.
-    """
-    result = read_factual_reply(text)
-    return result if isinstance(result, ParseFailure) else result.value
 
 
 def with_expected_criteria(

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from veracity.types.judgements import ChunkJudgement, DimensionScore
+from veracity.types.judgements import ChunkJudgement
 
 T = TypeVar("T")
 
@@ -29,14 +29,5 @@ class ParsedChunks:
 
     items: Mapping[int, ChunkJudgement]
     missing: tuple[int, ...]
-    notes: tuple[str, ...] = ()
-    method: str = ""
-
-
-@dataclass(frozen=True)
-class ParsedRubric:
-    """One score per rubric dimension, in the rubric's order."""
-
-    scores: tuple[DimensionScore, ...]
     notes: tuple[str, ...] = ()
     method: str = ""

@@ -5,18 +5,24 @@ from __future__ import annotations
 import re
 
 from veracity.judges.parsing._coerce import NO_WORDS, YES_WORDS, drive, flag_table, read_label
-from veracity.judges.parsing._text import LIST_MARKER, as_text, describe_json, field_of, preview
+from veracity.judges.parsing._text import (
+    LIST_MARKER,
+    REASON_KEYS,
+    as_text,
+    describe_json,
+    field_of,
+    preview,
+)
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.types.judgements import GeneratedQuestions
 
-__all__ = ["parse_questions_reply", "read_questions_reply"]
+__all__ = ["read_questions_reply"]
 
 QUESTION_KEYS = ("questions", "generated_questions", "question", "generated_question", "queries")
 ITEM_KEYS = ("question", "text", "query")
 NONCOMMITTAL_KEYS = ("noncommittal", "non_committal", "is_noncommittal", "noncommital", "evasive")
 COMMITTAL_KEYS = ("committal", "is_committal", "commital")
-REASON_KEYS = ("reason", "reasoning", "explanation", "rationale")
 FLAGS = flag_table(
     (*YES_WORDS, "noncommittal", "non committal", "evasive"),
     (*NO_WORDS, "committal", "not noncommittal"),
@@ -125,11 +131,6 @@ def _from_text(text: str) -> ParsedValue[GeneratedQuestions] | ParseFailure | No
 
 
 def read_questions_reply(text: str) -> ParsedValue[GeneratedQuestions] | ParseFailure:
-    """:func:`parse_questions_reply` with how the questions were found and the notes."""
-    return drive(text, _from_json, _from_text, _EXPECTED)
-
-
-def parse_questions_reply(text: str) -> GeneratedQuestions | ParseFailure:
     """Read the generated questions and the noncommittal flag from a reply.
 
     Questions under ``questions``/``generated_questions``/``question`` (a string is one
@@ -139,5 +140,4 @@ def parse_questions_reply(text: str) -> GeneratedQuestions | ParseFailure:
     ending in "?", with an optional ``Noncommittal: 1`` line. No questions and not
     noncommittal is a ``"schema"`` failure.
     """
-    result = read_questions_reply(text)
-    return result if isinstance(result, ParseFailure) else result.value
+    return drive(text, _from_json, _from_text, _EXPECTED)

@@ -13,7 +13,7 @@ from veracity.judges.parsing.probabilities import weighted_number
 from veracity.types import TokenLogprob
 from veracity.types.judgements import RelevanceRating
 
-__all__ = ["parse_rating_reply", "read_rating_reply", "with_expected_rating"]
+__all__ = ["read_rating_reply", "with_expected_rating"]
 
 SCORE_KEYS = ("score", "rating", "relevance", "relevance_score", "answer_relevance", "value")
 _EXPECTED = "expected a JSON object with 'reason' and 'score' (an integer 0 to 100)"
@@ -92,11 +92,6 @@ def _from_text(text: str) -> ParsedValue[RelevanceRating] | ParseFailure | None:
 
 
 def read_rating_reply(text: str) -> ParsedValue[RelevanceRating] | ParseFailure:
-    """:func:`parse_rating_reply` with how the rating was found and the notes."""
-    return drive(text, _from_json, _from_text, _EXPECTED)
-
-
-def parse_rating_reply(text: str) -> RelevanceRating | ParseFailure:
     """Read a direct relevance rating and scale it to 0–1.
 
     ``{"reason", "score"}`` (``rating``/``relevance`` too), a bare number, or text such
@@ -104,8 +99,7 @@ def parse_rating_reply(text: str) -> RelevanceRating | ParseFailure:
     x/y (``"8/10"`` -> 0.8), a decimal in [0, 1] is taken as it is (``0.85``); anything
     out of range is a ``"schema"`` failure.
     """
-    result = read_rating_reply(text)
-    return result if isinstance(result, ParseFailure) else result.value
+    return drive(text, _from_json, _from_text, _EXPECTED)
 
 
 _WRITTEN_SCORE = re.compile(

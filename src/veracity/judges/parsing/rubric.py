@@ -8,12 +8,14 @@ from veracity.judges.parsing._coerce import compact, drive, read_number
 from veracity.judges.parsing._criteria import Criteria, read_criteria, read_criteria_lines
 from veracity.judges.parsing._text import describe_json, preview
 from veracity.judges.parsing.outcomes import ParseFailure
-from veracity.judges.parsing.parsed import ParsedRubric
+from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import weighted_scores
 from veracity.types import TokenLogprob
 from veracity.types.judgements import DimensionScore, Rubric
 
-__all__ = ["parse_rubric_reply", "with_expected_scores"]
+__all__ = ["read_rubric_reply", "with_expected_scores"]
+
+Scores = tuple[DimensionScore, ...]
 
 _OVERALL = {compact(k) for k in ("overall", "overall_score", "total", "average", "mean", "pass")}
 
@@ -43,7 +45,7 @@ def _score(raw: object, name: str, notes: list[str]) -> int | str:
 
 def _scores(
     criteria: Criteria, rubric: Rubric, method: str, notes: list[str]
-) -> ParsedRubric | ParseFailure:
+) -> ParsedValue[Scores] | ParseFailure:
     expected = _expected(rubric)
     for key in criteria.unknown:
         if compact(key) in _OVERALL:
@@ -62,10 +64,10 @@ def _scores(
         if isinstance(score, str):
             return ParseFailure("schema", f"{expected}; {score}")
         scores.append(DimensionScore(name=name, score=score, reasoning=found.reasoning))
-    return ParsedRubric(tuple(scores), tuple(notes), method)
+    return ParsedValue(tuple(scores), method, tuple(notes))
 
 
-def parse_rubric_reply(text: str, rubric: Rubric) -> ParsedRubric | ParseFailure:
+def read_rubric_reply(text: str, rubric: Rubric) -> ParsedValue[Scores] | ParseFailure:
     """Read one 1–5 score per dimension of ``rubric``, in the rubric's order.
 
     ``{"scores": [{"dimension", "reasoning", "score"}]}`` and its synonyms, a mapping
@@ -78,13 +80,13 @@ def parse_rubric_reply(text: str, rubric: Rubric) -> ParsedRubric | ParseFailure
     aliases = {compact(d.name): d.name for d in rubric.dimensions}
     expected = _expected(rubric)
 
-    def from_json(value: object, method: str) -> ParsedRubric | ParseFailure:
+    def from_json(value: object, method: str) -> ParsedValue[Scores] | ParseFailure:
         criteria = read_criteria(value, aliases)
         if criteria is None:
             return ParseFailure("schema", f"{expected}; got {describe_json(value)}")
         return _scores(criteria, rubric, method, [])
 
-    def from_text(reply: str) -> ParsedRubric | ParseFailure | None:
+    def from_text(reply: str) -> ParsedValue[Scores] | ParseFailure | None:
         criteria = read_criteria_lines(reply, aliases)
         if criteria is None:
             return None
@@ -94,9 +96,7 @@ def parse_rubric_reply(text: str, rubric: Rubric) -> ParsedRubric | ParseFailure
     return drive(text, from_json, from_text, expected)
 
 
-def with_expected_scores(
-    scores: Sequence[DimensionScore], text: str, tokens: Sequence[TokenLogprob]
-) -> tuple[DimensionScore, ...]:
+def with_expected_scores(scores: Scores, text: str, tokens: Sequence[TokenLogprob]) -> Scores:
     """``scores`` read from ``text``, each with its probability-weighted 1–5 score where
     the reply's token log-probabilities give one."""
     expected = weighted_scores(text, tokens, [(s.name, s.score) for s in scores], 1, 5)

@@ -6,7 +6,14 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from veracity.judges.parsing._text import as_text, describe_json, field_of, label_text, preview
+from veracity.judges.parsing._text import (
+    REASON_KEYS,
+    as_text,
+    describe_json,
+    field_of,
+    label_text,
+    preview,
+)
 from veracity.judges.parsing.json_extract import extract_json
 from veracity.judges.parsing.labels import normalise_verdict
 from veracity.judges.parsing.legacy_verdicts import parse_legacy_verdicts
@@ -20,7 +27,6 @@ __all__ = ["parse_verdicts_reply", "with_p_supported"]
 CONTAINER_KEYS = ("verdicts", "results", "statements", "judgements", "judgments", "claims")
 CLAIM_KEYS = ("claim", "statement", "text")
 VERDICT_KEYS = ("verdict", "label", "answer", "attributed", "supported", "result")
-REASON_KEYS = ("reason", "reasoning", "explanation", "rationale")
 EVIDENCE_KEYS = ("evidence", "quote", "citation", "support")
 
 _EXPECTED = (
