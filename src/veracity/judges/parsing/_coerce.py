@@ -9,7 +9,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from veracity.judges.parsing._text import REASON_KEYS, as_text, describe_json, field_of
 from veracity.judges.parsing.json_extract import extract_json
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.refusal import detect_refusal
@@ -140,25 +139,3 @@ def drive(
     if refusal is not None:
         return ParseFailure("refusal", refusal)
     return ParseFailure("unparseable", f"{expected}; found no JSON and nothing else usable")
-
-
-def single_field_reply(
-    value: object,
-    method: str,
-    *,
-    keys: tuple[str, ...],
-    bare: Callable[[object], bool],
-    expected: str,
-    build: Callable[[object, str, str, list[str]], T | ParseFailure],
-) -> T | ParseFailure:
-    """A reply that is one value (a label, a score) and a reason: a bare value, or an
-    object holding it under one of ``keys`` and the reason under one of ``REASON_KEYS``."""
-    if bare(value):
-        return build(value, "", method, ["the reply is a bare value"])
-    if not isinstance(value, dict):
-        return ParseFailure("schema", f"{expected}; got {describe_json(value)}")
-    found = field_of(value, keys)
-    if found is None:
-        return ParseFailure("schema", f"{expected}; got {describe_json(value)}")
-    reason = field_of(value, REASON_KEYS)
-    return build(found[1], as_text(reason and reason[1]), method, [])

@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Annotated
 
-from veracity.judges.parsing._coerce import drive, read_label, single_field_reply, words
+from pydantic import BeforeValidator, Field, ValidationInfo
+
+from veracity.judges.parsing._coerce import read_label, words
 from veracity.judges.parsing._text import as_text, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import choice_probabilities, locate_values
+from veracity.judges.parsing.reader import (
+    Reading,
+    Reason,
+    ReplyModel,
+    bare,
+    describe_output,
+    note,
+    synonyms,
+)
+from veracity.prompts.classification import ClassificationOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import AnswerClass, Classification
 
@@ -50,10 +63,6 @@ _LABELS = {
     ),
 }
 TABLE = {words(label): cls for cls, labels in _LABELS.items() for label in labels}
-_EXPECTED = (
-    "expected a JSON object with 'reason' and 'classification' (one of 'correct', 'wrong', "
-    "'dont_know')"
-)
 _LABEL_LINE = re.compile(
     r"^\W*(?:final\s+)?(?:classification|class|label|verdict|category)\W*[:=]\s*(?P<v>.+)$",
     re.IGNORECASE | re.MULTILINE,
@@ -73,28 +82,20 @@ def _label(raw: object) -> AnswerClass | None:
     return found
 
 
-def _build(
-    raw: object, reason: str, method: str, notes: list[str]
-) -> ParsedValue[Classification] | ParseFailure:
+def _read_label(raw: object, info: ValidationInfo) -> AnswerClass:
     label = _label(raw)
     if label is None:
-        return ParseFailure(
-            "schema", f"{_EXPECTED}; {preview(as_text(raw))} is not one of these labels"
-        )
+        raise ValueError(f"{preview(as_text(raw))} is not one of these labels")
     if words(as_text(raw)) != words(label.value):
-        notes.append(f"read the label {preview(as_text(raw))} as {label.value!r}")
-    return ParsedValue(Classification(label=label, reason=reason), method, tuple(notes))
+        note(info, f"read the label {preview(as_text(raw))} as {label.value!r}")
+    return label
 
 
-def _from_json(value: object, method: str) -> ParsedValue[Classification] | ParseFailure:
-    return single_field_reply(
-        value,
-        method,
-        keys=LABEL_KEYS,
-        bare=lambda v: isinstance(v, str | bool | int),
-        expected=_EXPECTED,
-        build=_build,
-    )
+class _Classification(ReplyModel):
+    reason: Reason = ""
+    classification: Annotated[
+        AnswerClass, BeforeValidator(_read_label), Field(validation_alias=synonyms(*LABEL_KEYS))
+    ]
 
 
 def _from_text(text: str) -> ParsedValue[Classification] | ParseFailure | None:
@@ -103,10 +104,21 @@ def _from_text(text: str) -> ParsedValue[Classification] | ParseFailure | None:
     if m is None:
         if read_label(clean.strip(), TABLE) is None:
             return None
-        return _build(clean.strip(), "", "legacy_text", ["the reply is a bare label"])
-    reason = _REASON_LINE.search(clean)
-    notes = ["read the label from text, not JSON"]
-    return _build(m.group("v"), reason.group("v").strip() if reason else "", "legacy_text", notes)
+        data, notes = {"classification": clean.strip()}, ["the reply is a bare label"]
+    else:
+        reason = _REASON_LINE.search(clean)
+        data = {"classification": m.group("v"), "reason": reason.group("v") if reason else ""}
+        notes = ["read the label from text, not JSON"]
+    return READING.validated(data, "legacy_text", notes)
+
+
+READING = Reading(
+    _Classification,
+    lambda read: Classification(label=read.classification, reason=read.reason),
+    describe_output(ClassificationOutput),
+    shape=bare("classification", lambda v: isinstance(v, str | bool | int)),
+    text=_from_text,
+)
 
 
 def read_classification_reply(text: str) -> ParsedValue[Classification] | ParseFailure:
@@ -117,7 +129,7 @@ def read_classification_reply(text: str) -> ParsedValue[Classification] | ParseF
     incorrect/false/no/inaccurate/hallucinated are wrong; "don't know"/unknown/abstain/
     idk/"not answered"/refused are dont_know. An unknown label is a ``"schema"`` failure.
     """
-    return drive(text, _from_json, _from_text, _EXPECTED)
+    return READING(text)
 
 
 _WRITTEN = {label.value: label for label in AnswerClass}

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
-from veracity.judges.parsing._coerce import NO_WORDS, YES_WORDS, drive, flag_table, read_label
+from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
+
+from veracity.judges.parsing._coerce import NO_WORDS, YES_WORDS, flag_table, read_label
 from veracity.judges.parsing._text import (
     LIST_MARKER,
-    REASON_KEYS,
     as_text,
     describe_json,
     field_of,
@@ -15,6 +17,15 @@ from veracity.judges.parsing._text import (
 )
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
+from veracity.judges.parsing.reader import (
+    Reading,
+    Reason,
+    ReplyModel,
+    describe_output,
+    note,
+    synonyms,
+)
+from veracity.prompts.answer_relevance import QuestionGenerationOutput
 from veracity.types.judgements import GeneratedQuestions
 
 __all__ = ["read_questions_reply"]
@@ -27,82 +38,85 @@ FLAGS = flag_table(
     (*YES_WORDS, "noncommittal", "non committal", "evasive"),
     (*NO_WORDS, "committal", "not noncommittal"),
 )
-_EXPECTED = (
-    "expected a JSON object with 'reason', 'noncommittal' (true or false) and 'questions' "
-    "(an array of question strings)"
-)
 _FLAG_LINE = re.compile(r"^\W*(?P<key>non[\s_-]?commit?tal|commit?tal)\W*[:=]\s*(?P<v>.+)$", re.I)
 _REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I)
 _QUESTION_LINE = re.compile(r"^\W*question\s*\d{0,2}\s*[:=.)]\s*(?P<v>.+)$", re.I)
 
-_Read = tuple[list[str], list[str]]
 
-
-def _questions(value: object, where: str, notes: list[str]) -> list[str]:
+def _questions(value: object, info: ValidationInfo) -> tuple[str, ...]:
     items = [value] if isinstance(value, str | dict) else value
     if not isinstance(items, list):
-        notes.append(f"ignored {where}: {describe_json(value)}, not questions")
-        return []
+        note(info, f"ignored the questions: {describe_json(value)}, not questions")
+        return ()
     found: list[str] = []
     for n, item in enumerate(items, 1):
         text = field_of(item, ITEM_KEYS) if isinstance(item, dict) else ("", item)
         question = text[1] if text is not None else None
         if not isinstance(question, str) or not question.strip():
-            notes.append(f"skipped item {n} of {where}: not a question string")
+            note(info, f"skipped item {n} of the questions: not a question string")
         elif question.strip() in found:
-            notes.append(f"dropped duplicate question {preview(question)}")
+            note(info, f"dropped duplicate question {preview(question)}")
         else:
             found.append(question.strip())
-    return found
+    return tuple(found)
 
 
-def _flag(obj: dict[str, object], notes: list[str]) -> bool | ParseFailure:
+def _flag(raw: object) -> bool:
+    flag = read_label(raw, FLAGS)
+    if flag is None:
+        raise ValueError(f"{preview(as_text(raw))} is not true/false")
+    return flag
+
+
+Flag = Annotated[bool | None, BeforeValidator(_flag)]
+
+
+class _Questions(ReplyModel):
+    reason: Reason = ""
+    noncommittal: Annotated[Flag, Field(validation_alias=synonyms(*NONCOMMITTAL_KEYS))] = None
+    committal: Annotated[Flag, Field(validation_alias=synonyms(*COMMITTAL_KEYS))] = None
+    questions: Annotated[
+        tuple[str, ...] | None,
+        BeforeValidator(_questions),
+        Field(validation_alias=synonyms(*QUESTION_KEYS)),
+    ] = None
+
+    @model_validator(mode="after")
+    def _committed(self, info: ValidationInfo) -> _Questions:
+        if self.noncommittal is None and self.committal is not None:
+            note(info, f"read committal={self.committal} as noncommittal={not self.committal}")
+        elif self.noncommittal is None:
+            note(info, "no noncommittal flag; took it as false")
+        if not self.questions and not self.flag:
+            raise ValueError("got no questions")
+        return self
+
+    @property
+    def flag(self) -> bool:
+        if self.noncommittal is not None:
+            return self.noncommittal
+        return self.committal is False
+
+
+def _item_flag(item: dict[str, object]) -> bool | None:
     for keys, inverted in ((NONCOMMITTAL_KEYS, False), (COMMITTAL_KEYS, True)):
-        found = field_of(obj, keys)
-        if found is None:
-            continue
-        flag = read_label(found[1], FLAGS)
-        if flag is None:
-            what = preview(as_text(found[1]))
-            return ParseFailure("schema", f"{_EXPECTED}; '{found[0]}' is {what}, not true/false")
-        if inverted:
-            notes.append(f"read {found[0]!r}={as_text(found[1])} as noncommittal={not flag}")
-        return flag != inverted
-    notes.append("no noncommittal flag; took it as false")
-    return False
+        found = field_of(item, keys)
+        flag = None if found is None else read_label(found[1], FLAGS)
+        if flag is not None:
+            return flag != inverted
+    return None
 
 
-def _build(
-    questions: list[str], flag: bool, reason: str, method: str, notes: list[str]
-) -> ParsedValue[GeneratedQuestions] | ParseFailure:
-    if not questions and not flag:
-        return ParseFailure("schema", f"{_EXPECTED}; got no questions")
-    value = GeneratedQuestions(questions=tuple(questions), noncommittal=flag, reason=reason)
-    return ParsedValue(value, method, tuple(notes))
-
-
-def _from_json(value: object, method: str) -> ParsedValue[GeneratedQuestions] | ParseFailure:
-    notes: list[str] = []
-    if isinstance(value, list | str):
-        questions = _questions(value, "the reply", notes)
-        flags = (
-            [_flag(v, []) for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-        )
-        any_flag = any(f is True for f in flags)
-        source = "from the items' flags" if flags else "no flag given"
-        notes.append(f"a bare list of questions: noncommittal={any_flag} ({source})")
-        return _build(questions, any_flag, "", method, notes)
-    if not isinstance(value, dict):
-        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-    found = field_of(value, QUESTION_KEYS)
-    flag = _flag(value, notes)
-    if isinstance(flag, ParseFailure):
-        return flag
-    if found is None and not flag:
-        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-    questions = [] if found is None else _questions(found[1], repr(found[0]), notes)
-    reason = field_of(value, REASON_KEYS)
-    return _build(questions, flag, as_text(reason and reason[1]), method, notes)
+def _bare_list(value: object, notes: list[str]) -> object:
+    """A bare list of questions (or of ragas-style ``{question, noncommittal}`` objects)."""
+    if not isinstance(value, list | str):
+        return value
+    items = value if isinstance(value, list) else []
+    flags = [_item_flag(v) for v in items if isinstance(v, dict)]
+    any_flag = any(f is True for f in flags)
+    source = "from the items' flags" if flags else "no flag given"
+    notes.append(f"a bare list of questions: noncommittal={any_flag} ({source})")
+    return {"questions": value, "noncommittal": any_flag}
 
 
 def _from_text(text: str) -> ParsedValue[GeneratedQuestions] | ParseFailure | None:
@@ -124,10 +138,23 @@ def _from_text(text: str) -> ParsedValue[GeneratedQuestions] | ParseFailure | No
             questions.append(line.strip())
     if not questions and flag is None:
         return None
-    notes = ["read the questions from text lines, not JSON"]
-    if flag is None:
-        notes.append("no noncommittal flag; took it as false")
-    return _build(questions, bool(flag), reason, "legacy_lines", notes)
+    data = {"questions": questions, "reason": reason, "noncommittal": flag}
+    return READING.validated(
+        {k: v for k, v in data.items() if v is not None},
+        "legacy_lines",
+        ["read the questions from text lines, not JSON"],
+    )
+
+
+READING = Reading(
+    _Questions,
+    lambda read: GeneratedQuestions(
+        questions=read.questions or (), noncommittal=read.flag, reason=read.reason
+    ),
+    describe_output(QuestionGenerationOutput),
+    shape=_bare_list,
+    text=_from_text,
+)
 
 
 def read_questions_reply(text: str) -> ParsedValue[GeneratedQuestions] | ParseFailure:
@@ -140,4 +167,4 @@ def read_questions_reply(text: str) -> ParsedValue[GeneratedQuestions] | ParseFa
     ending in "?", with an optional ``Noncommittal: 1`` line. No questions and not
     noncommittal is a ``"schema"`` failure.
     """
-    return drive(text, _from_json, _from_text, _EXPECTED)
+    return READING(text)

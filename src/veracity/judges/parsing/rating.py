@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Annotated
 
-from veracity.judges.parsing._coerce import Number, drive, read_number, single_field_reply
+from pydantic import BeforeValidator, Field, ValidationInfo
+
+from veracity.judges.parsing._coerce import read_number
 from veracity.judges.parsing._text import as_text, collapse, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import weighted_number
+from veracity.judges.parsing.reader import (
+    Reading,
+    Reason,
+    ReplyModel,
+    bare,
+    describe_output,
+    note,
+    synonyms,
+)
+from veracity.prompts.answer_relevance import RelevanceRatingOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import RelevanceRating
 
 __all__ = ["read_rating_reply", "with_expected_rating"]
 
 SCORE_KEYS = ("score", "rating", "relevance", "relevance_score", "answer_relevance", "value")
-_EXPECTED = "expected a JSON object with 'reason' and 'score' (an integer 0 to 100)"
 _NUM = r"[-+]?\d+(?:\.\d+)?(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?\s*%?"
 _SCORE_LINE = re.compile(
     rf"\b(?:score|rating|relevance)\b[^\S\n]*(?:is|of)?[^\S\n]*[:=]?[^\S\n]*[*_]*(?P<n>{_NUM})",
@@ -27,47 +39,32 @@ _FRACTION = re.compile(r"(?<![\w/.])(?P<n>\d+(?:\.\d+)?\s*(?:/|out\s+of)\s*(?:5|
 _REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I | re.M)
 
 
-def _fraction(number: Number, notes: list[str]) -> float | ParseFailure:
+def _fraction(raw: object, info: ValidationInfo) -> float:
     """The score on 0–1: ``x/y`` as a fraction, an integer as 0–100, a decimal in [0, 1]
     as it is, any other number as 0–100."""
+    number = read_number(raw)
+    if number is None:
+        raise ValueError(f"the score {preview(as_text(raw))} is not a number")
     value = number.value
     if number.scale is not None:
         if not 0 <= value <= number.scale:
-            return ParseFailure("schema", f"{_EXPECTED}; the score {number.text!r} is out of range")
+            raise ValueError(f"the score {number.text!r} is out of range")
         if number.scale != 100:
-            notes.append(f"read the score {number.text!r} as {value / number.scale:g}")
+            note(info, f"read the score {number.text!r} as {value / number.scale:g}")
         return value / number.scale
     if not number.integral and 0 <= value <= 1:
-        notes.append(f"read the score {number.text} as a 0-1 fraction")
+        note(info, f"read the score {number.text} as a 0-1 fraction")
         return value
     if not 0 <= value <= 100:
-        return ParseFailure("schema", f"{_EXPECTED}; the score {number.text} is outside 0 to 100")
+        raise ValueError(f"the score {number.text} is outside 0 to 100")
     return value / 100
 
 
-def _build(
-    raw: object, reason: str, method: str, notes: list[str]
-) -> ParsedValue[RelevanceRating] | ParseFailure:
-    number = read_number(raw)
-    if number is None:
-        return ParseFailure(
-            "schema", f"{_EXPECTED}; the score {preview(as_text(raw))} is not a number"
-        )
-    score = _fraction(number, notes)
-    if isinstance(score, ParseFailure):
-        return score
-    return ParsedValue(RelevanceRating(score=score, reason=reason), method, tuple(notes))
-
-
-def _from_json(value: object, method: str) -> ParsedValue[RelevanceRating] | ParseFailure:
-    return single_field_reply(
-        value,
-        method,
-        keys=SCORE_KEYS,
-        bare=lambda v: isinstance(v, int | float | str) and not isinstance(v, bool),
-        expected=_EXPECTED,
-        build=_build,
-    )
+class _Rating(ReplyModel):
+    reason: Reason = ""
+    score: Annotated[
+        float, BeforeValidator(_fraction), Field(validation_alias=synonyms(*SCORE_KEYS))
+    ]
 
 
 def _from_text(text: str) -> ParsedValue[RelevanceRating] | ParseFailure | None:
@@ -88,7 +85,17 @@ def _from_text(text: str) -> ParsedValue[RelevanceRating] | ParseFailure | None:
     else:  # "I rate it 8/10 overall." is its own reason; a bare number has none
         around = clean[: m.start()] + clean[m.end() :] if m is not None else ""
         reason = collapse(clean) if any(ch.isalpha() for ch in around) else ""
-    return _build(raw, reason, "legacy_text", ["read the score from text, not JSON"])
+    notes = ["read the score from text, not JSON"]
+    return READING.validated({"score": raw, "reason": reason}, "legacy_text", notes)
+
+
+READING = Reading(
+    _Rating,
+    lambda read: RelevanceRating(score=read.score, reason=read.reason),
+    describe_output(RelevanceRatingOutput),
+    shape=bare("score", lambda v: isinstance(v, int | float | str) and not isinstance(v, bool)),
+    text=_from_text,
+)
 
 
 def read_rating_reply(text: str) -> ParsedValue[RelevanceRating] | ParseFailure:
@@ -99,7 +106,7 @@ def read_rating_reply(text: str) -> ParsedValue[RelevanceRating] | ParseFailure:
     x/y (``"8/10"`` -> 0.8), a decimal in [0, 1] is taken as it is (``0.85``); anything
     out of range is a ``"schema"`` failure.
     """
-    return drive(text, _from_json, _from_text, _EXPECTED)
+    return READING(text)
 
 
 _WRITTEN_SCORE = re.compile(

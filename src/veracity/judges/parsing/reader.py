@@ -1,0 +1,171 @@
+"""One tolerant reader for a judge's reply, driven by a pydantic model of what it means.
+
+The JSON found in the reply (strict, fenced, embedded, repaired) is validated against a
+reading model: key synonyms are ``AliasChoices``, keys are compared ignoring case, spaces
+and hyphens, and labels or "8/10"-style numbers are read by ``BeforeValidator``s that note
+every coercion. Failing that, the question's legacy text format is tried, then refusal
+detection. A validation error, rendered briefly after what the prompt's output model
+expects, is the failure's message: the text a re-ask shows the judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, TypeVar
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+)
+
+from veracity.judges.parsing._coerce import drive
+from veracity.judges.parsing._text import REASON_KEYS, as_text, describe_json, key_of
+from veracity.judges.parsing.outcomes import ParseFailure
+from veracity.judges.parsing.parsed import ParsedValue
+
+__all__ = [
+    "Reading",
+    "Reason",
+    "ReplyModel",
+    "describe_output",
+    "note",
+    "synonyms",
+]
+
+M = TypeVar("M", bound="ReplyModel")
+T = TypeVar("T")
+
+
+class ReplyModel(BaseModel):
+    """What a reply means, read leniently: keys it does not name are ignored."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+def synonyms(*names: str) -> AliasChoices:
+    """The keys a field may come under, first found wins (compared in :func:`key_of` form)."""
+    return AliasChoices(*names)
+
+
+def note(info: ValidationInfo, text: str) -> None:
+    """Record a coercion made while reading, for the result's notes."""
+    notes = info.context.get("notes") if isinstance(info.context, dict) else None
+    if isinstance(notes, list):
+        notes.append(text)
+
+
+# A reason as the judge wrote it: a string, or anything else as one line of text.
+Reason = Annotated[str, BeforeValidator(as_text), Field(validation_alias=synonyms(*REASON_KEYS))]
+
+
+def _loose_keys(value: Mapping[Any, object]) -> dict[str, object]:
+    loose: dict[str, object] = {}
+    for key, item in value.items():
+        loose.setdefault(key_of(str(key)), item)  # the first of two spellings wins
+    return loose
+
+
+def _failure_text(error: Mapping[str, Any], given: object) -> str:
+    if error["type"] == "missing":
+        return f"got {describe_json(given)}"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    where = ".".join(str(part) for part in error["loc"])
+    return message if error["type"] == "value_error" or not where else f"'{where}': {message}"
+
+
+def _no_text_format(_: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Reading(Generic[M, T]):
+    """How one judge question's reply is read.
+
+    ``shape`` turns a JSON value that is not the object the model reads (a bare label, a
+    list of questions) into one, noting it; ``value`` builds the result from the model;
+    ``text`` reads the question's legacy text format (``None`` when the text has none of
+    it), usually through :meth:`validated`.
+    """
+
+    model: type[M]
+    value: Callable[[M], T]
+    expected: str
+    shape: Callable[[object, list[str]], object] = lambda value, _: value
+    text: Callable[[str], ParsedValue[T] | ParseFailure | None] = _no_text_format
+
+    def validated(
+        self, data: Mapping[Any, object], method: str, notes: list[str]
+    ) -> ParsedValue[T] | ParseFailure:
+        """The result of ``data``, an object of the model's fields, or why there is none."""
+        try:
+            read = self.model.model_validate(_loose_keys(data), context={"notes": notes})
+        except ValidationError as exc:
+            return ParseFailure(
+                "schema", f"{self.expected}; {_failure_text(exc.errors()[0], data)}"
+            )
+        return ParsedValue(self.value(read), method, tuple(notes))
+
+    def from_json(self, found: object, method: str) -> ParsedValue[T] | ParseFailure:
+        notes: list[str] = []
+        data = self.shape(found, notes)
+        if not isinstance(data, dict):
+            return ParseFailure("schema", f"{self.expected}; got {describe_json(found)}")
+        return self.validated(data, method, notes)
+
+    def __call__(self, reply: str) -> ParsedValue[T] | ParseFailure:
+        """Read ``reply``: its JSON, then the legacy text format, then refusal detection."""
+        return drive(reply, self.from_json, self.text, self.expected)
+
+
+def bare(field: str, accepts: Callable[[object], bool]) -> Callable[[object, list[str]], object]:
+    """A :attr:`Reading.shape` reading a bare JSON value that ``accepts`` as ``field``."""
+
+    def shape(value: object, notes: list[str]) -> object:
+        if isinstance(value, dict) or not accepts(value):
+            return value
+        notes.append("the reply is a bare value")
+        return {field: value}
+
+    return shape
+
+
+_TYPES = {"string": "a string", "boolean": "true or false", "number": "a number"}
+
+
+def _kind(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
+    if "$ref" in schema:
+        schema = defs[str(schema["$ref"]).rsplit("/", 1)[-1]]
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if kind == "integer":
+        low, high = schema.get("minimum"), schema.get("maximum")
+        return "an integer" + (f" {low} to {high}" if low is not None and high is not None else "")
+    if kind == "array":
+        items = schema.get("items", {})
+        if "$ref" in items or items.get("type") == "object":
+            return f"an array of objects with {_fields(items, defs)}"
+        return f"an array of {_kind(items, defs).removeprefix('a ').removeprefix('an ')}s"
+    if kind == "object":
+        return f"an object with {_fields(schema, defs)}"
+    return _TYPES.get(str(kind), "a value")
+
+
+def _fields(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
+    if "$ref" in schema:
+        schema = defs[str(schema["$ref"]).rsplit("/", 1)[-1]]
+    names = [f"'{name}' ({_kind(field, defs)})" for name, field in schema["properties"].items()]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def describe_output(model: type[BaseModel]) -> str:
+    """What a prompt's output model asks for, in words: the start of every failure's
+    message, so a re-ask tells the judge what to reply."""
+    schema = model.model_json_schema()
+    return f"expected a JSON object with {_fields(schema, schema.get('$defs', {}))}"
