@@ -1,20 +1,20 @@
-"""parse_claims_reply: JSON shapes, legacy list lines, refusals and failures."""
+"""read_claims_reply: JSON shapes, legacy list lines, refusals and failures."""
 
 from __future__ import annotations
 
 import pytest
 
-from veracity.judges.parsing import ParsedClaims, ParseFailure, parse_claims_reply
+from veracity.judges.parsing import ParsedValue, ParseFailure, read_claims_reply
 
 
-def _claims(text: str) -> ParsedClaims:
-    result = parse_claims_reply(text)
-    assert isinstance(result, ParsedClaims), result
+def _claims(text: str) -> ParsedValue[tuple[str, ...]]:
+    result = read_claims_reply(text)
+    assert isinstance(result, ParsedValue), result
     return result
 
 
 def _failure(text: str) -> ParseFailure:
-    result = parse_claims_reply(text)
+    result = read_claims_reply(text)
     assert isinstance(result, ParseFailure), result
     return result
 
@@ -33,24 +33,24 @@ def _failure(text: str) -> ParseFailure:
 )
 def test_json_paths(text: str, method: str) -> None:
     result = _claims(text)
-    assert result.claims == ("Paris is in France.", "It is big.")
+    assert result.value == ("Paris is in France.", "It is big.")
     assert result.method == method
 
 
 @pytest.mark.parametrize("key", ["claims", "statements", "facts", "claim_list", "Claims"])
 def test_container_key_synonyms(key: str) -> None:
-    assert _claims(f'{{"{key}": ["a", "b"]}}').claims == ("a", "b")
+    assert _claims(f'{{"{key}": ["a", "b"]}}').value == ("a", "b")
 
 
 @pytest.mark.parametrize("item_key", ["claim", "statement", "text"])
 def test_items_may_be_objects(item_key: str) -> None:
     text = f'{{"claims": [{{"{item_key}": "a", "id": 1}}, {{"{item_key}": "b"}}]}}'
-    assert _claims(text).claims == ("a", "b")
+    assert _claims(text).value == ("a", "b")
 
 
 def test_strips_skips_empties_and_dedupes_with_notes() -> None:
     result = _claims('{"claims": ["  a  ", "", "   ", "b", "a", 7]}')
-    assert result.claims == ("a", "b")
+    assert result.value == ("a", "b")
     assert any("duplicate" in n and "'a'" in n for n in result.notes)
     assert sum("empty" in n for n in result.notes) == 2
     assert any("item 6" in n for n in result.notes)
@@ -59,7 +59,7 @@ def test_strips_skips_empties_and_dedupes_with_notes() -> None:
 @pytest.mark.parametrize("text", ['{"claims": []}', "[]", '```json\n{"claims": []}\n```'])
 def test_empty_claims_is_a_valid_result(text: str) -> None:
     result = _claims(text)
-    assert result.claims == ()
+    assert result.value == ()
     assert result.notes == ()
 
 
@@ -76,19 +76,19 @@ def test_empty_claims_is_a_valid_result(text: str) -> None:
 )
 def test_legacy_numbered_and_bulleted_lines(text: str) -> None:
     result = _claims(text)
-    assert result.claims == ("Paris is in France.", "It is big.")
+    assert result.value == ("Paris is in France.", "It is big.")
     assert result.method == "legacy_list"
 
 
 def test_legacy_lines_win_over_a_stray_bracket_in_prose() -> None:
     result = _claims('- Paris is in France ["citation"].\n- It is big.')
     assert result.method == "legacy_list"
-    assert result.claims == ('Paris is in France ["citation"].', "It is big.")
+    assert result.value == ('Paris is in France ["citation"].', "It is big.")
 
 
 def test_legacy_lines_are_deduped() -> None:
     result = _claims("- a\n- b\n- a")
-    assert result.claims == ("a", "b")
+    assert result.value == ("a", "b")
     assert any("duplicate" in n for n in result.notes)
 
 
@@ -128,4 +128,4 @@ def test_wrong_shape_json_is_a_schema_failure(text: str, fragment: str) -> None:
     failure = _failure(text)
     assert failure.kind == "schema"
     assert fragment in failure.message
-    assert failure.message.startswith("expected a JSON object with a 'claims' array")
+    assert failure.message.startswith("expected a JSON object with 'claims' (an array of strings)")

@@ -6,14 +6,13 @@ import asyncio
 from collections.abc import Mapping, Sequence
 
 from veracity.judges.base import JudgeOutcome
-from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all
+from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all, ask_once
 from veracity.judges.llm.evidence import UnfoundedSupport, quote_in_contexts
 from veracity.judges.parsing import (
-    ParsedClaims,
     RawVerdict,
     match_verdicts,
-    parse_claims_reply,
     parse_verdicts_reply,
+    read_claims_reply,
     with_p_supported,
 )
 from veracity.prompts import (
@@ -28,15 +27,8 @@ from veracity.types import ClaimVerdict, Turn, Verdict
 async def extract_claims(
     asker: Asker, question: str, text: str, iteration: int, history: Sequence[Turn] = ()
 ) -> JudgeOutcome[tuple[str, ...]]:
-    exchange = Exchange()
     prompt = asker.prompt(CLAIM_EXTRACTION, render_extraction(question, text), history=history)
-    try:
-        parsed: ParsedClaims
-        parsed, _ = await ask(asker.model, prompt, parse_claims_reply, exchange, iteration)
-    except Unusable as exc:
-        return exchange.failed(asker.model, str(exc))
-    exchange.notes.extend(parsed.notes)
-    return exchange.outcome(parsed.claims)
+    return await ask_once(asker.model, prompt, read_claims_reply, iteration)
 
 
 async def verify_claims(

@@ -9,7 +9,7 @@ coercion noted.
 """
 
 from veracity.judges.parsing.chunks import parse_chunks_reply, with_p_relevant
-from veracity.judges.parsing.claims import parse_claims_reply
+from veracity.judges.parsing.claims import read_claims_reply
 from veracity.judges.parsing.classification import (
     read_classification_reply,
     with_label_probabilities,
@@ -25,7 +25,6 @@ from veracity.judges.parsing.outcomes import (
     FailureKind,
     JsonFound,
     JsonMethod,
-    ParsedClaims,
     ParsedVerdicts,
     ParseFailure,
     RawVerdict,
@@ -48,7 +47,6 @@ __all__ = [
     "JsonMethod",
     "ParseFailure",
     "ParsedChunks",
-    "ParsedClaims",
     "ParsedValue",
     "ParsedVerdicts",
     "RawVerdict",
@@ -59,8 +57,8 @@ __all__ = [
     "match_verdicts",
     "normalise_verdict",
     "parse_chunks_reply",
-    "parse_claims_reply",
     "parse_verdicts_reply",
+    "read_claims_reply",
     "read_classification_reply",
     "read_factual_reply",
     "read_questions_reply",

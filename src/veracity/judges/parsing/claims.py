@@ -2,89 +2,76 @@
 
 from __future__ import annotations
 
-from veracity.judges.parsing._text import LIST_MARKER, describe_json, field_of, plural, preview
-from veracity.judges.parsing.json_extract import extract_json
-from veracity.judges.parsing.outcomes import ParsedClaims, ParseFailure
-from veracity.judges.parsing.refusal import detect_refusal
+from typing import Annotated
 
-__all__ = ["parse_claims_reply"]
+from pydantic import BeforeValidator, Field, ValidationInfo
+
+from veracity.judges.parsing._text import LIST_MARKER, describe_json, field_of, plural, preview
+from veracity.judges.parsing.outcomes import ParseFailure
+from veracity.judges.parsing.parsed import ParsedValue
+from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.prompts.faithfulness import ExtractedClaims
+
+__all__ = ["read_claims_reply"]
 
 CONTAINER_KEYS = ("claims", "statements", "facts", "claim_list")
 ITEM_TEXT_KEYS = ("claim", "statement", "text")
-_EXPECTED = "expected a JSON object with a 'claims' array of strings"
 
 
-def _claim_items(items: list[object], where: str) -> tuple[list[str], list[str]]:
-    """Claim strings from a JSON array, plus notes on what was skipped."""
+def _claims(items: object, info: ValidationInfo) -> tuple[str, ...]:
+    """Claim strings from a JSON array, each skip and duplicate noted."""
+    if not isinstance(items, list):
+        raise ValueError(f"'claims' is {describe_json(items)}, not an array")
     claims: list[str] = []
-    notes: list[str] = []
+    empty = 0
     for n, item in enumerate(items, start=1):
         text: object = item
         if isinstance(item, dict):
             found = field_of(item, ITEM_TEXT_KEYS)
             text = None if found is None else found[1]
         if not isinstance(text, str):
-            notes.append(f"skipped item {n} of {where}: not a claim string")
-            continue
-        if text.strip():
-            claims.append(text.strip())
+            note(info, f"skipped item {n}: not a claim string")
+        elif not text.strip():
+            empty += 1
+            note(info, f"skipped item {n}: empty")
+        elif text.strip() in claims:
+            note(info, f"dropped duplicate claim {preview(text)}")
         else:
-            notes.append(f"skipped item {n} of {where}: empty")
-    return claims, notes
+            claims.append(text.strip())
+    if items and not claims and not empty:
+        raise ValueError(f"none of the {len(items)} items is a claim string")
+    return tuple(claims)
 
 
-def _dedupe(claims: list[str], notes: list[str]) -> tuple[str, ...]:
-    seen: set[str] = set()
-    unique: list[str] = []
-    for claim in claims:
-        if claim in seen:
-            notes.append(f"dropped duplicate claim {preview(claim)}")
-            continue
-        seen.add(claim)
-        unique.append(claim)
-    return tuple(unique)
+class _Claims(ReplyModel):
+    claims: Annotated[
+        tuple[str, ...], BeforeValidator(_claims), Field(validation_alias=synonyms(*CONTAINER_KEYS))
+    ]
 
 
-def _from_json(value: object, method: str) -> ParsedClaims | ParseFailure:
-    where = "the array"
-    if isinstance(value, dict):
-        found = field_of(value, CONTAINER_KEYS)
-        if found is None:
-            return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-        key, items = found
-        where = repr(key)
-        if not isinstance(items, list):
-            return ParseFailure(
-                "schema", f"{_EXPECTED}; '{key}' is {describe_json(items)}, not an array"
-            )
-    elif isinstance(value, list):
-        items = value
-    else:
-        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-    claims, notes = _claim_items(items, where)
-    if items and not claims and not any(n.endswith(": empty") for n in notes):
-        return ParseFailure(
-            "schema", f"{_EXPECTED}; none of the {len(items)} items of {where} is a claim string"
-        )
-    return ParsedClaims(_dedupe(claims, notes), method, tuple(notes))
-
-
-def _from_lines(text: str) -> ParsedClaims | None:
+def _from_lines(text: str) -> ParsedValue[tuple[str, ...]] | ParseFailure | None:
     """Claims from numbered ("1. ...", "1) ...") or bulleted ("- ", "* ", "• ") lines."""
     claims = []
     for line in text.splitlines():
         m = LIST_MARKER.match(line)
-        if m is not None:
-            claim = line[m.end() :].strip()
-            if claim:
-                claims.append(claim)
+        if m is not None and (claim := line[m.end() :].strip()):
+            claims.append(claim)
     if not claims:
         return None
-    notes: list[str] = [f"read {plural(len(claims), 'claim')} from list lines, not JSON"]
-    return ParsedClaims(_dedupe(claims, notes), "legacy_list", tuple(notes))
+    notes = [f"read {plural(len(claims), 'claim')} from list lines, not JSON"]
+    return READING.validated({"claims": claims}, "legacy_list", notes)
 
 
-def parse_claims_reply(text: str) -> ParsedClaims | ParseFailure:
+READING = Reading(
+    _Claims,
+    lambda read: read.claims,
+    describe_output(ExtractedClaims),
+    shape=lambda value, _: {"claims": value} if isinstance(value, list) else value,
+    text=_from_lines,
+)
+
+
+def read_claims_reply(text: str) -> ParsedValue[tuple[str, ...]] | ParseFailure:
     """Read the claims from a claim-extraction reply, whatever its shape.
 
     JSON first (``{"claims": [...]}``, a bare array, the keys ``statements``/``facts``/
@@ -92,25 +79,4 @@ def parse_claims_reply(text: str) -> ParsedClaims | ParseFailure:
     numbered or bulleted lines, then refusal detection. ``{"claims": []}`` is a valid,
     empty result. JSON of the wrong shape is a ``"schema"`` failure.
     """
-    found = extract_json(text)
-    legacy = _from_lines(text)
-    # JSON pulled out of prose that also has list lines may be a stray "[...]": lines win.
-    if found is not None and not (
-        legacy is not None
-        and found.method in ("embedded", "repaired")
-        and not isinstance(found.value, dict)
-    ):
-        result = _from_json(found.value, found.method)
-        if isinstance(result, ParsedClaims):
-            return result
-        if legacy is None:
-            return result
-    if legacy is not None:
-        return legacy
-    refusal = detect_refusal(text)
-    if refusal is not None:
-        return ParseFailure("refusal", refusal)
-    return ParseFailure(
-        "unparseable",
-        f'{_EXPECTED} such as {{"claims": ["..."]}}; found no JSON and no list of claims',
-    )
+    return READING(text)

@@ -30,18 +30,6 @@ class ParseFailure:
 
 
 @dataclass(frozen=True)
-class ParsedClaims:
-    """Claims read from a claim-extraction reply.
-
-    ``method`` is a :data:`JsonMethod` or ``"legacy_list"`` (numbered or bulleted lines).
-    """
-
-    claims: tuple[str, ...]
-    method: str
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class RawVerdict:
     """One verdict as the judge wrote it, with its label normalised.
 
