@@ -1,4 +1,4 @@
-"""parse_verdicts_reply: JSON shapes and synonyms, legacy text formats, failures."""
+"""read_verdicts_reply: JSON shapes and synonyms, legacy text formats, failures."""
 
 from __future__ import annotations
 
@@ -6,20 +6,20 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParsedVerdicts, ParseFailure, RawVerdict, parse_verdicts_reply
+from veracity.judges.parsing import ParsedValue, ParseFailure, RawVerdict, read_verdicts_reply
 from veracity.types.results import Verdict
 
 S, C, N = Verdict.SUPPORTED, Verdict.CONTRADICTED, Verdict.NOT_ENOUGH_INFO
 
 
-def _parsed(text: str) -> ParsedVerdicts:
-    result = parse_verdicts_reply(text)
-    assert isinstance(result, ParsedVerdicts), result
+def _parsed(text: str) -> ParsedValue[tuple[RawVerdict, ...]]:
+    result = read_verdicts_reply(text)
+    assert isinstance(result, ParsedValue), result
     return result
 
 
 def _failure(text: str) -> ParseFailure:
-    result = parse_verdicts_reply(text)
+    result = read_verdicts_reply(text)
     assert isinstance(result, ParseFailure), result
     return result
 
@@ -50,7 +50,7 @@ FULL_ITEMS = (
 )
 def test_json_paths(text: str, method: str) -> None:
     result = _parsed(text)
-    assert result.items == FULL_ITEMS
+    assert result.value == FULL_ITEMS
     assert result.method == method
     assert result.notes == ()
 
@@ -58,7 +58,7 @@ def test_json_paths(text: str, method: str) -> None:
 def test_truncated_reply_keeps_complete_items_and_notes_the_rest() -> None:
     result = _parsed(json.dumps(FULL)[:-40])
     assert result.method == "repaired"
-    assert result.items == FULL_ITEMS[:1]
+    assert result.value == FULL_ITEMS[:1]
     assert len(result.notes) == 1
 
 
@@ -67,7 +67,7 @@ def test_truncated_reply_keeps_complete_items_and_notes_the_rest() -> None:
 )
 def test_container_key_synonyms(key: str) -> None:
     result = _parsed(json.dumps({key: [{"claim": "a", "verdict": "yes"}]}))
-    assert result.items == (RawVerdict("a", S, raw_label="yes"),)
+    assert result.value == (RawVerdict("a", S, raw_label="yes"),)
 
 
 @pytest.mark.parametrize(
@@ -98,18 +98,18 @@ def test_container_key_synonyms(key: str) -> None:
     ],
 )
 def test_item_key_synonyms(item: dict[str, object], expected: RawVerdict) -> None:
-    assert _parsed(json.dumps({"verdicts": [item]})).items == (expected,)
+    assert _parsed(json.dumps({"verdicts": [item]})).value == (expected,)
 
 
 def test_a_single_verdict_object_on_its_own() -> None:
     result = _parsed('{"claim": "a", "verdict": "contradicted", "reason": "r"}')
-    assert result.items == (RawVerdict("a", C, "r", "", "contradicted"),)
+    assert result.value == (RawVerdict("a", C, "r", "", "contradicted"),)
 
 
 def test_bare_labels_in_an_array() -> None:
     result = _parsed('["yes", false, 1, "contradicted"]')
-    assert [v.verdict for v in result.items] == [S, N, S, C]
-    assert all(v.claim is None for v in result.items)
+    assert [v.verdict for v in result.value] == [S, N, S, C]
+    assert all(v.claim is None for v in result.value)
 
 
 @pytest.mark.parametrize(
@@ -122,7 +122,7 @@ def test_bare_labels_in_an_array() -> None:
 )
 def test_dict_mapping_claim_to_label(text: str) -> None:
     result = _parsed(text)
-    assert [(v.claim, v.verdict) for v in result.items] == [
+    assert [(v.claim, v.verdict) for v in result.value] == [
         ("Paris is in France.", S),
         ("It is big.", C),
     ]
@@ -130,13 +130,13 @@ def test_dict_mapping_claim_to_label(text: str) -> None:
 
 def test_dict_mapping_with_positional_keys_has_no_claim_text() -> None:
     result = _parsed('{"1": true, "claim 2": "no", "statement_3": "contradicted"}')
-    assert [(v.claim, v.verdict) for v in result.items] == [(None, S), (None, N), (None, C)]
+    assert [(v.claim, v.verdict) for v in result.value] == [(None, S), (None, N), (None, C)]
 
 
 def test_unknown_labels_are_skipped_with_a_note() -> None:
     text = '{"verdicts": [{"claim": "a", "verdict": "maybe"}, {"claim": "b", "verdict": "yes"}]}'
     result = _parsed(text)
-    assert result.items == (RawVerdict("b", S, raw_label="yes"),)
+    assert result.value == (RawVerdict("b", S, raw_label="yes"),)
     assert len(result.notes) == 1
     assert "item 1" in result.notes[0]
     assert "'maybe'" in result.notes[0]
@@ -144,13 +144,13 @@ def test_unknown_labels_are_skipped_with_a_note() -> None:
 
 def test_items_without_a_verdict_are_skipped_with_a_note() -> None:
     result = _parsed('{"verdicts": [{"claim": "a"}, {"claim": "b", "verdict": "no"}]}')
-    assert result.items == (RawVerdict("b", N, raw_label="no"),)
+    assert result.value == (RawVerdict("b", N, raw_label="no"),)
     assert "no 'verdict'" in result.notes[0]
 
 
 def test_empty_verdicts_is_valid() -> None:
     result = _parsed('{"verdicts": []}')
-    assert result.items == ()
+    assert result.value == ()
     assert result.method == "strict"
 
 
@@ -170,8 +170,8 @@ def test_empty_verdicts_is_valid() -> None:
 def test_legacy_ragas_final_verdict(text: str) -> None:
     result = _parsed(text)
     assert result.method == "legacy_final_verdict"
-    assert [v.verdict for v in result.items] == [S, N, S]
-    assert all(v.claim is None for v in result.items)
+    assert [v.verdict for v in result.value] == [S, N, S]
+    assert all(v.claim is None for v in result.value)
 
 
 def test_ragas_statement_blocks_agreeing_with_the_final_line_keep_their_text() -> None:
@@ -184,7 +184,7 @@ def test_ragas_statement_blocks_agreeing_with_the_final_line_keep_their_text() -
     )
     result = _parsed(text)
     assert result.method == "legacy_verdict_lines"
-    assert result.items == (
+    assert result.value == (
         RawVerdict("John is majoring in Biology.", N, "nothing says so.", "", "No"),
         RawVerdict("He likes AI.", S, "the context says so.", "", "Yes"),
     )
@@ -194,7 +194,7 @@ def test_final_line_wins_when_blocks_disagree_with_it() -> None:
     text = "Statement: a\nVerdict: yes\n\nFinal verdict for each statement in order: No. No."
     result = _parsed(text)
     assert result.method == "legacy_final_verdict"
-    assert [v.verdict for v in result.items] == [N, N]
+    assert [v.verdict for v in result.value] == [N, N]
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def test_final_line_wins_when_blocks_disagree_with_it() -> None:
 def test_legacy_verdict_lines_and_blocks(text: str) -> None:
     result = _parsed(text)
     assert result.method == "legacy_verdict_lines"
-    assert [(v.claim, v.verdict) for v in result.items] == [
+    assert [(v.claim, v.verdict) for v in result.value] == [
         ("Paris is in France.", S),
         ("It is big.", N),
     ]
@@ -226,7 +226,7 @@ def test_legacy_blocks_keep_reasons_and_evidence() -> None:
         "Verdict: contradicted - it is small\n"
     )
     result = _parsed(text)
-    assert result.items == (
+    assert result.value == (
         RawVerdict("Paris is in France.", S, "context 1 says so.", "Paris, France", "Yes"),
         RawVerdict("It is big.", C, "it is small", "", "contradicted"),
     )
@@ -234,19 +234,19 @@ def test_legacy_blocks_keep_reasons_and_evidence() -> None:
 
 def test_legacy_block_label_on_the_line_after_the_key() -> None:
     result = _parsed("Statement: a\nVerdict:\nContradicted\nStatement: b\nVerdict: yes")
-    assert [(v.claim, v.verdict) for v in result.items] == [("a", C), ("b", S)]
+    assert [(v.claim, v.verdict) for v in result.value] == [("a", C), ("b", S)]
 
 
 def test_legacy_blocks_skip_unknown_labels_with_a_note() -> None:
     result = _parsed("Statement: a\nVerdict: perhaps\nStatement: b\nVerdict: yes")
-    assert result.items == (RawVerdict("b", S, raw_label="yes"),)
+    assert result.value == (RawVerdict("b", S, raw_label="yes"),)
     assert "'perhaps'" in result.notes[0]
 
 
 def test_legacy_line_with_a_citation_is_not_read_as_json() -> None:
     result = _parsed("Statement 1: Paris is in France [1]. Verdict: Yes")
     assert result.method == "legacy_verdict_lines"
-    assert result.items == (RawVerdict("Paris is in France [1].", S, raw_label="Yes"),)
+    assert result.value == (RawVerdict("Paris is in France [1].", S, raw_label="Yes"),)
 
 
 @pytest.mark.parametrize(
@@ -260,14 +260,14 @@ def test_legacy_line_with_a_citation_is_not_read_as_json() -> None:
 def test_legacy_numbered_label_lines(text: str) -> None:
     result = _parsed(text)
     assert result.method in ("legacy_numbered", "legacy_verdict_lines")
-    assert [v.verdict for v in result.items] == [S, N, C]
-    assert result.items[2].reason.startswith("reason text")
+    assert [v.verdict for v in result.value] == [S, N, C]
+    assert result.value[2].reason.startswith("reason text")
 
 
 def test_numbered_label_lines_method_and_duplicates() -> None:
     result = _parsed("1. Supported\n2. No\n2. Yes\n4. contradicted")
     assert result.method == "legacy_numbered"
-    assert [v.verdict for v in result.items] == [S, N, C]
+    assert [v.verdict for v in result.value] == [S, N, C]
     assert any("second label line numbered 2" in n for n in result.notes)
     assert any("numbered [1, 2, 4]" in n for n in result.notes)
 
@@ -276,7 +276,7 @@ def test_numbered_label_lines_method_and_duplicates() -> None:
 def test_a_reply_that_is_just_one_label(text: str, verdict: Verdict) -> None:
     result = _parsed(text)
     assert result.method == "legacy_label"
-    assert [v.verdict for v in result.items] == [verdict]
+    assert [v.verdict for v in result.value] == [verdict]
 
 
 # --- failures --------------------------------------------------------------------------
@@ -323,4 +323,4 @@ def test_wrong_shape_json_is_a_schema_failure(text: str, fragment: str) -> None:
     failure = _failure(text)
     assert failure.kind == "schema"
     assert fragment in failure.message
-    assert failure.message.startswith("expected a JSON object with a 'verdicts' array")
+    assert failure.message.startswith("expected a JSON object with 'verdicts' (an array of objects")

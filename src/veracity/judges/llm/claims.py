@@ -11,8 +11,8 @@ from veracity.judges.llm.evidence import UnfoundedSupport, quote_in_contexts
 from veracity.judges.parsing import (
     RawVerdict,
     match_verdicts,
-    parse_verdicts_reply,
     read_claims_reply,
+    read_verdicts_reply,
     with_p_supported,
 )
 from veracity.prompts import (
@@ -71,8 +71,8 @@ async def _verify_group(
         prompt = asker.prompt(
             CLAIM_VERIFICATION, render_verification(asked, tuple(contexts)), items=len(asked)
         )
-        parsed, reply = await ask(asker.model, prompt, parse_verdicts_reply, exchange, iteration)
-        match = match_verdicts(asked, with_p_supported(parsed.items, reply.text, reply.tokens))
+        parsed, reply = await ask(asker.model, prompt, read_verdicts_reply, exchange, iteration)
+        match = match_verdicts(asked, with_p_supported(parsed.value, reply.text, reply.tokens))
         exchange.notes.extend((*parsed.notes, *match.notes))
         return match.assigned, match.missing
 

@@ -25,7 +25,6 @@ from veracity.judges.parsing.outcomes import (
     FailureKind,
     JsonFound,
     JsonMethod,
-    ParsedVerdicts,
     ParseFailure,
     RawVerdict,
     VerdictMatch,
@@ -38,7 +37,7 @@ from veracity.judges.parsing.rating import (
 )
 from veracity.judges.parsing.refusal import detect_refusal
 from veracity.judges.parsing.rubric import read_rubric_reply, with_expected_scores
-from veracity.judges.parsing.verdicts import parse_verdicts_reply, with_p_supported
+from veracity.judges.parsing.verdicts import read_verdicts_reply, with_p_supported
 
 __all__ = [
     "FUZZY_THRESHOLD",
@@ -48,7 +47,6 @@ __all__ = [
     "ParseFailure",
     "ParsedChunks",
     "ParsedValue",
-    "ParsedVerdicts",
     "RawVerdict",
     "VerdictMatch",
     "cut_short",
@@ -57,13 +55,13 @@ __all__ = [
     "match_verdicts",
     "normalise_verdict",
     "parse_chunks_reply",
-    "parse_verdicts_reply",
     "read_claims_reply",
     "read_classification_reply",
     "read_factual_reply",
     "read_questions_reply",
     "read_rating_reply",
     "read_rubric_reply",
+    "read_verdicts_reply",
     "unwrap_schema_echo",
     "with_expected_criteria",
     "with_expected_rating",

@@ -99,8 +99,11 @@ NO_WORDS = ("no", "n", "false", "0")
 
 
 def is_weak(value: object, method: str) -> bool:
-    """JSON found in prose that may be a stray bracket (``[1]``) rather than the answer."""
-    return method in ("embedded", "repaired") and not isinstance(value, dict)
+    """JSON found in prose that may be a stray bracket (``[1]``) rather than the answer: not
+    an object, nor an array holding one."""
+    if method not in ("embedded", "repaired") or isinstance(value, dict):
+        return False
+    return not (isinstance(value, list) and any(isinstance(v, dict) for v in value))
 
 
 def drive(

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from veracity.judges.parsing._text import LIST_MARKER, collapse, preview
 from veracity.judges.parsing.labels import leading_label, normalise_verdict
-from veracity.judges.parsing.outcomes import ParsedVerdicts, RawVerdict
+from veracity.judges.parsing.outcomes import RawVerdict
+from veracity.judges.parsing.parsed import ParsedValue
 
 __all__ = ["parse_legacy_verdicts"]
 
@@ -165,7 +166,7 @@ def _numbered(text: str) -> tuple[list[RawVerdict], list[str]]:
     return items, notes
 
 
-def parse_legacy_verdicts(text: str) -> ParsedVerdicts | None:
+def parse_legacy_verdicts(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | None:
     """Verdicts from a reply in one of the legacy text formats, or ``None``.
 
     Tried in order: (a) "Final verdict for each statement in order: …" (but when the
@@ -178,14 +179,14 @@ def parse_legacy_verdicts(text: str) -> ParsedVerdicts | None:
     lines, line_notes = _verdict_lines(clean)
     if final:
         if [v.verdict for v in lines] == [v.verdict for v in final]:
-            return ParsedVerdicts(tuple(lines), "legacy_verdict_lines", tuple(line_notes))
-        return ParsedVerdicts(tuple(final), "legacy_final_verdict", ())
+            return ParsedValue(tuple(lines), "legacy_verdict_lines", tuple(line_notes))
+        return ParsedValue(tuple(final), "legacy_final_verdict", ())
     if lines:
-        return ParsedVerdicts(tuple(lines), "legacy_verdict_lines", tuple(line_notes))
+        return ParsedValue(tuple(lines), "legacy_verdict_lines", tuple(line_notes))
     numbered, notes = _numbered(clean)
     if numbered:
-        return ParsedVerdicts(tuple(numbered), "legacy_numbered", tuple(notes))
+        return ParsedValue(tuple(numbered), "legacy_numbered", tuple(notes))
     whole = normalise_verdict(clean)
     if whole is not None:
-        return ParsedVerdicts((RawVerdict(None, whole, raw_label=collapse(clean)),), "legacy_label")
+        return ParsedValue((RawVerdict(None, whole, raw_label=collapse(clean)),), "legacy_label")
     return None

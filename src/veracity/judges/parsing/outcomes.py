@@ -49,19 +49,6 @@ class RawVerdict:
 
 
 @dataclass(frozen=True)
-class ParsedVerdicts:
-    """Verdicts read from a claim-verification reply, in the judge's order.
-
-    ``method`` is a :data:`JsonMethod`, ``"legacy_final_verdict"``,
-    ``"legacy_verdict_lines"``, ``"legacy_numbered"`` or ``"legacy_label"``.
-    """
-
-    items: tuple[RawVerdict, ...]
-    method: str
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class VerdictMatch:
     """Verdicts assigned to claims: by claim index, with the leftovers on both sides."""
 

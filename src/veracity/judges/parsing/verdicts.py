@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field, InstanceOf, ValidationInfo
 
 from veracity.judges.parsing._text import (
     REASON_KEYS,
@@ -14,25 +17,22 @@ from veracity.judges.parsing._text import (
     label_text,
     preview,
 )
-from veracity.judges.parsing.json_extract import extract_json
 from veracity.judges.parsing.labels import normalise_verdict
 from veracity.judges.parsing.legacy_verdicts import parse_legacy_verdicts
-from veracity.judges.parsing.outcomes import ParsedVerdicts, ParseFailure, RawVerdict
+from veracity.judges.parsing.outcomes import ParseFailure, RawVerdict
+from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import choice_probabilities, locate_values
-from veracity.judges.parsing.refusal import detect_refusal
+from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.prompts.faithfulness import ClaimJudgements
 from veracity.types import TokenLogprob, Verdict
 
-__all__ = ["parse_verdicts_reply", "with_p_supported"]
+__all__ = ["read_verdicts_reply", "with_p_supported"]
 
 CONTAINER_KEYS = ("verdicts", "results", "statements", "judgements", "judgments", "claims")
 CLAIM_KEYS = ("claim", "statement", "text")
 VERDICT_KEYS = ("verdict", "label", "answer", "attributed", "supported", "result")
 EVIDENCE_KEYS = ("evidence", "quote", "citation", "support")
 
-_EXPECTED = (
-    "expected a JSON object with a 'verdicts' array of objects with 'claim', 'reason', "
-    "'evidence' and 'verdict' (one of 'supported', 'contradicted', 'not_enough_info')"
-)
 # Keys of a claim -> label mapping that name a position rather than the claim's text.
 _POSITIONAL_KEY = re.compile(r"^(?:claim|statement)?[\s_#-]*\d{1,3}$", re.IGNORECASE)
 
@@ -98,48 +98,52 @@ def _from_mapping(mapping: dict[str, object]) -> _Read:
     return _collect(results)
 
 
-def _read_json(value: object) -> _Read | ParseFailure:
-    """Verdicts from a JSON value of any accepted shape, or a schema failure."""
+def _verdicts(value: object, info: ValidationInfo) -> tuple[RawVerdict, ...]:
+    """Verdicts from an array (of objects or bare labels) or a ``{"claim text": label}``
+    mapping; each item that is not one is skipped with a note."""
     if isinstance(value, list):
-        return _from_list(value, "the array")
-    if not isinstance(value, dict) or not value:
-        verdict = normalise_verdict(value)
-        if verdict is not None:  # a single bare label, e.g. true
-            return [RawVerdict(None, verdict, raw_label=label_text(value))], []
-        return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-    container = field_of(value, CONTAINER_KEYS)
-    if container is not None:
-        key, inner = container
-        if isinstance(inner, list):
-            return _from_list(inner, repr(key))
-        if isinstance(inner, dict):
-            return _from_mapping(inner)
-        return ParseFailure("schema", f"{_EXPECTED}; '{key}' is {describe_json(inner)}")
-    if field_of(value, VERDICT_KEYS) is not None:  # one verdict object on its own
-        return _collect([_item(value, "the verdict object", None)])
-    return _from_mapping(value)  # {"claim text": "label", ...}
-
-
-def _from_json(value: object, method: str) -> ParsedVerdicts | ParseFailure:
-    read = _read_json(value)
-    if isinstance(read, ParseFailure):
-        return read
-    items, notes = read
+        items, notes = _from_list(value, "the array")
+    elif isinstance(value, dict):
+        items, notes = _from_mapping(value)
+    else:
+        raise ValueError(f"'verdicts' is {describe_json(value)}")
+    for skipped in notes:
+        note(info, skipped)
     if not items and notes:
-        return ParseFailure(
-            "schema", f"{_EXPECTED}; no usable verdict in {describe_json(value)} ({notes[0]})"
-        )
-    return ParsedVerdicts(tuple(items), method, tuple(notes))
+        raise ValueError(f"no usable verdict ({notes[0]})")
+    return tuple(items)
 
 
-def _is_weak(value: object) -> bool:
-    """JSON that may be a stray bracket in prose (``[1]``) rather than the answer."""
-    if isinstance(value, dict):
-        return False
-    return not (isinstance(value, list) and any(isinstance(v, dict) for v in value))
+class _Verdicts(ReplyModel):
+    verdicts: Annotated[
+        tuple[InstanceOf[RawVerdict], ...],
+        BeforeValidator(_verdicts),
+        Field(validation_alias=synonyms(*CONTAINER_KEYS)),
+    ]
 
 
-def parse_verdicts_reply(text: str) -> ParsedVerdicts | ParseFailure:
+def _shape(value: object, _: list[str]) -> object:
+    """A bare array, one verdict object, a claim -> label mapping or one bare label, as
+    the ``verdicts`` they are."""
+    if isinstance(value, list):
+        return {"verdicts": value}
+    if isinstance(value, dict) and value and field_of(value, CONTAINER_KEYS) is None:
+        return {"verdicts": [value] if field_of(value, VERDICT_KEYS) is not None else value}
+    if not isinstance(value, dict) and normalise_verdict(value) is not None:
+        return {"verdicts": [value]}
+    return value
+
+
+READING = Reading(
+    _Verdicts,
+    lambda read: read.verdicts,
+    describe_output(ClaimJudgements),
+    shape=_shape,
+    text=parse_legacy_verdicts,
+)
+
+
+def read_verdicts_reply(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | ParseFailure:
     """Read the verdicts from a claim-verification reply, whatever its shape.
 
     JSON first (``{"verdicts": [...]}``, a bare array, container and item key synonyms,
@@ -148,30 +152,7 @@ def parse_verdicts_reply(text: str) -> ParsedVerdicts | ParseFailure:
     numbered label lines), then refusal detection. Items whose label is unknown are
     skipped with a note; JSON of the wrong shape is a ``"schema"`` failure.
     """
-    found = extract_json(text)
-    weak = found is not None and found.method in ("embedded", "repaired") and _is_weak(found.value)
-    failure: ParseFailure | None = None
-    if found is not None and not weak:
-        result = _from_json(found.value, found.method)
-        if isinstance(result, ParsedVerdicts):
-            return result
-        failure = result
-    legacy = parse_legacy_verdicts(text)
-    if legacy is not None:
-        return legacy
-    if found is not None and weak:
-        result = _from_json(found.value, found.method)
-        if isinstance(result, ParsedVerdicts):
-            return result
-        failure = result
-    if failure is not None:
-        return failure
-    refusal = detect_refusal(text)
-    if refusal is not None:
-        return ParseFailure("refusal", refusal)
-    return ParseFailure(
-        "unparseable", f"{_EXPECTED}; found no JSON and no verdict lines in the reply"
-    )
+    return READING(text)
 
 
 _LABELS = {verdict.value: verdict for verdict in Verdict}
