@@ -1,4 +1,4 @@
-"""parse_chunks_reply: JSON shapes, index matching, derivations, legacy lines, failures."""
+"""read_chunks_reply: JSON shapes, index matching, derivations, legacy lines, failures."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParsedChunks, ParseFailure, parse_chunks_reply
+from veracity.judges.parsing import ParsedChunks, ParseFailure, read_chunks_reply
 from veracity.types import ChunkJudgement
 
 FULL = {
@@ -22,13 +22,13 @@ FULL_ITEMS = {
 
 
 def _parsed(text: str, n: int = 2) -> ParsedChunks:
-    result = parse_chunks_reply(text, n)
+    result = read_chunks_reply(text, n)
     assert isinstance(result, ParsedChunks), result
     return result
 
 
 def _failure(text: str, n: int = 2) -> ParseFailure:
-    result = parse_chunks_reply(text, n)
+    result = read_chunks_reply(text, n)
     assert isinstance(result, ParseFailure), result
     return result
 
@@ -247,7 +247,7 @@ def test_a_partial_reply_lists_the_missing_chunks() -> None:
 def test_wrong_shapes_are_schema_failures(text: str) -> None:
     failure = _failure(text)
     assert failure.kind == "schema"
-    assert "'chunks' array" in failure.message
+    assert "'chunks' (an array" in failure.message
     assert "2 chunks, numbered 1 to 2" in failure.message
 
 
@@ -259,4 +259,4 @@ def test_refusal_and_unparseable() -> None:
     assert _failure("I'm sorry, I cannot help with that.").kind == "refusal"
     failure = _failure("The chunks discuss Shakespeare at length.")
     assert failure.kind == "unparseable"
-    assert "'chunks' array" in failure.message
+    assert "'chunks' (an array" in failure.message

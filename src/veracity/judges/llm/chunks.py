@@ -6,13 +6,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all
-from veracity.judges.parsing import ParsedChunks, ParseFailure, parse_chunks_reply, with_p_relevant
+from veracity.judges.parsing import ParsedChunks, ParseFailure, read_chunks_reply, with_p_relevant
 from veracity.prompts import CHUNK_RELEVANCE, render_chunk_relevance
 from veracity.types import ChunkJudgement, Turn
 
 
 def _parser(n_chunks: int) -> Callable[[str], ParsedChunks | ParseFailure]:
-    return lambda text: parse_chunks_reply(text, n_chunks)
+    return lambda text: read_chunks_reply(text, n_chunks)
 
 
 async def judge_chunks(

@@ -8,7 +8,7 @@ have readers of their own, as tolerant, each returning a :class:`ParsedValue` wi
 coercion noted.
 """
 
-from veracity.judges.parsing.chunks import parse_chunks_reply, with_p_relevant
+from veracity.judges.parsing.chunks import read_chunks_reply, with_p_relevant
 from veracity.judges.parsing.claims import read_claims_reply
 from veracity.judges.parsing.classification import (
     read_classification_reply,
@@ -54,7 +54,7 @@ __all__ = [
     "extract_json",
     "match_verdicts",
     "normalise_verdict",
-    "parse_chunks_reply",
+    "read_chunks_reply",
     "read_claims_reply",
     "read_classification_reply",
     "read_factual_reply",

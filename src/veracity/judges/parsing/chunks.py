@@ -5,18 +5,22 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from types import MappingProxyType
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field, InstanceOf, ValidationInfo
 
 from veracity.judges.parsing._chunk_items import RawChunk, complete, read_index
-from veracity.judges.parsing._coerce import drive
 from veracity.judges.parsing._text import REASON_KEYS, as_text, describe_json, field_of, plural
 from veracity.judges.parsing.chunk_lines import parse_chunk_lines
 from veracity.judges.parsing.outcomes import ParseFailure
-from veracity.judges.parsing.parsed import ParsedChunks
+from veracity.judges.parsing.parsed import ParsedChunks, ParsedValue
 from veracity.judges.parsing.probabilities import choice_probabilities
+from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.prompts.context_precision import ChunkRelevanceOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import ChunkJudgement
 
-__all__ = ["parse_chunks_reply", "with_p_relevant"]
+__all__ = ["read_chunks_reply", "with_p_relevant"]
 
 CONTAINER_KEYS = (
     "chunks",
@@ -45,15 +49,10 @@ RELEVANT_KEYS = ("relevant", "is_relevant", "verdict", "label", "useful", "is_us
 RELEVANCE_KEYS = ("relevance", "relevance_score", "score", "rating")
 _POSITIONAL_KEY = re.compile(r"^\W*(?:(?:chunk|context|doc(?:ument)?|passage)\W*)?\d{1,4}\W*$")
 
-_Read = tuple[list[RawChunk], list[str]]
-
 
 def _expected(n_chunks: int) -> str:
-    return (
-        "expected a JSON object with a 'chunks' array holding one object per chunk "
-        f"({plural(n_chunks, 'chunk')}, numbered 1 to {n_chunks}) with 'index', 'reason', "
-        "'relevance' (an integer 0-100) and 'relevant' (true or false)"
-    )
+    output = describe_output(ChunkRelevanceOutput)
+    return f"{output}, one per chunk ({plural(n_chunks, 'chunk')}, numbered 1 to {n_chunks})"
 
 
 def _value(obj: dict[str, object], keys: tuple[str, ...]) -> object:
@@ -76,26 +75,54 @@ def _item(value: object, where: str, index: int | None, notes: list[str]) -> Raw
     )
 
 
-def _read_json(value: object) -> _Read | None:
+def _chunks(value: object, info: ValidationInfo) -> tuple[RawChunk, ...]:
+    """Chunk verdicts from an array or a ``{"1": "relevant"}`` mapping, skips noted."""
     notes: list[str] = []
-    if isinstance(value, dict):
-        container = field_of(value, CONTAINER_KEYS)
-        if container is not None and isinstance(container[1], list | dict):
-            value = container[1]
-        elif any(field_of(value, keys) for keys in (RELEVANT_KEYS, RELEVANCE_KEYS)):
-            value = [value]  # a single verdict object
+    read: list[RawChunk | None] = []
     if isinstance(value, list):
-        items = [_item(v, f"item {n}", None, notes) for n, v in enumerate(value, 1)]
-        return [i for i in items if i is not None], notes
-    if isinstance(value, dict) and value:
-        read: list[RawChunk | None] = []
+        read = [_item(v, f"item {n}", None, notes) for n, v in enumerate(value, 1)]
+    elif isinstance(value, dict):
         for key, v in value.items():
             if _POSITIONAL_KEY.match(key.strip()) is None:
                 notes.append(f"ignored the key {key!r}: it names no chunk")
-                continue
-            read.append(_item(v, f"the entry {key!r}", read_index(key), notes))
-        return [i for i in read if i is not None], notes
-    return None
+            else:
+                read.append(_item(v, f"the entry {key!r}", read_index(key), notes))
+    else:
+        raise ValueError(f"'chunks' is {describe_json(value)}")
+    for skipped in notes:
+        note(info, skipped)
+    return tuple(item for item in read if item is not None)
+
+
+class _Chunks(ReplyModel):
+    chunks: Annotated[
+        tuple[InstanceOf[RawChunk], ...],
+        BeforeValidator(_chunks),
+        Field(validation_alias=synonyms(*CONTAINER_KEYS)),
+    ]
+
+
+def _shape(value: object, _: list[str]) -> object:
+    """A bare array, one verdict object or a ``{"1": …}`` mapping, as the ``chunks`` they are."""
+    if isinstance(value, list):
+        return {"chunks": value}
+    if not isinstance(value, dict) or not value:
+        return value
+    container = field_of(value, CONTAINER_KEYS)
+    if container is not None and isinstance(container[1], list | dict):
+        return value
+    if any(field_of(value, keys) for keys in (RELEVANT_KEYS, RELEVANCE_KEYS)):
+        return {"chunks": [value]}
+    return {"chunks": value}
+
+
+def _from_lines(text: str) -> ParsedValue[tuple[RawChunk, ...]] | None:
+    read = parse_chunk_lines(text)
+    if read is None:
+        return None
+    items, notes = read
+    notes.insert(0, f"read {plural(len(items), 'verdict')} from text lines, not JSON")
+    return ParsedValue(tuple(items), "legacy_lines", tuple(notes))
 
 
 def _match(items: list[RawChunk], n_chunks: int, notes: list[str]) -> dict[int, RawChunk]:
@@ -126,9 +153,9 @@ def _match(items: list[RawChunk], n_chunks: int, notes: list[str]) -> dict[int, 
     return assigned
 
 
-def _result(read: _Read, n_chunks: int, method: str) -> ParsedChunks | ParseFailure:
-    items, notes = read
-    assigned = _match(items, n_chunks, notes)
+def _result(read: ParsedValue[tuple[RawChunk, ...]], n_chunks: int) -> ParsedChunks | ParseFailure:
+    notes = list(read.notes)
+    assigned = _match(list(read.value), n_chunks, notes)
     if n_chunks and not assigned:
         telling = [n for n in notes if "dropped" in n or "skipped" in n] or notes
         why = f" ({telling[0]})" if telling else ""
@@ -142,10 +169,10 @@ def _result(read: _Read, n_chunks: int, method: str) -> ParsedChunks | ParseFail
     missing = tuple(i for i in range(n_chunks) if i not in judgements)
     if missing:
         notes.append(f"no verdict for chunk(s) {', '.join(str(i + 1) for i in missing)}")
-    return ParsedChunks(MappingProxyType(judgements), missing, tuple(notes), method)
+    return ParsedChunks(MappingProxyType(judgements), missing, tuple(notes), read.method)
 
 
-def parse_chunks_reply(text: str, n_chunks: int) -> ParsedChunks | ParseFailure:
+def read_chunks_reply(text: str, n_chunks: int) -> ParsedChunks | ParseFailure:
     """Read one relevance verdict per chunk from a context-precision reply.
 
     JSON first (``{"chunks": [...]}``, container synonyms, a bare array of objects or of
@@ -156,23 +183,9 @@ def parse_chunks_reply(text: str, n_chunks: int) -> ParsedChunks | ParseFailure:
     from relevance >= 50, a missing ``relevance`` from ``relevant`` (100/0). ``items`` is
     keyed by 0-based chunk index; unjudged chunks are in ``missing``. Notes say it all.
     """
-    expected = _expected(n_chunks)
-
-    def from_json(value: object, method: str) -> ParsedChunks | ParseFailure:
-        read = _read_json(value)
-        if read is None or (not read[0] and not read[1] and n_chunks):
-            return ParseFailure("schema", f"{expected}; got {describe_json(value)}")
-        return _result(read, n_chunks, method)
-
-    def from_text(reply: str) -> ParsedChunks | ParseFailure | None:
-        read = parse_chunk_lines(reply)
-        if read is None:
-            return None
-        items, notes = read
-        notes.insert(0, f"read {plural(len(items), 'verdict')} from text lines, not JSON")
-        return _result((items, notes), n_chunks, "legacy_lines")
-
-    return drive(text, from_json, from_text, expected)
+    reading = Reading(_Chunks, lambda read: read.chunks, _expected(n_chunks), _shape, _from_lines)
+    read = reading(text)
+    return read if isinstance(read, ParseFailure) else _result(read, n_chunks)
 
 
 _WRITTEN_FLAG = re.compile(r'"relevant"\s*:\s*(?P<v>true|false)\b')
