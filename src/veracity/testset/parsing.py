@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Annotated
 
-from veracity.judges.parsing import ParseFailure, detect_refusal, extract_json
+from pydantic import BeforeValidator, Field, InstanceOf, ValidationInfo
+
+from veracity.judges.parsing import ParseFailure, describe_json, field_of
+from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.prompts.testset import GeneratedTestItems
 
 ITEM_LIST_KEYS = ("items", "questions", "test_questions", "qa_pairs", "pairs", "data", "results")
 QUESTION_KEYS = ("question", "query", "user_input", "q")
@@ -26,10 +31,6 @@ CHUNK_KEYS = (
     "sources",
     "contexts",
     "context_ids",
-)
-_EXPECTED = (
-    "expected a JSON object with 'items': an array of objects with 'question', "
-    "'reference' and 'chunks' (the numbers of the chunks the reference rests on)"
 )
 _NUMBER = re.compile(r"\d+")
 
@@ -54,29 +55,25 @@ class ParsedItems:
 
 
 def _field(obj: dict[str, object], keys: tuple[str, ...]) -> object:
-    lowered = {str(key).strip().casefold(): value for key, value in obj.items()}
-    for key in keys:
-        if key in lowered:
-            return lowered[key]
-    return None
+    found = field_of(obj, keys)
+    return None if found is None else found[1]
 
 
-def _item_list(value: object, notes: list[str]) -> list[object] | None:
+def _shape(value: object, notes: list[str]) -> object:
+    """The reply as an object with its ``items``: a bare array, a single item, or an
+    object whose only array they are."""
     if isinstance(value, list):
+        return {"items": value}
+    if not isinstance(value, dict) or isinstance(_field(value, ITEM_LIST_KEYS), list):
         return value
-    if not isinstance(value, dict):
-        return None
-    found = _field(value, ITEM_LIST_KEYS)
-    if isinstance(found, list):
-        return found
     if _field(value, QUESTION_KEYS) is not None:
         notes.append("the reply is a single item, not a list")
-        return [value]
+        return {"items": [value]}
     lists = [v for v in value.values() if isinstance(v, list)]
     if len(lists) == 1:
         notes.append("took the only array in the reply as the items")
-        return lists[0]
-    return None
+        return {"items": lists[0]}
+    return value
 
 
 def _numbers(value: object) -> list[int] | None:
@@ -119,6 +116,36 @@ def _item(raw: object, n_chunks: int, min_chunks: int, notes: list[str]) -> Draf
     return DraftItem(question.strip(), reference.strip(), tuple(n - 1 for n in numbers))
 
 
+def _items(value: object, info: ValidationInfo) -> tuple[tuple[DraftItem, ...], tuple[str, ...]]:
+    """The well-formed items, and why each other one is malformed."""
+    if not isinstance(value, list):
+        raise ValueError(f"'items' is {describe_json(value)}, not an array")
+    if not value:
+        raise ValueError("the array of items is empty")
+    context = info.context if isinstance(info.context, dict) else {}
+    n_chunks, min_chunks = int(context["n_chunks"]), int(context["min_chunks"])
+    items: list[DraftItem] = []
+    malformed: list[str] = []
+    notes: list[str] = []
+    for number, raw in enumerate(value, 1):
+        result = _item(raw, n_chunks, min_chunks, notes)
+        if isinstance(result, str):
+            malformed.append(f"item {number}: {result}")
+        else:
+            items.append(result)
+    for said in dict.fromkeys(notes):
+        note(info, said)
+    return tuple(items), tuple(malformed)
+
+
+class _Items(ReplyModel):
+    items: Annotated[
+        tuple[tuple[InstanceOf[DraftItem], ...], tuple[str, ...]],
+        BeforeValidator(_items),
+        Field(validation_alias=synonyms(*ITEM_LIST_KEYS)),
+    ]
+
+
 def parse_items_reply(text: str, n_chunks: int, min_chunks: int = 1) -> ParsedItems | ParseFailure:
     """The items of a test-set generation reply.
 
@@ -130,24 +157,15 @@ def parse_items_reply(text: str, n_chunks: int, min_chunks: int = 1) -> ParsedIt
     *malformed*: counted, not fatal. A reply with no item list at all, or an empty one, is
     a failure (which earns a re-ask).
     """
-    found = extract_json(text)
-    if found is None:
-        refusal = detect_refusal(text)
-        if refusal is not None:
-            return ParseFailure("refusal", refusal)
-        return ParseFailure("unparseable", f"no JSON found; {_EXPECTED}")
-    notes: list[str] = []
-    raw_items = _item_list(found.value, notes)
-    if raw_items is None:
-        return ParseFailure("schema", f"{_EXPECTED}; found no array of items")
-    if not raw_items:
-        return ParseFailure("schema", f"{_EXPECTED}; the array of items is empty")
-    items: list[DraftItem] = []
-    malformed: list[str] = []
-    for number, raw in enumerate(raw_items, 1):
-        result = _item(raw, n_chunks, min_chunks, notes)
-        if isinstance(result, str):
-            malformed.append(f"item {number}: {result}")
-        else:
-            items.append(result)
-    return ParsedItems(tuple(items), tuple(malformed), found.method, tuple(dict.fromkeys(notes)))
+    reading = Reading(
+        _Items,
+        lambda read: read.items,
+        describe_output(GeneratedTestItems),
+        shape=_shape,
+        context={"n_chunks": n_chunks, "min_chunks": min_chunks},
+    )
+    read = reading(text)
+    if isinstance(read, ParseFailure):
+        return read
+    items, malformed = read.value
+    return ParsedItems(items, malformed, read.method, read.notes)

@@ -11,7 +11,7 @@ expects, is the failure's message: the text a re-ask shows the judge.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import (
@@ -98,13 +98,16 @@ class Reading(Generic[M, T]):
     expected: str
     shape: Callable[[object, list[str]], object] = lambda value, _: value
     text: Callable[[str], ParsedValue[T] | ParseFailure | None] = _no_text_format
+    # What the validators may need to know beyond the reply (how many chunks were asked).
+    context: Mapping[str, object] = field(default_factory=dict)
 
     def validated(
         self, data: Mapping[Any, object], method: str, notes: list[str]
     ) -> ParsedValue[T] | ParseFailure:
         """The result of ``data``, an object of the model's fields, or why there is none."""
         try:
-            read = self.model.model_validate(_loose_keys(data), context={"notes": notes})
+            context = {**self.context, "notes": notes}
+            read = self.model.model_validate(_loose_keys(data), context=context)
         except ValidationError as exc:
             return ParseFailure(
                 "schema", f"{self.expected}; {_failure_text(exc.errors()[0], data)}"
