@@ -11,6 +11,8 @@ from veracity.judges.parsing._text import describe_json, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import weighted_scores
+from veracity.judges.parsing.reader import describe_output
+from veracity.prompts.factual_accuracy import FactualAccuracyOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import CriterionScore, FactualGrades
 
@@ -26,10 +28,7 @@ ALIASES = {compact(s): name for name, names in SYNONYMS.items() for s in names}
 OVERALL = {compact(k) for k in ("overall", "overall_score", "total", "total_score", "score")}
 OVERALL |= {compact(k) for k in ("final_score", "weighted_score", "final", "average", "grade")}
 _TEN_SCALE = re.compile(r"/\s*10\b(?!\s*0)|\bout\s+of\s+10\b(?!\s*0)", re.IGNORECASE)
-_EXPECTED = (
-    "expected a JSON object with 'correctness', 'completeness' and 'consistency', each an "
-    "object with 'reasoning' and 'score' (an integer 0 to 100)"
-)
+_EXPECTED = describe_output(FactualAccuracyOutput)
 
 _Scores = dict[str, Number]
 

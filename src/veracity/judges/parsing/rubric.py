@@ -10,6 +10,8 @@ from veracity.judges.parsing._text import describe_json, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import weighted_scores
+from veracity.judges.parsing.reader import describe_output
+from veracity.prompts.rubric import RubricScoresOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import DimensionScore, Rubric
 
@@ -22,10 +24,7 @@ _OVERALL = {compact(k) for k in ("overall", "overall_score", "total", "average",
 
 def _expected(rubric: Rubric) -> str:
     names = ", ".join(repr(d.name) for d in rubric.dimensions)
-    return (
-        "expected a JSON object with a 'scores' array holding one object per dimension "
-        f"({names}), each with 'dimension', 'reasoning' and 'score' (an integer 1 to 5)"
-    )
+    return f"{describe_output(RubricScoresOutput)}, one for each dimension ({names})"
 
 
 def _score(raw: object, name: str, notes: list[str]) -> int | str:
