@@ -121,3 +121,32 @@ def test_hostile_text_stays_well_formed() -> None:
     root = parsed(junit_xml(load_run(result([item], faithfulness=0.5))))
     (case,) = root.iter("testcase")
     assert case.get("name") == HOSTILE.replace("\x07", "\ufffd")
+
+
+def test_a_gate_on_the_calibrated_probability_has_cases_of_its_own() -> None:
+    calibrated = {"s1": 0.8, "s2": 0.4}  # s3 scored but not calibrated; s4 a judge error
+    items = [
+        r.model_copy(update={"calibrated": calibrated.get(r.sample_id)})
+        if r.metric == "faithfulness"
+        else r
+        for r in records()
+    ]
+    run = load_run(result(items, **{"faithfulness": 0.7, "faithfulness:calibrated": 0.6}))
+    root = parsed(junit_xml(run))
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    assert set(suites) == {"faithfulness", "faithfulness:calibrated"}
+    gate = suites["faithfulness:calibrated"]
+    assert (gate.get("tests"), gate.get("failures"), gate.get("errors")) == ("8", "2", "2")
+    assert gate.get("skipped") == "2"
+    cases = {(c.get("classname"), c.get("name")): c for c in gate.findall("testcase")}
+    failure = cases[("faithfulness:calibrated.base", "s2")].find("failure")
+    assert failure is not None
+    assert "calibrated probability 0.4000 < threshold 0.6" in (failure.get("message") or "")
+    skipped = cases[("faithfulness:calibrated.rerank", "s3")].find("skipped")
+    assert skipped is not None and skipped.get("type") == "not_calibrated"
+    properties = {p.get("name"): p.get("value") for p in gate.iter("property")}
+    assert properties["threshold"] == "0.6"
+    assert properties["mean"] == "0.6000"  # of the four calibrated probabilities
+    assert properties["calibrated"] == "4"
+    # The plain gate is untouched by the calibrated one.
+    assert suites["faithfulness"].get("failures") == "2"

@@ -4,10 +4,11 @@ One test case per sample × metric (× iteration when there are several) for eac
 that has a pass threshold: a score at or above it passes, a score below it is a
 ``<failure>`` carrying the score, the threshold, the reason and the failing claims; a
 judge error is an ``<error>``; any other result without a score (the metric could not
-apply) is ``<skipped>`` with its status and reason. One ``<testsuite>`` per metric, with
-the judge, the model and the threshold as properties. The layout keeps to the JUnit
-schema Jenkins' xUnit plugin publishes (``junit-10.xsd``), which the common CI readers
-accept.
+apply) is ``<skipped>`` with its status and reason. A gate on the calibrated probability
+(``faithfulness:calibrated``) has cases of its own, on each result's ``calibrated``. One
+``<testsuite>`` per gate, with the judge, the model and the threshold as properties. The
+layout keeps to the JUnit schema Jenkins' xUnit plugin publishes (``junit-10.xsd``), which
+the common CI readers accept.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from veracity.report.excerpts import cut, failing_claims, failing_dimensions
 from veracity.report.groups import judged
 from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData
+from veracity.report.thresholds import CALIBRATED, gated_metric
 from veracity.types import ResultRecord, Status
 
 # Characters XML 1.0 cannot hold at all, escaped or not (ElementTree writes them as they
@@ -49,18 +51,21 @@ class _Suite:
     cases: list[ET.Element] = field(default_factory=list)
 
 
-def _properties(run: RunData, metric: str) -> ET.Element:
+def _properties(run: RunData, gate: str) -> ET.Element:
     judge = run.judge
-    stats = run.metrics[metric][OVERALL]
+    overall = run.metrics[gated_metric(gate)][OVERALL]
+    stats = overall.get("calibrated") or {} if gate.endswith(CALIBRATED) else overall
     interval = stats.get("ci95")
+    mean = stats.get("mean")
     found = {
         "judge": judge.get("name"),
         "judge.provider": judge.get("provider"),
         "judge.model": judge.get("model"),
-        "threshold": f"{run.thresholds[metric]:g}",
-        "mean": None if stats["mean"] is None else f"{stats['mean']:.4f}",
+        "threshold": f"{run.thresholds[gate]:g}",
+        "mean": None if mean is None else f"{mean:.4f}",
         "ci95": None if not interval else f"{interval[0]:.4f}..{interval[1]:.4f}",
-        "scored": f"{judged(stats)}/{stats['n']}",
+        "scored": f"{judged(overall)}/{overall['n']}",
+        "calibrated": None if stats is overall else str(stats.get("n", 0)),
         "veracity.version": __version__,
     }
     properties = ET.Element("properties")
@@ -89,9 +94,11 @@ def failure_text(record: ResultRecord) -> str:
     return xml_text("\n".join(lines))
 
 
-def _case(record: ResultRecord, threshold: float, iterations: int) -> tuple[ET.Element, str]:
+def _case(
+    record: ResultRecord, gate: str, threshold: float, iterations: int
+) -> tuple[ET.Element, str]:
     """The test case of one result and its outcome: passed, failure, error or skipped."""
-    classname = record.metric if record.system is None else f"{record.metric}.{record.system}"
+    classname = gate if record.system is None else f"{gate}.{record.system}"
     name = record.sample_id if iterations < 2 else f"{record.sample_id} #{record.iteration}"
     case = ET.Element(
         "testcase",
@@ -99,15 +106,22 @@ def _case(record: ResultRecord, threshold: float, iterations: int) -> tuple[ET.E
         classname=xml_text(classname),
         time=_seconds(record.latency_s),
     )
-    if record.score is not None:
-        if record.score >= threshold:
+    calibrated = gate.endswith(CALIBRATED)
+    value = record.calibrated if calibrated else record.score
+    if value is not None:
+        if value >= threshold:
             return case, "passed"
-        message = f"score {record.score:.4f} < threshold {threshold:g}: {record.reason}"
+        what = "calibrated probability" if calibrated else "score"
+        message = f"{what} {value:.4f} < threshold {threshold:g}: {record.reason}"
         failure = ET.SubElement(
             case, "failure", type="below_threshold", message=xml_text(cut(message, MESSAGE_LIMIT))
         )
         failure.text = failure_text(record)
         return case, "failure"
+    if record.score is not None:  # scored, but the calibration says nothing of it
+        why = f"no calibrated probability for a {record.metric} score of {record.score:.4f}"
+        ET.SubElement(case, "skipped", type="not_calibrated", message=xml_text(why))
+        return case, "skipped"
     message = xml_text(cut(f"{record.status.value}: {record.reason}", MESSAGE_LIMIT))
     if record.status is Status.JUDGE_ERROR:
         error = ET.SubElement(case, "error", type=record.status.value, message=message)
@@ -120,25 +134,26 @@ def _case(record: ResultRecord, threshold: float, iterations: int) -> tuple[ET.E
 def junit_element(run: RunData) -> ET.Element:
     """The JUnit document of ``run``: its ``<testsuites>`` (empty when no metric has a
     threshold)."""
-    suites: dict[str, _Suite] = {}
-    for metric in run.metrics:
-        if metric in run.thresholds:
-            suites[metric] = _Suite(ET.Element("testsuite", name=xml_text(metric)))
+    suites = {
+        gate: _Suite(ET.Element("testsuite", name=xml_text(gate)))
+        for gate in run.thresholds
+        if gated_metric(gate) in run.metrics
+    }
     iterations = run.iterations
     for record in run.records():
-        suite = suites.get(record.metric)
-        if suite is None:
-            continue
-        case, outcome = _case(record, run.thresholds[record.metric], iterations)
-        suite.cases.append(case)
-        suite.tests += 1
-        suite.seconds += record.latency_s
-        if outcome == "failure":
-            suite.failures += 1
-        elif outcome == "error":
-            suite.errors += 1
-        elif outcome == "skipped":
-            suite.skipped += 1
+        for gate, suite in suites.items():
+            if gated_metric(gate) != record.metric:
+                continue
+            case, outcome = _case(record, gate, run.thresholds[gate], iterations)
+            suite.cases.append(case)
+            suite.tests += 1
+            suite.seconds += record.latency_s
+            if outcome == "failure":
+                suite.failures += 1
+            elif outcome == "error":
+                suite.errors += 1
+            elif outcome == "skipped":
+                suite.skipped += 1
     root = ET.Element("testsuites", name="veracity")
     totals: dict[str, Any] = {"tests": 0, "failures": 0, "errors": 0, "time": 0.0}
     for metric, suite in suites.items():
