@@ -20,15 +20,16 @@ from pathlib import Path
 from types import ModuleType
 
 
-def _homes(source: str) -> dict[str, str]:
-    """Each name the ``if TYPE_CHECKING:`` block imports, and its module."""
-    homes: dict[str, str] = {}
+def _homes(source: str) -> dict[str, tuple[str, str]]:
+    """Each name the ``if TYPE_CHECKING:`` block imports, and its module and name there (an
+    ``import … as`` gives another name)."""
+    homes: dict[str, tuple[str, str]] = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
             for statement in node.body:
                 if isinstance(statement, ast.ImportFrom) and statement.module:
                     for alias in statement.names:
-                        homes[alias.asname or alias.name] = statement.module
+                        homes[alias.asname or alias.name] = (statement.module, alias.name)
     return homes
 
 
@@ -58,7 +59,8 @@ def lazy_exports(
         home = homes.get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
+        module, original = home
+        value = getattr(importlib.import_module(module), original)
         # Kept on the package: the next look-up is a plain attribute.
         setattr(sys.modules[package], name, value)
         return value

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from veracity.config import ConfigError, VeracityConfig, load_config
+from veracity.config import ConfigError, RunConfig, load_config
 from veracity.prompts import DEFAULT_RUBRIC
 from veracity.types import Rubric
 
@@ -50,8 +50,8 @@ def _write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def _check_support(config: VeracityConfig) -> None:
-    rubric = config.rubrics["support_answer"]
+def _check_support(config: RunConfig) -> None:
+    rubric = config.rubric("support_answer")
     assert isinstance(rubric, Rubric)
     assert rubric.name == "support_answer"
     assert [d.name for d in rubric.dimensions] == ["accuracy", "tone"]
@@ -111,7 +111,7 @@ def test_no_configuration_is_the_empty_config(tmp_path: Path, files: dict[str, s
     for name, text in files.items():
         _write(tmp_path, name, text)
     config = load_config(start=tmp_path)
-    assert config == VeracityConfig()
+    assert config == RunConfig()
     assert config.rubrics == {}
 
 
@@ -131,13 +131,13 @@ def test_rubric_lookup_falls_back_to_the_default(tmp_path: Path) -> None:
 
 
 def test_the_config_is_frozen_and_strict() -> None:
-    config = VeracityConfig()
+    config = RunConfig()
     with pytest.raises(ValueError, match="frozen"):
         config.rubrics = {}  # type: ignore[misc]
     with pytest.raises(ValueError, match="colour"):
-        VeracityConfig.model_validate({"colour": "x"})
-    with pytest.raises(ValueError, match="filed under the key"):
-        VeracityConfig(rubrics={"other": DEFAULT_RUBRIC})
+        RunConfig.model_validate({"colour": "x"})
+    with pytest.raises(ValueError, match=r"rubrics\.other"):  # a rubric as the file writes it
+        RunConfig.model_validate({"rubrics": {"other": DEFAULT_RUBRIC}})
 
 
 # ---------------------------------------------------------------- errors
@@ -318,7 +318,7 @@ def test_run_settings_and_prices_load(tmp_path: Path) -> None:
     assert config.metrics == ("faithfulness", "context_recall")
     assert config.thresholds == {"faithfulness": 0.8}
     assert (config.concurrency, config.rpm, config.iterations, config.cache) == (8, 300, 2, False)
-    assert config.prices["my-model"].input_per_million == 1.5
+    assert config.price_table["my-model"].input_per_million == 1.5
 
 
 def test_a_threshold_outside_0_1_names_its_key(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from veracity.chat.base import ChatReply
 from veracity.prompts import ChatMessage, OutputSpec, approx_tokens
 from veracity.transport import CallFailedError
-from veracity.transport.limits import RequestLimiter
+from veracity.transport.limits import DEFAULT_CONCURRENCY, RequestLimiter
 from veracity.types import Usage
 
 Responder = Callable[[Sequence[ChatMessage], OutputSpec], str]
@@ -44,7 +44,7 @@ class ScriptedChat:
         *,
         responder: Responder | None = None,
         latency_s: float = 0.0,
-        concurrency: int = 16,
+        concurrency: int = DEFAULT_CONCURRENCY,
         model: str = "scripted",
     ) -> None:
         self._script = list(script)

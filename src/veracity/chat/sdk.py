@@ -14,7 +14,12 @@ from veracity.chat.base import STRUCTURED_OUTPUT_FALLBACK, ChatReply, Structured
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import JudgeFailingError, OptionRejectedError, RetriesExhaustedError
 from veracity.transport.credentials import resolve_endpoint
-from veracity.transport.limits import RequestLimiter, checked_timeout
+from veracity.transport.limits import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    RequestLimiter,
+    checked_timeout,
+)
 from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
 from veracity.transport.scrub import scrub_secrets
 from veracity.transport.urls import public_url
@@ -129,9 +134,9 @@ class SDKChat(Generic[ClientT]):
         *,
         base_url: str | None = None,
         api_key: str | None = None,
-        concurrency: int = 16,
+        concurrency: int = DEFAULT_CONCURRENCY,
         rpm: float | None = None,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
         structured_output: StructuredOutput = "json_schema",
         logprobs: bool = True,
         temperature: float | None = 0.0,

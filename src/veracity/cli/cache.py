@@ -15,12 +15,12 @@ from veracity.cli.common import ConfigOption, fail, out_console
 
 if TYPE_CHECKING:  # the cache and the config load when a command runs, not for --help
     from veracity.chat.cache import ResponseCache
-    from veracity.config import VeracityConfig
+    from veracity.config import RunConfig
 
 cache_app = typer.Typer(help="Inspect or clear the judge-response cache.", no_args_is_help=True)
 
 
-def _config(config: Path | None) -> VeracityConfig:
+def _config(config: Path | None) -> RunConfig:
     from veracity.config import ConfigError, load_config
 
     try:
@@ -29,7 +29,7 @@ def _config(config: Path | None) -> VeracityConfig:
         raise fail(str(exc)) from exc
 
 
-def _path(settings: VeracityConfig) -> Path:
+def _path(settings: RunConfig) -> Path:
     from veracity.chat.cache import default_cache_path
 
     """The cache file a run would use: the config's ``cache:`` path, else the default."""

@@ -7,7 +7,6 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,14 +15,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT
-from veracity.prompts.budget import DEFAULT_PROMPT_BUDGET, PromptBudget
+from veracity.prompts.budget import DEFAULT_PROMPT_BUDGET
 from veracity.report.terminal import visible_lines
 from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
 
 if TYPE_CHECKING:
-    from veracity.chat.base import StructuredOutput
-    from veracity.config import VeracityConfig
-    from veracity.runner import Executor
+    from veracity.config import RunConfig
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE_ERRORS = 0, 1, 2, 3
 # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C.
@@ -162,11 +159,15 @@ EmbedderOption = Annotated[
     ),
 ]
 StructuredOutputOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         help="json_schema, json_object_schema (JSON mode with the schema: llama.cpp), "
-        "json_object or text; a rejected mode steps down in that order."
+        "json_object or text; a rejected mode steps down in that order (json_schema)."
     ),
+]
+MaxTokensOption = Annotated[
+    list[str] | None,
+    typer.Option(help="question=N: bound the judge's replies to a question (repeatable)."),
 ]
 PromptBudgetOption = Annotated[
     int | None,
@@ -232,61 +233,19 @@ ConfigOption = Annotated[
 ]
 
 
-def structured_output_mode(value: str) -> StructuredOutput:
-    from veracity._suggest import one_of
-    from veracity.chat.base import STRUCTURED_OUTPUT_MODES
-
-    try:
-        return one_of(value, STRUCTURED_OUTPUT_MODES, "--structured-output")
-    except ValueError as exc:
-        raise fail(str(exc)) from exc
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """The settings of a run: command-line flags over the config file over defaults."""
-
-    config: VeracityConfig
-    metrics: tuple[str, ...]
-    judge: str
-    base_url: str | None
-    concurrency: int
-    rpm: float | None
-    iterations: int
-    timeout: float
-    embedder: str | None
-    cache: bool | str
-    cache_max_size: str | int | None  # as given; None: $VERACITY_CACHE_MAX_SIZE, else 1 GiB
-    prompt_budget: PromptBudget
-    max_error_rate: float
-    executor: Executor = "local"
-    ray_address: str | None = None
-    batch: bool = False
-    batch_poll_s: float = 30.0
-
-    def describe(self) -> dict[str, Any]:
-        return {
-            "executor": self.executor,
-            "batch": self.batch,
-            "concurrency": self.concurrency,
-            "rpm": self.rpm,
-            "timeout_s": self.timeout,
-            "cache": self.cache is not False,
-            "prompt_budget": self.prompt_budget.tokens,
-            "truncate_contexts": self.prompt_budget.truncate_contexts,
-        }
-
-
 def settings_from(
     config_path: Path | None,
     *,
-    metrics: str | None,
-    judge: str | None,
-    base_url: str | None,
-    concurrency: int | None,
-    rpm: float | None,
-    iterations: int | None,
+    metrics: str | None = None,
+    judge: str | None = None,
+    base_url: str | None = None,
+    concurrency: int | None = None,
+    rpm: float | None = None,
+    iterations: int | None = None,
     timeout: float | None = None,
+    structured_output: str | None = None,
+    max_tokens: list[str] | None = None,
+    unfounded_support: str | None = None,
     embedder: str | None = None,
     cache: bool | str | None = None,
     cache_max_size: str | None = None,
@@ -296,62 +255,70 @@ def settings_from(
     executor: str | None = None,
     ray_address: str | None = None,
     batch: bool | None = None,
-) -> RunSettings:
+) -> RunConfig:
+    """The run's settings: the flags given (not ``None``) over the config file over the
+    defaults, each checked before any call: a run that cannot start should not half-start."""
     # Imported here: the command line starts without the judges and the runner.
+    from pydantic import ValidationError
+
+    from veracity._suggest import one_of
+    from veracity.chat.base import STRUCTURED_OUTPUT_MODES
     from veracity.chat.cache import cache_max_bytes
-    from veracity.config import load_config
-    from veracity.judges import default_judge_spec
+    from veracity.config import RunConfig, load_config
+    from veracity.judges.llm.evidence import UNFOUNDED_SUPPORTS
     from veracity.report.thresholds import checked_error_rate
     from veracity.runner import checked_executor
     from veracity.transport.urls import checked_base_url
 
     config = load_config(config_path)
-    max_size = cache_max_size if cache_max_size is not None else config.cache_max_size
-    try:  # a bad size (or $VERACITY_CACHE_MAX_SIZE) fails before the first call
-        cache_max_bytes(max_size)
+    flags: dict[str, Any] = {
+        "judge": judge, "concurrency": concurrency, "rpm": rpm, "iterations": iterations,
+        "timeout": timeout, "embedder": embedder, "cache": cache,
+        "cache_max_size": cache_max_size, "prompt_budget": prompt_budget,
+        "truncate_contexts": truncate_contexts, "ray_address": ray_address, "batch": batch,
+        "metrics": None if metrics is None else _metric_names(metrics),
+        "max_tokens": {**config.max_tokens, **_reply_bounds(max_tokens)} if max_tokens else None,
+        "structured_output": None if structured_output is None
+        else one_of(structured_output, STRUCTURED_OUTPUT_MODES, "--structured-output"),
+        "unfounded_support": None if unfounded_support is None
+        else one_of(unfounded_support, UNFOUNDED_SUPPORTS, "--unfounded-support"),
+        # Not ``or``: 0 is a valid share (no judge error allowed).
+        "max_error_rate": None if max_error_rate is None
+        else checked_error_rate(max_error_rate, "--max-error-rate"),
+        "executor": None if executor is None else checked_executor(executor),
+        # Checked before any call: a URL no request can go to would otherwise be retried.
+        "base_url": None if not base_url else checked_base_url(base_url, "--base-url"),
+    }  # fmt: skip
+    if config.base_url and not base_url:
+        checked_base_url(config.base_url, "base_url of the config file")
+    given = {name: value for name, value in flags.items() if value is not None}
+    try:  # the file's values are checked already: what fails here is a flag
+        settings = RunConfig.model_validate({**config.model_dump(), **given})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        flag = "--" + str(error["loc"][0]).replace("_", "-")
+        raise ValueError(f"{flag}: {str(error['msg']).removeprefix('Value error, ')}") from None
+    try:  # a bad $VERACITY_CACHE_MAX_SIZE fails before the first call
+        cache_max_bytes(settings.cache_max_size)
     except ValueError as exc:
-        raise ValueError(f"--cache-max-size: {exc}" if cache_max_size else str(exc)) from None
-    # Checked before any call: a run that cannot start should not half-start.
-    chosen_executor = checked_executor(executor or config.executor or "local")
-    ray_address = ray_address or config.ray_address
-    if ray_address and chosen_executor != "ray":
+        raise ValueError(str(exc)) from None
+    checked_executor(settings.executor)
+    if settings.ray_address and settings.executor != "ray":
         raise ValueError("--ray-address is for --executor ray")
-    truncate = truncate_contexts if truncate_contexts is not None else config.truncate_contexts
-    # Checked before any call: a URL no request can go to would otherwise be retried.
-    if base_url:
-        base_url = checked_base_url(base_url, "--base-url")
-    elif config.base_url:
-        base_url = checked_base_url(config.base_url, "base_url of the config file")
-    chosen_embedder = embedder if embedder is not None else config.embedder or "auto"
-    # Not ``or``: 0 is a valid share (no judge error allowed).
-    error_rate = (
-        checked_error_rate(max_error_rate, "--max-error-rate")
-        if max_error_rate is not None
-        else config.max_error_rate
-    )
-    return RunSettings(
-        config=config,
-        metrics=_metric_names(metrics)
-        if metrics is not None
-        else config.metrics or ("faithfulness",),
-        judge=judge or config.judge or default_judge_spec(),
-        base_url=base_url,
-        concurrency=concurrency or config.concurrency or 16,
-        rpm=rpm or config.rpm,
-        iterations=iterations or config.iterations or 1,
-        timeout=timeout or config.timeout or 60.0,
-        embedder=None if chosen_embedder == "none" else chosen_embedder,
-        cache=cache if cache is not None else (config.cache if config.cache is not None else True),
-        cache_max_size=max_size,
-        prompt_budget=PromptBudget(
-            prompt_budget or config.prompt_budget or DEFAULT_PROMPT_BUDGET, bool(truncate)
-        ),
-        max_error_rate=DEFAULT_MAX_ERROR_RATE if error_rate is None else error_rate,
-        executor=chosen_executor,
-        ray_address=ray_address,
-        batch=batch if batch is not None else bool(config.batch),
-        batch_poll_s=config.batch_poll_s or 30.0,
-    )
+    return settings
+
+
+def _reply_bounds(specs: list[str]) -> dict[str, int]:
+    """``--max-tokens question=N`` flags as a mapping (checked by the judge)."""
+    bounds = {}
+    for spec in specs:
+        question, sep, value = spec.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise ValueError(
+                f"bad --max-tokens {spec!r}: expected question=N, e.g. claim_verification=2048"
+            )
+        bounds[question.strip()] = int(value)
+    return bounds
 
 
 def _metric_names(given: str) -> tuple[str, ...]:

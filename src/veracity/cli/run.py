@@ -25,11 +25,11 @@ from veracity.cli.common import (
     Iterations,
     JudgeOption,
     MaxErrorRate,
+    MaxTokensOption,
     Metrics,
     PromptBudgetOption,
     RayAddressOption,
     Rpm,
-    RunSettings,
     StructuredOutputOption,
     Timeout,
     TruncateContexts,
@@ -41,17 +41,15 @@ from veracity.cli.common import (
     interrupted,
     out_console,
     settings_from,
-    structured_output_mode,
 )
 from veracity.store.layout import DATABASE, MANIFEST, REPORT, RESULTS
 
 if TYPE_CHECKING:  # the evaluation stack loads when a command runs, not for --help
     from veracity.agreement.calibration_file import CalibrationFile
-    from veracity.chat.base import StructuredOutput
     from veracity.cli.progress import RunProgress
+    from veracity.config import RunConfig
     from veracity.dataset import RowError
     from veracity.evaluation import EvaluationResult
-    from veracity.judges import Judge
     from veracity.metrics import Metric
 
 MAX_SHOWN = 20
@@ -67,20 +65,19 @@ def _bad_rows(rows: list[RowError], what: str) -> None:
         err_console.print(f"… and {len(rows) - MAX_SHOWN} more", highlight=False)
 
 
-def _metrics(settings: RunSettings) -> list[Metric]:
+def _metrics(settings: RunConfig) -> list[Metric]:
     from veracity.metrics import resolve_metrics
 
-    config = settings.config
     return resolve_metrics(
         settings.metrics,
-        config.rubrics,
-        ragas_weights=config.weights,
-        abstention_phrases=config.abstention_phrases,
+        settings.rubric_table,
+        ragas_weights=settings.weights,
+        abstention_phrases=settings.abstention_phrases,
     )
 
 
 def _gates(
-    settings: RunSettings,
+    settings: RunConfig,
     flags: list[str],
     metrics: list[Metric],
     calibration: CalibrationFile | None = None,
@@ -90,7 +87,7 @@ def _gates(
     before the first judge call, rather than after the whole run."""
     from veracity.report.thresholds import gated_metric, parse_thresholds
 
-    gates = {**settings.config.thresholds, **parse_thresholds(flags)}
+    gates = {**settings.thresholds, **parse_thresholds(flags)}
     names = [metric.name for metric in metrics]
     for gate in gates:
         if gated_metric(gate) not in names:
@@ -167,44 +164,6 @@ def _run_errors() -> tuple[type[Exception], ...]:
     )
 
 
-def _judge(
-    settings: RunSettings, mode: StructuredOutput, max_tokens: list[str], unfounded: str | None
-) -> Judge:
-    """The run's judge, from its settings and the flags only ``run`` has."""
-    from veracity._suggest import one_of
-    from veracity.judges import make_judge
-    from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UNFOUNDED_SUPPORTS
-
-    return make_judge(
-        settings.judge,
-        base_url=settings.base_url,
-        concurrency=settings.concurrency,
-        rpm=settings.rpm,
-        timeout_s=settings.timeout,
-        structured_output=mode,
-        max_tokens={**settings.config.max_tokens, **_reply_bounds(max_tokens)},
-        prompt_budget=settings.prompt_budget,
-        unfounded_support=one_of(
-            unfounded or settings.config.unfounded_support or DEFAULT_UNFOUNDED_SUPPORT,
-            UNFOUNDED_SUPPORTS,
-            "--unfounded-support",
-        ),
-    )
-
-
-def _reply_bounds(specs: list[str]) -> dict[str, int]:
-    """``--max-tokens question=N`` flags as a mapping (checked by the judge)."""
-    bounds = {}
-    for spec in specs:
-        question, sep, value = spec.partition("=")
-        if not sep or not value.strip().isdigit():
-            raise ValueError(
-                f"bad --max-tokens {spec!r}: expected question=N, e.g. claim_verification=2048"
-            )
-        bounds[question.strip()] = int(value)
-    return bounds
-
-
 def _count_samples(dataset: Path) -> int | None:
     """For the progress bar's total; a file that breaks is left to the run to report."""
     from veracity.dataset import DatasetError, read_dataset
@@ -245,11 +204,8 @@ def run(
     rpm: Rpm = None,
     iterations: Iterations = None,
     timeout: Timeout = None,
-    structured_output: StructuredOutputOption = "json_schema",
-    max_tokens: Annotated[
-        list[str] | None,
-        typer.Option(help="question=N: bound the judge's replies to a question (repeatable)."),
-    ] = None,
+    structured_output: StructuredOutputOption = None,
+    max_tokens: MaxTokensOption = None,
     prompt_budget: PromptBudgetOption = None,
     truncate_contexts: TruncateContexts = None,
     unfounded_support: UnfoundedSupportOption = None,
@@ -299,7 +255,6 @@ def run(
     from veracity.judges import JudgeFailingError, JudgeFatalError
 
     check_dataset(dataset)
-    mode = structured_output_mode(structured_output)
     run_dir = out or Path("runs") / dataset.stem
     has_run = any((run_dir / name).exists() for name in (MANIFEST, DATABASE))
     if resume and not has_run:
@@ -311,14 +266,15 @@ def run(
             config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
             rpm=rpm, iterations=iterations, timeout=timeout, embedder=embedder,
             cache=None if cache else False, cache_max_size=cache_max_size,
-            prompt_budget=prompt_budget,
+            prompt_budget=prompt_budget, structured_output=structured_output,
+            max_tokens=max_tokens, unfounded_support=unfounded_support,
             truncate_contexts=truncate_contexts, max_error_rate=max_error_rate,
             executor=executor, ray_address=ray_address, batch=batch,
         )  # fmt: skip
         chosen = _metrics(settings)
-        calibrator = _calibration(calibration or settings.config.calibration)
+        calibrator = _calibration(calibration or settings.calibration)
         gates = _gates(settings, threshold or [], chosen, calibrator)
-        the_judge = _judge(settings, mode, max_tokens or [], unfounded_support)
+        the_judge = settings.make_judge()
     except _settings_errors() as exc:
         raise fail(str(exc)) from exc
     try:
@@ -338,13 +294,13 @@ def run(
                     the_judge,
                     out=run_dir,
                     iterations=settings.iterations,
-                    embedder=settings.embedder,
+                    embedder=settings.embedder_spec,
                     bert_scorer=bert_model,
                     base_url=settings.base_url,
                     cache=settings.cache,
                     cache_max_size=settings.cache_max_size,
                     retry_errors=retry_errors,
-                    prices=settings.config.prices,
+                    prices=settings.price_table,
                     keep_results=False,
                     on_result=progress,
                     settings={
@@ -447,10 +403,12 @@ def estimate(
         chosen = _metrics(settings)
     except _settings_errors() as exc:
         raise fail(str(exc)) from exc
-    if settings.batch and settings.judge.partition("/")[0] not in BATCH_DISCOUNT:
-        raise fail(f"--batch needs an openai/MODEL or anthropic/MODEL judge, not {settings.judge}")
-    has_embedder = settings.embedder is not None and (
-        settings.embedder != "auto" or local_embedder_available()
+    if settings.batch and settings.judge_spec.partition("/")[0] not in BATCH_DISCOUNT:
+        raise fail(
+            f"--batch needs an openai/MODEL or anthropic/MODEL judge, not {settings.judge_spec}"
+        )
+    has_embedder = settings.embedder_spec is not None and (
+        settings.embedder_spec != "auto" or local_embedder_available()
     )
     try:
         samples = (item for item in read_dataset(dataset) if isinstance(item, Sample))
@@ -459,14 +417,14 @@ def estimate(
             chosen,
             iterations=settings.iterations,
             has_embedder=has_embedder,
-            budget=settings.prompt_budget,
+            budget=settings.budget,
         )
     except DatasetError as exc:
         raise fail(str(exc)) from exc
-    price = find_price(settings.judge, settings.config.prices)
+    price = find_price(settings.judge_spec, settings.price_table)
     out_console.print(
         f"{found.samples} samples × {len(chosen)} metric(s) × {settings.iterations} "
-        f"iteration(s) with {settings.judge}:",
+        f"iteration(s) with {settings.judge_spec}:",
         highlight=False,
     )
     out_console.print(f"  judge calls     {found.calls:,}", highlight=False)
@@ -475,7 +433,7 @@ def estimate(
     if found.over_budget:
         out_console.print(
             f"  not sent        {found.over_budget:,} question(s) over the prompt budget of "
-            f"{settings.prompt_budget.tokens:,} tokens (invalid_input)",
+            f"{settings.prompt_budget:,} tokens (invalid_input)",
             highlight=False,
         )
     out_console.print(f"  input tokens    ~{found.input_tokens:,}", highlight=False)
@@ -486,7 +444,7 @@ def estimate(
     else:
         usage = Usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens)
         cost = f"~${price.cost(usage):.4f}"
-        batched = batch_price(settings.judge, settings.config.prices)
+        batched = batch_price(settings.judge_spec, settings.price_table)
         if settings.batch and batched is not None:
             cost += f" live · ~${batched.cost(usage):.4f} with --batch"
         out_console.print(f"  cost            {cost}", highlight=False)

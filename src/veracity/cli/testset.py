@@ -21,7 +21,6 @@ from veracity.cli.common import (
     fail,
     out_console,
     settings_from,
-    structured_output_mode,
 )
 from veracity.testset.defaults import (
     DEFAULT_CHUNK_CHARS,
@@ -166,7 +165,7 @@ def generate(
     concurrency: Concurrency = None,
     rpm: Rpm = None,
     timeout: Timeout = None,
-    structured_output: StructuredOutputOption = "json_schema",
+    structured_output: StructuredOutputOption = None,
     cache: Annotated[
         bool, typer.Option(help="Use the judge-response cache (--no-cache bypasses it).")
     ] = True,
@@ -181,32 +180,27 @@ def generate(
     """
     from veracity.chat.cache import ResponseCacheError
     from veracity.config import ConfigError
-    from veracity.judges import JudgeFatalError, JudgeSpecError, LLMJudge, make_judge
+    from veracity.judges import JudgeFatalError, JudgeSpecError, LLMJudge
     from veracity.testset.generate import agenerate_testset
     from veracity.testset.output import write_jsonl
 
     if not docs_dir.exists():
         raise fail(f"documents not found: {docs_dir}")
-    mode = structured_output_mode(structured_output)
     try:
         settings = settings_from(
-            config, metrics=None, judge=judge, base_url=base_url, concurrency=concurrency,
-            rpm=rpm, iterations=None, timeout=timeout, cache=None if cache else False,
+            config, judge=judge, base_url=base_url, concurrency=concurrency, rpm=rpm,
+            timeout=timeout, structured_output=structured_output, cache=None if cache else False,
         )  # fmt: skip
-        if settings.judge == "offline":
+        if settings.judge_spec == "offline":
             raise fail(
                 "test-set generation needs an LLM: --judge openai/MODEL (with --base-url "
                 "for a local server) or --judge anthropic/MODEL"
             )
-        the_judge = make_judge(
-            settings.judge, base_url=settings.base_url, concurrency=settings.concurrency,
-            rpm=settings.rpm, timeout_s=settings.timeout, structured_output=mode,
-            max_tokens=settings.config.max_tokens,
-        )  # fmt: skip
+        the_judge = settings.make_judge()
     except (JudgeSpecError, ConfigError, ValueError) as exc:
         raise fail(str(exc)) from exc
     if not isinstance(the_judge, LLMJudge):
-        raise fail(f"test-set generation needs an LLM judge, not {settings.judge}")
+        raise fail(f"test-set generation needs an LLM judge, not {settings.judge_spec}")
 
     async def generate_all(judge: LLMJudge) -> GenerateResult:
         try:

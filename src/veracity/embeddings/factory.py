@@ -15,6 +15,7 @@ from veracity.embeddings.weights import (
     ModelSpecError,
     missing_modules,
 )
+from veracity.transport.limits import DEFAULT_CONCURRENCY
 
 EMBEDDER_SPECS = "'auto', 'local', 'local:DIR' or 'openai/MODEL'"
 SCORER_SPECS = "'auto', 'local' or 'local:DIR'"
@@ -34,7 +35,7 @@ def make_embedder(
     spec: Embedder | str | None = "auto",
     *,
     base_url: str | None = None,
-    concurrency: int = 16,
+    concurrency: int = DEFAULT_CONCURRENCY,
 ) -> Embedder | None:
     """The embedder ``spec`` names.
 

@@ -19,7 +19,7 @@ from veracity.transport import (
     classify_sdk_error,
 )
 from veracity.transport.credentials import resolve_endpoint
-from veracity.transport.limits import checked_timeout
+from veracity.transport.limits import DEFAULT_CONCURRENCY, checked_timeout
 from veracity.transport.retry import ErrorClass
 from veracity.transport.urls import public_url
 
@@ -52,7 +52,7 @@ class OpenAIEmbedder:
         *,
         base_url: str | None = None,
         api_key: str | None = None,
-        concurrency: int = 16,
+        concurrency: int = DEFAULT_CONCURRENCY,
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
         batch_size: int = 256,

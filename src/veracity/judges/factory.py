@@ -13,6 +13,7 @@ from veracity.judges.base import Judge
 from veracity.judges.llm import LLMJudge
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.prompts import PromptBudget
+from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from veracity.transport.retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -41,9 +42,9 @@ def make_judge(
     spec: str,
     *,
     base_url: str | None = None,
-    concurrency: int = 16,
+    concurrency: int = DEFAULT_CONCURRENCY,
     rpm: float | None = None,
-    timeout_s: float = 60.0,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
     structured_output: StructuredOutput = "json_schema",
     max_attempts: int | None = None,
     max_tokens: Mapping[str, int] | None = None,

@@ -9,6 +9,10 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from typing import Protocol
 
+# Judge calls in flight, and seconds one may take, when nobody says otherwise.
+DEFAULT_CONCURRENCY = 16
+DEFAULT_TIMEOUT_S = 60.0
+
 
 class Limiter(Protocol):
     """What a call needs of its limits: a slot to go in, and word of how it went. A

@@ -25,6 +25,7 @@ from veracity.judges.offline.params import OfflineParams, ParamsError, load_para
 from veracity.judges.offline.verdicts import Assessment, assess, classify
 from veracity.prompts import PromptBudget, abstains, question_in_context
 from veracity.transport import JudgeFatalError
+from veracity.transport.limits import DEFAULT_CONCURRENCY
 from veracity.types import (
     AnswerClass,
     ChunkJudgement,
@@ -69,7 +70,7 @@ class OfflineJudge:
         embedder: Embedder | None = None,
         params: OfflineParams | None = None,
         *,
-        concurrency: int = 16,
+        concurrency: int = DEFAULT_CONCURRENCY,
         split_clauses: bool = True,
         prompt_budget: PromptBudget | None = None,
     ) -> None:

@@ -1,0 +1,221 @@
+"""The settings of a run, declared once: each with its default, its bounds and what it
+does. The config file is validated against this model (so every error names the file and
+the key), the command line's flags and ``evaluate``'s keywords override its fields, and
+``run.json`` records what a run used from it."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
+
+from veracity._units import parse_size
+from veracity.chat.base import StructuredOutput
+from veracity.prompts import checked_reply_bounds
+from veracity.prompts.budget import DEFAULT_PROMPT_BUDGET, PromptBudget
+from veracity.prompts.rubric import DEFAULT_RUBRIC
+from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
+from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from veracity.transport.pricing import Price
+from veracity.types.judgements import Rubric, RubricDimension
+
+if TYPE_CHECKING:
+    from veracity.judges import Judge
+
+__all__ = ["RunConfig"]
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+RubricName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")]
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class DimensionSpec(_Spec):
+    name: str
+    description: str
+    levels: dict[int, str]
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, name: str) -> str:
+        if not _IDENTIFIER.match(name):
+            raise ValueError("must be an identifier (letters, digits and underscores)")
+        return name
+
+    @field_validator("levels")
+    @classmethod
+    def _one_to_five(cls, levels: dict[int, str]) -> dict[int, str]:
+        if set(levels) != {1, 2, 3, 4, 5}:
+            raise ValueError("levels must describe exactly 1 to 5")
+        return levels
+
+
+class RubricSpec(_Spec):
+    """A rubric as the config file writes it: its name is its key."""
+
+    dimensions: list[DimensionSpec] = Field(min_length=1)
+    default_pass_min: StrictInt = Field(default=4, ge=1, le=5)
+    pass_min: dict[str, Annotated[StrictInt, Field(ge=1, le=5)]] = Field(default_factory=dict)
+
+    @field_validator("dimensions")
+    @classmethod
+    def _unique(cls, dimensions: list[DimensionSpec]) -> list[DimensionSpec]:
+        names = [d.name for d in dimensions]
+        if len(set(names)) != len(names):
+            raise ValueError("dimension names must be unique")
+        return dimensions
+
+    @field_validator("pass_min")
+    @classmethod
+    def _known(cls, pass_min: dict[str, int], info: ValidationInfo) -> dict[str, int]:
+        dimensions = info.data.get("dimensions")
+        unknown = [] if dimensions is None else sorted(set(pass_min) - {d.name for d in dimensions})
+        if unknown:
+            raise ValueError(f"names no dimension of this rubric: {', '.join(unknown)}")
+        return pass_min
+
+    def rubric(self, name: str) -> Rubric:
+        return Rubric(
+            name=name,
+            dimensions=tuple(RubricDimension(**d.model_dump()) for d in self.dimensions),
+            default_pass_min=self.default_pass_min,
+            pass_min=self.pass_min,
+        )
+
+
+class PriceSpec(_Spec):
+    input_per_million: float = Field(ge=0)
+    output_per_million: float = Field(ge=0)
+
+
+class RunConfig(_Spec):
+    """Every setting of a run; an empty config file is the defaults."""
+
+    rubrics: dict[RubricName, RubricSpec] = Field(default_factory=dict)
+    judge: str | None = Field(
+        default=None,
+        description="offline, openai/MODEL or anthropic/MODEL; None: openai/gpt-4o-mini "
+        "when OPENAI_API_KEY or OPENAI_BASE_URL is set, else offline",
+    )
+    base_url: str | None = Field(default=None, description="an OpenAI-compatible base URL")
+    metrics: tuple[str, ...] = Field(default=("faithfulness",), min_length=1)
+    thresholds: dict[str, Fraction] = Field(
+        default_factory=dict, description="metric (or metric:calibrated) → the mean to reach"
+    )
+    weights: dict[str, Annotated[float, Field(ge=0.0)]] | None = Field(
+        default=None, description="ragas_score's weights"
+    )
+    prices: dict[str, PriceSpec] = Field(default_factory=dict)
+    concurrency: StrictInt = Field(default=DEFAULT_CONCURRENCY, ge=1)
+    rpm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    iterations: StrictInt = Field(default=1, ge=1)
+    timeout: Seconds = Field(default=DEFAULT_TIMEOUT_S, description="seconds a judge call may take")
+    embedder: str = Field(
+        default="auto", description="auto, local, local:DIR, openai/MODEL or none"
+    )
+    cache: bool | str = Field(default=True, description="the response cache: on, off or a file")
+    cache_max_size: str | StrictInt | None = Field(
+        default=None, description="500MB, 2GiB, none…; None: $VERACITY_CACHE_MAX_SIZE, else 1 GiB"
+    )
+    max_tokens: dict[str, StrictInt] = Field(
+        default_factory=dict, description="question → the bound on the judge's replies"
+    )
+    unfounded_support: Literal["flag", "downgrade"] = "flag"
+    prompt_budget: StrictInt = Field(default=DEFAULT_PROMPT_BUDGET, ge=1)
+    truncate_contexts: bool = False
+    max_error_rate: Fraction = DEFAULT_MAX_ERROR_RATE
+    abstention_phrases: tuple[Annotated[str, Field(min_length=1)], ...] | None = Field(
+        default=None, min_length=1
+    )
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = Field(default=None, min_length=1)
+    batch: bool = False
+    batch_poll_s: Seconds = 30.0
+    calibration: str | None = Field(default=None, min_length=1)
+    structured_output: StructuredOutput = Field(
+        default="json_schema", description="the reply format asked of an endpoint, stepping down"
+    )
+
+    @field_validator("cache_max_size")
+    @classmethod
+    def _size(cls, size: str | int | None) -> str | int | None:
+        if size is not None:
+            parse_size(size)  # kept as written; checked here, so the error names the key
+        return size
+
+    @field_validator("max_tokens")
+    @classmethod
+    def _known_questions(cls, bounds: dict[str, int]) -> dict[str, int]:
+        return checked_reply_bounds(bounds)
+
+    @property
+    def rubric_table(self) -> dict[str, Rubric]:
+        """The config's rubrics by name."""
+        return {name: spec.rubric(name) for name, spec in self.rubrics.items()}
+
+    @property
+    def price_table(self) -> dict[str, Price]:
+        """The config's prices by model."""
+        return {
+            name: Price(spec.input_per_million, spec.output_per_million)
+            for name, spec in self.prices.items()
+        }
+
+    @property
+    def judge_spec(self) -> str:
+        """The judge to use: :attr:`judge`, else the default for the environment."""
+        from veracity.judges import default_judge_spec
+
+        return self.judge or default_judge_spec()
+
+    def make_judge(self) -> Judge:
+        """The judge these settings describe."""
+        from veracity.judges import make_judge
+
+        return make_judge(
+            self.judge_spec,
+            base_url=self.base_url,
+            concurrency=self.concurrency,
+            rpm=self.rpm,
+            timeout_s=self.timeout,
+            structured_output=self.structured_output,
+            max_tokens=self.max_tokens,
+            prompt_budget=self.budget,
+            unfounded_support=self.unfounded_support,
+        )
+
+    @property
+    def budget(self) -> PromptBudget:
+        return PromptBudget(self.prompt_budget, self.truncate_contexts)
+
+    @property
+    def embedder_spec(self) -> str | None:
+        """The embedder to make: ``None`` for ``"none"``."""
+        return None if self.embedder == "none" else self.embedder
+
+    def rubric(self, name: str = DEFAULT_RUBRIC.name) -> Rubric:
+        """The rubric called ``name``; ``"default"`` is the built-in one unless overridden."""
+        if name in self.rubric_table:
+            return self.rubric_table[name]
+        if name == DEFAULT_RUBRIC.name:
+            return DEFAULT_RUBRIC
+        known = sorted({DEFAULT_RUBRIC.name, *self.rubrics})
+        raise KeyError(f"no rubric {name!r}; known rubrics: {', '.join(known)}")
+
+    def describe(self) -> dict[str, Any]:
+        """The settings a run's manifest records (how calls were made, not what was asked)."""
+        return {
+            "executor": self.executor,
+            "batch": self.batch,
+            "concurrency": self.concurrency,
+            "rpm": self.rpm,
+            "timeout_s": self.timeout,
+            "cache": self.cache is not False,
+            "prompt_budget": self.prompt_budget,
+            "truncate_contexts": self.truncate_contexts,
+        }
