@@ -21,13 +21,24 @@ from veracity.agreement.calibration_file import (
 from veracity.chat.batching import BatchSettings
 from veracity.chat.cache import ResponseCache, cache_max_bytes, remove_cache
 from veracity.chat.stack import check_batchable, open_cache, stack_chat
+from veracity.config import RunConfig
 from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, dataset_fingerprint
 from veracity.embeddings import BertScoring, Embedder, make_bert_scorer, make_embedder
 from veracity.evaluation.blocking import run_blocking
 from veracity.evaluation.inputs import Samples, items_from, row_count
 from veracity.evaluation.notebook import NotebookProgress, in_notebook
 from veracity.evaluation.result import EvaluationResult
-from veracity.judges import Judge, JudgeFatalError, default_judge_spec, make_judge
+from veracity.evaluation.settings import (
+    DEFAULTS,
+    USE_CONFIG,
+    UseConfig,
+    cache_setting,
+    embedder_of,
+    judge_of,
+    run_config,
+    spec_keywords,
+)
+from veracity.judges import Judge, JudgeFatalError
 from veracity.judges.rechat import chat_of, rechat
 from veracity.metrics import (
     Metric,
@@ -37,14 +48,9 @@ from veracity.metrics import (
     no_metric_error,
     resolve_metrics,
 )
-from veracity.prompts import DEFAULT_PROMPT_BUDGET, PromptBudget, rubric_template
-from veracity.report import (
-    DEFAULT_MAX_ERROR_RATE,
-    SummaryBuilder,
-    checked_error_rate,
-    thresholds_from_settings,
-)
-from veracity.runner import metrics_runner
+from veracity.prompts import rubric_template
+from veracity.report import SummaryBuilder, checked_error_rate, thresholds_from_settings
+from veracity.runner import checked_executor, metrics_runner
 from veracity.store import BATCHES, REPLIES, RunDirectory, timestamp
 from veracity.transport.pricing import Price, batch_price, find_price
 from veracity.types import ResultRecord, Rubric, Sample
@@ -52,36 +58,41 @@ from veracity.types import ResultRecord, Rubric, Sample
 
 async def aevaluate(
     samples: Samples,
-    metrics: str | Metric | Sequence[str | Metric] = ("faithfulness",),
+    metrics: str | Metric | Sequence[str | Metric] | None = None,
     judge: Judge | str | None = None,
     *,
-    column_map: Mapping[str, str] | None = None,
+    config: RunConfig | None = None,
     out: str | Path | None = None,
-    iterations: int = 1,
-    base_url: str | None = None,
-    concurrency: int = 16,
-    rpm: float | None = None,
-    embedder: Embedder | str | None = "auto",
+    on_result: Callable[[ResultRecord], None] | None = None,
+    column_map: Mapping[str, str] | None = None,
+    iterations: int | UseConfig = USE_CONFIG,
+    base_url: str | UseConfig | None = USE_CONFIG,
+    concurrency: int | UseConfig = USE_CONFIG,
+    rpm: float | UseConfig | None = USE_CONFIG,
+    embedder: Embedder | str | UseConfig | None = USE_CONFIG,
     bert_scorer: BertScoring | str | None = "auto",
     rubrics: Mapping[str, Rubric] | None = None,
-    cache: bool | str | Path = True,
-    cache_max_size: str | int | None = None,
+    cache: bool | str | Path | UseConfig = USE_CONFIG,
+    cache_max_size: str | int | UseConfig | None = USE_CONFIG,
     retry_errors: bool = False,
     prices: Mapping[str, Price] | None = None,
     keep_results: bool = True,
-    on_result: Callable[[ResultRecord], None] | None = None,
     settings: Mapping[str, Any] | None = None,
-    prompt_budget: int | None = None,
-    truncate_contexts: bool = False,
-    max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
-    executor: str = "local",
-    ray_address: str | None = None,
-    batch: bool | BatchSettings = False,
-    calibration: str | Path | CalibrationFile | None = None,
+    prompt_budget: int | UseConfig = USE_CONFIG,
+    truncate_contexts: bool | UseConfig = USE_CONFIG,
+    max_error_rate: float | UseConfig = USE_CONFIG,
+    executor: str | UseConfig = USE_CONFIG,
+    ray_address: str | UseConfig | None = USE_CONFIG,
+    batch: bool | BatchSettings | UseConfig = USE_CONFIG,
+    calibration: str | Path | CalibrationFile | UseConfig | None = USE_CONFIG,
 ) -> EvaluationResult:
     """Evaluate ``samples`` with ``metrics``: a dataset path, a list of dicts or samples, a
     pandas DataFrame or a Hugging Face ``datasets.Dataset`` (read a row at a time, with a
     file's aliases; ``column_map={"question": "query"}`` names other columns).
+
+    ``config`` (a :class:`~veracity.config.RunConfig`, e.g. from
+    :func:`~veracity.config.load_config`; default: the defaults) holds every setting of the
+    run; each setting keyword given is laid over it. ``metrics`` left out are the config's.
 
     ``judge`` is a judge object or a spec (``openai/MODEL``, ``anthropic/MODEL``); an LLM
     judge's replies go through the response cache (``cache=False`` to bypass it, or a
@@ -124,26 +135,54 @@ async def aevaluate(
     """
     if retry_errors and out is None:
         raise ValueError("retry_errors needs out: the run directory whose judge errors to retry")
-    # Both checked before anything opens: a run that cannot start should not half-start.
-    max_error_rate, run_metrics = (
-        checked_error_rate(max_error_rate),
-        metrics_runner(executor, ray_address),
+    run = run_config(config, {
+        "iterations": iterations, "base_url": base_url, "concurrency": concurrency,
+        "rpm": rpm, "cache": cache_setting(cache), "cache_max_size": cache_max_size,
+        "prompt_budget": prompt_budget, "truncate_contexts": truncate_contexts,
+        "ray_address": ray_address,
+        "max_error_rate": max_error_rate if max_error_rate is USE_CONFIG
+        else checked_error_rate(max_error_rate),
+        "executor": executor if executor is USE_CONFIG else checked_executor(executor),
+        "batch": batch if isinstance(batch, bool | UseConfig) else True,
+        **spec_keywords(embedder, calibration),
+    })  # fmt: skip
+    # Checked before anything opens: a run that cannot start should not half-start.
+    run_metrics = metrics_runner(run.executor, run.ray_address)
+    chosen = _resolved(
+        run.metrics if metrics is None else metrics, run.rubric_table | dict(rubrics or {})
     )
-    chosen = _resolved(metrics, rubrics)
     # Samples of a kind no row can be read from fail here, before any model is made.
     items, dataset_path = items_from(samples, column_map)
-    judge = _judge(judge, base_url, concurrency, rpm, prompt_budget, truncate_contexts)
-    the_judge, shared = _with_chat_stack(judge, batch, executor, cache, cache_max_size, out)
-    models = _models(the_judge, chosen, embedder, bert_scorer, base_url, concurrency)
-    calibrator = _calibration(calibration, models, chosen)
-    price = (batch_price if batch else find_price)(the_judge.name, prices)
+    the_judge, shared = _with_chat_stack(
+        judge_of(
+            judge,
+            run,
+            budget_given=prompt_budget is not USE_CONFIG or truncate_contexts is not USE_CONFIG,
+        ),
+        batch
+        if isinstance(batch, BatchSettings)
+        else run.batch and BatchSettings(poll_s=run.batch_poll_s),
+        run,
+        out,
+    )
+    models = _models(
+        the_judge, chosen, embedder_of(embedder, run),
+        bert_scorer, run.base_url, run.concurrency,
+    )  # fmt: skip
+    calibrator = _calibration(
+        calibration if isinstance(calibration, CalibrationFile) else run.calibration, models, chosen
+    )
+    price = (batch_price if run.batch else find_price)(
+        the_judge.name, run.price_table | dict(prices or {})
+    )
     read = _Counted(keep=keep_results)
 
     manifest = _manifest(models, chosen, price, dataset_path, {
-        "iterations": iterations, "max_error_rate": max_error_rate, "executor": executor,
-        "batch": batch is not False, **(settings or {}), **_calibration_settings(calibrator)
+        **run.describe(), "iterations": run.iterations, "max_error_rate": run.max_error_rate,
+        **(settings or {}),
+        **_calibration_settings(calibrator),
     })  # fmt: skip
-    run_dir, models, own_replies = _open_run(out, manifest, cache, models)
+    run_dir, models, own_replies = _open_run(out, manifest, run.cache, models)
     arrived = _Arrivals(chosen)
     bad_rows: list[RowError] = []
 
@@ -169,7 +208,7 @@ async def aevaluate(
             models,
             on_result=finished,
             on_bad_row=bad_rows.append,
-            iterations=iterations,
+            iterations=run.iterations,
             done=done if run_dir is not None and run_dir.resumed_results else None,
         )
     except BaseException as exc:
@@ -212,7 +251,7 @@ async def aevaluate(
         bad_rows=tuple(bad_rows),
         run_dir=run_dir.path if run_dir else None,
         manifest=manifest,
-        max_error_rate=max_error_rate,
+        max_error_rate=run.max_error_rate,
     )
 
 
@@ -282,20 +321,15 @@ def _check_rows(valid: int, bad_rows: Sequence[RowError], dataset_path: str | No
 
 
 def _with_chat_stack(
-    judge: Judge,
-    batch: bool | BatchSettings,
-    executor: str,
-    cache: bool | str | Path,
-    cache_max_size: str | int | None,
-    out: str | Path | None,
+    judge: Judge, batch: BatchSettings | bool, run: RunConfig, out: str | Path | None
 ) -> tuple[Judge, ResponseCache | None]:
     """``judge`` with its calls batched (``batch``) and its replies in the shared cache,
     and the cache it opened. Batching is checked first: a run that cannot start should not
     open anything."""
-    batching = None if batch is False else BatchSettings() if batch is True else batch
+    batching = batch if isinstance(batch, BatchSettings) else None
     if batching is not None:
-        check_batchable(chat_of(judge), judge.name, executor)
-    shared = open_cache(cache, max_bytes=cache_max_bytes(cache_max_size))
+        check_batchable(chat_of(judge), judge.name, run.executor)
+    shared = open_cache(run.cache, max_bytes=cache_max_bytes(run.cache_max_size))
     run_dir = None if out is None else Path(out)
     return rechat(
         judge, lambda chat: stack_chat(chat, cache=shared, batch=batching, run_dir=run_dir)
@@ -305,7 +339,7 @@ def _with_chat_stack(
 def _open_run(
     out: str | Path | None,
     manifest: Mapping[str, Any],
-    cache: bool | str | Path,
+    cache: bool | str,
     models: Models,
 ) -> tuple[RunDirectory | None, Models, ResponseCache | None]:
     """The run directory in ``out`` (locked, resumed), the models to run with, and the
@@ -336,7 +370,7 @@ def _close_run(
 
 def evaluate(
     samples: Samples,
-    metrics: str | Metric | Sequence[str | Metric] = ("faithfulness",),
+    metrics: str | Metric | Sequence[str | Metric] | None = None,
     judge: Judge | str | None = None,
     *,
     progress: bool = True,
@@ -440,42 +474,20 @@ def _check_calibration(
 
 
 def _expected(
-    samples: Samples, metrics: str | Metric | Sequence[str | Metric], options: Mapping[str, Any]
+    samples: Samples,
+    metrics: str | Metric | Sequence[str | Metric] | None,
+    options: Mapping[str, Any],
 ) -> int | None:
     """How many results a run will bring, when the rows can be counted without reading."""
     rows = row_count(samples)
     if rows is None:
         return None
+    config = options.get("config")
+    run = config if isinstance(config, RunConfig) else DEFAULTS
+    metrics = run.metrics if metrics is None else metrics
     chosen = 1 if isinstance(metrics, str) or not isinstance(metrics, Sequence) else len(metrics)
-    return rows * chosen * int(options.get("iterations", 1))
-
-
-def _judge(
-    judge: Judge | str | None,
-    base_url: str | None,
-    concurrency: int,
-    rpm: float | None,
-    prompt_budget: int | None,
-    truncate_contexts: bool,
-) -> Judge:
-    """The judge object: ``judge`` itself, or made from a spec (the default one if none)."""
-    if judge is None or isinstance(judge, str):
-        return make_judge(
-            judge or default_judge_spec(),
-            base_url=base_url,
-            concurrency=concurrency,
-            rpm=rpm,
-            prompt_budget=PromptBudget(
-                DEFAULT_PROMPT_BUDGET if prompt_budget is None else prompt_budget,
-                truncate_contexts,
-            ),
-        )
-    if prompt_budget is not None or truncate_contexts:
-        raise ValueError(
-            "prompt_budget and truncate_contexts shape a judge made from a spec; give a judge "
-            "object its own (LLMJudge(..., prompt_budget=PromptBudget(...)))"
-        )
-    return judge
+    iterations = options.get("iterations", USE_CONFIG)
+    return rows * chosen * (run.iterations if iterations is USE_CONFIG else int(iterations))
 
 
 def _resolved(

@@ -1,0 +1,74 @@
+"""evaluate(config=RunConfig(...)): the settings whole, the judge made from them, and
+keywords laid over them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import paris_rows
+from veracity import evaluate
+from veracity.config import RunConfig
+from veracity.testing import FakeLLMServer
+
+
+def test_the_run_takes_its_settings_and_judge_from_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with FakeLLMServer() as server:
+        config = RunConfig(
+            judge="openai/judge-model",
+            base_url=server.base_url,
+            metrics=("faithfulness",),
+            timeout=9,
+            structured_output="json_object",
+            max_tokens={"claim_extraction": 300},
+            iterations=2,
+            cache=False,
+            embedder="none",
+        )
+        result = evaluate(paris_rows(2), config=config, out=tmp_path / "run", progress=False)
+        bodies = list(server.requests)
+    assert len(result.results) == 4  # 2 samples × 2 iterations of the config's metric
+    assert {r.status.value for r in result.results} == {"scored"}
+    assert all(body["response_format"]["type"] == "json_object" for body in bodies)
+    assert 300 in {body["max_tokens"] for body in bodies}  # claim extraction's bound
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert manifest["judge"]["timeout_s"] == 9.0
+    assert manifest["settings"]["iterations"] == 2
+    assert manifest["settings"]["timeout_s"] == 9.0
+    assert manifest["settings"]["cache"] is False
+
+
+def test_a_keyword_not_at_its_default_is_laid_over_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with FakeLLMServer() as server:
+        config = RunConfig(judge="openai/judge-model", base_url=server.base_url, iterations=3)
+        result = evaluate(
+            paris_rows(1), "faithfulness", config=config, iterations=1, cache=False,
+            progress=False,
+        )  # fmt: skip
+    assert len(result.results) == 1
+    assert result.manifest["settings"]["iterations"] == 1  # given: it wins, even at 1
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"concurrency": 0}, "concurrency: Input should be greater than or equal to 1"),
+        ({"timeout": 5}, "unexpected keyword argument 'timeout'"),
+        ({"executor": "rey"}, "unknown executor 'rey'"),
+        ({"max_error_rate": 2}, "max_error_rate"),
+    ],
+)
+def test_bad_settings_are_named_before_anything_runs(
+    tmp_path: Path, keywords: dict[str, object], message: str
+) -> None:
+    with pytest.raises((ValueError, TypeError), match=message):
+        evaluate(paris_rows(1), "faithfulness", "offline", out=tmp_path / "r", **keywords)  # type: ignore[arg-type]
+    assert not (tmp_path / "r").exists()
