@@ -72,3 +72,16 @@ def test_bad_settings_are_named_before_anything_runs(
     with pytest.raises((ValueError, TypeError), match=message):
         evaluate(paris_rows(1), "faithfulness", "offline", out=tmp_path / "r", **keywords)  # type: ignore[arg-type]
     assert not (tmp_path / "r").exists()
+
+
+def test_a_judge_object_keeps_its_own_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with FakeLLMServer() as server:
+        judge = RunConfig(judge="openai/judge-model", base_url=server.base_url).make_judge()
+        result = evaluate(
+            paris_rows(1), "faithfulness", judge, truncate_contexts=False, cache=False,
+            progress=False,
+        )  # fmt: skip
+        assert result.results[0].status.value == "scored"
+        with pytest.raises(ValueError, match="shape a judge made from a spec"):
+            evaluate(paris_rows(1), "faithfulness", judge, prompt_budget=900, progress=False)

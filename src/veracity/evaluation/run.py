@@ -157,7 +157,7 @@ async def aevaluate(
         judge_of(
             judge,
             run,
-            budget_given=prompt_budget is not USE_CONFIG or truncate_contexts is not USE_CONFIG,
+            budget_given=prompt_budget is not USE_CONFIG or truncate_contexts is True,
         ),
         batch
         if isinstance(batch, BatchSettings)
