@@ -1,17 +1,13 @@
-"""Shared coercions for the parsers: numbers as judges write them, flags, and the driver."""
+"""Shared coercions for the readers: numbers as judges write them, labels and flags."""
 
 from __future__ import annotations
 
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
-
-from veracity.judges.parsing.json_extract import extract_json
-from veracity.judges.parsing.outcomes import ParseFailure
-from veracity.judges.parsing.refusal import detect_refusal
 
 T = TypeVar("T")
 
@@ -96,49 +92,3 @@ def flag_table(true: tuple[str, ...], false: tuple[str, ...]) -> dict[str, bool]
 
 YES_WORDS = ("yes", "y", "true", "1")
 NO_WORDS = ("no", "n", "false", "0")
-
-
-def is_weak(value: object, method: str) -> bool:
-    """JSON found in prose that may be a stray bracket (``[1]``) rather than the answer: not
-    an object, nor an array holding one."""
-    if method not in ("embedded", "repaired") or isinstance(value, dict):
-        return False
-    return not (isinstance(value, list) and any(isinstance(v, dict) for v in value))
-
-
-def drive(
-    text: str,
-    from_json: Callable[[object, str], T | ParseFailure],
-    from_text: Callable[[str], T | ParseFailure | None],
-    expected: str,
-) -> T | ParseFailure:
-    """Parse ``text``: JSON, then the legacy text format, then refusal detection.
-
-    ``from_text`` returns ``None`` when the text has nothing of its format. JSON that may
-    be a stray bracket in prose (``[1]``) is tried after the legacy format. When nothing
-    succeeds, the first failure wins (JSON's, then the legacy format's).
-    """
-    found = extract_json(text)
-    failures: list[ParseFailure] = []
-    weak = found is not None and is_weak(found.value, found.method)
-    if found is not None and not weak:
-        result = from_json(found.value, found.method)
-        if not isinstance(result, ParseFailure):
-            return result
-        failures.append(result)
-    legacy = from_text(text)
-    if isinstance(legacy, ParseFailure):
-        failures.append(legacy)
-    elif legacy is not None:
-        return legacy
-    if found is not None and weak:
-        result = from_json(found.value, found.method)
-        if not isinstance(result, ParseFailure):
-            return result
-        failures.append(result)
-    if failures:
-        return failures[0]
-    refusal = detect_refusal(text)
-    if refusal is not None:
-        return ParseFailure("refusal", refusal)
-    return ParseFailure("unparseable", f"{expected}; found no JSON and nothing else usable")

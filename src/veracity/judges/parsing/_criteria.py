@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Annotated
 
-from veracity.judges.parsing._coerce import compact
-from veracity.judges.parsing._text import REASON_KEYS, as_text, collapse, field_of
+from pydantic import BeforeValidator, InstanceOf
+
+from veracity.judges.parsing._coerce import Number, compact, read_number
+from veracity.judges.parsing._text import REASON_KEYS, as_text, collapse, field_of, preview
+from veracity.judges.parsing.reader import ReplyModel
 
 CONTAINER_KEYS = (
     "scores",
@@ -170,3 +174,46 @@ def read_criteria_lines(text: str, aliases: Mapping[str, str]) -> Criteria | Non
             item = out.get(current)
             item.reasoning = collapse(f"{item.reasoning} {extra.strip(_TRAIL)}")
     return out if any(c.score is not None for c in out.found.values()) else None
+
+
+def _number(raw: object) -> Number:
+    number = read_number(raw)
+    if number is None:
+        raise ValueError(f"the score {preview(as_text(raw))} is not a number")
+    return number
+
+
+class WrittenScore(ReplyModel):
+    """A criterion's score as the judge wrote it, and its reasoning."""
+
+    score: Annotated[InstanceOf[Number], BeforeValidator(_number)]
+    reasoning: str = ""
+
+
+def criteria_shape(
+    aliases: Mapping[str, str], names: Sequence[str], unknown: Callable[[str], str]
+) -> Callable[[object, list[str]], object]:
+    """A :attr:`~veracity.judges.parsing.reader.Reading.shape` reading criteria of any
+    shape as one object per name in ``names`` (an empty one for a name not found, so that
+    a missing score names its criterion); ``unknown`` words the note on a key that names
+    none."""
+
+    def shape(value: object, notes: list[str]) -> object:
+        criteria = read_criteria(value, aliases)
+        return value if criteria is None else criteria_data(criteria, names, notes, unknown)
+
+    return shape
+
+
+def criteria_data(
+    criteria: Criteria, names: Sequence[str], notes: list[str], unknown: Callable[[str], str]
+) -> dict[str, object]:
+    """``criteria`` as the object :func:`criteria_shape` makes, their oddities noted."""
+    notes.extend(unknown(key) for key in criteria.unknown)
+    notes.extend(f"kept the first of two scores for {d}" for d in criteria.duplicates)
+    data: dict[str, object] = {}
+    for name in names:
+        found = criteria.found.get(name)
+        written = {} if found is None or found.score is None else {"score": found.score}
+        data[name] = written | ({"reasoning": found.reasoning} if found else {})
+    return data

@@ -5,13 +5,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from veracity.judges.parsing._coerce import Number, compact, drive, read_number
-from veracity.judges.parsing._criteria import Criteria, read_criteria, read_criteria_lines
-from veracity.judges.parsing._text import describe_json, preview
+from pydantic import ValidationInfo, model_validator
+
+from veracity.judges.parsing._coerce import Number, compact
+from veracity.judges.parsing._criteria import (
+    WrittenScore,
+    criteria_data,
+    criteria_shape,
+    read_criteria_lines,
+)
+from veracity.judges.parsing._text import preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import weighted_scores
-from veracity.judges.parsing.reader import describe_output
+from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note
 from veracity.prompts.factual_accuracy import FactualAccuracyOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import CriterionScore, FactualGrades
@@ -28,30 +35,9 @@ ALIASES = {compact(s): name for name, names in SYNONYMS.items() for s in names}
 OVERALL = {compact(k) for k in ("overall", "overall_score", "total", "total_score", "score")}
 OVERALL |= {compact(k) for k in ("final_score", "weighted_score", "final", "average", "grade")}
 _TEN_SCALE = re.compile(r"/\s*10\b(?!\s*0)|\bout\s+of\s+10\b(?!\s*0)", re.IGNORECASE)
-_EXPECTED = describe_output(FactualAccuracyOutput)
-
-_Scores = dict[str, Number]
 
 
-def _numbers(criteria: Criteria) -> _Scores | ParseFailure:
-    missing = [c for c in CRITERIA if criteria.found.get(c, None) is None]
-    missing += [c for c in CRITERIA if c not in missing and criteria.found[c].score is None]
-    if missing:
-        names = ", ".join(repr(m) for m in missing)
-        return ParseFailure("schema", f"{_EXPECTED}; no score for {names}")
-    numbers: _Scores = {}
-    for name in CRITERIA:
-        raw = criteria.found[name].score
-        number = read_number(raw)
-        if number is None:
-            return ParseFailure(
-                "schema", f"{_EXPECTED}; the {name} score {preview(str(raw))} is not a number"
-            )
-        numbers[name] = number
-    return numbers
-
-
-def _scale(numbers: _Scores, criteria: Criteria, notes: list[str]) -> dict[str, float]:
+def _on_0_to_100(numbers: dict[str, Number], reasoning: str, notes: list[str]) -> dict[str, float]:
     """Scores on 0–100: an explicit ``x/y`` is converted; a 0–10 or 0–1 scale only when
     every score fits it and, for 0–10, the reasoning says "/10" or "out of 10"."""
     values = {n: v.value for n, v in numbers.items()}
@@ -60,8 +46,7 @@ def _scale(numbers: _Scores, criteria: Criteria, notes: list[str]) -> dict[str, 
             values[name] = number.value / number.scale * 100
             notes.append(f"{name}: read {number.text!r} as {round(values[name])}/100")
     bare = [n for n, v in numbers.items() if v.scale is None]
-    texts = " ".join(criteria.found[n].reasoning for n in CRITERIA)
-    if bare and all(0 <= values[n] <= 10 for n in bare) and _TEN_SCALE.search(texts):
+    if bare and all(0 <= values[n] <= 10 for n in bare) and _TEN_SCALE.search(reasoning):
         for name in bare:
             values[name] *= 10
         notes.append(f"the reasoning scores out of 10: multiplied {', '.join(bare)} by 10")
@@ -75,34 +60,67 @@ def _scale(numbers: _Scores, criteria: Criteria, notes: list[str]) -> dict[str, 
         notes.append(f"the scores look like 0-1 fractions: multiplied {', '.join(bare)} by 100")
     elif len(bare) == len(CRITERIA) and all(0 <= values[n] <= 10 for n in bare):
         notes.append("every score is at most 10; taken as 0-100 (no sign of a 0-10 scale)")
+    for name, value in values.items():
+        if not 0 <= value <= 100:
+            raise ValueError(f"the {name} score {numbers[name].text} is outside 0 to 100")
+        if value != round(value):
+            notes.append(f"{name}: rounded {value:g} to {round(value)}")
     return values
 
 
-def _grades(
-    criteria: Criteria, method: str, notes: list[str]
-) -> ParsedValue[FactualGrades] | ParseFailure:
-    for key in criteria.unknown:
-        if compact(key) in OVERALL:
-            notes.append(f"ignored the judge's {key!r}: veracity computes the weighted score")
-        else:
-            notes.append(f"ignored the unknown key {preview(key)}")
-    notes.extend(f"kept the first of two scores for {d}" for d in criteria.duplicates)
-    numbers = _numbers(criteria)
-    if isinstance(numbers, ParseFailure):
-        return numbers
-    values = _scale(numbers, criteria, notes)
-    scores: dict[str, CriterionScore] = {}
-    for name in CRITERIA:
-        value = values[name]
-        if not 0 <= value <= 100:
-            return ParseFailure(
-                "schema",
-                f"{_EXPECTED}; the {name} score {numbers[name].text} is outside 0 to 100",
-            )
-        if value != round(value):
-            notes.append(f"{name}: rounded {value:g} to {round(value)}")
-        scores[name] = CriterionScore(score=round(value), reasoning=criteria.found[name].reasoning)
-    return ParsedValue(FactualGrades(**scores), method, tuple(notes))
+class _Grades(ReplyModel):
+    correctness: WrittenScore
+    completeness: WrittenScore
+    consistency: WrittenScore
+
+    def scores(self, notes: list[str]) -> dict[str, float]:
+        written = {name: getattr(self, name) for name in CRITERIA}
+        reasoning = " ".join(w.reasoning for w in written.values())
+        return _on_0_to_100({n: w.score for n, w in written.items()}, reasoning, notes)
+
+    @model_validator(mode="after")
+    def _in_range(self, info: ValidationInfo) -> _Grades:
+        notes: list[str] = []
+        self.scores(notes)  # raises when a score is outside 0-100
+        for said in notes:
+            note(info, said)
+        return self
+
+    def grades(self) -> FactualGrades:
+        values = self.scores([])
+        return FactualGrades(
+            **{
+                name: CriterionScore(
+                    score=round(values[name]), reasoning=getattr(self, name).reasoning
+                )
+                for name in CRITERIA
+            }
+        )
+
+
+def _unknown(key: str) -> str:
+    if compact(key) in OVERALL:
+        return f"ignored the judge's {key!r}: veracity computes the weighted score"
+    return f"ignored the unknown key {preview(key)}"
+
+
+def _from_lines(text: str) -> ParsedValue[FactualGrades] | ParseFailure | None:
+    criteria = read_criteria_lines(text, ALIASES)
+    if criteria is None:
+        return None
+    notes = ["read the scores from text lines, not JSON"]
+    return READING.validated(
+        criteria_data(criteria, CRITERIA, notes, _unknown), "legacy_lines", notes
+    )
+
+
+READING = Reading(
+    _Grades,
+    lambda read: read.grades(),
+    describe_output(FactualAccuracyOutput),
+    shape=criteria_shape(ALIASES, CRITERIA, _unknown),
+    text=_from_lines,
+)
 
 
 def read_factual_reply(text: str) -> ParsedValue[FactualGrades] | ParseFailure:
@@ -116,20 +134,7 @@ def read_factual_reply(text: str) -> ParsedValue[FactualGrades] | ParseFailure:
     "out of 10" (noted). An ``overall`` is ignored (noted); a missing criterion is a
     ``"schema"`` failure naming it.
     """
-
-    def from_json(value: object, method: str) -> ParsedValue[FactualGrades] | ParseFailure:
-        criteria = read_criteria(value, ALIASES)
-        if criteria is None:
-            return ParseFailure("schema", f"{_EXPECTED}; got {describe_json(value)}")
-        return _grades(criteria, method, [])
-
-    def from_text(reply: str) -> ParsedValue[FactualGrades] | ParseFailure | None:
-        criteria = read_criteria_lines(reply, ALIASES)
-        if criteria is None:
-            return None
-        return _grades(criteria, "legacy_lines", ["read the scores from text lines, not JSON"])
-
-    return drive(text, from_json, from_text, _EXPECTED)
+    return READING(text)
 
 
 def with_expected_criteria(

@@ -10,7 +10,7 @@ expects, is the failure's message: the text a re-ask shows the judge.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Generic, TypeVar
 
@@ -24,10 +24,11 @@ from pydantic import (
     ValidationInfo,
 )
 
-from veracity.judges.parsing._coerce import drive
 from veracity.judges.parsing._text import REASON_KEYS, as_text, describe_json, key_of
+from veracity.judges.parsing.json_extract import extract_json
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
+from veracity.judges.parsing.refusal import detect_refusal
 
 __all__ = [
     "Reading",
@@ -71,12 +72,70 @@ def _loose_keys(value: Mapping[Any, object]) -> dict[str, object]:
     return loose
 
 
-def _failure_text(error: Mapping[str, Any], given: object) -> str:
-    if error["type"] == "missing":
+def _failure_text(errors: Sequence[Mapping[str, Any]], given: object) -> str:
+    """The first problem in words; a field missing inside several objects ("no score for
+    'a', 'b'") names them all."""
+    first = errors[0]
+    loc = tuple(str(part) for part in first["loc"])
+    if first["type"] == "missing" and len(loc) == 1:
         return f"got {describe_json(given)}"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    where = ".".join(str(part) for part in error["loc"])
-    return message if error["type"] == "value_error" or not where else f"'{where}': {message}"
+    if first["type"] == "missing":
+        owners = [
+            f"'{error['loc'][0]}'"
+            for error in errors
+            if error["type"] == "missing" and tuple(map(str, error["loc"]))[1:] == loc[1:]
+        ]
+        return f"no {'.'.join(loc[1:])} for {', '.join(owners)}"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "value_error":
+        return message if len(loc) <= 1 else f"{loc[0]}: {message}"
+    return f"'{'.'.join(loc)}': {message}"
+
+
+def _is_weak(value: object, method: str) -> bool:
+    """JSON found in prose that may be a stray bracket (``[1]``) rather than the answer: not
+    an object, nor an array holding one."""
+    if method not in ("embedded", "repaired") or isinstance(value, dict):
+        return False
+    return not (isinstance(value, list) and any(isinstance(v, dict) for v in value))
+
+
+def drive(
+    text: str,
+    from_json: Callable[[object, str], T | ParseFailure],
+    from_text: Callable[[str], T | ParseFailure | None],
+    expected: str,
+) -> T | ParseFailure:
+    """Parse ``text``: JSON, then the legacy text format, then refusal detection.
+
+    ``from_text`` returns ``None`` when the text has nothing of its format. JSON that may
+    be a stray bracket in prose (``[1]``) is tried after the legacy format. When nothing
+    succeeds, the first failure wins (JSON's, then the legacy format's).
+    """
+    found = extract_json(text)
+    failures: list[ParseFailure] = []
+    weak = found is not None and _is_weak(found.value, found.method)
+    if found is not None and not weak:
+        result = from_json(found.value, found.method)
+        if not isinstance(result, ParseFailure):
+            return result
+        failures.append(result)
+    legacy = from_text(text)
+    if isinstance(legacy, ParseFailure):
+        failures.append(legacy)
+    elif legacy is not None:
+        return legacy
+    if found is not None and weak:
+        result = from_json(found.value, found.method)
+        if not isinstance(result, ParseFailure):
+            return result
+        failures.append(result)
+    if failures:
+        return failures[0]
+    refusal = detect_refusal(text)
+    if refusal is not None:
+        return ParseFailure("refusal", refusal)
+    return ParseFailure("unparseable", f"{expected}; found no JSON and nothing else usable")
 
 
 def _no_text_format(_: str) -> None:
@@ -109,9 +168,7 @@ class Reading(Generic[M, T]):
             context = {**self.context, "notes": notes}
             read = self.model.model_validate(_loose_keys(data), context=context)
         except ValidationError as exc:
-            return ParseFailure(
-                "schema", f"{self.expected}; {_failure_text(exc.errors()[0], data)}"
-            )
+            return ParseFailure("schema", f"{self.expected}; {_failure_text(exc.errors(), data)}")
         return ParsedValue(self.value(read), method, tuple(notes))
 
     def from_json(self, found: object, method: str) -> ParsedValue[T] | ParseFailure:

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from veracity.judges.parsing._coerce import compact, drive, read_number
-from veracity.judges.parsing._criteria import Criteria, read_criteria, read_criteria_lines
-from veracity.judges.parsing._text import describe_json, preview
+from pydantic import Field, ValidationInfo, create_model, model_validator
+
+from veracity.judges.parsing._coerce import Number, compact
+from veracity.judges.parsing._criteria import (
+    WrittenScore,
+    criteria_data,
+    criteria_shape,
+    read_criteria_lines,
+)
+from veracity.judges.parsing._text import key_of, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import weighted_scores
-from veracity.judges.parsing.reader import describe_output
+from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note
 from veracity.prompts.rubric import RubricScoresOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import DimensionScore, Rubric
@@ -27,43 +35,73 @@ def _expected(rubric: Rubric) -> str:
     return f"{describe_output(RubricScoresOutput)}, one for each dimension ({names})"
 
 
-def _score(raw: object, name: str, notes: list[str]) -> int | str:
-    """A 1–5 score, or why not."""
-    number = read_number(raw)
-    if number is None:
-        return f"the {name} score {preview(str(raw))} is not a number"
+def _one_to_five(number: Number, name: str, notes: list[str]) -> int:
+    """A 1–5 score (``"8/10"`` is 4, noted); :class:`ValueError` when it is not one."""
     value = number.value
     if number.scale is not None and number.scale != 5:
         value = value / number.scale * 5
         if value == round(value):
             notes.append(f"{name}: read {number.text!r} as {round(value)}/5")
     if value != round(value) or not 1 <= value <= 5:
-        return f"the {name} score {number.text!r} is not an integer from 1 to 5"
+        raise ValueError(f"the {name} score {number.text!r} is not an integer from 1 to 5")
     return round(value)
 
 
-def _scores(
-    criteria: Criteria, rubric: Rubric, method: str, notes: list[str]
-) -> ParsedValue[Scores] | ParseFailure:
-    expected = _expected(rubric)
-    for key in criteria.unknown:
-        if compact(key) in _OVERALL:
-            notes.append(f"ignored the judge's {key!r}: veracity computes the overall score")
-        else:
-            notes.append(f"dropped {preview(key)}: not a dimension of rubric {rubric.name!r}")
-    notes.extend(f"kept the first of two scores for {d}" for d in criteria.duplicates)
+class _Dimensions(ReplyModel):
+    """One :class:`WrittenScore` a dimension, in the rubric's order (fields made for each
+    rubric by :func:`_reading`, named ``d0``, ``d1``…, each under its dimension's name)."""
+
+    def scores(self, names: Sequence[str], notes: list[str]) -> Scores:
+        written: list[WrittenScore] = [getattr(self, f"d{i}") for i in range(len(names))]
+        return tuple(
+            DimensionScore(
+                name=name, score=_one_to_five(w.score, name, notes), reasoning=w.reasoning
+            )
+            for name, w in zip(names, written, strict=True)
+        )
+
+    @model_validator(mode="after")
+    def _one_to_five_each(self, info: ValidationInfo) -> _Dimensions:
+        names = info.context["names"] if isinstance(info.context, dict) else ()
+        notes: list[str] = []
+        self.scores(names, notes)  # raises when a score is not 1 to 5
+        for said in notes:
+            note(info, said)
+        return self
+
+
+def _reading(rubric: Rubric) -> Reading[_Dimensions, Scores]:
     names = [d.name for d in rubric.dimensions]
-    missing = [n for n in names if n not in criteria.found or criteria.found[n].score is None]
-    if missing:
-        return ParseFailure("schema", f"{expected}; no score for {', '.join(map(repr, missing))}")
-    scores: list[DimensionScore] = []
-    for name in names:
-        found = criteria.found[name]
-        score = _score(found.score, name, notes)
-        if isinstance(score, str):
-            return ParseFailure("schema", f"{expected}; {score}")
-        scores.append(DimensionScore(name=name, score=score, reasoning=found.reasoning))
-    return ParsedValue(tuple(scores), method, tuple(notes))
+    fields: dict[str, Any] = {
+        f"d{i}": (WrittenScore, Field(validation_alias=key_of(name)))
+        for i, name in enumerate(names)
+    }
+    model = create_model(f"Rubric_{rubric.name}", __base__=_Dimensions, **fields)
+
+    def unknown(key: str) -> str:
+        if compact(key) in _OVERALL:
+            return f"ignored the judge's {key!r}: veracity computes the overall score"
+        return f"dropped {preview(key)}: not a dimension of rubric {rubric.name!r}"
+
+    def from_lines(text: str) -> ParsedValue[Scores] | ParseFailure | None:
+        criteria = read_criteria_lines(text, aliases)
+        if criteria is None:
+            return None
+        notes = ["read the scores from text lines, not JSON"]
+        return reading.validated(
+            criteria_data(criteria, names, notes, unknown), "legacy_lines", notes
+        )
+
+    aliases = {compact(name): name for name in names}
+    reading: Reading[_Dimensions, Scores] = Reading(
+        model,
+        lambda read: read.scores(names, []),
+        _expected(rubric),
+        shape=criteria_shape(aliases, names, unknown),
+        text=from_lines,
+        context={"names": names},
+    )
+    return reading
 
 
 def read_rubric_reply(text: str, rubric: Rubric) -> ParsedValue[Scores] | ParseFailure:
@@ -76,23 +114,7 @@ def read_rubric_reply(text: str, rubric: Rubric) -> ParsedValue[Scores] | ParseF
     that is not an integer 1–5 or a missing dimension is a ``"schema"`` failure naming
     it; extra dimensions and an ``overall`` are dropped with a note.
     """
-    aliases = {compact(d.name): d.name for d in rubric.dimensions}
-    expected = _expected(rubric)
-
-    def from_json(value: object, method: str) -> ParsedValue[Scores] | ParseFailure:
-        criteria = read_criteria(value, aliases)
-        if criteria is None:
-            return ParseFailure("schema", f"{expected}; got {describe_json(value)}")
-        return _scores(criteria, rubric, method, [])
-
-    def from_text(reply: str) -> ParsedValue[Scores] | ParseFailure | None:
-        criteria = read_criteria_lines(reply, aliases)
-        if criteria is None:
-            return None
-        notes = ["read the scores from text lines, not JSON"]
-        return _scores(criteria, rubric, "legacy_lines", notes)
-
-    return drive(text, from_json, from_text, expected)
+    return _reading(rubric)(text)
 
 
 def with_expected_scores(scores: Scores, text: str, tokens: Sequence[TokenLogprob]) -> Scores:
