@@ -7,7 +7,7 @@ from typing import Any
 from veracity.types import ResultRecord, Status
 
 
-def rec(
+def rec(  # noqa: PLR0913 - a record's fields, each with its default
     score: float | None,
     *,
     metric: str = "faithfulness",

@@ -378,7 +378,7 @@ def _estimate(
 # ---------------------------------------------------------------- public API
 
 
-def agreement_figures(
+def agreement_figures(  # noqa: PLR0913 - the figures' options, each with its default
     scores: Sequence[float],
     positives: Sequence[bool],
     *,
@@ -441,7 +441,7 @@ def agreement_figures(
     )
 
 
-def paired_figures(
+def paired_figures(  # noqa: PLR0913 - two runs' options side by side, each with its default
     scores_a: Sequence[float],
     scores_b: Sequence[float],
     positives: Sequence[bool],

@@ -128,7 +128,7 @@ class SDKChat(Generic[ClientT]):
     # What an error message names when it is about an option, by the option to drop.
     option_words: Sequence[tuple[str, tuple[str, ...]]] = ()
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - an endpoint's options, each with its default
         self,
         model: str,
         *,

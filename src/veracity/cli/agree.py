@@ -59,7 +59,7 @@ def _scales(specs: list[str] | None) -> dict[str, Scale]:
         raise fail(str(exc)) from exc
 
 
-def agree(
+def agree(  # noqa: PLR0913 - a command: one parameter a flag
     run_a: Annotated[Path, typer.Argument(help="A run directory (written by veracity run).")],
     run_b: Annotated[
         Path | None, typer.Argument(help="A second run on the same labels, compared paired.")

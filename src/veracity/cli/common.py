@@ -233,7 +233,7 @@ ConfigOption = Annotated[
 ]
 
 
-def settings_from(
+def settings_from(  # noqa: PLR0913 - the run commands' flags, one each, laid over the config
     config_path: Path | None,
     *,
     metrics: str | None = None,

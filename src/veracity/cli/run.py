@@ -192,7 +192,7 @@ def _progress(
     return RunProgress(err_console, total, done=min(done, total))
 
 
-def run(
+def run(  # noqa: PLR0913 - a command: one parameter a flag
     dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
     metrics: Metrics = None,
     judge: JudgeOption = None,
@@ -359,7 +359,7 @@ def _html_report(run_dir: Path, dataset: Path, *, write: bool) -> None:
     out_console.print(f"report: {written}", highlight=False)
 
 
-def estimate(
+def estimate(  # noqa: PLR0913 - a command: one parameter a flag
     dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
     metrics: Metrics = None,
     judge: JudgeOption = None,

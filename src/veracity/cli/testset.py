@@ -145,7 +145,7 @@ def _print_generate_report(report: GenerateReport, out: Path) -> None:
 
 
 @testset_app.command("generate")
-def generate(
+def generate(  # noqa: PLR0913 - a command: one parameter a flag
     docs_dir: Annotated[Path, typer.Argument(help="Folder of .txt, .md and .markdown files.")],
     count: Annotated[int, typer.Option(min=1, help="How many checked items to write.")],
     out: Annotated[Path, typer.Option(help="The test set to write (JSONL).")],

@@ -56,7 +56,7 @@ from veracity.transport.pricing import Price, batch_price, find_price
 from veracity.types import ResultRecord, Rubric, Sample
 
 
-async def aevaluate(
+async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass most, over config
     samples: Samples,
     metrics: str | Metric | Sequence[str | Metric] | None = None,
     judge: Judge | str | None = None,

@@ -38,7 +38,7 @@ def default_judge_spec() -> str:
     return "offline"
 
 
-def make_judge(
+def make_judge(  # noqa: PLR0913 - the public factory: a judge's options, each with its default
     spec: str,
     *,
     base_url: str | None = None,

@@ -73,7 +73,7 @@ def _error(api: Api, status: int, message: str, **extra: str | None) -> Reply:
 class Backend:
     """Routes a request, applies latency and faults, and asks the responder for the text."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - a fake server's behaviours, each with its default
         self,
         responder: Responder,
         *,

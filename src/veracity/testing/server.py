@@ -46,7 +46,7 @@ class FakeLLMServer:
             assert server.stats.completions == 10
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - a fake server's behaviours, each with its default
         self,
         responder: Responder | None = None,
         *,

@@ -142,7 +142,7 @@ class _Generator:
                 self.report.by_type[call.question_type].kept += 1
 
 
-async def agenerate_testset(
+async def agenerate_testset(  # noqa: PLR0913 - the public API: generation options, each with its default
     docs: str | Path | Sequence[Chunk],
     judge: LLMJudge,
     *,
@@ -208,7 +208,7 @@ async def agenerate_testset(
     return GenerateResult(samples, report)
 
 
-def generate_testset(
+def generate_testset(  # noqa: PLR0913 - the public API: generation options, each with its default
     docs: str | Path | Sequence[Chunk],
     judge: LLMJudge,
     *,
