@@ -131,8 +131,8 @@ def test_hand_made_run_with_odd_summary(tmp_path: Path) -> None:
     summary = {
         "metrics": {
             "faithfulness": {
-                "overall": {"mean": 0.25, "ci95": {"low": 0.1, "high": 0.4}, "pass_rate": 0.5},
-                "by_system": {"(no system)": {"mean": 0.25, "ci95": {"low": 0.1, "high": 0.4}}},
+                "overall": {"mean": 0.25, "ci95": [0.1, 0.4], "pass_rate": 0.5},
+                "by_system": {"(no system)": {"mean": 0.25, "ci95": [0.1, 0.4]}},
                 "by_question_type": ["unexpected"],
                 "by_iteration": "unexpected",
                 "judge_variance": None,
@@ -145,7 +145,7 @@ def test_hand_made_run_with_odd_summary(tmp_path: Path) -> None:
     }
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     page = write_report(tmp_path).read_text("utf-8")
-    assert "0.100 – 0.400" in page  # the CI, from a dict
+    assert "0.100 – 0.400" in page  # the CI
     assert 'class="ci"' in page  # whiskers on the systems chart
     assert "&lt;b&gt;fix&lt;/b&gt; retrieval" in page and "<b>" not in page
     assert "something_new" in page and "$0.5000" in page

@@ -32,16 +32,8 @@ def number(value: Any, digits: int = 3) -> str:
 
 
 def ci95(stats: Any) -> tuple[float, float] | None:
-    """The 95 % interval of a stats block, whichever of the usual shapes it has."""
-    if not isinstance(stats, Mapping):
-        return None
-    raw = next((stats[k] for k in ("ci95", "ci_95", "ci") if k in stats), None)
-    if isinstance(raw, Mapping):
-        raw = next(
-            ((raw[a], raw[b]) for a, b in (("low", "high"), ("lo", "hi"), ("lower", "upper"))
-             if a in raw and b in raw),
-            None,
-        )  # fmt: skip
+    """The 95 % interval of a stats block, as summary.json writes it: ``[low, high]``."""
+    raw = stats.get("ci95") if isinstance(stats, Mapping) else None
     if isinstance(raw, list | tuple) and len(raw) == 2 and all(_real(v) for v in raw):
         return float(raw[0]), float(raw[1])
     return None
