@@ -5,13 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from pydantic import BeforeValidator, InstanceOf
 
 from veracity.judges.parsing._coerce import Number, compact, read_number
 from veracity.judges.parsing._text import REASON_KEYS, as_text, collapse, field_of, preview
-from veracity.judges.parsing.reader import ReplyModel
+from veracity.judges.parsing.outcomes import ParseFailure
+from veracity.judges.parsing.parsed import ParsedValue
+from veracity.judges.parsing.reader import Reading, ReplyModel
+
+M = TypeVar("M", bound=ReplyModel)
+T = TypeVar("T")
 
 CONTAINER_KEYS = (
     "scores",
@@ -190,30 +195,43 @@ class WrittenScore(ReplyModel):
     reasoning: str = ""
 
 
-def criteria_shape(
-    aliases: Mapping[str, str], names: Sequence[str], unknown: Callable[[str], str]
-) -> Callable[[object, list[str]], object]:
-    """A :attr:`~veracity.judges.parsing.reader.Reading.shape` reading criteria of any
-    shape as one object per name in ``names`` (an empty one for a name not found, so that
-    a missing score names its criterion); ``unknown`` words the note on a key that names
-    none."""
+def criteria_reading(
+    model: type[M],
+    value: Callable[[M], T],
+    expected: str,
+    names: Sequence[str],
+    unknown: Callable[[str], str],
+    *,
+    aliases: Mapping[str, str] | None = None,
+    context: Mapping[str, object] | None = None,
+) -> Reading[M, T]:
+    """The :class:`~veracity.judges.parsing.reader.Reading` of named scores: JSON of any
+    shape (:func:`read_criteria`) or text lines (:func:`read_criteria_lines`), read as one
+    object per name in ``names`` (an empty one for a name not found, so that a missing
+    score names its criterion); ``aliases`` map other names (in :func:`compact` form) to
+    them, and ``unknown`` words the note on a key that names none."""
+    aliases = aliases or {compact(name): name for name in names}
 
-    def shape(value: object, notes: list[str]) -> object:
-        criteria = read_criteria(value, aliases)
-        return value if criteria is None else criteria_data(criteria, names, notes, unknown)
+    def data(criteria: Criteria, notes: list[str]) -> dict[str, object]:
+        notes.extend(unknown(key) for key in criteria.unknown)
+        notes.extend(f"kept the first of two scores for {d}" for d in criteria.duplicates)
+        found: dict[str, object] = {}
+        for name in names:
+            item = criteria.found.get(name)
+            written = {} if item is None or item.score is None else {"score": item.score}
+            found[name] = written | ({"reasoning": item.reasoning} if item else {})
+        return found
 
-    return shape
+    def shape(reply: object, notes: list[str]) -> object:
+        criteria = read_criteria(reply, aliases)
+        return reply if criteria is None else data(criteria, notes)
 
+    def text(reply: str) -> ParsedValue[T] | ParseFailure | None:
+        criteria = read_criteria_lines(reply, aliases)
+        if criteria is None:
+            return None
+        notes = ["read the scores from text lines, not JSON"]
+        return reading.validated(data(criteria, notes), "legacy_lines", notes)
 
-def criteria_data(
-    criteria: Criteria, names: Sequence[str], notes: list[str], unknown: Callable[[str], str]
-) -> dict[str, object]:
-    """``criteria`` as the object :func:`criteria_shape` makes, their oddities noted."""
-    notes.extend(unknown(key) for key in criteria.unknown)
-    notes.extend(f"kept the first of two scores for {d}" for d in criteria.duplicates)
-    data: dict[str, object] = {}
-    for name in names:
-        found = criteria.found.get(name)
-        written = {} if found is None or found.score is None else {"score": found.score}
-        data[name] = written | ({"reasoning": found.reasoning} if found else {})
-    return data
+    reading = Reading(model, value, expected, shape, text, dict(context or {}))
+    return reading

@@ -8,17 +8,12 @@ from collections.abc import Sequence
 from pydantic import ValidationInfo, model_validator
 
 from veracity.judges.parsing._coerce import Number, compact
-from veracity.judges.parsing._criteria import (
-    WrittenScore,
-    criteria_data,
-    criteria_shape,
-    read_criteria_lines,
-)
+from veracity.judges.parsing._criteria import WrittenScore, criteria_reading
 from veracity.judges.parsing._text import preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import weighted_scores
-from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note
+from veracity.judges.parsing.reader import ReplyModel, describe_output, note
 from veracity.prompts.factual_accuracy import FactualAccuracyOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import CriterionScore, FactualGrades
@@ -104,22 +99,13 @@ def _unknown(key: str) -> str:
     return f"ignored the unknown key {preview(key)}"
 
 
-def _from_lines(text: str) -> ParsedValue[FactualGrades] | ParseFailure | None:
-    criteria = read_criteria_lines(text, ALIASES)
-    if criteria is None:
-        return None
-    notes = ["read the scores from text lines, not JSON"]
-    return READING.validated(
-        criteria_data(criteria, CRITERIA, notes, _unknown), "legacy_lines", notes
-    )
-
-
-READING = Reading(
+READING = criteria_reading(
     _Grades,
     lambda read: read.grades(),
     describe_output(FactualAccuracyOutput),
-    shape=criteria_shape(ALIASES, CRITERIA, _unknown),
-    text=_from_lines,
+    CRITERIA,
+    _unknown,
+    aliases=ALIASES,
 )
 
 

@@ -8,12 +8,7 @@ from typing import Any
 from pydantic import Field, ValidationInfo, create_model, model_validator
 
 from veracity.judges.parsing._coerce import Number, compact
-from veracity.judges.parsing._criteria import (
-    WrittenScore,
-    criteria_data,
-    criteria_shape,
-    read_criteria_lines,
-)
+from veracity.judges.parsing._criteria import WrittenScore, criteria_reading
 from veracity.judges.parsing._text import key_of, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
@@ -83,25 +78,14 @@ def _reading(rubric: Rubric) -> Reading[_Dimensions, Scores]:
             return f"ignored the judge's {key!r}: veracity computes the overall score"
         return f"dropped {preview(key)}: not a dimension of rubric {rubric.name!r}"
 
-    def from_lines(text: str) -> ParsedValue[Scores] | ParseFailure | None:
-        criteria = read_criteria_lines(text, aliases)
-        if criteria is None:
-            return None
-        notes = ["read the scores from text lines, not JSON"]
-        return reading.validated(
-            criteria_data(criteria, names, notes, unknown), "legacy_lines", notes
-        )
-
-    aliases = {compact(name): name for name in names}
-    reading: Reading[_Dimensions, Scores] = Reading(
+    return criteria_reading(
         model,
         lambda read: read.scores(names, []),
         _expected(rubric),
-        shape=criteria_shape(aliases, names, unknown),
-        text=from_lines,
+        names,
+        unknown,
         context={"names": names},
     )
-    return reading
 
 
 def read_rubric_reply(text: str, rubric: Rubric) -> ParsedValue[Scores] | ParseFailure:
