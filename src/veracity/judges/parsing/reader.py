@@ -34,6 +34,7 @@ __all__ = [
     "Reading",
     "Reason",
     "ReplyModel",
+    "bare",
     "describe_output",
     "note",
     "synonyms",
@@ -100,7 +101,7 @@ def _is_weak(value: object, method: str) -> bool:
     return not (isinstance(value, list) and any(isinstance(v, dict) for v in value))
 
 
-def drive(
+def _drive(
     text: str,
     from_json: Callable[[object, str], T | ParseFailure],
     from_text: Callable[[str], T | ParseFailure | None],
@@ -180,7 +181,7 @@ class Reading(Generic[M, T]):
 
     def __call__(self, reply: str) -> ParsedValue[T] | ParseFailure:
         """Read ``reply``: its JSON, then the legacy text format, then refusal detection."""
-        return drive(reply, self.from_json, self.text, self.expected)
+        return _drive(reply, self.from_json, self.text, self.expected)
 
 
 def bare(field: str, accepts: Callable[[object], bool]) -> Callable[[object, list[str]], object]:
