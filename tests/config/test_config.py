@@ -377,3 +377,19 @@ def test_abstention_phrases_replace_the_defaults_of_both_metrics(tmp_path: Path)
         path = _write(tmp_path, "veracity.yaml", f"abstention_phrases: {bad}\n")
         with pytest.raises(ConfigError, match=r"veracity\.yaml: abstention_phrases"):
             load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("structured_output: json_shema\n", "structured_output: Input should be 'json_schema'"),
+        ("timeout: 0\n", "timeout: Input should be greater than 0"),
+        ("timeout: .inf\n", "timeout: Input should be a finite number"),
+        ("concurrency: 2.5\n", "concurrency: Input should be a valid integer"),
+        ("concurrency: true\n", "concurrency: Input should be a valid integer"),
+        ("embedder: [local]\n", "embedder: Input should be a valid string"),
+    ],
+)
+def test_run_settings_in_the_file_name_their_key(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=rf"veracity\.yaml: {message}"):
+        load_config(_write(tmp_path, "veracity.yaml", text))

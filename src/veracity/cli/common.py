@@ -18,6 +18,7 @@ from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT
 from veracity.prompts.budget import DEFAULT_PROMPT_BUDGET
 from veracity.report.terminal import visible_lines
 from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
+from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     from veracity.config import RunConfig
@@ -131,7 +132,9 @@ LLMJudgeOption = Annotated[
 BaseUrl = Annotated[
     str | None, typer.Option(help="OpenAI-compatible base URL (or OPENAI_BASE_URL).")
 ]
-Concurrency = Annotated[int | None, typer.Option(min=1, help="Judge calls in flight (16).")]
+Concurrency = Annotated[
+    int | None, typer.Option(min=1, help=f"Judge calls in flight ({DEFAULT_CONCURRENCY}).")
+]
 Rpm = Annotated[
     float | None,
     typer.Option(min=0.001, callback=_finite, help="At most this many calls a minute."),
@@ -139,7 +142,9 @@ Rpm = Annotated[
 Timeout = Annotated[
     float | None,
     typer.Option(
-        min=0.1, callback=_finite, help="Seconds per call, the whole reply included (60)."
+        min=0.1,
+        callback=_finite,
+        help=f"Seconds per call, the whole reply included ({DEFAULT_TIMEOUT_S:g}).",
     ),
 ]
 Iterations = Annotated[int | None, typer.Option(min=1, help="Judge every sample N times (1).")]
