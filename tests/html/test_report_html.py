@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.html.conftest import IMG, PAYLOAD, SCRIPT, dataset_rows, make_run, triage_run
+from veracity.report import summarize
 from veracity.report.html import script_json, write_report
 from veracity.types import ResultRecord, Status
 
@@ -121,39 +122,55 @@ def _record(sample: str, score: float | None, **fields: Any) -> str:
     return record.model_dump_json() + "\n"
 
 
-def test_hand_made_run_with_odd_summary(tmp_path: Path) -> None:
+def _odd_run(tmp_path: Path, summary: dict[str, object]) -> str:
     (tmp_path / "run.json").write_text(json.dumps({"judge": {"name": "x/y"}, "status": "done"}))
     (tmp_path / "results.jsonl").write_text(
         _record("a", 0.25, question_type="q1", details={"raw_replies": ["x" * 5000]})
         + _record("b", None, question_type="q2")
         + _record("c", 1.0, metric="rubric", details={"dimensions": "not a list"})
     )
-    summary = {
-        "metrics": {
-            "faithfulness": {
-                "overall": {"mean": 0.25, "ci95": [0.1, 0.4], "pass_rate": 0.5},
-                "by_system": {"(no system)": {"mean": 0.25, "ci95": [0.1, 0.4]}},
-                "by_question_type": ["unexpected"],
-                "by_iteration": "unexpected",
-                "judge_variance": None,
-                "something_new": {"k": [1, 2, {"deep": "<b>x</b>"}]},
-            },
-            "rubric": "unexpected",
-        },
-        "analysis": {"recommendations": ["<b>fix</b> retrieval"], "worst": [], "extra": 1},
-        "cost": {"total_usd": 0.5},
-    }
     (tmp_path / "summary.json").write_text(json.dumps(summary))
-    page = write_report(tmp_path).read_text("utf-8")
-    assert "0.100 – 0.400" in page  # the CI
-    assert 'class="ci"' in page  # whiskers on the systems chart
-    assert "&lt;b&gt;fix&lt;/b&gt; retrieval" in page and "<b>" not in page
-    assert "something_new" in page and "$0.5000" in page
+    return write_report(tmp_path).read_text("utf-8")
+
+
+def test_a_summary_of_odd_types_is_rebuilt_from_the_results(tmp_path: Path) -> None:
+    page = _odd_run(
+        tmp_path,
+        {
+            "metrics": {
+                "faithfulness": {
+                    "overall": {"mean": 0.25, "ci95": {"low": 0.1, "high": 0.4}},
+                    "by_question_type": ["unexpected"],
+                    "by_iteration": "unexpected",
+                },
+                "rubric": "unexpected",
+            },
+            "analysis": {"recommendations": ["<b>fix</b> retrieval"]},
+        },
+    )
+    assert "summary.json is missing or is not a summary" in page
+    assert "<b>" not in page  # nothing of the odd file, and nothing unescaped
     assert "run names no dataset file" in page
     data = embedded(page)
     assert [len(s["results"]) for s in data["samples"]] == [1, 1, 1]
     raw = data["samples"][0]["results"][0]["details"]["raw_replies"][0]
     assert len(raw) < 1100
+
+
+def test_a_summary_with_sections_of_a_later_version_shows_them(tmp_path: Path) -> None:
+    records = [
+        ResultRecord.model_validate_json(line)
+        for line in (
+            _record("a", 0.25, question_type="q1") + _record("b", 0.75, question_type="q2")
+        ).splitlines()
+    ]
+    summary = summarize(records, ["faithfulness"], {"faithfulness": 0.5})
+    summary["metrics"]["faithfulness"]["something_new"] = {"k": [1, 2, {"deep": "<b>x</b>"}]}
+    summary["cost"] = {"total_usd": 0.5}
+    page = _odd_run(tmp_path, summary)
+    assert "summary.json is missing" not in page
+    assert "something_new" in page and "&lt;b&gt;x&lt;/b&gt;" in page and "<b>" not in page
+    assert "$0.5000" in page
 
 
 def test_missing_summary_is_rebuilt(tmp_path: Path) -> None:
@@ -192,6 +209,7 @@ def test_triage_facts_are_embedded_and_in_plain_words(tmp_path: Path) -> None:
 
 def test_summary_scored_column_counts_judged_results_only() -> None:
     from veracity.report.html_tables import summary_table
+    from veracity.report.summary_file import as_read
 
     stats = {
         "n": 13,
@@ -199,7 +217,7 @@ def test_summary_scored_column_counts_judged_results_only() -> None:
         "mean": 0.6,
         "counts_by_status": {"scored": 10, "no_claims": 1, "no_contexts": 2},
     }
-    html = summary_table({"faithfulness": {"overall": stats}})
+    html = summary_table(as_read({"metrics": {"faithfulness": {"overall": stats}}})["metrics"])
     cells = re.findall(r'<td class="num">([^<]*)</td>', html)
     assert cells[4:6] == ["13", "10"]  # results, then scored
     assert "no claims 1" in html and "no contexts 2" in html

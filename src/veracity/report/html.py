@@ -85,8 +85,7 @@ def _sha256(text: str) -> str:
 def render(data: ReportData) -> str:
     """The whole page as a string."""
     script = _asset("report.js")
-    metrics = data.summary.get("metrics")
-    metrics = metrics if isinstance(metrics, Mapping) else {}
+    metrics = data.summary["metrics"]
     payload = {
         "metrics": data.metrics,
         "thresholds": data.thresholds,
@@ -191,11 +190,9 @@ def _bars(
     means counted while reading the results."""
     values: dict[tuple[str, str], Bar] = {}
     for metric in data.metrics:
-        groups = (
-            metrics.get(metric, {}).get(key) if isinstance(metrics.get(metric), Mapping) else None
-        )
+        groups = metrics[metric][key] if metric in metrics else {}
         for name in names:
-            bar = bar_of(groups.get(name)) if isinstance(groups, Mapping) else None
+            bar = bar_of(groups.get(name))
             seen = counted.get((metric, name))
             if bar is None and seen is not None and seen.value is not None:
                 bar = Bar(seen.value, n=seen.n)
@@ -218,9 +215,7 @@ def _systems(data: ReportData, metrics: Mapping[str, Any]) -> str:
 def _question_types(data: ReportData, metrics: Mapping[str, Any]) -> str:
     types = list(data.question_types)
     for groups in metrics.values():
-        by = groups.get("by_question_type") if isinstance(groups, Mapping) else None
-        if isinstance(by, Mapping):
-            types += [str(t) for t in by if str(t) not in types]
+        types += [t for t in groups["by_question_type"] if t not in types]
     if not [t for t in types if t != NO_TYPE]:
         return ""
     return _bars(

@@ -16,8 +16,9 @@ from typing import Any
 from veracity.dataset import DatasetError, RowError, dataset_fingerprint, read_dataset
 from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM
 from veracity.report.summary import SummaryBuilder
-from veracity.store import MANIFEST, RESULTS, SUMMARY, read_manifest, read_results
-from veracity.store.reading import read_json_object
+from veracity.report.summary_file import as_read, read_summary
+from veracity.report.thresholds import thresholds_from_settings
+from veracity.store import MANIFEST, RESULTS, read_manifest, read_results
 from veracity.types import ResultRecord, Status
 
 BINS = 10
@@ -123,14 +124,16 @@ def _bin(score: float) -> int:
 
 def collect(run_dir: Path, max_samples: int) -> ReportData:
     """Stream ``results.jsonl`` once; read ``run.json`` and ``summary.json`` (a summary is
-    rebuilt from the results when the file is missing)."""
+    rebuilt from the results when the file is missing or is not a summary)."""
     if not (run_dir / RESULTS).is_file():
         raise FileNotFoundError(f"{run_dir} has no {RESULTS}: it is not a finished veracity run")
     manifest = read_manifest(run_dir / MANIFEST)
-    # As it is (the page shows odd values as they are), not validated as the console's.
-    summary = read_json_object(run_dir / SUMMARY) or {}
-    rebuild = SummaryBuilder(manifest.get("metrics") or ()) if not summary.get("metrics") else None
-    data = ReportData(manifest=manifest, summary=summary)
+    summary = read_summary(run_dir)
+    rebuild = None
+    if summary is None:
+        given = thresholds_from_settings(manifest.get("settings"))
+        rebuild = SummaryBuilder(manifest.get("metrics") or (), given)
+    data = ReportData(manifest=manifest, summary=summary or {})
     metrics: dict[str, None] = dict.fromkeys(str(m) for m in manifest.get("metrics") or ())
     systems: dict[str, None] = {}
     types: dict[str, None] = {}
@@ -159,8 +162,10 @@ def collect(run_dir: Path, max_samples: int) -> ReportData:
         if sample is not None:
             sample["results"].append(_result(record))
     if rebuild is not None:
-        data.summary = rebuild.build(bad_rows=int(manifest.get("bad_rows") or 0))
-        data.notes.append("summary.json is missing: the summary was rebuilt from the results.")
+        data.summary = as_read(rebuild.build(bad_rows=int(manifest.get("bad_rows") or 0)))
+        data.notes.append(
+            "summary.json is missing or is not a summary: the summary was rebuilt from the results."
+        )
     data.metrics, data.systems, data.question_types = list(metrics), list(systems), list(types)
     if data.truncated:
         data.notes.append(

@@ -1,5 +1,6 @@
 """The HTML tables of ``report.html``: the run header, the per-metric summary, and whatever
-else ``summary.json`` holds (read defensively: keys may be missing or shaped otherwise).
+else ``summary.json`` holds. The summary is typed (:mod:`~veracity.report.summary_file`:
+every field there, of its type); ``run.json`` is not yet, and is read defensively.
 
 Every value is escaped with :func:`e`; nothing from a run reaches the page unescaped.
 """
@@ -31,29 +32,15 @@ def number(value: Any, digits: int = 3) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-def ci95(stats: Any) -> tuple[float, float] | None:
-    """The 95 % interval of a stats block, as summary.json writes it: ``[low, high]``."""
-    raw = stats.get("ci95") if isinstance(stats, Mapping) else None
-    if isinstance(raw, list | tuple) and len(raw) == 2 and all(_real(v) for v in raw):
-        return float(raw[0]), float(raw[1])
-    return None
-
-
 def _real(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def bar_of(stats: Any) -> Bar | None:
-    if not isinstance(stats, Mapping) or not _real(stats.get("mean")):
+def bar_of(stats: Mapping[str, Any] | None) -> Bar | None:
+    if stats is None or stats["mean"] is None:
         return None
-    interval = ci95(stats)
-    n = stats.get("n_scored")
-    return Bar(
-        float(stats["mean"]),
-        interval[0] if interval else None,
-        interval[1] if interval else None,
-        n if isinstance(n, int) else None,
-    )
+    low, high = stats["ci95"] or (None, None)
+    return Bar(stats["mean"], low, high, stats["n_scored"])
 
 
 def mapping(value: Any) -> Mapping[str, Any]:
@@ -105,9 +92,7 @@ def run_header(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> str:
 
 
 def _statuses(stats: Mapping[str, Any]) -> str:
-    counts = stats.get("counts_by_status")
-    if not isinstance(counts, Mapping):
-        return "—"
+    counts = stats["counts_by_status"]
     shown = [f"{status_label(str(k))} {v}" for k, v in counts.items() if v and k != "scored"]
     return ", ".join([*shown, *caveats(stats)]) or "—"
 
@@ -115,29 +100,18 @@ def _statuses(stats: Mapping[str, Any]) -> str:
 def _labels(stats: Mapping[str, Any]) -> str:
     parts = []
     for key in ("classification", "grades", "passed"):
-        block = stats.get(key)
-        counts = block.get("counts") if isinstance(block, Mapping) else None
-        if isinstance(counts, Mapping):
-            words = ", ".join(f"{str(k).replace('_', ' ')} {v}" for k, v in counts.items())
+        if stats[key] is not None:
+            words = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in stats[key]["counts"].items())
             parts.append(f"{key}: {words}")
     return "; ".join(parts) or "—"
 
 
-def _pass_rate(stats: Mapping[str, Any]) -> str:
-    rate = stats.get("pass_rate")
-    if isinstance(rate, Mapping):
-        rate = rate.get("rate", rate.get("value"))
-    return percent(rate)
-
-
-def _threshold(value: Any) -> tuple[float | None, str]:
+def _threshold(value: Mapping[str, Any] | None) -> tuple[float | None, str]:
     """The threshold's value and how it reads (``(default)`` when none was given)."""
-    source = value.get("source") if isinstance(value, Mapping) else None
-    if isinstance(value, Mapping):
-        value = value.get("value")
-    if not _real(value):
+    if value is None:
         return None, "—"
-    return float(value), number(float(value)) + (" (default)" if source == "default" else "")
+    shown = number(value["value"]) + (" (default)" if value["source"] == "default" else "")
+    return value["value"], shown
 
 
 def mark(passed: bool) -> str:
@@ -166,24 +140,22 @@ def summary_table(metrics: Mapping[str, Any]) -> str:
             "median", "std", "min", "max", "other statuses", "labels")  # fmt: skip
     rows = []
     for metric, groups in metrics.items():
-        stats = groups.get(OVERALL) if isinstance(groups, Mapping) else None
-        if not isinstance(stats, Mapping):
-            continue
-        interval = ci95(stats)
-        threshold, threshold_text = _threshold(groups.get("threshold"))
+        stats = groups[OVERALL]
+        interval = stats["ci95"]
+        threshold, threshold_text = _threshold(groups["threshold"])
         cells = [
             threshold_text,
-            _pass_rate(stats),
+            percent(stats["pass_rate"]),
             "—" if interval is None else f"{interval[0]:.3f} – {interval[1]:.3f}",
-            number(stats.get("n")),
+            number(stats["n"]),
             number(judged(stats)),
-            number(stats.get("median")),
-            number(stats.get("std")),
-            number(stats.get("min")),
-            number(stats.get("max")),
+            number(stats["median"]),
+            number(stats["std"]),
+            number(stats["min"]),
+            number(stats["max"]),
         ]
         rows.append(
-            f'<tr><th scope="row">{e(metric)}</th>{_mean_cell(stats.get("mean"), threshold)}'
+            f'<tr><th scope="row">{e(metric)}</th>{_mean_cell(stats["mean"], threshold)}'
             + "".join(f'<td class="num">{e(c)}</td>' for c in cells)
             + f"<td>{e(_statuses(stats))}</td><td>{e(_labels(stats))}</td></tr>"
         )
@@ -194,11 +166,10 @@ def summary_table(metrics: Mapping[str, Any]) -> str:
     )
 
 
-def _spread(variance: Any, key: str) -> str:
-    block = variance.get(key) if isinstance(variance, Mapping) else None
-    if isinstance(block, Mapping):
-        return f"{number(block.get('mean'))} / {number(block.get('max'))}"
-    return number(block)
+def _spread(variance: Mapping[str, Any] | None, key: str) -> str:
+    if variance is None:
+        return "—"
+    return f"{number(variance[key]['mean'])} / {number(variance[key]['max'])}"
 
 
 def iteration_table(metrics: Mapping[str, Any]) -> str:
@@ -206,27 +177,18 @@ def iteration_table(metrics: Mapping[str, Any]) -> str:
     iterations (``by_iteration`` and ``judge_variance`` in the summary)."""
     iterations = dict[str, None]()
     for groups in metrics.values():
-        by = groups.get("by_iteration") if isinstance(groups, Mapping) else None
-        if isinstance(by, Mapping):
-            iterations.update(dict.fromkeys(str(k) for k in by))
+        iterations.update(dict.fromkeys(groups["by_iteration"]))
     if len(iterations) < 2:
         return ""
     rows = []
     for metric, groups in metrics.items():
-        if not isinstance(groups, Mapping):
-            continue
-        by = groups.get("by_iteration")
-        by = by if isinstance(by, Mapping) else {}
-        cells = [
-            number(by[it].get("mean")) if isinstance(by.get(it), Mapping) else "—"
-            for it in iterations
-        ]
-        variance = groups.get("judge_variance")
-        flips = variance.get("flip_rate") if isinstance(variance, Mapping) else None
+        by = groups["by_iteration"]
+        cells = [number(by[it]["mean"]) if it in by else "—" for it in iterations]
+        variance = groups["judge_variance"]
         cells += [
             _spread(variance, "std"),
             _spread(variance, "range"),
-            percent(flips),
+            percent(None if variance is None else variance["flip_rate"]),
         ]
         rows.append(
             f'<tr><th scope="row">{e(metric)}</th>'
@@ -289,8 +251,6 @@ def extras(metrics: Mapping[str, Any]) -> str:
     """Per-metric summary keys this report does not draw itself, shown as they are."""
     blocks = []
     for metric, groups in metrics.items():
-        if not isinstance(groups, Mapping):
-            continue
         rest = {k: v for k, v in groups.items() if k not in KNOWN_METRIC_KEYS and v is not None}
         if rest:
             blocks.append(f"<details><summary>{e(metric)}</summary>{generic(rest)}</details>")
