@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
-from veracity.report.console_report import print_report
 from veracity.report.summary import summarize
+from veracity.report.summary_file import as_read, summary_model
 from veracity.report.thresholds import thresholds_from_settings
 from veracity.store import (
     FAILED,
@@ -63,29 +60,19 @@ def given_thresholds(
     return found
 
 
-def _shows(summary: Mapping[str, Any]) -> bool:
-    """Whether the report can show ``summary``: one edited or damaged into wrong types
-    cannot, and is rebuilt from the results as an old one is."""
-    try:
-        print_report(summary, Console(file=io.StringIO(), width=120))
-    except (TypeError, ValueError, KeyError, AttributeError, IndexError):
-        return False
-    return True
-
-
 def current_summary(run_dir: Path) -> dict[str, Any] | None:
-    """``summary.json`` when it is of this version and whole, else ``None`` (a damaged
-    one with a warning)."""
+    """``summary.json`` when it is of this version and whole, read through its typed model
+    (:mod:`~veracity.report.summary_file`), else ``None`` (a damaged one with a warning)."""
     summary = read_json_object(run_dir / SUMMARY)
     if summary is None or not is_current(summary):
         return None
-    if not _shows(summary):
+    if summary_model(summary) is None:
         warn_once(
             f"{run_dir / SUMMARY} holds values of a wrong type: the summary is rebuilt "
             f"from {RESULTS}"
         )
         return None
-    return summary
+    return as_read(summary)
 
 
 def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
