@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
+from veracity.report.console_report import print_report
 from veracity.report.summary import summarize
-from veracity.report.summary_file import as_read, summary_model
+from veracity.report.summary_file import summary_model
 from veracity.report.thresholds import thresholds_from_settings
 from veracity.store import (
     FAILED,
@@ -60,19 +64,30 @@ def given_thresholds(
     return found
 
 
+def _shows(summary: Mapping[str, Any]) -> bool:
+    """Whether the console can show ``summary``'s sections the typed model leaves untyped
+    (the analysis): one damaged into wrong types cannot."""
+    try:
+        print_report(summary, Console(file=io.StringIO(), width=120))
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+        return False
+    return True
+
+
 def current_summary(run_dir: Path) -> dict[str, Any] | None:
     """``summary.json`` when it is of this version and whole, read through its typed model
     (:mod:`~veracity.report.summary_file`), else ``None`` (a damaged one with a warning)."""
     summary = read_json_object(run_dir / SUMMARY)
     if summary is None or not is_current(summary):
         return None
-    if summary_model(summary) is None:
+    typed = summary_model(summary)
+    if typed is None or not _shows(read := typed.model_dump(mode="json")):
         warn_once(
             f"{run_dir / SUMMARY} holds values of a wrong type: the summary is rebuilt "
             f"from {RESULTS}"
         )
         return None
-    return as_read(summary)
+    return read
 
 
 def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
