@@ -138,12 +138,27 @@ def _refuse_foreign(path: Path) -> None:
         )
 
 
+def _write_ahead_log(db: sqlite3.Connection) -> None:
+    """Switch ``db`` to WAL. Two processes opening a new file at once both ask for the
+    switch, and SQLite answers the second "locked" at once, without waiting its busy
+    timeout: it is asked again, for up to five seconds."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _connect(path: Path, now: float) -> sqlite3.Connection:
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
     try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=5000")
+        _write_ahead_log(db)
+        db.execute("PRAGMA synchronous=NORMAL")
         # In one transaction: two processes opening an old file do not both add a column.
         with transaction(db):
             for statement in SCHEMA:
