@@ -264,12 +264,10 @@ def settings_from(  # noqa: PLR0913 - the run commands' flags, one each, laid ov
     """The run's settings: the flags given (not ``None``) over the config file over the
     defaults, each checked before any call: a run that cannot start should not half-start."""
     # Imported here: the command line starts without the judges and the runner.
-    from pydantic import ValidationError
-
     from veracity._suggest import one_of
     from veracity.chat.base import STRUCTURED_OUTPUT_MODES
     from veracity.chat.cache import cache_max_bytes
-    from veracity.config import RunConfig, load_config
+    from veracity.config import load_config
     from veracity.judges.llm.evidence import UNFOUNDED_SUPPORTS
     from veracity.report.thresholds import checked_error_rate
     from veracity.runner import checked_executor
@@ -297,12 +295,8 @@ def settings_from(  # noqa: PLR0913 - the run commands' flags, one each, laid ov
     if config.base_url and not base_url:
         checked_base_url(config.base_url, "base_url of the config file")
     given = {name: value for name, value in flags.items() if value is not None}
-    try:  # the file's values are checked already: what fails here is a flag
-        settings = RunConfig.model_validate({**config.model_dump(), **given})
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        flag = "--" + str(error["loc"][0]).replace("_", "-")
-        raise ValueError(f"{flag}: {str(error['msg']).removeprefix('Value error, ')}") from None
+    # The file's values are checked already: what fails here is a flag.
+    settings = config.overridden(given, lambda name: "--" + name.replace("_", "-"))
     try:  # a bad $VERACITY_CACHE_MAX_SIZE fails before the first call
         cache_max_bytes(settings.cache_max_size)
     except ValueError as exc:

@@ -6,9 +6,18 @@ the key), the command line's flags and ``evaluate``'s keywords override its fiel
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from veracity._units import parse_size
 from veracity.chat.base import StructuredOutput
@@ -165,6 +174,18 @@ class RunConfig(_Spec):
             name: Price(spec.input_per_million, spec.output_per_million)
             for name, spec in self.prices.items()
         }
+
+    def overridden(self, given: Mapping[str, Any], label: Callable[[str], str] = str) -> RunConfig:
+        """These settings with ``given`` laid over them, validated; a :class:`ValueError`
+        names a setting out of bounds as ``label`` writes it (a flag, a keyword)."""
+        if not given:
+            return self
+        try:
+            return RunConfig.model_validate({**self.model_dump(), **given})
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            message = str(error["msg"]).removeprefix("Value error, ")
+            raise ValueError(f"{label(str(error['loc'][0]))}: {message}") from None
 
     @property
     def judge_spec(self) -> str:

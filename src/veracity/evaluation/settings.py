@@ -8,8 +8,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from veracity.config import RunConfig
 from veracity.embeddings import Embedder
 from veracity.judges import Judge
@@ -35,15 +33,7 @@ def run_config(config: RunConfig | None, keywords: Mapping[str, Any]) -> RunConf
     """``config`` (default: the defaults) with each keyword given laid over it. Raises
     :class:`ValueError` naming a keyword whose value is out of bounds."""
     base = DEFAULTS if config is None else config
-    given = {name: value for name, value in keywords.items() if value is not USE_CONFIG}
-    if not given:
-        return base
-    try:
-        return RunConfig.model_validate({**base.model_dump(), **given})
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        message = str(error["msg"]).removeprefix("Value error, ")
-        raise ValueError(f"{error['loc'][0]}: {message}") from None
+    return base.overridden({k: v for k, v in keywords.items() if v is not USE_CONFIG})
 
 
 def cache_setting(cache: bool | str | Path | UseConfig) -> bool | str | UseConfig:
