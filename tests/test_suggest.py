@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veracity._suggest import one_of
-from veracity.chat.base import STRUCTURED_OUTPUT_MODES
+from veracity.chat.modes import STRUCTURED_OUTPUT_MODES
 
 
 def test_one_of_gives_the_choice_or_names_the_setting_and_the_choices() -> None:

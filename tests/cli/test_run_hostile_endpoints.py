@@ -20,9 +20,10 @@ KEY = "hostile-key-0123456789"
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--rpm", "inf"], "Invalid value for '--rpm': must be a finite number, not inf"),
-        (["--timeout", "inf"], "Invalid value for '--timeout': must be a finite number"),
-        (["--timeout", "nan"], "Invalid value for '--timeout'"),
+        (["--rpm", "inf"], "--rpm: Input should be a finite number"),
+        (["--timeout", "inf"], "--timeout: Input should be a finite number"),
+        (["--timeout", "nan"], "--timeout: Input should be a finite number"),
+        (["--rpm", "0"], "--rpm: Input should be greater than 0"),
         (
             ["--base-url", "localhost:8000/v1"],
             "--base-url 'localhost:8000/v1' is not a usable URL: it does not start with http://",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from veracity.cli.common import settings_from
+from veracity.cli.settings import settings_from
 from veracity.config import RunConfig
 from veracity.prompts import DEFAULT_PROMPT_BUDGET
 from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
@@ -35,7 +35,8 @@ def test_flags_override_the_file_which_overrides_the_defaults(tmp_path: Path) ->
         "max_tokens: {claim_verification: 4096}\nembedder: none\n",
     )
     settings = settings_from(
-        path, concurrency=8, structured_output="text", max_tokens=["claim_extraction=512"]
+        path,
+        {"concurrency": 8, "structured_output": "text", "max_tokens": ["claim_extraction=512"]},
     )
     assert settings.concurrency == 8  # the flag
     assert settings.timeout == 20  # the file
@@ -43,7 +44,7 @@ def test_flags_override_the_file_which_overrides_the_defaults(tmp_path: Path) ->
     assert settings.structured_output == "text"
     assert settings.max_tokens == {"claim_verification": 4096, "claim_extraction": 512}
     assert settings.embedder_spec is None
-    assert settings_from(path).structured_output == "json_object"
+    assert settings_from(path, {"structured_output": None}).structured_output == "json_object"
 
 
 def test_the_judge_is_made_from_the_settings(tmp_path: Path) -> None:
@@ -51,7 +52,8 @@ def test_the_judge_is_made_from_the_settings(tmp_path: Path) -> None:
         tmp_path, "timeout: 7\nstructured_output: json_object\nunfounded_support: downgrade\n"
     )
     settings = settings_from(
-        path, judge="openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1", prompt_budget=900
+        path,
+        {"judge": "openai/gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1", "prompt_budget": 900},
     )
     described = settings.make_judge().describe()
     assert (described["timeout_s"], described["structured_output"]) == (7.0, "json_object")
@@ -74,4 +76,4 @@ def test_the_judge_is_made_from_the_settings(tmp_path: Path) -> None:
 )
 def test_a_bad_flag_is_named(tmp_path: Path, flags: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        settings_from(_file(tmp_path, ""), **flags)  # type: ignore[arg-type]
+        settings_from(_file(tmp_path, ""), flags)

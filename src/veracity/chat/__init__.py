@@ -16,7 +16,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from veracity.chat.anthropic_chat import AnthropicChat
-    from veracity.chat.base import ChatModel, ChatReply, StructuredOutput
+    from veracity.chat.base import ChatModel, ChatReply
+    from veracity.chat.modes import StructuredOutput
     from veracity.chat.openai_chat import OpenAIChat
     from veracity.chat.scripted import ScriptedCall, ScriptedChat
 else:

@@ -4,22 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Protocol
 
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.types import TokenLogprob, Usage
-
-# json_object_schema: JSON mode with the schema beside it, the form llama.cpp's servers
-# (and some hosted ones) turn into a grammar, so a small model cannot leave a field out.
-StructuredOutput = Literal["json_schema", "json_object_schema", "json_object", "text"]
-STRUCTURED_OUTPUT_MODES: tuple[StructuredOutput, ...] = get_args(StructuredOutput)
-# Each mode falls back to the next when an endpoint rejects it.
-STRUCTURED_OUTPUT_FALLBACK: dict[StructuredOutput, StructuredOutput | None] = {
-    "json_schema": "json_object_schema",
-    "json_object_schema": "json_object",
-    "json_object": "text",
-    "text": None,
-}
 
 
 @dataclass(frozen=True, slots=True)

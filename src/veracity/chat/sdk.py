@@ -10,7 +10,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypedDict, TypeVar
 
-from veracity.chat.base import STRUCTURED_OUTPUT_FALLBACK, ChatReply, StructuredOutput
+from veracity.chat.base import ChatReply
+from veracity.chat.modes import STRUCTURED_OUTPUT_FALLBACK, StructuredOutput
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import JudgeFailingError, OptionRejectedError, RetriesExhaustedError
 from veracity.transport.credentials import resolve_endpoint

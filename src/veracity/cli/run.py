@@ -11,43 +11,23 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from veracity.agreement.scorings import NAMES as SCORINGS
 from veracity.cli.common import (
     EXIT_JUDGE_ERRORS,
     EXIT_THRESHOLD,
-    BaseUrl,
-    BatchOption,
-    CacheMaxSize,
-    Concurrency,
-    ConfigOption,
-    EmbedderOption,
-    ExecutorOption,
-    Iterations,
-    JudgeOption,
-    MaxErrorRate,
-    MaxTokensOption,
-    Metrics,
-    PromptBudgetOption,
-    RayAddressOption,
-    Rpm,
-    StructuredOutputOption,
-    Timeout,
-    TruncateContexts,
-    UnfoundedSupportOption,
     cannot_write,
     check_dataset,
     err_console,
     fail,
     interrupted,
     out_console,
-    settings_from,
 )
+from veracity.cli.settings import run_settings
+from veracity.config.model import RunConfig
 from veracity.store.layout import DATABASE, MANIFEST, REPORT, RESULTS
 
 if TYPE_CHECKING:  # the evaluation stack loads when a command runs, not for --help
     from veracity.agreement.calibration_file import CalibrationFile
     from veracity.cli.progress import RunProgress
-    from veracity.config import RunConfig
     from veracity.dataset import RowError
     from veracity.evaluation import EvaluationResult
     from veracity.metrics import Metric
@@ -77,19 +57,15 @@ def _metrics(settings: RunConfig) -> list[Metric]:
 
 
 def _gates(
-    settings: RunConfig,
-    flags: list[str],
-    metrics: list[Metric],
-    calibration: CalibrationFile | None = None,
+    settings: RunConfig, metrics: list[Metric], calibration: CalibrationFile | None = None
 ) -> dict[str, float]:
-    """The thresholds of the config file and ``--threshold``, each on a metric of this run:
-    a gate on a metric the run does not compute could never be met, so it fails now,
-    before the first judge call, rather than after the whole run."""
-    from veracity.report.thresholds import gated_metric, parse_thresholds
+    """The thresholds, each on a metric of this run: a gate on a metric the run does not
+    compute could never be met, so it fails now, before the first judge call, rather than
+    after the whole run."""
+    from veracity.report.thresholds import gated_metric
 
-    gates = {**settings.thresholds, **parse_thresholds(flags)}
     names = [metric.name for metric in metrics]
-    for gate in gates:
+    for gate in settings.thresholds:
         if gated_metric(gate) not in names:
             raise ValueError(
                 f"threshold on {gate!r}, a metric this run does not compute "
@@ -99,7 +75,7 @@ def _gates(
             raise ValueError(
                 f"threshold on {gate!r} needs --calibration (a file veracity calibrate wrote)"
             )
-    return gates
+    return dict(settings.thresholds)
 
 
 def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Path) -> None:
@@ -121,7 +97,7 @@ def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Pat
         raise typer.Exit(EXIT_THRESHOLD)
 
 
-def _calibration(path: Path | str | None) -> CalibrationFile | None:
+def _calibration(path: str | None) -> CalibrationFile | None:
     """The calibration file or named scoring, read before any judge call
     (CalibrationFileError is a ValueError naming the file)."""
     from veracity.agreement.calibration_file import read_calibration
@@ -192,56 +168,30 @@ def _progress(
     return RunProgress(err_console, total, done=min(done, total))
 
 
-def run(  # noqa: PLR0913 - a command: one parameter a flag
+@run_settings(
+    "metrics", "judge", "base_url", "concurrency", "rpm", "iterations", "timeout",
+    "structured_output", "max_tokens", "prompt_budget", "truncate_contexts",
+    "unfounded_support", "cache", "cache_max_size", "thresholds", "embedder",
+    "max_error_rate", "executor", "ray_address", "batch", "calibration",
+)  # fmt: skip
+def run(
     dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
-    metrics: Metrics = None,
-    judge: JudgeOption = None,
-    base_url: BaseUrl = None,
+    settings: RunConfig,
     out: Annotated[
         Path | None, typer.Option(help="Run directory (default runs/<dataset name>).")
     ] = None,
-    concurrency: Concurrency = None,
-    rpm: Rpm = None,
-    iterations: Iterations = None,
-    timeout: Timeout = None,
-    structured_output: StructuredOutputOption = None,
-    max_tokens: MaxTokensOption = None,
-    prompt_budget: PromptBudgetOption = None,
-    truncate_contexts: TruncateContexts = None,
-    unfounded_support: UnfoundedSupportOption = None,
     strict: Annotated[bool, typer.Option(help="Fail on any bad row before judging.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out (re-running into it does too).")
     ] = False,
-    cache: Annotated[
-        bool, typer.Option(help="Use the judge-response cache (--no-cache bypasses it).")
-    ] = True,
-    cache_max_size: CacheMaxSize = None,
     retry_errors: Annotated[
         bool,
         typer.Option(help="Ask the judge again for the judge_error results in --out only."),
     ] = False,
-    threshold: Annotated[
-        list[str] | None, typer.Option(help="metric=value; exit 1 when a mean is below it.")
-    ] = None,
-    embedder: EmbedderOption = None,
     bert_model: Annotated[
         str, typer.Option(help="BERTScore model: auto, local or local:DIR (a model folder).")
     ] = "auto",
     html: Annotated[bool, typer.Option(help="Also write report.html (self-contained).")] = False,
-    max_error_rate: MaxErrorRate = None,
-    executor: ExecutorOption = None,
-    ray_address: RayAddressOption = None,
-    batch: BatchOption = None,
-    calibration: Annotated[
-        Path | None,
-        typer.Option(
-            help="A calibration file (veracity calibrate), or a scoring veracity ships "
-            f"({', '.join(SCORINGS)}): each result of a metric it calibrates gains a "
-            "`calibrated` probability beside its score; also calibration: in the config file."
-        ),
-    ] = None,
-    config: ConfigOption = None,
 ) -> None:
     """Evaluate a dataset and write a run directory.
 
@@ -262,18 +212,9 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     if retry_errors and not has_run:
         raise fail(f"--retry-errors: there is no run in {run_dir} whose errors to retry")
     try:
-        settings = settings_from(
-            config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
-            rpm=rpm, iterations=iterations, timeout=timeout, embedder=embedder,
-            cache=None if cache else False, cache_max_size=cache_max_size,
-            prompt_budget=prompt_budget, structured_output=structured_output,
-            max_tokens=max_tokens, unfounded_support=unfounded_support,
-            truncate_contexts=truncate_contexts, max_error_rate=max_error_rate,
-            executor=executor, ray_address=ray_address, batch=batch,
-        )  # fmt: skip
         chosen = _metrics(settings)
-        calibrator = _calibration(calibration or settings.calibration)
-        gates = _gates(settings, threshold or [], chosen, calibrator)
+        calibrator = _calibration(settings.calibration)
+        gates = _gates(settings, chosen, calibrator)
         the_judge = settings.make_judge()
     except _settings_errors() as exc:
         raise fail(str(exc)) from exc
@@ -359,19 +300,13 @@ def _html_report(run_dir: Path, dataset: Path, *, write: bool) -> None:
     out_console.print(f"report: {written}", highlight=False)
 
 
-def estimate(  # noqa: PLR0913 - a command: one parameter a flag
+@run_settings(
+    "metrics", "judge", "base_url", "concurrency", "rpm", "iterations", "embedder",
+    "prompt_budget", "truncate_contexts", "batch",
+)  # fmt: skip
+def estimate(
     dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
-    metrics: Metrics = None,
-    judge: JudgeOption = None,
-    base_url: BaseUrl = None,
-    concurrency: Concurrency = None,
-    rpm: Rpm = None,
-    iterations: Iterations = None,
-    embedder: EmbedderOption = None,
-    prompt_budget: PromptBudgetOption = None,
-    truncate_contexts: TruncateContexts = None,
-    batch: BatchOption = None,
-    config: ConfigOption = None,
+    settings: RunConfig,
 ) -> None:
     """Predict the judge calls, tokens, cost and time of a run, making no call."""
     from veracity.dataset import DatasetError, read_dataset
@@ -382,11 +317,6 @@ def estimate(  # noqa: PLR0913 - a command: one parameter a flag
 
     check_dataset(dataset)
     try:
-        settings = settings_from(
-            config, metrics=metrics, judge=judge, base_url=base_url, concurrency=concurrency,
-            rpm=rpm, iterations=iterations, embedder=embedder, prompt_budget=prompt_budget,
-            truncate_contexts=truncate_contexts, batch=batch,
-        )  # fmt: skip
         chosen = _metrics(settings)
     except _settings_errors() as exc:
         raise fail(str(exc)) from exc

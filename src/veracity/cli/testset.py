@@ -9,19 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from veracity.cli.common import (
-    BaseUrl,
-    Concurrency,
-    ConfigOption,
-    LLMJudgeOption,
-    Rpm,
-    StructuredOutputOption,
-    Timeout,
-    err_console,
-    fail,
-    out_console,
-    settings_from,
-)
+from veracity.cli.common import err_console, fail, out_console
+from veracity.cli.settings import run_settings
+from veracity.config.model import RunConfig
 from veracity.testset.defaults import (
     DEFAULT_CHUNK_CHARS,
     DEFAULT_MAX_CHARS,
@@ -145,12 +135,12 @@ def _print_generate_report(report: GenerateReport, out: Path) -> None:
 
 
 @testset_app.command("generate")
-def generate(  # noqa: PLR0913 - a command: one parameter a flag
+@run_settings("judge", "base_url", "concurrency", "rpm", "timeout", "structured_output", "cache")
+def generate(
     docs_dir: Annotated[Path, typer.Argument(help="Folder of .txt, .md and .markdown files.")],
     count: Annotated[int, typer.Option(min=1, help="How many checked items to write.")],
     out: Annotated[Path, typer.Option(help="The test set to write (JSONL).")],
-    judge: LLMJudgeOption = None,
-    base_url: BaseUrl = None,
+    settings: RunConfig,
     seed: Annotated[int, typer.Option(help="Seed of the chunk selection.")] = 0,
     chunk_chars: Annotated[
         int, typer.Option(min=200, help="Chunk size in characters.")
@@ -162,14 +152,6 @@ def generate(  # noqa: PLR0913 - a command: one parameter a flag
         float,
         typer.Option(min=0.0, max=1.0, help="Keep items whose reference is this supported."),
     ] = DEFAULT_MIN_SUPPORT,
-    concurrency: Concurrency = None,
-    rpm: Rpm = None,
-    timeout: Timeout = None,
-    structured_output: StructuredOutputOption = None,
-    cache: Annotated[
-        bool, typer.Option(help="Use the judge-response cache (--no-cache bypasses it).")
-    ] = True,
-    config: ConfigOption = None,
 ) -> None:
     """Generate a test set from documents with an LLM.
 
@@ -179,7 +161,6 @@ def generate(  # noqa: PLR0913 - a command: one parameter a flag
     are dropped and counted. Calls are batched and go through the response cache.
     """
     from veracity.chat.cache import ResponseCacheError
-    from veracity.config import ConfigError
     from veracity.judges import JudgeFatalError, JudgeSpecError, LLMJudge
     from veracity.testset.generate import agenerate_testset
     from veracity.testset.output import write_jsonl
@@ -187,17 +168,13 @@ def generate(  # noqa: PLR0913 - a command: one parameter a flag
     if not docs_dir.exists():
         raise fail(f"documents not found: {docs_dir}")
     try:
-        settings = settings_from(
-            config, judge=judge, base_url=base_url, concurrency=concurrency, rpm=rpm,
-            timeout=timeout, structured_output=structured_output, cache=None if cache else False,
-        )  # fmt: skip
         if settings.judge_spec == "offline":
             raise fail(
                 "test-set generation needs an LLM: --judge openai/MODEL (with --base-url "
                 "for a local server) or --judge anthropic/MODEL"
             )
         the_judge = settings.make_judge()
-    except (JudgeSpecError, ConfigError, ValueError) as exc:
+    except (JudgeSpecError, ValueError) as exc:
         raise fail(str(exc)) from exc
     if not isinstance(the_judge, LLMJudge):
         raise fail(f"test-set generation needs an LLM judge, not {settings.judge_spec}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -20,17 +20,19 @@ from pydantic import (
 )
 
 from veracity._units import parse_size
-from veracity.chat.base import StructuredOutput
-from veracity.prompts import checked_reply_bounds
+from veracity.agreement.scorings import NAMES as SCORINGS
+from veracity.chat.modes import StructuredOutput
+from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.prompts.budget import DEFAULT_PROMPT_BUDGET, PromptBudget
-from veracity.prompts.rubric import DEFAULT_RUBRIC
 from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
+from veracity.runner.errors import Executor
 from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
-from veracity.transport.pricing import Price
-from veracity.types.judgements import Rubric, RubricDimension
 
+# The judges, prompts and types load when a run is made, not for the command line's help.
 if TYPE_CHECKING:
     from veracity.judges import Judge
+    from veracity.transport.pricing import Price
+    from veracity.types.judgements import Rubric
 
 __all__ = ["RunConfig"]
 
@@ -89,6 +91,8 @@ class RubricSpec(_Spec):
         return pass_min
 
     def rubric(self, name: str) -> Rubric:
+        from veracity.types.judgements import Rubric, RubricDimension
+
         return Rubric(
             name=name,
             dimensions=tuple(RubricDimension(**d.model_dump()) for d in self.dimensions),
@@ -108,46 +112,103 @@ class RunConfig(_Spec):
     rubrics: dict[RubricName, RubricSpec] = Field(default_factory=dict)
     judge: str | None = Field(
         default=None,
-        description="offline, openai/MODEL or anthropic/MODEL; None: openai/gpt-4o-mini "
-        "when OPENAI_API_KEY or OPENAI_BASE_URL is set, else offline",
+        description="offline, openai/MODEL or anthropic/MODEL (default: openai/gpt-4o-mini "
+        "when OPENAI_API_KEY or OPENAI_BASE_URL is set, else offline).",
     )
-    base_url: str | None = Field(default=None, description="an OpenAI-compatible base URL")
-    metrics: tuple[str, ...] = Field(default=("faithfulness",), min_length=1)
+    base_url: str | None = Field(
+        default=None, description="An OpenAI-compatible base URL (or OPENAI_BASE_URL)."
+    )
+    metrics: tuple[str, ...] = Field(
+        default=("faithfulness",), min_length=1, description="Comma-separated metric names."
+    )
     thresholds: dict[str, Fraction] = Field(
-        default_factory=dict, description="metric (or metric:calibrated) → the mean to reach"
+        default_factory=dict,
+        description="metric=value (or metric:calibrated=value): exit 1 when a mean is below "
+        "it (repeatable).",
     )
     weights: dict[str, Annotated[float, Field(ge=0.0)]] | None = Field(
         default=None, description="ragas_score's weights"
     )
     prices: dict[str, PriceSpec] = Field(default_factory=dict)
-    concurrency: StrictInt = Field(default=DEFAULT_CONCURRENCY, ge=1)
-    rpm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    iterations: StrictInt = Field(default=1, ge=1)
-    timeout: Seconds = Field(default=DEFAULT_TIMEOUT_S, description="seconds a judge call may take")
-    embedder: str = Field(
-        default="auto", description="auto, local, local:DIR, openai/MODEL or none"
+    concurrency: StrictInt = Field(
+        default=DEFAULT_CONCURRENCY, ge=1, description="Judge calls in flight."
     )
-    cache: bool | str = Field(default=True, description="the response cache: on, off or a file")
+    rpm: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="At most this many calls a minute."
+    )
+    iterations: StrictInt = Field(default=1, ge=1, description="Judge every sample N times.")
+    timeout: Seconds = Field(
+        default=DEFAULT_TIMEOUT_S, description="Seconds per call, the whole reply included."
+    )
+    embedder: str = Field(
+        default="auto",
+        description="auto, local, local:DIR, openai/MODEL or none. The local model's "
+        "precision: $VERACITY_EMBEDDING_PRECISION (auto, float32, bfloat16).",
+    )
+    cache: bool | str = Field(
+        default=True,
+        description="Use the judge-response cache (--no-cache bypasses it; a path in the "
+        "config file names the cache's file).",
+    )
     cache_max_size: str | StrictInt | None = Field(
-        default=None, description="500MB, 2GiB, none…; None: $VERACITY_CACHE_MAX_SIZE, else 1 GiB"
+        default=None,
+        description="Bound of the shared response cache: 500MB, 2GiB, none... (default "
+        "$VERACITY_CACHE_MAX_SIZE, else 1GiB). The least recently used replies go first, "
+        "never this run's.",
     )
     max_tokens: dict[str, StrictInt] = Field(
-        default_factory=dict, description="question → the bound on the judge's replies"
+        default_factory=dict,
+        description="question=N: bound the judge's replies to a question (repeatable).",
     )
-    unfounded_support: Literal["flag", "downgrade"] = "flag"
-    prompt_budget: StrictInt = Field(default=DEFAULT_PROMPT_BUDGET, ge=1)
-    truncate_contexts: bool = False
-    max_error_rate: Fraction = DEFAULT_MAX_ERROR_RATE
+    unfounded_support: UnfoundedSupport = Field(
+        default=DEFAULT_UNFOUNDED_SUPPORT,
+        description="A supported verdict whose evidence quote is not in the contexts: flag "
+        "(kept, flagged) or downgrade (to not_enough_info).",
+    )
+    prompt_budget: StrictInt = Field(
+        default=DEFAULT_PROMPT_BUDGET,
+        ge=1,
+        description="Tokens one judge call may send, at 4 characters a token; a sample over "
+        "it is invalid_input.",
+    )
+    truncate_contexts: bool = Field(
+        default=False,
+        description="Cut the contexts of a prompt over --prompt-budget to fit (noted in details).",
+    )
+    max_error_rate: Fraction = Field(
+        default=DEFAULT_MAX_ERROR_RATE,
+        description="Exit 3 when judge errors leave more than this share of the results "
+        "unscored; a run that scores nothing always does.",
+    )
     abstention_phrases: tuple[Annotated[str, Field(min_length=1)], ...] | None = Field(
         default=None, min_length=1
     )
-    executor: Literal["local", "ray"] = "local"
-    ray_address: str | None = Field(default=None, min_length=1)
-    batch: bool = False
+    executor: Executor = Field(
+        default="local",
+        description="local, or ray: score on a Ray cluster (pip install 'veracity[ray]').",
+    )
+    ray_address: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The Ray cluster to join (default RAY_ADDRESS, else a local instance).",
+    )
+    batch: bool = Field(
+        default=False,
+        description="Send the judge's calls through the provider's batch API (openai/, "
+        "anthropic/): half price, answers within 24 h.",
+    )
     batch_poll_s: Seconds = 30.0
-    calibration: str | None = Field(default=None, min_length=1)
+    calibration: str | None = Field(
+        default=None,
+        min_length=1,
+        description="A calibration file (veracity calibrate), or a scoring veracity ships "
+        f"({', '.join(SCORINGS)}): each result of a metric it calibrates gains a "
+        "`calibrated` probability beside its score.",
+    )
     structured_output: StructuredOutput = Field(
-        default="json_schema", description="the reply format asked of an endpoint, stepping down"
+        default="json_schema",
+        description="json_schema, json_object_schema (JSON mode with the schema: llama.cpp), "
+        "json_object or text; a rejected mode steps down in that order.",
     )
 
     @field_validator("cache_max_size")
@@ -160,6 +221,8 @@ class RunConfig(_Spec):
     @field_validator("max_tokens")
     @classmethod
     def _known_questions(cls, bounds: dict[str, int]) -> dict[str, int]:
+        from veracity.prompts import checked_reply_bounds
+
         return checked_reply_bounds(bounds)
 
     @property
@@ -170,6 +233,8 @@ class RunConfig(_Spec):
     @property
     def price_table(self) -> dict[str, Price]:
         """The config's prices by model."""
+        from veracity.transport.pricing import Price
+
         return {
             name: Price(spec.input_per_million, spec.output_per_million)
             for name, spec in self.prices.items()
@@ -219,8 +284,11 @@ class RunConfig(_Spec):
         """The embedder to make: ``None`` for ``"none"``."""
         return None if self.embedder == "none" else self.embedder
 
-    def rubric(self, name: str = DEFAULT_RUBRIC.name) -> Rubric:
-        """The rubric called ``name``; ``"default"`` is the built-in one unless overridden."""
+    def rubric(self, name: str | None = None) -> Rubric:
+        """The rubric called ``name``; the built-in one (``"default"``) unless overridden."""
+        from veracity.prompts.rubric import DEFAULT_RUBRIC
+
+        name = DEFAULT_RUBRIC.name if name is None else name
         if name in self.rubric_table:
             return self.rubric_table[name]
         if name == DEFAULT_RUBRIC.name:

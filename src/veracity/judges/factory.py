@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from veracity.chat.base import StructuredOutput
+from veracity.chat.modes import StructuredOutput
 from veracity.chat.openai_chat import OpenAIChat
 from veracity.judges.base import Judge
 from veracity.judges.llm import LLMJudge

@@ -17,7 +17,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from veracity.runner.engine import run_metrics, to_record
-    from veracity.runner.errors import ExecutorError
-    from veracity.runner.executors import EXECUTORS, Executor, checked_executor, metrics_runner
+    from veracity.runner.errors import EXECUTORS, Executor, ExecutorError
+    from veracity.runner.executors import checked_executor, metrics_runner
 else:
     __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

@@ -1,5 +1,11 @@
-"""The runner's own error, in a module of its own: the executors raise it, and so does the
-Ray runner they import (lazily), which would otherwise import them back."""
+"""The runner's executors' names and its error, in a module of their own: the executors
+raise it, and so does the Ray runner they import (lazily), which would otherwise import
+them back; the run settings name an executor without loading the runner."""
+
+from typing import Literal, get_args
+
+Executor = Literal["local", "ray"]
+EXECUTORS: tuple[Executor, ...] = get_args(Executor)
 
 
 class ExecutorError(Exception):

@@ -7,14 +7,11 @@ import importlib.util
 import os
 import socket
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Protocol
 
 from veracity.metrics import Metric, Models
 from veracity.runner.engine import DoneLookup, ResultSink, run_metrics
-from veracity.runner.errors import ExecutorError
-
-Executor = Literal["local", "ray"]
-EXECUTORS: tuple[Executor, ...] = get_args(Executor)
+from veracity.runner.errors import EXECUTORS, Executor, ExecutorError
 
 
 class MetricsRunner(Protocol):
