@@ -40,9 +40,8 @@ def dataset_path(run: RunData, given: Path | None = None) -> Path | None:
         if not given.is_file():
             raise AgreementError(f"dataset not found: {given}")
         return given
-    recorded = run.manifest.get("dataset")
-    path = recorded.get("path") if isinstance(recorded, Mapping) else None
-    if isinstance(path, str) and Path(path).is_file():
+    path = run.manifest.dataset.path
+    if path is not None and Path(path).is_file():
         return Path(path)
     return None
 

@@ -59,10 +59,10 @@ def run_params(run: RunData) -> dict[str, str]:
     """The run's parameters, nested mappings flattened to dotted keys."""
     manifest = run.manifest
     params = dict(_flat("judge", run.judge))
-    params |= dict(_flat("settings", manifest.get("settings")))
-    params |= dict(_flat("dataset.sha256", (manifest.get("dataset") or {}).get("sha256")))
+    params |= dict(_flat("settings", manifest.settings))
+    params |= dict(_flat("dataset.sha256", manifest.dataset.sha256))
     params["metrics"] = ",".join(run.metrics)
-    params["veracity_version"] = str(manifest.get("veracity_version", __version__))
+    params["veracity_version"] = manifest.veracity_version or __version__
     return params
 
 
@@ -148,7 +148,7 @@ def log_run(
         mlflow.log_metrics(run_metrics(run))
         mlflow.log_text(results_csv(run), f"{ARTIFACTS}/results.csv")
         mlflow.log_dict(run.summary, f"{ARTIFACTS}/summary.json")
-        mlflow.log_dict(run.manifest, f"{ARTIFACTS}/run.json")
+        mlflow.log_dict(run.manifest.as_dict(), f"{ARTIFACTS}/run.json")
         if feedback and hasattr(mlflow, "log_feedback"):
             _log_feedback(mlflow, run)
         run_id: str = active.info.run_id

@@ -28,7 +28,6 @@ from veracity.report.html_tables import (
     e,
     extras,
     iteration_table,
-    mapping,
     run_header,
     summary_table,
 )
@@ -95,7 +94,7 @@ def render(data: ReportData) -> str:
         "total_samples": data.total_samples,
         "truncated": data.truncated,
     }
-    dataset = mapping(data.manifest.get("dataset")).get("path") or ""
+    dataset = data.manifest.dataset.path or ""
     title = "veracity report" + (f" · {Path(str(dataset)).name}" if dataset else "")
     sections = [
         _notes(data.notes),

@@ -18,7 +18,7 @@ from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM
 from veracity.report.summary import SummaryBuilder
 from veracity.report.summary_file import as_read, read_summary
 from veracity.report.thresholds import thresholds_from_settings
-from veracity.store import MANIFEST, RESULTS, read_manifest, read_results
+from veracity.store import MANIFEST, RESULTS, Manifest, read_manifest, read_results
 from veracity.types import ResultRecord, Status
 
 BINS = 10
@@ -84,7 +84,7 @@ class Mean:
 class ReportData:
     """Everything the page is built from."""
 
-    manifest: dict[str, Any]
+    manifest: Manifest
     summary: dict[str, Any]
     metrics: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)
@@ -131,10 +131,10 @@ def collect(run_dir: Path, max_samples: int) -> ReportData:
     summary = read_summary(run_dir)
     rebuild = None
     if summary is None:
-        given = thresholds_from_settings(manifest.get("settings"))
-        rebuild = SummaryBuilder(manifest.get("metrics") or (), given)
+        given = thresholds_from_settings(manifest.settings)
+        rebuild = SummaryBuilder(manifest.metrics, given)
     data = ReportData(manifest=manifest, summary=summary or {})
-    metrics: dict[str, None] = dict.fromkeys(str(m) for m in manifest.get("metrics") or ())
+    metrics: dict[str, None] = dict.fromkeys(manifest.metrics)
     systems: dict[str, None] = {}
     types: dict[str, None] = {}
     last: SampleKey | None = None
@@ -162,7 +162,7 @@ def collect(run_dir: Path, max_samples: int) -> ReportData:
         if sample is not None:
             sample["results"].append(_result(record))
     if rebuild is not None:
-        data.summary = as_read(rebuild.build(bad_rows=int(manifest.get("bad_rows") or 0)))
+        data.summary = as_read(rebuild.build(bad_rows=manifest.bad_rows))
         data.notes.append(
             "summary.json is missing or is not a summary: the summary was rebuilt from the results."
         )
@@ -198,10 +198,9 @@ def _result(record: ResultRecord) -> dict[str, Any]:
     }
 
 
-def _dataset_file(run_dir: Path, manifest: Mapping[str, Any]) -> tuple[Path | None, str]:
+def _dataset_file(run_dir: Path, manifest: Manifest) -> tuple[Path | None, str]:
     """The run's dataset file if it can be found unchanged, else why not."""
-    dataset = manifest.get("dataset") or {}
-    name, sha = dataset.get("path"), dataset.get("sha256")
+    name, sha = manifest.dataset.path, manifest.dataset.sha256
     if not name:
         return None, "the run names no dataset file"
     candidates = [Path(name)]

@@ -15,6 +15,7 @@ from veracity.report.groups import caveats, judged
 from veracity.report.html_charts import Bar
 from veracity.report.html_data import status_label
 from veracity.report.keys import OVERALL
+from veracity.store import Manifest
 
 KNOWN_METRIC_KEYS = {
     OVERALL, "by_system", "by_question_type", "by_iteration", "threshold", "judge_variance",
@@ -58,18 +59,16 @@ def _when(value: Any) -> Any:
     return value.replace("T", " ", 1).replace("+00:00", " UTC")
 
 
-def run_header(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> str:
-    judge, dataset = mapping(manifest.get("judge")), mapping(manifest.get("dataset"))
+def run_header(manifest: Manifest, summary: Mapping[str, Any]) -> str:
     cost, usage = mapping(summary.get("cost")), mapping(summary.get("usage"))
-    settings = mapping(manifest.get("settings"))
     total = cost.get("total_usd")
     facts: list[tuple[str, Any]] = [
-        ("judge", judge.get("name")),
-        ("model", judge.get("model")),
-        ("dataset", dataset.get("path") or "(samples given in Python)"),
-        ("started", _when(manifest.get("started_at"))),
-        ("finished", _when(manifest.get("finished_at"))),
-        ("status", manifest.get("status")),
+        ("judge", manifest.judge.name),
+        ("model", manifest.judge.model),
+        ("dataset", manifest.dataset.path or "(samples given in Python)"),
+        ("started", _when(manifest.started_at)),
+        ("finished", _when(manifest.finished_at)),
+        ("status", manifest.status),
         ("cost", f"${total:.4f}" if _real(total) else "unknown (no price for this model)"),
         ("judge calls", usage.get("calls")),
         (
@@ -77,10 +76,10 @@ def run_header(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> str:
             f"{usage.get('input_tokens', '—')} / {usage.get('output_tokens', '—')}",
         ),
         ("results", summary.get("results")),
-        ("bad rows", summary.get("bad_rows", manifest.get("bad_rows"))),
-        ("iterations", settings.get("iterations")),
-        ("veracity", manifest.get("veracity_version")),
-        ("error", manifest.get("error")),
+        ("bad rows", summary.get("bad_rows", manifest.bad_rows)),
+        ("iterations", manifest.settings.get("iterations")),
+        ("veracity", manifest.veracity_version),
+        ("error", manifest.error),
     ]
     items = "".join(
         f'<div class="fact"><dt>{e(k)}</dt><dd class="fact-{e(k.replace(" ", "-"))}">{e(v)}</dd>'

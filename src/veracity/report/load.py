@@ -19,6 +19,7 @@ from veracity.store import (
     RESULTS,
     RUNNING,
     SUMMARY,
+    Manifest,
     ResultsFileError,
     read_manifest,
     read_results,
@@ -46,11 +47,9 @@ def is_current(summary: Mapping[str, Any]) -> bool:
     )
 
 
-def given_thresholds(
-    summary: Mapping[str, Any] | None, manifest: Mapping[str, Any] | None
-) -> dict[str, float]:
+def given_thresholds(summary: Mapping[str, Any] | None, manifest: Manifest) -> dict[str, float]:
     """The thresholds a run used: those its summary says were given, else its settings'."""
-    found = thresholds_from_settings((manifest or {}).get("settings"))
+    found = thresholds_from_settings(manifest.settings)
     metrics = (summary or {}).get("metrics")
     if isinstance(metrics, Mapping):
         for metric, groups in metrics.items():
@@ -103,14 +102,12 @@ def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
         raise ReportError(f"{run_dir} holds neither a readable {SUMMARY} nor {RESULTS}")
     summary = read_json_object(run_dir / SUMMARY)  # an old one still says which thresholds
     manifest = read_manifest(run_dir / MANIFEST)
-    metric_order = (manifest or {}).get("metrics")
-    bad_rows = (manifest or {}).get("bad_rows", (summary or {}).get("bad_rows", 0))
     try:
         rebuilt = summarize(
             read_results(run_dir),
-            metric_order if isinstance(metric_order, list) else (),
+            manifest.metrics,
             given_thresholds(summary, manifest),
-            bad_rows=bad_rows if isinstance(bad_rows, int) else 0,
+            bad_rows=manifest.bad_rows,
         )
     except ResultsFileError as exc:  # names the file and line already
         raise ReportError(str(exc)) from exc
@@ -123,21 +120,15 @@ def unfinished(run_dir: Path) -> str | None:
     """A note on a run that has not finished (still running, killed, or failed), else
     ``None``."""
     manifest = read_manifest(run_dir / MANIFEST)
-    if manifest.get("status") == FAILED:
-        error = manifest.get("error")
-        why = f" ({error})" if isinstance(error, str) and error else ""
+    if manifest.status == FAILED:
+        why = f" ({manifest.error})" if manifest.error else ""
         return f"the run in {run_dir} failed{why}: these are its results so far"
-    if manifest.get("status") != RUNNING:
+    if manifest.status != RUNNING:
         return None
     if writing(run_dir):
         return f"the run in {run_dir} is still running: these are its results so far"
-    attempts = manifest.get("attempts")
-    last = attempts[-1] if isinstance(attempts, list) and attempts else {}
-    seen = (
-        f", last seen at {last['updated_at']}"
-        if isinstance(last, dict) and last.get("updated_at")
-        else ""
-    )
+    last = manifest.last_attempt
+    seen = f", last seen at {last.updated_at}" if last is not None and last.updated_at else ""
     return (
         f"the run in {run_dir} did not finish (its process stopped without a word{seen}): "
         "these are its results so far; run the same command again to resume it"

@@ -67,8 +67,7 @@ def _row(name: str, stats: Mapping[str, Any], threshold: float | None) -> str:
 
 
 def _max_error_rate(run: RunData) -> float:
-    settings = run.manifest.get("settings")
-    value = settings.get("max_error_rate") if isinstance(settings, Mapping) else None
+    value = run.manifest.settings.get("max_error_rate")
     return float(value) if isinstance(value, int | float) else DEFAULT_MAX_ERROR_RATE
 
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from veracity.report.load import ReportError, given_thresholds, load_summary
 from veracity.report.summary import summarize
 from veracity.report.thresholds import gated_metric
-from veracity.store import MANIFEST, ResultsFileError, read_manifest, read_results
+from veracity.store import MANIFEST, Manifest, ResultsFileError, read_manifest, read_results
 from veracity.types import ResultRecord
 
 
@@ -38,7 +38,7 @@ class RunData:
     threshold given for them (by the run, or on top of it), with its value."""
 
     summary: dict[str, Any]
-    manifest: dict[str, Any]
+    manifest: Manifest
     thresholds: dict[str, float]
     run_dir: Path | None = None
     held: tuple[ResultRecord, ...] | None = field(default=None, repr=False)
@@ -55,8 +55,7 @@ class RunData:
 
     @property
     def judge(self) -> dict[str, Any]:
-        judge = self.manifest.get("judge")
-        return judge if isinstance(judge, dict) else {}
+        return self.manifest.judge.model_dump(mode="json", exclude_unset=True)
 
     @property
     def iterations(self) -> int:
@@ -100,7 +99,8 @@ def load_run(
         manifest = read_manifest(Path(source) / MANIFEST)
         held = None
     else:
-        run_dir, summary, manifest = None, source.summary, dict(source.manifest)
+        run_dir, summary = None, source.summary
+        manifest = Manifest.lenient(source.manifest, "the result's manifest")
         held, rebuilt = tuple(source.results), False
     metrics = summary["metrics"]
     unknown = [gate for gate in thresholds or {} if gated_metric(gate) not in metrics]

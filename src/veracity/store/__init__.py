@@ -15,6 +15,7 @@ __all__ = [
     "RESULTS",
     "RUNNING",
     "SUMMARY",
+    "Manifest",
     "ResultsFileError",
     "RunDirectory",
     "RunDirectoryError",
@@ -41,12 +42,8 @@ if TYPE_CHECKING:
         RESULTS,
         SUMMARY,
     )
-    from veracity.store.reading import (
-        ResultsFileError,
-        RunFileWarning,
-        read_manifest,
-        read_results,
-    )
+    from veracity.store.manifest import Manifest, read_manifest
+    from veracity.store.reading import ResultsFileError, RunFileWarning, read_results
     from veracity.store.run_dir import (
         RunDirectory,
         RunDirectoryError,

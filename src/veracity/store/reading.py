@@ -1,12 +1,12 @@
 """Reading a run directory's files back, validated: whatever a damaged or edited file
-holds, a reader gets results and manifest fields of the right types, and a warning
-(:class:`RunFileWarning`) names what was left out."""
+holds, a reader gets results of the right types, and a warning (:class:`RunFileWarning`)
+names what was left out."""
 
 from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -20,25 +20,6 @@ from veracity.types import ResultRecord
 # What identifies a result (the store's primary key): a second line of one key replaces
 # the first, as a second insert does in the store.
 RESULT_KEY = ("sample_id", "system", "metric", "iteration")
-_STRINGS = (str,)
-# run.json's top-level fields that readers use, with the types they may have; a field of
-# another type is dropped (with a warning) rather than crash a reader.
-MANIFEST_TYPES: Mapping[str, tuple[type, ...]] = {
-    "status": _STRINGS,
-    "error": (str, type(None)),
-    "started_at": _STRINGS,
-    "finished_at": _STRINGS,
-    "veracity_version": _STRINGS,
-    "metrics": (list,),
-    "judge": (dict,),
-    "dataset": (dict,),
-    "settings": (dict,),
-    "attempts": (list,),
-    "bad_rows": (int,),
-    "results": (int,),
-}
-# Lists whose items must all have one type.
-_ITEM_TYPES: Mapping[str, type] = {"metrics": str, "attempts": dict}
 
 
 class RunFileWarning(UserWarning):
@@ -61,24 +42,6 @@ def warn_once(message: str) -> None:
         warnings.warn(RunFileWarning(message), stacklevel=3)
 
 
-def _fits(name: str, value: Any) -> bool:
-    types = MANIFEST_TYPES[name]
-    if isinstance(value, bool) and bool not in types:
-        return False  # JSON true is not a count
-    item_type = _ITEM_TYPES.get(name)
-    if item_type is not None:
-        return isinstance(value, list) and all(isinstance(item, item_type) for item in value)
-    return isinstance(value, types)
-
-
-def validated_manifest(loaded: Mapping[str, Any], path: Path) -> dict[str, Any]:
-    """``loaded`` (run.json's object) without the known fields of a wrong type."""
-    wrong = [name for name in MANIFEST_TYPES if name in loaded and not _fits(name, loaded[name])]
-    if wrong:
-        warn_once(f"{path}: ignored field(s) of a wrong type: {', '.join(wrong)}")
-    return {name: value for name, value in loaded.items() if name not in wrong}
-
-
 def read_json_object(path: Path) -> dict[str, Any] | None:
     """The JSON object in the file ``path``; ``None`` when it is missing, unreadable or
     not an object (a run file is written whole or not at all: anything else is damage)."""
@@ -87,13 +50,6 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return loaded if isinstance(loaded, dict) else None
-
-
-def read_manifest(path: Path) -> dict[str, Any]:
-    """The manifest in the file ``path`` (``run.json``), validated; ``{}`` when it is
-    missing or not a JSON object."""
-    loaded = read_json_object(path)
-    return {} if loaded is None else validated_manifest(loaded, path)
 
 
 def _superseded(handle: BinaryIO) -> tuple[set[int], int]:

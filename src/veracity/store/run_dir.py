@@ -37,10 +37,8 @@ from veracity.store.layout import (
     RESULTS,
     SUMMARY,
 )
-from veracity.store.reading import (
-    RunFileWarning,
-    validated_manifest,
-)
+from veracity.store.manifest import Manifest, checked_manifest
+from veracity.store.reading import RunFileWarning
 from veracity.store.sqlite_owner import foreign_database
 from veracity.types import ResultRecord, Status
 
@@ -250,9 +248,9 @@ class RunDirectory:
             return None
         except ValueError as exc:
             raise RunDirectoryError(f"{self.path / MANIFEST} is not valid JSON: {exc}") from exc
-        return (
-            validated_manifest(loaded, self.path / MANIFEST) if isinstance(loaded, dict) else None
-        )
+        if not isinstance(loaded, dict):
+            return None
+        return Manifest.lenient(loaded, self.path / MANIFEST).as_dict()
 
     @contextmanager
     def _file_errors(self, what: str) -> Iterator[None]:
@@ -364,7 +362,7 @@ class RunDirectory:
 
     def _show_progress(self) -> None:
         record_progress(self._manifest, self._stored)
-        write_json_atomic(self.path / MANIFEST, self._manifest)
+        write_json_atomic(self.path / MANIFEST, checked_manifest(self._manifest))
         self._shown_at = time.monotonic()
 
 
