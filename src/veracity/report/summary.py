@@ -12,6 +12,7 @@ from typing import Any
 from veracity.report.analysis import WORST_N, AnalysisBuilder
 from veracity.report.groups import KNOWN_LABELS, LABELS, Group, Spread
 from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM, NO_TYPE, OVERALL
+from veracity.report.summary_file import SummaryFile
 from veracity.types import ResultRecord, Usage
 
 __all__ = [
@@ -127,7 +128,7 @@ class SummaryBuilder:
                 entry[section] = {key: groups[section, key].stats(threshold) for key in keys}
             entry["judge_variance"] = self._spread[metric].stats(threshold)
             metrics[metric] = entry
-        return {
+        summary = {
             "metrics": metrics,
             "results": self.results,
             "bad_rows": bad_rows,
@@ -135,6 +136,8 @@ class SummaryBuilder:
             "cost": self._cost(),
             "analysis": self._analysis.build(metrics),
         }
+        SummaryFile.model_validate(summary)  # what is written is what the reports read
+        return summary
 
     def _cost(self) -> dict[str, Any]:
         per_iteration = {str(i): spent.as_dict() for i, spent in sorted(self._iterations.items())}
