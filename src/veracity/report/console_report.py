@@ -91,9 +91,9 @@ def _severity_table(analysis: Mapping[str, Any]) -> Table:
     table.add_column("of the failing", overflow="fold")
     for metric, s in analysis["severity"].items():
         more = []
-        if "rubric_overall" in s:
+        if s["rubric_overall"]:
             more.append("rubric " + ", ".join(f"{k}: {v}" for k, v in s["rubric_overall"].items()))
-        if "claims_in_failing" in s:
+        if s["claims_in_failing"]:
             claims = s["claims_in_failing"]
             more.append(
                 f"{claims['contradicted']} contradicted, "
@@ -124,7 +124,7 @@ def _worst(analysis: Mapping[str, Any], console: Console, limit: int | None) -> 
             where.append(f"iteration {item['iteration']}")
             head = f"  {pct(item['score'])}  {item['sample_id']} ({', '.join(where)})"
             console.print(Text(head, style="bold") + Text(f" — {item['reason']}"))
-            for claim in item.get("failing_claims", []):
+            for claim in item["failing_claims"]:
                 line = Text(
                     f"    ✗ {claim['verdict']}: ", style=VERDICT_STYLE.get(claim["verdict"], "")
                 )
@@ -133,7 +133,7 @@ def _worst(analysis: Mapping[str, Any], console: Console, limit: int | None) -> 
                 for label in ("evidence", "reason"):
                     if claim.get(label):
                         console.print(Text(f"        {label}: {claim[label]}", style="dim"))
-            for dim in item.get("failing_dimensions", []):
+            for dim in item["failing_dimensions"]:
                 console.print(Text(f"    ✗ {dim['name']} {dim['score']} < {dim['minimum']}: "
                                    f"{dim['reasoning']}"))  # fmt: skip
 

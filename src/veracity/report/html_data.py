@@ -104,18 +104,12 @@ class ReportData:
     @property
     def thresholds(self) -> dict[str, float]:
         """Each metric's pass threshold, as the summary has it (else the default)."""
-        metrics = self.summary.get("metrics")
-        metrics = metrics if isinstance(metrics, Mapping) else {}
-        out = {}
+        metrics = self.summary.get("metrics", {})
+        found = {}
         for metric in self.metrics:
-            block = metrics.get(metric)
-            given = block.get("threshold") if isinstance(block, Mapping) else None
-            value = given.get("value") if isinstance(given, Mapping) else given
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                out[metric] = float(value)
-            else:
-                out[metric] = DEFAULT_THRESHOLD
-        return out
+            threshold = metrics[metric]["threshold"] if metric in metrics else None
+            found[metric] = DEFAULT_THRESHOLD if threshold is None else threshold["value"]
+        return found
 
 
 def _bin(score: float) -> int:

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
-from veracity.report.console_report import print_report
 from veracity.report.summary import summarize
-from veracity.report.summary_file import summary_model
+from veracity.report.summary_file import as_read, summary_model
 from veracity.report.thresholds import thresholds_from_settings
 from veracity.store import (
     FAILED,
@@ -63,16 +59,6 @@ def given_thresholds(summary: Mapping[str, Any] | None, manifest: Manifest) -> d
     return found
 
 
-def _shows(summary: Mapping[str, Any]) -> bool:
-    """Whether the console can show ``summary``'s sections the typed model leaves untyped
-    (the analysis): one damaged into wrong types cannot."""
-    try:
-        print_report(summary, Console(file=io.StringIO(), width=120))
-    except (TypeError, ValueError, KeyError, AttributeError, IndexError):
-        return False
-    return True
-
-
 def current_summary(run_dir: Path) -> dict[str, Any] | None:
     """``summary.json`` when it is of this version and whole, read through its typed model
     (:mod:`~veracity.report.summary_file`), else ``None`` (a damaged one with a warning)."""
@@ -80,13 +66,13 @@ def current_summary(run_dir: Path) -> dict[str, Any] | None:
     if summary is None or not is_current(summary):
         return None
     typed = summary_model(summary)
-    if typed is None or not _shows(read := typed.model_dump(mode="json")):
+    if typed is None:
         warn_once(
             f"{run_dir / SUMMARY} holds values of a wrong type: the summary is rebuilt "
             f"from {RESULTS}"
         )
         return None
-    return read
+    return typed.model_dump(mode="json")
 
 
 def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
@@ -113,7 +99,7 @@ def load_summary(run_dir: Path) -> tuple[dict[str, Any], bool]:
         raise ReportError(str(exc)) from exc
     except ValueError as exc:
         raise ReportError(f"{run_dir / RESULTS} cannot be read: {exc}") from exc
-    return rebuilt, True
+    return as_read(rebuilt), True
 
 
 def unfinished(run_dir: Path) -> str | None:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from veracity.report.load import ReportError, given_thresholds, load_summary
 from veracity.report.summary import summarize
+from veracity.report.summary_file import as_read
 from veracity.report.thresholds import gated_metric
 from veracity.store import MANIFEST, Manifest, ResultsFileError, read_manifest, read_results
 from veracity.types import ResultRecord
@@ -99,7 +100,7 @@ def load_run(
         manifest = read_manifest(Path(source) / MANIFEST)
         held = None
     else:
-        run_dir, summary = None, source.summary
+        run_dir, summary = None, as_read(source.summary)
         manifest = Manifest.lenient(source.manifest, "the result's manifest")
         held, rebuilt = tuple(source.results), False
     metrics = summary["metrics"]
@@ -124,4 +125,4 @@ def load_run(
         )
     except ResultsFileError as exc:  # names the file and the line
         raise ReportError(str(exc)) from exc
-    return RunData(rebuilt_summary, manifest, given, run_dir, held, rebuilt=True)
+    return RunData(as_read(rebuilt_summary), manifest, given, run_dir, held, rebuilt=True)

@@ -15,7 +15,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from veracity.store import SUMMARY
 from veracity.store.reading import read_json_object
 
-__all__ = ["MetricSummary", "Stats", "SummaryFile", "as_read", "read_summary", "summary_model"]
+__all__ = [
+    "Analysis",
+    "MetricSummary",
+    "Stats",
+    "SummaryFile",
+    "WorstEntry",
+    "as_read",
+    "read_summary",
+    "summary_model",
+]
 
 
 class _Block(BaseModel):
@@ -87,13 +96,102 @@ class MetricSummary(_Block):
     judge_variance: Variance | None = None
 
 
+class ClaimCounts(_Block):
+    """Claims not supported, over a metric's failing results."""
+
+    results: int = 0
+    results_with_contradicted: int = 0
+    contradicted: int = 0
+    not_enough_info: int = 0
+
+
+class Severity(_Block):
+    threshold: float
+    scored: int = 0
+    with_score: int = 0
+    failing: int = 0
+    bands: dict[str, int] = {}
+    rubric_overall: dict[str, int] | None = None
+    claims_in_failing: ClaimCounts | None = None
+    judge_errors: int = 0
+    judge_errors_without_reply: int = 0
+    unsupported_by_judge: int = 0
+
+
+class FailingClaim(_Block):
+    kind: str = "claim"
+    claim: str = ""
+    verdict: str = ""
+    reason: str = ""
+    evidence: str = ""
+
+
+class FailingDimension(_Block):
+    name: str
+    score: float
+    minimum: float
+    reasoning: str = ""
+
+
+class WorstEntry(_Block):
+    """A low-scoring result as the analysis keeps it."""
+
+    sample_id: str
+    system: str | None = None
+    question_type: str | None = None
+    iteration: int = 0
+    score: float | None = None
+    status: str = "scored"
+    failing: bool = False
+    reason: str = ""
+    failing_claims: list[FailingClaim] = []
+    more_failing_claims: int = 0
+    failing_dimensions: list[FailingDimension] = []
+    grade: str | None = None
+    classification: str | None = None
+
+
+class GroupPattern(_Block):
+    n: int = 0
+    n_scored: int = 0
+    mean: float | None = None
+    failures: int = 0
+    failure_rate: float | None = None
+    ratio_to_average: float | None = None
+    flagged: bool = False
+
+
+class MetricPatterns(_Block):
+    failure_rate: float | None = None
+    by_system: dict[str, GroupPattern] = {}
+    by_question_type: dict[str, GroupPattern] = {}
+
+
+class Recommendation(_Block):
+    message: str
+    rule: str = ""
+    metric: str | None = None
+    scope: str | None = None
+    evidence: dict[str, Any] = {}
+
+
+class Analysis(_Block):
+    """The low-score analysis: severity, the worst items, patterns and recommendations."""
+
+    worst_n: int = 0
+    severity: dict[str, Severity] = {}
+    worst: dict[str, list[WorstEntry]] = {}
+    patterns: dict[str, MetricPatterns] = {}
+    recommendations: list[Recommendation] = []
+
+
 class SummaryFile(_Block):
     metrics: dict[str, MetricSummary]
     results: int = 0
     bad_rows: int = 0
     usage: dict[str, Any] = {}
     cost: dict[str, Any] = {}
-    analysis: dict[str, Any] = {}
+    analysis: Analysis | None = None
 
 
 def summary_model(data: object) -> SummaryFile | None:
