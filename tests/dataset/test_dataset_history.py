@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from veracity.dataset import RowError, stable_sample_id
+from veracity.dataset.turns import SHAPES
 from veracity.evaluation.inputs import items_from
 from veracity.types import Sample, Turn
 
@@ -85,16 +86,17 @@ def test_csv_cell_holds_a_json_array_or_one_plain_turn(
 @pytest.mark.parametrize(
     ("history", "message"),
     [
-        ({"role": "user"}, "field 'history' must be a list of turns (strings or {role, content} "
-         "objects), got an object"),
-        ([1], "field 'history' item 1 must be a string or a {role, content} object, got a number"),
-        (["ok", {"role": "user"}], "field 'history' item 2 has no 'content'"),
-        ([{"role": "user", "content": 3}], "field 'history' item 1 'content' must be a string, "
-         "got a number"),
-        ([{"role": "tool", "content": "x"}], "field 'history' item 1 has an unknown role 'tool' "
-         "(expected user, assistant or system)"),
-        ([{"role": 7, "content": "x"}], "field 'history' item 1 has an unknown role a number "
-         "(expected user, assistant or system)"),
+        ({"role": "user"}, f"field 'history' must be a list of turns ({SHAPES}), got an object"),
+        ([1], f"field 'history' item 1 is a number; a turn is one of: {SHAPES}"),
+        (["ok", {"role": "user"}], f"field 'history' item 2 has no text (keys 'role'); a turn "
+         f"is one of: {SHAPES}"),
+        ([{"role": "user", "content": 3}], "field 'history' item 1 'content' must be a string "
+         "or a list of text parts, got a number"),
+        ([{"role": "narrator", "content": "x"}], "field 'history' item 1 has an unknown role "
+         "'narrator' (known: agent, ai, assistant, bot, developer, function, gpt, human, model, "
+         "system, tool, user)"),
+        ([{"speaker": 7, "text": "x"}], "field 'history' item 1 has an unknown speaker a number "
+         "(known: agent"),
     ],
 )  # fmt: skip
 def test_bad_history_is_a_bad_row_naming_file_and_line(
@@ -103,7 +105,7 @@ def test_bad_history_is_a_bad_row_naming_file_and_line(
     path = write_jsonl(ROW | {"id": "good"}, ROW | {"id": "bad", "history": history})
     samples, errors = read_all(path)
     assert [s.id for s in samples] == ["good"]  # the valid row still runs
-    assert [str(e) for e in errors] == [f"{path}:2: {message}"]
+    assert len(errors) == 1 and str(errors[0]).startswith(f"{path}:2: {message}")
 
 
 def test_two_aliases_must_agree(write_jsonl: WriteRows, read_all: Read) -> None:
@@ -122,8 +124,7 @@ def test_samples_in_memory_follow_the_same_rules() -> None:
     assert isinstance(found[0], Sample) and found[0].history == EXPECTED
     assert isinstance(found[1], RowError)
     assert str(found[1]) == (
-        "samples row 1: field 'history' item 1 must be a string or a {role, content} "
-        "object, got null"
+        f"samples row 1: field 'history' item 1 is null; a turn is one of: {SHAPES}"
     )
 
 

@@ -160,7 +160,11 @@ def test_nulls_in_optional_fields(write_jsonl: WriteRows, read_all: Read) -> Non
         ({"question": "q"}, "missing required field 'answer'"),
         ({"question": "q", "answer": None}, "missing required field 'answer'"),
         ({"question": 3, "answer": "a"}, "field 'question' must be a string, got a number"),
-        ({"query": ["q"], "answer": "a"}, "field 'query' must be a string, got an array"),
+        (
+            {"query": ["q"], "answer": "a"},
+            "field 'query' must be a string, or a conversation "
+            "whose last user turn is the question; got 1 turn(s), none of them the user's",
+        ),
         (
             {"question": "q", "answer": "a", "contexts": {"a": 1}},
             "field 'contexts' must be a list of strings, got an object",

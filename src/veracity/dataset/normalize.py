@@ -12,7 +12,8 @@ from pydantic import ValidationError
 from veracity.dataset.columns import DEFAULT_COLUMNS, Columns
 from veracity.dataset.fields import ANSWERS_FIELD, a_json_type
 from veracity.dataset.ids import stable_sample_id
-from veracity.types.sample import ROLES, Sample, Turn
+from veracity.dataset.turns import TurnProblem, read_turns, split_conversation
+from veracity.types.sample import Sample, Turn
 
 
 class RowProblem(Exception):
@@ -52,37 +53,18 @@ def _as_contexts(name: str, value: object) -> list[str]:
     return value
 
 
-def _as_turn(name: str, index: int, item: object) -> Turn:
-    if isinstance(item, str):
-        return Turn(content=item)
-    where = f"field '{name}' item {index}"
-    if not isinstance(item, dict):
-        raise RowProblem(
-            f"{where} must be a string or a {{role, content}} object, got {a_json_type(item)}"
-        )
-    if "content" not in item:
-        raise RowProblem(f"{where} has no 'content'")
-    content, role = item["content"], item.get("role")
-    if not isinstance(content, str):
-        raise RowProblem(f"{where} 'content' must be a string, got {a_json_type(content)}")
-    if role is not None and role not in ROLES:
-        shown = repr(role) if isinstance(role, str) else a_json_type(role)
-        expected = ", ".join(ROLES[:-1]) + f" or {ROLES[-1]}"
-        raise RowProblem(f"{where} has an unknown role {shown} (expected {expected})")
-    # Other keys of a turn (a name, a timestamp) are not part of it.
-    return Turn(role=role, content=content)
-
-
 def _as_history(name: str, value: object) -> tuple[Turn, ...]:
-    # A lone string is one turn, as a lone string is one context.
-    if isinstance(value, str):
-        return (Turn(content=value),)
-    if not isinstance(value, list | tuple):
-        raise RowProblem(
-            f"field '{name}' must be a list of turns (strings or {{role, content}} objects), "
-            f"got {a_json_type(value)}"
-        )
-    return tuple(_as_turn(name, index, item) for index, item in enumerate(value, start=1))
+    try:
+        return read_turns(name, value)
+    except TurnProblem as exc:
+        raise RowProblem(str(exc)) from None
+
+
+def _as_question(name: str, value: object) -> str | tuple[Turn, ...]:
+    """The question, or a whole conversation ending in it (ragas' multi-turn input)."""
+    if isinstance(value, list):
+        return _as_history(name, value)
+    return _as_str(name, value)
 
 
 def _as_metadata(name: str, value: object) -> dict[str, Any]:
@@ -93,7 +75,7 @@ def _as_metadata(name: str, value: object) -> dict[str, Any]:
 
 _CONVERT: dict[str, Callable[[str, object], object]] = {
     "id": _as_id,
-    "question": _as_str,
+    "question": _as_question,
     "contexts": _as_contexts,
     "answer": _as_str,
     "reference": _as_str,
@@ -138,7 +120,7 @@ class _Fields:
     names: dict[str, str] = field(default_factory=dict)
     extras: dict[str, object] = field(default_factory=dict)
     id: str | None = None
-    question: str | None = None
+    question: str | tuple[Turn, ...] | None = None
     contexts: list[str] = field(default_factory=list)
     answer: str | None = None
     reference: str | None = None
@@ -149,10 +131,27 @@ class _Fields:
     answers: dict[str, str] | None = None
 
 
+def _reached(row: Mapping[str, object], columns: Columns) -> dict[str, object]:
+    """The mapped columns that name a key inside the row's objects (``meta.turns``), where
+    the row has no column of that very name."""
+    found: dict[str, object] = {}
+    for column in columns.mapped.values():
+        if column in row or "." not in column:
+            continue
+        value: object = row
+        for part in column.split("."):
+            if not isinstance(value, Mapping) or part not in value:
+                break
+            value = value[part]
+        else:
+            found[column] = value
+    return found
+
+
 def _collect(row: Mapping[str, object], columns: Columns) -> _Fields:
     """Split a row into canonical fields and extra fields; aliases must agree."""
     fields = _Fields()
-    for key, raw in row.items():
+    for key, raw in {**row, **_reached(row, columns)}.items():
         canonical = columns.field_of.get(key)
         if canonical is None:
             fields.extras[key] = raw
@@ -187,9 +186,32 @@ def _merge_metadata(explicit: dict[str, Any] | None, extras: dict[str, object]) 
     return merged
 
 
+def _unfold_conversation(fields: _Fields) -> str | None:
+    """The question; a conversation given as the question is unfolded: its last user turn
+    is the question, the turns before it the history and, when no answer is given, the
+    turns after it the answer."""
+    if not isinstance(fields.question, tuple):
+        return fields.question
+    name = fields.names["question"]
+    if "history" in fields.names:
+        raise RowProblem(
+            f"field '{name}' is a whole conversation and '{fields.names['history']}' gives "
+            "its history too: give one"
+        )
+    try:
+        fields.history, question, after = split_conversation(name, fields.question)
+    except TurnProblem as exc:
+        raise RowProblem(str(exc)) from None
+    if fields.answer is None and fields.answers is None and after:
+        fields.answer = "\n".join(turn.content for turn in after if turn.role != "tool")
+        fields.names["answer"] = name
+    return question
+
+
 def _samples(row: Mapping[str, object], columns: Columns) -> list[Sample]:
     fields = _collect(row, columns)
-    if fields.question is None:
+    question = _unfold_conversation(fields)
+    if question is None:
         raise RowProblem(f"missing required field {columns.named('question')}")
     targets: list[tuple[str | None, str]]
     if fields.answers is not None:
@@ -208,12 +230,12 @@ def _samples(row: Mapping[str, object], columns: Columns) -> list[Sample]:
     samples = []
     for system, answer in targets:
         sample_id = fields.id or stable_sample_id(
-            fields.question, answer, fields.contexts, system, fields.history
+            question, answer, fields.contexts, system, fields.history
         )
         try:
             sample = Sample(
                 id=sample_id,
-                question=fields.question,
+                question=question,
                 contexts=tuple(fields.contexts),
                 answer=answer,
                 reference=fields.reference,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-#: Who said a turn. A turn given as a plain string has no role: veracity does not guess
-#: one (from alternation, say), it shows the turn without it.
-TurnRole = Literal["user", "assistant", "system"]
-ROLES: tuple[TurnRole, ...] = ("user", "assistant", "system")
+#: Who said a turn (``tool``: what a tool the assistant called returned). A turn given as
+#: a plain string has no role: veracity does not guess one (from alternation, say), it
+#: shows the turn without it.
+TurnRole = Literal["user", "assistant", "system", "tool"]
+ROLES: tuple[TurnRole, ...] = get_args(TurnRole)
 
 
 class Turn(BaseModel):
