@@ -15,6 +15,7 @@ from veracity.embeddings import (
     clipped_cosine,
     cosine,
     normalize_rows,
+    question_vector,
 )
 from veracity.testing.embedders import HashingEmbedder
 
@@ -112,3 +113,11 @@ async def test_hashing_embedder_latency_lets_calls_overlap() -> None:
     assert elapsed < 0.4
     await embedder.aclose()
     assert embedder.closed
+
+
+def test_a_question_vector_leans_on_the_earlier_turn_by_a_quarter() -> None:
+    alone = question_vector([3.0, 0.0], None)
+    assert np.allclose(alone, [1.0, 0.0])  # unit length, whatever the embedder gave
+    leaning = question_vector([3.0, 0.0], [0.0, 10.0])
+    assert np.allclose(leaning, [1.0, 0.25])
+    assert np.allclose(question_vector([0.0, 0.0], [0.0, 2.0]), [0.0, 0.25])  # no NaN

@@ -1,7 +1,7 @@
 """The offline judge and the conversation before a question: a follow-up question ("And
-how tall is it?") is read after the latest user turn for chunk relevance and relevance
-ratings; any other question is judged as it was. A constructed example (no labelled
-multi-turn data here): docs/offline_judge.md says the effect is unmeasured."""
+how tall is it?") is read after the latest user turn for chunk relevance, and with it
+(at a quarter of its weight) for relevance ratings; any other question is judged as it was. A
+constructed example; benchmarks/conversation_relevance.py measures it on MTRAG-UN."""
 
 from __future__ import annotations
 
@@ -44,11 +44,12 @@ async def test_a_follow_up_is_rated_against_the_conversation(judge: OfflineJudge
         for a in (RIGHT, WRONG)
     ]
     right, wrong = (o.value.score for o in read if o.value is not None)
-    assert right - wrong >= 0.15
-    # Alone, the two rate about the same (the wrong one a little higher, as it happens).
+    # Alone, the two rate about the same, the wrong one a little higher; with the
+    # conversation, the right one is ahead.
     before = [o.value.score for o in alone if o.value is not None]
-    assert len(before) == 2 and abs(before[0] - before[1]) < 0.1
-    assert "a follow-up, read after the latest user turn" in read[0].value.reason  # type: ignore[union-attr]
+    assert len(before) == 2 and 0 < before[1] - before[0] < 0.1
+    assert right - wrong >= 0.03
+    assert "a follow-up, read with the latest user turn" in read[0].value.reason  # type: ignore[union-attr]
 
 
 async def test_a_question_that_stands_alone_is_judged_as_without_history(
@@ -66,5 +67,5 @@ async def test_answer_relevance_offline_reads_the_follow_up(judge: OfflineJudge)
     sample = Sample(id="s", question=FOLLOW_UP, answer=RIGHT, contexts=CHUNKS, history=HISTORY)
     result = await AnswerRelevance().score(SampleWork(sample, Models(judge), 0))
     assert result.details["method"] == "judge_rating"
-    assert "a follow-up, read after the latest user turn" in result.details["judge_reason"]
-    assert result.score is not None and result.score > 0.7
+    assert "a follow-up, read with the latest user turn" in result.details["judge_reason"]
+    assert result.score is not None and result.score > 0.5

@@ -95,6 +95,13 @@ def test_a_50_mb_answer_is_scanned_once_not_once_per_phrase() -> None:
         "Hi there! I'm unable to find that. Hope this helps!",
         "You're welcome!",
         "Thank you so much for asking.",
+        # Conversational RAG's refusals (MTRAG-UN's references for unanswerable turns).
+        "I am sorry that I do not have that information, either.",
+        "I do not have specific information about the cost of IBM Cloud IAM",
+        "I don't have a specific recommendation for a brand of hard candy.",
+        "Sorry, I do not have the specific information regarding holiday hours.",
+        "I cannot explain specifically how to get there.",
+        "Who wrote Hamlet? I'm not sure.",
     ],
 )
 def test_answers_that_say_nothing_to_check(answer: str) -> None:
@@ -116,6 +123,10 @@ def test_answers_that_say_nothing_to_check(answer: str) -> None:
         "There is no data loss in RAID 1.",
         "Hello! The tower is in Paris.",
         "Thanks to its design, the tower survived.",
+        "I do not have the exact figure, but it is about 330 metres.",
+        "I don't have data loss with RAID 1.",
+        "Who wrote Hamlet? Shakespeare did.",
+        "Do you mean the play?",
         "",
     ],
 )

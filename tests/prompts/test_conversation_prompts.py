@@ -18,6 +18,7 @@ from veracity.prompts import (
     RELEVANCE_RATING,
     PromptTemplate,
     conversation_fingerprints,
+    earlier_turn,
     follows_up,
     history_block,
     in_conversation,
@@ -154,3 +155,9 @@ def test_a_follow_up_is_read_after_the_latest_user_turn() -> None:
     unknown = (Turn(content="Tell me about the Louvre."), Turn(content="It is a museum."))
     assert question_in_context(Q, unknown) == f"It is a museum. {Q}"
     assert question_in_context(Q, (Turn(role="assistant", content="Hello!"),)) == Q
+
+
+def test_the_earlier_turn_a_follow_up_leans_on() -> None:
+    assert earlier_turn(Q, HISTORY) == HISTORY[0].content
+    assert earlier_turn("When was the Louvre built?", HISTORY) is None
+    assert earlier_turn(Q, (Turn(role="user", content="   "),)) is None

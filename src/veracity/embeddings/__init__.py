@@ -36,6 +36,7 @@ __all__ = [
     "make_bert_scorer",
     "make_embedder",
     "normalize_rows",
+    "question_vector",
     "verify_weights",
 ]
 
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
         cosine,
         cut_texts,
         normalize_rows,
+        question_vector,
     )
     from veracity.embeddings.batching import MicroBatcher
     from veracity.embeddings.bertscore import (

@@ -84,6 +84,26 @@ def cosine(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     return float(np.dot(u, v))
 
 
+# A follow-up question means mostly what it says itself: the earlier turn it leans on adds
+# a quarter of its direction. Reading the two as one text made an answer to the earlier
+# question look as relevant as one to this (docs/offline_judge.md, "Conversations").
+EARLIER_TURN_WEIGHT = 0.25
+
+
+def question_vector(question: npt.ArrayLike, earlier: npt.ArrayLike | None) -> npt.NDArray[Any]:
+    """A question's embedding, leaning on the earlier turn's (:data:`EARLIER_TURN_WEIGHT`)
+    when the question follows up on one."""
+    unit = _unit(np.asarray(question, dtype=np.float64))
+    if earlier is None:
+        return unit
+    return unit + EARLIER_TURN_WEIGHT * _unit(np.asarray(earlier, dtype=np.float64))
+
+
+def _unit(vector: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm else vector
+
+
 def clipped_cosine(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     """:func:`cosine` clipped to ``[0, 1]``: opposite meanings score 0, not below, and
     rounding never pushes identical texts past 1."""

@@ -6,9 +6,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.embeddings import Embedder, clipped_cosine
+from veracity.embeddings import Embedder, clipped_cosine, question_vector
 from veracity.metrics.base import Need, SampleWork, judge_error
-from veracity.prompts import question_in_context
+from veracity.prompts import earlier_turn, question_in_context
 from veracity.transport import CallFailedError
 from veracity.types import MetricResult, Status, Usage
 
@@ -95,14 +95,18 @@ class AnswerRelevance:
             )
         if not found.questions:
             return None, usage, "the judge generated no question"
-        read_as = question_in_context(sample.question, sample.history)
-        if read_as != sample.question:
-            details["question_read_as"] = read_as
+        earlier = earlier_turn(sample.question, sample.history)
+        if earlier is not None:
+            details["question_read_as"] = question_in_context(sample.question, sample.history)
         try:
-            vectors = await embedder.embed([read_as, *found.questions])
+            vectors = await embedder.embed(
+                [sample.question, *([earlier] if earlier else []), *found.questions]
+            )
         except CallFailedError as exc:
             return None, usage, f"embedding failed: {exc}"
-        similarities = [clipped_cosine(vectors[0], row) for row in vectors[1:]]
+        asked = question_vector(vectors[0], vectors[1] if earlier else None)
+        written = vectors[2:] if earlier else vectors[1:]
+        similarities = [clipped_cosine(asked, row) for row in written]
         score = sum(similarities) / len(similarities)
         details.update(
             noncommittal=False,

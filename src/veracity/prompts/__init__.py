@@ -49,6 +49,7 @@ __all__ = [
     "approx_tokens",
     "checked_reply_bounds",
     "conversation_fingerprints",
+    "earlier_turn",
     "find_abstention",
     "follows_up",
     "history_block",
@@ -108,6 +109,7 @@ if TYPE_CHECKING:
     from veracity.prompts.conversation import (
         HISTORY_NOTES,
         conversation_fingerprints,
+        earlier_turn,
         follows_up,
         history_block,
         history_size,

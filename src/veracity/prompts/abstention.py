@@ -41,11 +41,14 @@ DEFAULT_ABSTENTION_PHRASES: tuple[str, ...] = (
     "i can't find",
     "i could not find",
     "i couldn't find",
-    "i {don't|do not} have {any |}{information|details|knowledge|access}",
+    # "I do not have that information", "I don't have a specific recommendation".
+    "i {don't|do not} have {any |a |an |the |that |this |such |much |}"
+    "{specific |exact |detailed |more |further |}"
+    "{information|details|knowledge|access|answer|recommendation|list|name|names}",
     "i have no {information|details|knowledge|access}",
     "no relevant information",
     "{unable|not able} to {find|locate|provide|help|assist}",
-    "i {cannot|can't|could not|couldn't} {locate|help|assist|provide|say|tell}",
+    "i {cannot|can't|could not|couldn't} {locate|help|assist|provide|say|tell|explain}",
     f"{{the|these|this|those}} {_GIVEN}{_DOCUMENTS} "
     "{don't|do not|doesn't|does not|didn't|did not} "
     "{say|mention|answer|contain|provide|specify|state|address|discuss|indicate|give|tell}",
@@ -168,8 +171,9 @@ def abstains(answer: str, phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES) -
     """What shows that the whole ``answer`` says nothing to check, or ``None``.
 
     Every sentence (and every part between ``;`` or ``:``) must be an abstention ("I'm
-    sorry, I don't have information about X", "The documents don't answer this") or
-    courtesy ("Thanks!", "You're welcome", "Hope this helps"). The result is the first
+    sorry, I don't have information about X", "The documents don't answer this"), courtesy
+    ("Thanks!", "You're welcome", "Hope this helps") or a question (the question repeated
+    before "I'm not sure"). The result is the first
     abstention found, else the first courtesy sentence, as the answer words it
     (lower-cased). A hedge that goes on to answer ("I'm not sure, but it was 1889"; "I
     don't know, he was there before") is an answer, not an abstention.
@@ -182,6 +186,8 @@ def abstains(answer: str, phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES) -
         if is_courtesy(part):
             courtesy = courtesy or _normalised(part).strip().strip(".!?,;: ")
             continue
+        if part.rstrip().endswith("?"):
+            continue  # a question asks, it claims nothing: "Who wrote it? I'm not sure."
         found = _first_match(part, phrases)
         if found is None:
             return None

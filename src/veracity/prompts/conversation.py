@@ -124,17 +124,24 @@ def follows_up(question: str) -> bool:
     )
 
 
-def question_in_context(question: str, history: Sequence[Turn]) -> str:
-    """The question as a reader of the conversation takes it, for comparisons by embedding
-    or word overlap (no judge reads the conversation there): a follow-up question is read
-    after the latest user turn (or, when no turn has a role, the latest turn); any other
-    question, or one without history, is read as it is."""
+def earlier_turn(question: str, history: Sequence[Turn]) -> str | None:
+    """The earlier turn a follow-up question leans on: the latest user turn (or, when no
+    turn has a role, the latest turn); ``None`` for any other question, or one without
+    history."""
     if not history or not follows_up(question):
-        return question
+        return None
     if all(turn.role is None for turn in history):
         earlier: Turn | None = history[-1]
     else:
         earlier = next((t for t in reversed(history) if t.role == "user"), None)
     if earlier is None or not earlier.content.strip():
-        return question
-    return f"{earlier.content.strip()} {question}"
+        return None
+    return earlier.content.strip()
+
+
+def question_in_context(question: str, history: Sequence[Turn]) -> str:
+    """The question as a reader of the conversation takes it, for comparisons by word or
+    by passage (no judge reads the conversation there): a follow-up question is read after
+    the turn it leans on (:func:`earlier_turn`); any other question is read as it is."""
+    earlier = earlier_turn(question, history)
+    return question if earlier is None else f"{earlier} {question}"

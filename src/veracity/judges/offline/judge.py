@@ -9,7 +9,14 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from veracity.embeddings import Embedder, Matrix, ModelOutputError, clipped_cosine, cut_texts
+from veracity.embeddings import (
+    Embedder,
+    Matrix,
+    ModelOutputError,
+    clipped_cosine,
+    cut_texts,
+    question_vector,
+)
 from veracity.embeddings.local import DEFAULT_NAME as DEFAULT_EMBEDDER
 from veracity.embeddings.weights import (
     MissingLocalModelError,
@@ -23,7 +30,7 @@ from veracity.judges.offline.claims import extract
 from veracity.judges.offline.features import FEATURES, ClaimFeatures, features_of
 from veracity.judges.offline.params import OfflineParams, ParamsError, load_params
 from veracity.judges.offline.verdicts import Assessment, assess, classify
-from veracity.prompts import PromptBudget, abstains, question_in_context
+from veracity.prompts import PromptBudget, abstains, earlier_turn, question_in_context
 from veracity.transport import JudgeFatalError
 from veracity.transport.limits import DEFAULT_CONCURRENCY
 from veracity.types import (
@@ -246,16 +253,16 @@ class OfflineJudge:
     async def rate_relevance(
         self, question: str, answer: str, *, iteration: int, history: Sequence[Turn] = ()
     ) -> JudgeOutcome[RelevanceRating]:
-        read_as = question_in_context(question, history)
+        earlier = earlier_turn(question, history)
         return await within_budget(
             self.prompt_budget,
-            (read_as, answer),
+            (question, earlier or "", answer),
             (),
-            lambda _: self._rate(read_as, answer, follow_up=read_as != question),
+            lambda _: self._rate(question, answer, earlier),
         )
 
     async def _rate(
-        self, question: str, answer: str, *, follow_up: bool = False
+        self, question: str, answer: str, earlier: str | None = None
     ) -> JudgeOutcome[RelevanceRating]:
         started = time.perf_counter()
         phrase = abstains(answer)
@@ -263,11 +270,12 @@ class OfflineJudge:
             rating = RelevanceRating(score=0.0, reason=f"the answer abstains ({phrase!r})")
             return JudgeOutcome(value=rating, latency_s=time.perf_counter() - started)
         try:
-            vectors = await self.embed([question, answer])
+            vectors = await self.embed([answer, question, *([earlier] if earlier else [])])
         except ModelOutputError as exc:
             return JudgeOutcome(value=None, error=str(exc), latency_s=time.perf_counter() - started)
-        score = clipped_cosine(vectors[0], vectors[1])
-        read = " (a follow-up, read after the latest user turn)" if follow_up else ""
+        asked = question_vector(vectors[1], vectors[2] if earlier else None)
+        score = clipped_cosine(asked, vectors[0])
+        read = " (a follow-up, read with the latest user turn)" if earlier else ""
         reason = (
             f"cosine similarity {score:.2f} between the question{read} and the answer "
             f"({self.embedder_name})"
