@@ -2,9 +2,9 @@
 with negatives constructed the ARES way, against word overlap.
 
 ``mtragun_dev.jsonl`` (507 tasks; the history in the benchmark's own ``{speaker, text}``
-shape) has a reference answer in each task's ``answer`` field, and no relevance ratings. Each answerable task's reference
-with its own question is relevant ("own"); negatives put a reference beside a question it
-does not answer:
+shape) has a reference answer in each task's ``answer`` field, and no relevance ratings.
+Each answerable task's reference with its own question is relevant ("own"); negatives put
+a reference beside a question it does not answer:
 
 - ``same_conversation``: the assistant's latest answer earlier in the same conversation
   (each task is one turn of its conversation; the hard case: same topic, same
@@ -117,10 +117,11 @@ async def abstention_shares(judge: OfflineJudge, tasks: Sequence[Sample]) -> dic
     """How many references the judge reads as abstaining: of unanswerable tasks (should
     be all) and of answerable ones (should be none)."""
     found: dict[str, object] = {}
+    unanswerable = [t for t in tasks if t.metadata["label"]["answerability"] == "UNANSWERABLE"]
     for name, chosen in (
-        ("unanswerable", [t for t in tasks if t.metadata["label"]["answerability"] == "UNANSWERABLE"]),
+        ("unanswerable", unanswerable),
         ("answerable", [t for t in tasks if answerable(t)]),
-    ):  # fmt: skip
+    ):
         outcomes = await asyncio.gather(
             *(judge.rate_relevance(t.question, t.answer, iteration=0) for t in chosen)
         )
