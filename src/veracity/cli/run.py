@@ -45,17 +45,6 @@ def _bad_rows(rows: list[RowError], what: str) -> None:
         err_console.print(f"… and {len(rows) - MAX_SHOWN} more", highlight=False)
 
 
-def _metrics(settings: RunConfig) -> list[Metric]:
-    from veracity.metrics import resolve_metrics
-
-    return resolve_metrics(
-        settings.metrics,
-        settings.rubric_table,
-        ragas_weights=settings.weights,
-        abstention_phrases=settings.abstention_phrases,
-    )
-
-
 def _gates(
     settings: RunConfig, metrics: list[Metric], calibration: CalibrationFile | None = None
 ) -> dict[str, float]:
@@ -173,6 +162,7 @@ def _progress(
     "structured_output", "max_tokens", "prompt_budget", "truncate_contexts",
     "unfounded_support", "cache", "cache_max_size", "thresholds", "embedder",
     "max_error_rate", "executor", "ray_address", "batch", "calibration",
+    "citation_index_base",
 )  # fmt: skip
 def run(
     dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
@@ -212,7 +202,7 @@ def run(
     if retry_errors and not has_run:
         raise fail(f"--retry-errors: there is no run in {run_dir} whose errors to retry")
     try:
-        chosen = _metrics(settings)
+        chosen = settings.resolved_metrics()
         calibrator = _calibration(settings.calibration)
         gates = _gates(settings, chosen, calibrator)
         the_judge = settings.make_judge()
@@ -317,7 +307,7 @@ def estimate(
 
     check_dataset(dataset)
     try:
-        chosen = _metrics(settings)
+        chosen = settings.resolved_metrics()
     except _settings_errors() as exc:
         raise fail(str(exc)) from exc
     if settings.batch and settings.judge_spec.partition("/")[0] not in BATCH_DISCOUNT:

@@ -6,7 +6,7 @@ the key), the command line's flags and ``evaluate``'s keywords override its fiel
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
@@ -31,6 +31,7 @@ from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 # The judges, prompts and types load when a run is made, not for the command line's help.
 if TYPE_CHECKING:
     from veracity.judges import Judge
+    from veracity.metrics import Metric
     from veracity.transport.pricing import Price
     from veracity.types.judgements import Rubric
 
@@ -198,6 +199,13 @@ class RunConfig(_Spec):
         "anthropic/): half price, answers within 24 h.",
     )
     batch_poll_s: Seconds = 30.0
+    citation_index_base: StrictInt = Field(
+        default=1,
+        ge=0,
+        le=1,
+        description="What the answers' citation numbers count from: 1 ([1] is the first "
+        "context) or 0.",
+    )
     calibration: str | None = Field(
         default=None,
         min_length=1,
@@ -273,6 +281,21 @@ class RunConfig(_Spec):
             max_tokens=self.max_tokens,
             prompt_budget=self.budget,
             unfounded_support=self.unfounded_support,
+        )
+
+    def resolved_metrics(
+        self, names: Sequence[str] | None = None, rubrics: Mapping[str, Rubric] | None = None
+    ) -> list[Metric]:
+        """The metrics called ``names`` (default: :attr:`metrics`) with these settings'
+        rubrics (and ``rubrics`` over them), weights, abstention phrases and citation base."""
+        from veracity.metrics import resolve_metrics
+
+        return resolve_metrics(
+            self.metrics if names is None else names,
+            self.rubric_table | dict(rubrics or {}),
+            ragas_weights=self.weights,
+            abstention_phrases=self.abstention_phrases,
+            citation_index_base=self.citation_index_base,
         )
 
     @property

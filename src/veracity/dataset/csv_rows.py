@@ -23,7 +23,7 @@ _FIELD_LIMIT = 2**31 - 1
 #: Columns whose empty cell is an empty string, not an absent value.
 _TEXT_FIELDS = frozenset({"question", "answer"})
 #: Columns whose cell holds JSON (an object).
-_JSON_FIELDS = frozenset({"metadata", ANSWERS_FIELD})
+_JSON_FIELDS = frozenset({"metadata", "citations", ANSWERS_FIELD})
 #: Columns whose cell holds a JSON array, or plain text that is its one item.
 _LIST_FIELDS = frozenset({"contexts", "history"})
 

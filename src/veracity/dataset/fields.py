@@ -12,6 +12,7 @@ CANONICAL_FIELDS: Final = (
     "answer",
     "reference",
     "history",
+    "citations",
     "question_type",
     "system",
     "metadata",

@@ -9,11 +9,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from veracity.dataset.citations import read_citations
 from veracity.dataset.columns import DEFAULT_COLUMNS, Columns
 from veracity.dataset.fields import ANSWERS_FIELD, a_json_type
 from veracity.dataset.ids import stable_sample_id
 from veracity.dataset.turns import TurnProblem, read_turns, split_conversation
-from veracity.types.sample import Sample, Turn
+from veracity.types.sample import Citation, Sample, Turn
 
 
 class RowProblem(Exception):
@@ -67,6 +68,13 @@ def _as_question(name: str, value: object) -> str | tuple[Turn, ...]:
     return _as_str(name, value)
 
 
+def _as_citations(name: str, value: object) -> tuple[Citation, ...]:
+    try:
+        return read_citations(name, value)
+    except ValueError as exc:
+        raise RowProblem(str(exc)) from None
+
+
 def _as_metadata(name: str, value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RowProblem(f"field '{name}' must be an object, got {a_json_type(value)}")
@@ -80,6 +88,7 @@ _CONVERT: dict[str, Callable[[str, object], object]] = {
     "answer": _as_str,
     "reference": _as_str,
     "history": _as_history,
+    "citations": _as_citations,
     "question_type": _as_str,
     "system": _as_str,
     "metadata": _as_metadata,
@@ -125,6 +134,7 @@ class _Fields:
     answer: str | None = None
     reference: str | None = None
     history: tuple[Turn, ...] = ()
+    citations: tuple[Citation, ...] = ()
     question_type: str | None = None
     system: str | None = None
     metadata: dict[str, Any] | None = None
@@ -240,6 +250,7 @@ def _samples(row: Mapping[str, object], columns: Columns) -> list[Sample]:
                 answer=answer,
                 reference=fields.reference,
                 history=fields.history,
+                citations=fields.citations,
                 question_type=fields.question_type,
                 system=system,
                 metadata=dict(metadata),

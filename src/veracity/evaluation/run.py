@@ -46,7 +46,6 @@ from veracity.metrics import (
     Need,
     RubricMetric,
     no_metric_error,
-    resolve_metrics,
 )
 from veracity.prompts import rubric_template
 from veracity.report import SummaryBuilder, checked_error_rate, thresholds_from_settings
@@ -148,9 +147,7 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
     })  # fmt: skip
     # Checked before anything opens: a run that cannot start should not half-start.
     run_metrics = metrics_runner(run.executor, run.ray_address)
-    chosen = _resolved(
-        run.metrics if metrics is None else metrics, run.rubric_table | dict(rubrics or {})
-    )
+    chosen = _resolved(run.metrics if metrics is None else metrics, run, rubrics)
     # Samples of a kind no row can be read from fail here, before any model is made.
     items, dataset_path = items_from(samples, column_map)
     the_judge, shared = _with_chat_stack(
@@ -491,11 +488,15 @@ def _expected(
 
 
 def _resolved(
-    metrics: str | Metric | Sequence[str | Metric], rubrics: Mapping[str, Rubric] | None
+    metrics: str | Metric | Sequence[str | Metric],
+    run: RunConfig,
+    rubrics: Mapping[str, Rubric] | None,
 ) -> list[Metric]:
+    """Metrics by name, made with the run's settings (its rubrics, weights, abstention
+    phrases…), and metric objects as they are."""
     if isinstance(metrics, str) or not isinstance(metrics, Sequence):
         metrics = [metrics]  # one name ("faithfulness" is not seven one-letter names)
-    chosen = [resolve_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
+    chosen = [run.resolved_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
     if not chosen:  # a run of no metric would measure nothing, and say nothing of it
         raise no_metric_error(metrics)
     return chosen

@@ -11,6 +11,7 @@ __all__ = [
     "AnswerClassification",
     "AnswerRelevance",
     "BertScore",
+    "Citations",
     "ContextPrecision",
     "ContextRecall",
     "FactualAccuracy",
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from veracity.metrics.answer_classification import AnswerClassification
     from veracity.metrics.answer_relevance import AnswerRelevance
     from veracity.metrics.base import Metric, Models, Need, SampleWork, judge_error
+    from veracity.metrics.citation import Citations
     from veracity.metrics.context_precision import ContextPrecision, average_precision
     from veracity.metrics.context_recall import ContextRecall
     from veracity.metrics.factual_accuracy import FactualAccuracy, grade

@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from veracity.judges import Judge, JudgeOutcome
+from veracity.metrics.cited_spans import without_markers
 from veracity.types import ClaimVerdict, MetricResult, Sample, Status, Usage
 
 if TYPE_CHECKING:
@@ -84,12 +85,14 @@ class SampleWork:
         return self._tasks[key]
 
     async def claims(self) -> JudgeOutcome[tuple[str, ...]]:
-        """The answer's atomic claims."""
+        """The answer's atomic claims, drawn from it without its citation markers (``[2]``
+        is where a claim comes from, not part of what it says)."""
         sample = self.sample
+        answer = without_markers(sample.answer)
         outcome: JudgeOutcome[tuple[str, ...]] = await self._once(
             "claims",
             lambda: self.judge.extract_claims(
-                sample.question, sample.answer, iteration=self.iteration, history=sample.history
+                sample.question, answer, iteration=self.iteration, history=sample.history
             ),
         )
         return outcome

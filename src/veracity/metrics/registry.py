@@ -8,6 +8,7 @@ from veracity._suggest import did_you_mean
 from veracity.metrics.answer_classification import AnswerClassification
 from veracity.metrics.answer_relevance import AnswerRelevance
 from veracity.metrics.base import Metric
+from veracity.metrics.citation import Citations
 from veracity.metrics.context_precision import ContextPrecision
 from veracity.metrics.context_recall import ContextRecall
 from veracity.metrics.factual_accuracy import FactualAccuracy
@@ -28,6 +29,8 @@ METRICS: dict[str, Callable[[], Metric]] = {
     "bert_score": BertScore,
     "answer_classification": AnswerClassification,
     "rubric": RubricMetric,
+    "citation_recall": Citations,
+    "citation_precision": lambda: Citations("precision"),
 }
 
 
@@ -49,11 +52,13 @@ def resolve_metrics(
     *,
     ragas_weights: Mapping[str, float] | None = None,
     abstention_phrases: Sequence[str] | None = None,
+    citation_index_base: int = 1,
 ) -> list[Metric]:
     """Metric objects for ``names`` (de-duplicated, order kept). ``rubric:NAME`` is the
     user-defined rubric ``NAME`` from ``rubrics`` (the config file's); ``ragas_weights``
     replace the ragas score's default weights; ``abstention_phrases`` replace the default
-    phrases of faithfulness and answer_classification."""
+    phrases of faithfulness and answer_classification; ``citation_index_base`` is what the
+    citation metrics count context numbers from."""
     metrics: list[Metric] = []
     for name in dict.fromkeys(n.strip() for n in names if n.strip()):
         if name == "ragas_score" and ragas_weights:
@@ -62,6 +67,8 @@ def resolve_metrics(
             metrics.append(Faithfulness(abstention_phrases=tuple(abstention_phrases)))
         elif name == "answer_classification" and abstention_phrases is not None:
             metrics.append(AnswerClassification(abstention_phrases=tuple(abstention_phrases)))
+        elif name in ("citation_recall", "citation_precision"):
+            metrics.append(Citations(name.removeprefix("citation_"), citation_index_base))  # type: ignore[arg-type]
         elif name in METRICS:
             metrics.append(METRICS[name]())
         elif name.startswith("rubric:"):

@@ -30,13 +30,18 @@ def failing_claims(details: dict[str, Any]) -> tuple[list[dict[str, str]], int]:
         if not isinstance(items, list):
             continue
         for item in items:
-            if not isinstance(item, dict) or item.get("verdict") == Verdict.SUPPORTED.value:
+            if not isinstance(item, dict):
+                continue
+            # A citation metric's claim fails on its attribution: supported, but cited to
+            # another passage (or citing none), is "misattributed".
+            failed = item.get("attribution", item.get("verdict"))
+            if failed in (Verdict.SUPPORTED.value, "cited"):
                 continue
             found.append(
                 {
                     "kind": kind,
                     "claim": cut(item.get(text_key)),
-                    "verdict": cut(item.get("verdict"), 40),
+                    "verdict": cut(failed, 40),
                     "reason": cut(item.get("reason")),
                     "evidence": cut(item.get("evidence")),
                 }

@@ -31,6 +31,7 @@ STATUS_LABELS = {
     Status.NO_CLAIMS.value: "no claims",
     Status.MISSING_REFERENCE.value: "no reference",
     Status.NO_CONTEXTS.value: "no contexts",
+    Status.NO_CITATIONS.value: "no citations",
     Status.JUDGE_ERROR.value: "judge error",
     Status.UNSUPPORTED_BY_JUDGE.value: "not supported by this judge",
     Status.INVALID_INPUT.value: "invalid input",

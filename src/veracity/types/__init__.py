@@ -21,7 +21,7 @@ from veracity.types.results import (
     Usage,
     Verdict,
 )
-from veracity.types.sample import ROLES, Sample, Turn, TurnRole
+from veracity.types.sample import ROLES, Citation, Sample, Turn, TurnRole
 from veracity.types.tokens import TokenLogprob
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "UNSCORED_STATUSES",
     "AnswerClass",
     "ChunkJudgement",
+    "Citation",
     "ClaimVerdict",
     "Classification",
     "CriterionScore",

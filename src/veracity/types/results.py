@@ -16,6 +16,7 @@ class Status(StrEnum):
     NO_CLAIMS = "no_claims"
     MISSING_REFERENCE = "missing_reference"
     NO_CONTEXTS = "no_contexts"
+    NO_CITATIONS = "no_citations"
     JUDGE_ERROR = "judge_error"
     UNSUPPORTED_BY_JUDGE = "unsupported_by_judge"
     INVALID_INPUT = "invalid_input"
@@ -30,6 +31,7 @@ UNSCORED_STATUSES = frozenset(
         Status.INVALID_INPUT,
         Status.SKIPPED,
         Status.MISSING_REFERENCE,
+        Status.NO_CITATIONS,
     }
 )
 

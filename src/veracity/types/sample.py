@@ -22,6 +22,17 @@ class Turn(BaseModel):
     content: str
 
 
+class Citation(BaseModel):
+    """Which contexts a sentence (or claim) of the answer cites, where the answer does not
+    mark them inline: the indices as the dataset gives them (1-based unless the run
+    declares 0, ``citation_index_base``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    contexts: tuple[int, ...]
+
+
 class Sample(BaseModel):
     """One answer from one RAG system to one question.
 
@@ -39,6 +50,7 @@ class Sample(BaseModel):
     answer: str
     reference: str | None = None
     history: tuple[Turn, ...] = ()
+    citations: tuple[Citation, ...] = ()
     question_type: str | None = None
     system: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)

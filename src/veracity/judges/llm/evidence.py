@@ -46,6 +46,17 @@ def quote_in_contexts(quote: str, contexts: Sequence[str]) -> bool:
     return bool(parts) and all(_found(part, normal) for part in parts)
 
 
+def contexts_quoting(quote: str, contexts: Sequence[str]) -> tuple[int, ...]:
+    """The 0-based indices of the contexts that hold all of ``quote``, read as
+    :func:`quote_in_contexts` reads it: where a verdict's evidence is."""
+    parts = [_normal(part) for part in _ELLIPSIS.split(_TAG.sub(" ", quote))]
+    parts = [part for part in parts if part]
+    if not parts:
+        return ()
+    normal = [_normal(context) for context in contexts]
+    return tuple(i for i, one in enumerate(normal) if all(_found(p, [one]) for p in parts))
+
+
 def _found(wanted: str, normal: Sequence[str]) -> bool:
     # Whole words only: "is" is not found in "this".
     if any(f" {wanted} " in f" {context} " for context in normal):

@@ -1,0 +1,173 @@
+"""Citation recall and precision, as ALCE defines them: do an answer's citations point at
+the passages that support its claims?
+
+No call of their own: the answer's claims and their verdicts are faithfulness' (shared,
+asked once), and where each supported claim's support lies is where its verdict's
+evidence is found among the contexts. Each claim is then
+
+- ``cited``: supported by a passage its sentence cites;
+- ``misattributed``: supported, but only by a passage its sentence does not cite (or its
+  sentence cites nothing): right, and pointing the reader elsewhere;
+- ``unsupported``: not supported, or supported on evidence that is in no context.
+
+Recall is the share of claims that are ``cited``; precision the share of citations (a
+sentence citing a passage) whose passage supports a claim of that sentence. An answer
+that cites nothing is ``no_citations`` (unscored, counted).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from veracity.judges.llm.evidence import contexts_quoting
+from veracity.judges.offline.text import content_tokens
+from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error
+from veracity.metrics.cited_spans import CitedSpan, cited_spans
+from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
+
+__all__ = ["Citations"]
+
+Measure = Literal["recall", "precision"]
+
+
+def _span_of(claim: str, spans: Sequence[CitedSpan]) -> int | None:
+    """The span the claim was drawn from: the one holding most of its words."""
+    words = set(content_tokens(claim))
+    best, best_share = None, 0.0
+    for index, span in enumerate(spans):
+        share = len(words & set(content_tokens(span.text))) / len(words) if words else 0.0
+        if share > best_share:
+            best, best_share = index, share
+    return best
+
+
+def _attribution(verdict: ClaimVerdict, support: tuple[int, ...], cites: tuple[int, ...]) -> str:
+    if verdict.verdict is not Verdict.SUPPORTED or not support:
+        return "unsupported"
+    return "cited" if set(support) & set(cites) else "misattributed"
+
+
+@dataclass(frozen=True, slots=True)
+class Citations:
+    """``citation_recall`` or ``citation_precision`` (``measure``). ``index_base`` is what
+    the answer's citation numbers count from (1, or 0 where the data says so)."""
+
+    measure: Measure = "recall"
+    index_base: int = 1
+
+    @property
+    def name(self) -> str:
+        return f"citation_{self.measure}"
+
+    @property
+    def needs(self) -> frozenset[Need]:
+        return frozenset({Need.ANSWER_CLAIMS, Need.VERDICTS})
+
+    async def score(self, work: SampleWork) -> MetricResult:
+        started = time.perf_counter()
+        sample = work.sample
+        spans, notes = cited_spans(sample, self.index_base)
+        citations = [(n, i) for n, span in enumerate(spans) for i in span.cites]
+        if not citations:
+            return self._result(
+                None, Status.NO_CITATIONS, "the answer cites no context", {}, started
+            )
+        if not has_contexts(sample):
+            why = "no contexts retrieved: nothing the answer cites exists"
+            return self._result(0.0, Status.NO_CONTEXTS, why, {"notes": notes}, started)
+        extracted = await work.claims()
+        usage = work.charge(extracted)
+        if extracted.value is None:
+            return judge_error(self.name, "claim extraction", extracted, usage, started)
+        if not extracted.value:
+            why = "the answer makes no factual claim to attribute"
+            return self._result(None, Status.NO_CLAIMS, why, {"notes": notes}, started, usage)
+        shared = await work.verdicts()
+        usage += work.charge(shared)
+        if shared.value is None:
+            return judge_error(self.name, "claim verification", shared, usage, started)
+        claims = self._claims(extracted.value, shared.value, spans, sample.contexts)
+        supporting = {
+            (claim["span"], i)
+            for claim in claims
+            for i in claim["supported_by"]
+            if claim["span"] is not None and claim["verdict"] == Verdict.SUPPORTED.value
+        }
+        precise = [(n, i) for n, i in citations if (n, i) in supporting]
+        cited = [c for c in claims if c["attribution"] == "cited"]
+        details: dict[str, Any] = {
+            "claims": [self._shown(c) for c in claims],
+            "citations": len(citations),
+            "supporting_citations": len(precise),
+            "cited_claims": len(cited),
+            "misattributed": [c["claim"] for c in claims if c["attribution"] == "misattributed"],
+            "index_base": self.index_base,
+        }
+        if notes:
+            details["notes"] = notes
+        if self.measure == "recall":
+            score = len(cited) / len(claims)
+            why = f"{len(cited)} of {len(claims)} claim(s) cite a passage that supports them"
+        else:
+            score = len(precise) / len(citations)
+            why = f"{len(precise)} of {len(citations)} citation(s) support a claim they are on"
+        if details["misattributed"]:
+            why += f"; {len(details['misattributed'])} supported claim(s) cite another passage"
+        return self._result(score, Status.SCORED, why, details, started, usage)
+
+    def _claims(
+        self,
+        claims: Sequence[str],
+        verdicts: dict[str, ClaimVerdict],
+        spans: Sequence[CitedSpan],
+        contexts: Sequence[str],
+    ) -> list[dict[str, Any]]:
+        found = []
+        for claim in claims:
+            verdict = verdicts[claim]
+            span = _span_of(claim, spans)
+            cites = spans[span].cites if span is not None else ()
+            support = contexts_quoting(verdict.evidence, contexts) if verdict.evidence else ()
+            found.append(
+                {
+                    "claim": claim,
+                    "verdict": verdict.verdict.value,
+                    "span": span,
+                    "cites": cites,
+                    "supported_by": support,
+                    "attribution": _attribution(verdict, support, cites),
+                }
+            )
+        return found
+
+    def _shown(self, claim: dict[str, Any]) -> dict[str, Any]:
+        """A claim as details show it: context numbers as the answer writes them."""
+        return {
+            "claim": claim["claim"],
+            "verdict": claim["verdict"],
+            "attribution": claim["attribution"],
+            "cites": [i + self.index_base for i in claim["cites"]],
+            "supported_by": [i + self.index_base for i in claim["supported_by"]],
+        }
+
+    def _result(
+        self,
+        score: float | None,
+        status: Status,
+        reason: str,
+        details: dict[str, Any],
+        started: float,
+        usage: Usage | None = None,
+    ) -> MetricResult:
+        return MetricResult(
+            metric=self.name,
+            score=score,
+            status=status,
+            reason=reason,
+            details=details,
+            usage=usage or Usage(),
+            latency_s=time.perf_counter() - started,
+        )
