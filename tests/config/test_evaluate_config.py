@@ -85,3 +85,16 @@ def test_a_judge_object_keeps_its_own_budget(monkeypatch: pytest.MonkeyPatch) ->
         assert result.results[0].status.value == "scored"
         with pytest.raises(ValueError, match="shape a judge made from a spec"):
             evaluate(paris_rows(1), "faithfulness", judge, prompt_budget=900, progress=False)
+
+
+def test_metrics_named_in_python_get_the_configs_phrases_and_weights(tmp_path: Path) -> None:
+    from veracity.judges.offline import OfflineJudge
+
+    config = RunConfig(abstention_phrases=("no idea at all",), weights={"faithfulness": 1.0})
+    row = {"id": "a", "question": "q", "answer": "No idea at all.", "contexts": ["c"]}
+    result = evaluate(
+        [row], ["faithfulness", "ragas_score"], OfflineJudge(), config=config, progress=False
+    )
+    by_metric = {r.metric: r for r in result.results}
+    assert by_metric["faithfulness"].status.value == "no_claims"  # the config's phrase
+    assert by_metric["ragas_score"].details["weights_used"] == {"faithfulness": 1.0}
