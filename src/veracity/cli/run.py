@@ -162,7 +162,7 @@ def _progress(
     "structured_output", "max_tokens", "prompt_budget", "truncate_contexts",
     "unfounded_support", "cache", "cache_max_size", "thresholds", "embedder",
     "max_error_rate", "executor", "ray_address", "batch", "calibration",
-    "citation_index_base",
+    "citation_index_base", "supported_by_conversation",
 )  # fmt: skip
 def run(
     dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],

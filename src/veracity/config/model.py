@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -199,6 +199,11 @@ class RunConfig(_Spec):
         "anthropic/): half price, answers within 24 h.",
     )
     batch_poll_s: Seconds = 30.0
+    supported_by_conversation: Literal["supported", "unsupported"] = Field(
+        default="supported",
+        description="What a claim the contexts leave open but the conversation supports "
+        "counts as in faithfulness' score (counted in its details either way).",
+    )
     citation_index_base: StrictInt = Field(
         default=1,
         ge=0,
@@ -296,6 +301,7 @@ class RunConfig(_Spec):
             ragas_weights=self.weights,
             abstention_phrases=self.abstention_phrases,
             citation_index_base=self.citation_index_base,
+            conversation_support_counts=self.supported_by_conversation == "supported",
         )
 
     @property

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error
+from veracity.metrics.conversation_support import with_conversation_support
 from veracity.metrics.local_signals import local_signals
 from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, abstains
 from veracity.types import ClaimVerdict, MetricResult, Sample, Status, Usage, Verdict
@@ -63,6 +64,9 @@ class Faithfulness:
     batch_verification: bool = True
     no_claims_score: float | None = 1.0
     abstention_phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES
+    # Whether a claim the conversation supports (supported_by_conversation) counts as
+    # supported in the score; the details count it either way.
+    conversation_support_counts: bool = True
     name: str = "faithfulness"
 
     @property
@@ -129,12 +133,20 @@ class Faithfulness:
                     self.name, "claim verification", verified, usage, started, claims=list(claims)
                 )
             verdicts, notes = verified.value, extracted.notes + verified.notes
+        verdicts, spent, more = await with_conversation_support(work, verdicts)
+        usage, notes = usage + spent, notes + more
         counts = Counter(v.verdict for v in verdicts)
         reason = (
             f"{counts[Verdict.SUPPORTED]} of {len(claims)} claim(s) supported"
             f", {counts[Verdict.CONTRADICTED]} contradicted"
             f", {counts[Verdict.NOT_ENOUGH_INFO]} without enough information"
         )
+        if counts[Verdict.SUPPORTED_BY_CONVERSATION]:
+            counted = "counted as supported" if self.conversation_support_counts else "not counted"
+            reason += (
+                f", {counts[Verdict.SUPPORTED_BY_CONVERSATION]} supported by the conversation "
+                f"({counted})"
+            )
         return self._result(sample, verdicts, Status.SCORED, reason, usage, started, notes)
 
     def _result(
@@ -150,17 +162,24 @@ class Faithfulness:
         counts = Counter(v.verdict for v in verdicts)
         answer = sample.answer
         claims = [v.claim for v in verdicts]
-        supported = [float(v.verdict is Verdict.SUPPORTED) for v in verdicts]
+        supported = [float(self._counts(v)) for v in verdicts]
         score = sum(supported) / len(verdicts)
         details: dict[str, Any] = {
             "claims": [v.model_dump(mode="json", exclude_none=True) for v in verdicts],
             "n_claims": len(verdicts),
-            "counts": {verdict.value: counts[verdict] for verdict in Verdict},
+            # The three-way counts, and the conversation's support where there is any.
+            "counts": {
+                v.value: counts[v]
+                for v in Verdict
+                if v is not Verdict.SUPPORTED_BY_CONVERSATION or counts[v]
+            },
             "supported_share": round(score, 4),
             "grounded_share": round(grounded_share(answer, claims, supported), 4),
             "verification": "batched" if self.batch_verification else "per_claim",
             "scored_by": "verdicts",
         }
+        if counts[Verdict.SUPPORTED_BY_CONVERSATION]:
+            details["supported_by_conversation"] = counts[Verdict.SUPPORTED_BY_CONVERSATION]
         unfounded = sum(bool(v.evidence_not_found) for v in verdicts)
         if unfounded:
             details["evidence_not_found"] = unfounded
@@ -172,8 +191,8 @@ class Faithfulness:
         )
         if unbacked:
             details["unbacked_support"] = unbacked
-        probabilities = [v.p_supported for v in verdicts if v.p_supported is not None]
-        if status is Status.SCORED and len(probabilities) == len(verdicts):
+        if status is Status.SCORED and all(v.p_supported is not None for v in verdicts):
+            probabilities = [self._p_counted(v) for v in verdicts]
             score = sum(probabilities) / len(probabilities)
             reason += f"; expected share supported {score:.2f}, from the judge's probabilities"
             details["scored_by"] = "p_supported"
@@ -191,6 +210,19 @@ class Faithfulness:
             usage=usage,
             latency_s=time.perf_counter() - started,
         )
+
+    def _counts(self, verdict: ClaimVerdict) -> bool:
+        """Whether ``verdict`` counts as supported in the score."""
+        if verdict.verdict is Verdict.SUPPORTED_BY_CONVERSATION:
+            return self.conversation_support_counts
+        return verdict.verdict is Verdict.SUPPORTED
+
+    def _p_counted(self, verdict: ClaimVerdict) -> float:
+        """``verdict``'s P(supported) as the score counts it (0 for the conversation's
+        support when that does not count)."""
+        if verdict.verdict is Verdict.SUPPORTED_BY_CONVERSATION and not self._counts(verdict):
+            return 0.0
+        return float(verdict.p_supported or 0.0)
 
     def _no_claims(
         self,

@@ -16,6 +16,7 @@ from veracity.metrics.faithfulness import Faithfulness
 from veracity.metrics.ragas_score import RagasScore
 from veracity.metrics.rubric import RubricMetric
 from veracity.metrics.similarity import BertScore, SemanticSimilarity
+from veracity.prompts import DEFAULT_ABSTENTION_PHRASES
 from veracity.types import Rubric
 
 METRICS: dict[str, Callable[[], Metric]] = {
@@ -53,18 +54,28 @@ def resolve_metrics(
     ragas_weights: Mapping[str, float] | None = None,
     abstention_phrases: Sequence[str] | None = None,
     citation_index_base: int = 1,
+    conversation_support_counts: bool = True,
 ) -> list[Metric]:
     """Metric objects for ``names`` (de-duplicated, order kept). ``rubric:NAME`` is the
     user-defined rubric ``NAME`` from ``rubrics`` (the config file's); ``ragas_weights``
     replace the ragas score's default weights; ``abstention_phrases`` replace the default
     phrases of faithfulness and answer_classification; ``citation_index_base`` is what the
-    citation metrics count context numbers from."""
+    citation metrics count context numbers from; ``conversation_support_counts`` whether
+    faithfulness counts a claim the conversation supports as supported."""
     metrics: list[Metric] = []
     for name in dict.fromkeys(n.strip() for n in names if n.strip()):
         if name == "ragas_score" and ragas_weights:
             metrics.append(RagasScore(weights=dict(ragas_weights)))
-        elif name == "faithfulness" and abstention_phrases is not None:
-            metrics.append(Faithfulness(abstention_phrases=tuple(abstention_phrases)))
+        elif name == "faithfulness":
+            phrases = (
+                DEFAULT_ABSTENTION_PHRASES if abstention_phrases is None else abstention_phrases
+            )
+            metrics.append(
+                Faithfulness(
+                    abstention_phrases=tuple(phrases),
+                    conversation_support_counts=conversation_support_counts,
+                )
+            )
         elif name == "answer_classification" and abstention_phrases is not None:
             metrics.append(AnswerClassification(abstention_phrases=tuple(abstention_phrases)))
         elif name in ("citation_recall", "citation_precision"):

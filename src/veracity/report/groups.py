@@ -52,6 +52,7 @@ class Group:
     claims: int | None = None
     evidence_not_found: int = 0
     unbacked_support: int = 0
+    supported_by_conversation: int = 0
     # Results whose texts a local model read only the start of (``details["cut"]``).
     cut: int = 0
     # Calibrated probabilities (a run with ``--calibration``), with their items.
@@ -73,6 +74,9 @@ class Group:
             self.claims = (self.claims or 0) + int(record.details["n_claims"])
             self.evidence_not_found += int(record.details.get("evidence_not_found", 0))
             self.unbacked_support += int(record.details.get("unbacked_support", 0))
+            self.supported_by_conversation += int(
+                record.details.get("supported_by_conversation", 0)
+            )
         self.cut += bool(record.details.get("cut"))
         if record.calibrated is not None:
             self.calibrated.append(record.calibrated)
@@ -102,6 +106,7 @@ class Group:
                     "claims": self.claims,
                     "evidence_not_found": self.evidence_not_found,
                     "unbacked_support": self.unbacked_support,
+                    "supported_by_conversation": self.supported_by_conversation,
                 }
             ),
             **({"cut": self.cut} if self.cut else {}),
@@ -133,6 +138,11 @@ def caveats(stats: Mapping[str, Any]) -> list[str]:
         found.append(
             f"supported, name or number not in contexts {stats['unbacked_support']}/"
             f"{stats['claims']}"
+        )
+    if stats.get("supported_by_conversation"):
+        found.append(
+            f"supported by the conversation, not the contexts "
+            f"{stats['supported_by_conversation']}/{stats['claims']}"
         )
     if stats.get("cut"):
         found.append(f"cut to the model's length {stats['cut']}")

@@ -37,11 +37,13 @@ UNSCORED_STATUSES = frozenset(
 
 
 class Verdict(StrEnum):
-    """How a claim stands against the retrieved contexts."""
+    """How a claim stands against the retrieved contexts (and, when they leave it open,
+    the conversation before the question: ``supported_by_conversation``)."""
 
     SUPPORTED = "supported"
     CONTRADICTED = "contradicted"
     NOT_ENOUGH_INFO = "not_enough_info"
+    SUPPORTED_BY_CONVERSATION = "supported_by_conversation"
 
 
 class Usage(BaseModel):

@@ -155,7 +155,8 @@ def read_verdicts_reply(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | Pars
     return READING(text)
 
 
-_LABELS = {verdict.value: verdict for verdict in Verdict}
+# The labels a judge is asked for (supported_by_conversation is veracity's, not the judge's).
+_LABELS = {v.value: v for v in (Verdict.SUPPORTED, Verdict.CONTRADICTED, Verdict.NOT_ENOUGH_INFO)}
 
 
 def with_p_supported(

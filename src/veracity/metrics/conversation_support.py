@@ -1,0 +1,83 @@
+"""Claims the contexts leave unsupported but the conversation supports.
+
+"As you mentioned, you live in Ohio" is not a hallucination when the user said so: a
+claim the contexts give not enough information for is judged again, in one batched call
+of the same question, against the conversation's turns (the user's and the assistant's,
+not the system's). Supported there, it becomes ``supported_by_conversation``, its evidence
+the turn it rests on, unless a name or number of it is nowhere in the conversation (a
+small judge is lenient: "the Dayton store opens at 8 am" passed on "we have stores in
+Columbus and Dayton"). Contradicted claims stay as they are: what the contexts contradict
+is not made right by having been said before. Both judges, through ``verify_claims``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from veracity.judges import JudgeOutcome
+from veracity.judges.llm.evidence import contexts_quoting
+from veracity.metrics.base import SampleWork
+from veracity.metrics.local_signals import local_signals
+from veracity.types import ClaimVerdict, Turn, Usage, Verdict
+
+__all__ = ["with_conversation_support"]
+
+_READ_ROLES = (None, "user", "assistant")
+
+
+def _turns(history: Sequence[Turn]) -> list[tuple[int, Turn]]:
+    return [(n, t) for n, t in enumerate(history, 1) if t.role in _READ_ROLES and t.content]
+
+
+def _rested_on(verdict: ClaimVerdict, turns: Sequence[tuple[int, Turn]]) -> ClaimVerdict:
+    """The conversation's verdict on a claim, as the claim's verdict."""
+    where = contexts_quoting(verdict.evidence, [t.content for _, t in turns])
+    if where:
+        number, turn = turns[where[0]]
+        said = f"turn {number} ({turn.role})" if turn.role else f"turn {number}"
+    else:
+        said = "the conversation"
+    return verdict.model_copy(
+        update={
+            "verdict": Verdict.SUPPORTED_BY_CONVERSATION,
+            "reason": f"not in the contexts, but {said} supports it: {verdict.reason}".strip(),
+        }
+    )
+
+
+def _unbacked(claim: str, said: Sequence[str]) -> bool:
+    """A name or number of the claim is nowhere in the conversation: whatever the judge
+    said, the conversation does not hold it ("the Dayton store opens at 8 am" is not in
+    "we have stores in Columbus and Dayton")."""
+    _, (signals,) = local_signals("", [claim], said)
+    return signals.unbacked
+
+
+async def with_conversation_support(
+    work: SampleWork, verdicts: tuple[ClaimVerdict, ...]
+) -> tuple[tuple[ClaimVerdict, ...], Usage, tuple[str, ...]]:
+    """``verdicts`` with those the conversation supports marked so, the usage of asking,
+    and notes (a failed check keeps the contexts' verdicts, and says so)."""
+    turns = _turns(work.sample.history)
+    open_claims = [v.claim for v in verdicts if v.verdict is Verdict.NOT_ENOUGH_INFO]
+    if not turns or not open_claims:
+        return verdicts, Usage(), ()
+    checked: JudgeOutcome[tuple[ClaimVerdict, ...]] = await work.judge.verify_claims(
+        open_claims, [t.content for _, t in turns], iteration=work.iteration
+    )
+    if checked.value is None:
+        why = f"the conversation could not be checked for unsupported claims: {checked.error}"
+        return verdicts, checked.usage, (why,)
+    said = [t.content for _, t in turns]
+    by_claim = {
+        v.claim: v
+        for v in checked.value
+        if v.verdict is Verdict.SUPPORTED and not _unbacked(v.claim, said)
+    }
+    marked = tuple(
+        _rested_on(by_claim[v.claim], turns)
+        if v.verdict is Verdict.NOT_ENOUGH_INFO and v.claim in by_claim
+        else v
+        for v in verdicts
+    )
+    return marked, checked.usage, checked.notes
