@@ -189,3 +189,43 @@ def test_label_probabilities_come_from_the_real_servers_log_probabilities(
     ]
     assert labels, [r["details"] for r in scored]
     assert all(math.isclose(sum(p.values()), 1.0, abs_tol=1e-6) for p in labels)
+
+
+def test_citations_and_conversation_support_with_a_real_model(
+    llama_server: str, tmp_path: Path
+) -> None:
+    """Citation recall on a real model's claims and verdicts (no call of its own), an answer
+    citing nothing unscored, and a conversation's turns checked for open claims."""
+    contexts = [
+        "The Eiffel Tower was finished in 1889 for the World's Fair.",
+        "The Eiffel Tower is 330 metres tall.",
+    ]
+    rows = [
+        {"id": "cited", "question": "Tell me about the Eiffel Tower.", "contexts": contexts,
+         "answer": "The Eiffel Tower was finished in 1889 [2]. It is 330 metres tall [1]."},
+        {"id": "uncited", "question": "Tell me about the Eiffel Tower.", "contexts": contexts,
+         "answer": "The Eiffel Tower is 330 metres tall."},
+        {"id": "talk", "question": "And how tall is it?", "contexts": contexts[1:],
+         "history": [{"speaker": "user", "text": "I am in Paris, near the Eiffel Tower."},
+                     {"speaker": "agent", "text": "Enjoy the view!"}],
+         "answer": "You are in Paris. The Eiffel Tower is 330 metres tall."},
+    ]  # fmt: skip
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "run"
+    _run(dataset, out, llama_server, "faithfulness,citation_recall")
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    by_key = {(r["sample_id"], r["metric"]): r for r in results}
+    assert by_key["uncited", "citation_recall"]["status"] == "no_citations"
+    cited = by_key["cited", "citation_recall"]
+    assert cited["usage"]["calls"] == 0  # faithfulness' claims and verdicts, shared
+    if cited["status"] == "scored":
+        assert 0.0 <= cited["score"] <= 1.0
+        assert {c["attribution"] for c in cited["details"]["claims"]} <= {
+            "cited", "misattributed", "unsupported",
+        }  # fmt: skip
+        assert all("[" not in c["claim"] for c in cited["details"]["claims"])  # markers out
+    talk = by_key["talk", "faithfulness"]
+    assert talk["status"] in ("scored", "judge_error", "no_claims"), talk["reason"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert "supported_by_conversation" in summary["metrics"]["faithfulness"]["overall"]
