@@ -272,7 +272,7 @@ def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     overall = summary["metrics"]["faithfulness"]["overall"]
-    assert overall["n"] == 13
+    assert overall["n"] == 17
     assert set(summary["metrics"]["faithfulness"]["by_system"]) == {"baseline", "reranked"}
     assert set(summary["metrics"]) >= {"context_recall", "ragas_score", "answer_classification"}
     assert "rule-based fake" in proc.stderr

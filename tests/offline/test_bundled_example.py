@@ -19,6 +19,7 @@ PLANTED = {
     ("eiffel", "baseline"): "It is the tallest building in Europe.",
     ("insulin", "baseline"): "Insulin is produced by the liver.",
     ("python", "reranked"): "Python was not released until 2001.",
+    ("tower-height", "baseline"): "It is the tallest structure in Paris.",
 }
 FAITHFUL = [("eiffel", "reranked"), ("insulin", "reranked"), ("refund", "reranked")]
 
@@ -47,3 +48,19 @@ async def test_every_planted_error_is_not_supported(
         record = by_key[key]
         assert all(c["verdict"] == "supported" for c in record.details["claims"]), key
         assert record.score is not None and record.score > 0.8, key
+
+
+async def test_the_misattributed_citation_is_caught() -> None:
+    result = await aevaluate(
+        str(EXAMPLE), ["citation_recall", "citation_precision"], OfflineJudge()
+    )
+    by_key = {(r.sample_id, r.system, r.metric): r for r in result.results}
+    wrong = by_key["eiffel-cited", "baseline", "citation_recall"]
+    assert wrong.details["misattributed"] == ["Its construction was completed in 1889."]
+    assert (
+        wrong.score == 0.5 and by_key["eiffel-cited", "baseline", "citation_precision"].score == 0.5
+    )
+    right = by_key["eiffel-cited", "reranked", "citation_recall"]
+    assert right.score == 1.0 and right.details["misattributed"] == []
+    # The other answers cite nothing: unscored, counted.
+    assert by_key["eiffel", "baseline", "citation_recall"].status is Status.NO_CITATIONS
