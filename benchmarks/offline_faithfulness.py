@@ -58,13 +58,22 @@ from veracity.metrics import Faithfulness
 from veracity.types import ResultRecord, Status
 
 
-async def run_set(judge: OfflineJudge, name: str, rows: list[Row]) -> dict[str, Any]:
+async def run_set(
+    judge: OfflineJudge, name: str, rows: list[Row], question_as_turn: str | None = None
+) -> dict[str, Any]:
     samples = [
         {"id": r.id, "question": r.question, "contexts": list(r.contexts), "answer": r.answer}
         for r in rows
     ]
+    metric = Faithfulness()
+    if question_as_turn is not None:
+        # The question is the user's last turn (BEGIN's dialogues): what the answer takes
+        # from it can be supported by the conversation, counted or not.
+        for sample in samples:
+            sample["history"] = [{"role": "user", "content": sample["question"]}]
+        metric = Faithfulness(conversation_support_counts=question_as_turn == "counted")
     started = time.perf_counter()
-    result = await aevaluate(samples, [Faithfulness()], judge, cache=False)
+    result = await aevaluate(samples, [metric], judge, cache=False)
     wall = time.perf_counter() - started
     by_id: dict[str, ResultRecord] = {r.sample_id: r for r in result.results}
     records = [by_id[row.id] for row in rows]
@@ -152,7 +161,7 @@ async def main_async(args: argparse.Namespace) -> int:
         if args.split != "all" and name != "truthfulqa_pairs":
             rows = [r for r in rows if r.split == args.split]
         rows = rows[: args.limit] if args.limit else rows
-        results[name] = await run_set(judge, name, rows)
+        results[name] = await run_set(judge, name, rows, args.question_as_turn)
         results[name]["load_average"] = os.getloadavg()[0]
         print(name, json.dumps({k: round(v, 4) for k, v in results[name].items()}), flush=True)
     await judge.aclose()
@@ -183,6 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="+", default=list(ALL_SETS), choices=list(ALL_SETS))
     parser.add_argument("--concurrency", type=int, default=OfflineJudge().concurrency)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--question-as-turn",
+        choices=["counted", "not-counted"],
+        help="give each sample its question as a user turn of history; conversation "
+        "support counted as supported, or not",
+    )
     return asyncio.run(main_async(parser.parse_args(argv)))
 
 
