@@ -333,6 +333,46 @@
     dl.appendChild(div);
   }
 
+  // Citation markers as veracity reads them ([1], [1, 3], [^1], 【1】, (Source 2)).
+  var CITATION = /\[\^?\s*(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\s*\]|【\s*(\d{1,4}(?:\s*[,;、]\s*\d{1,4})*)\s*】|\(\s*(?:sources?|refs?|references?|docs?|documents?|passages?|contexts?)\s*#?\s*(\d{1,4}(?:\s*(?:,|and|&)\s*\d{1,4})*)\s*\)/gi;
+
+  // The answer with each citation marker a link to the passage it names (numbered from
+  // ``base``, as the citation metrics read them); a passage that does not exist is not
+  // linked.
+  function citedAnswer(answer, items, base) {
+    var dd = el("dd");
+    var pos = 0;
+    answer.replace(CITATION, function (marker, a, b, c, at) {
+      dd.appendChild(document.createTextNode(answer.slice(pos, at)));
+      var span = el("span", "citation");
+      (a || b || c).match(/\d+/g).forEach(function (n, i) {
+        var target = items[Number(n) - base];
+        var link = el(target ? "a" : "span", target ? "cite" : "cite missing", n);
+        if (target) {
+          link.href = "#";
+          link.title = "passage " + n + ": " + target.textContent.slice(0, 120);
+          link.addEventListener("click", function (ev) {
+            ev.preventDefault();
+            target.parentNode.parentNode.open = true;
+            target.classList.add("cited");
+            target.scrollIntoView({ block: "nearest" });
+          });
+        } else {
+          link.title = "no passage " + n + " was retrieved";
+        }
+        if (i) { span.appendChild(document.createTextNode(", ")); }
+        span.appendChild(link);
+      });
+      span.insertBefore(document.createTextNode("["), span.firstChild);
+      span.appendChild(document.createTextNode("]"));
+      dd.appendChild(span);
+      pos = at + marker.length;
+      return marker;
+    });
+    dd.appendChild(document.createTextNode(answer.slice(pos)));
+    return dd;
+  }
+
   function detail(s) {
     var box = el("div", "sample-detail");
     var texts = el("dl", "sample-texts");
@@ -341,15 +381,28 @@
     pair(texts, "question type", s.question_type);
     turns(texts, s.history);
     pair(texts, "question", s.question, "long");
-    pair(texts, "answer", s.answer, "long answer");
+    var items = [];
+    var ol = el("ol", "contexts");
+    ol.start = 0;
+    (s.contexts || []).forEach(function (c) { items.push(ol.appendChild(el("li", null, c))); });
+    var cited = s.results.filter(function (r) { return r.details && isNum(r.details.index_base); });
+    if (typeof s.answer === "string" && items.length && CITATION.test(s.answer)) {
+      CITATION.lastIndex = 0;
+      var div = el("div", "long answer");
+      div.appendChild(el("dt", null, "answer"));
+      var base = cited.length ? cited[0].details.index_base : 1;
+      div.appendChild(citedAnswer(s.answer, items, base));
+      texts.appendChild(div);
+      ol.start = base;  // the passages numbered as the answer cites them
+    } else {
+      CITATION.lastIndex = 0;
+      pair(texts, "answer", s.answer, "long answer");
+    }
     pair(texts, "reference", s.reference, "long");
     box.appendChild(texts);
-    if (s.contexts && s.contexts.length) {
+    if (items.length) {
       var ctx = el("details", "contexts");
-      ctx.appendChild(el("summary", null, "retrieved contexts (" + s.contexts.length + ")"));
-      var ol = el("ol", "contexts");
-      ol.start = 0;
-      s.contexts.forEach(function (c) { ol.appendChild(el("li", null, c)); });
+      ctx.appendChild(el("summary", null, "retrieved contexts (" + items.length + ")"));
       ctx.appendChild(ol);
       box.appendChild(ctx);
     }
