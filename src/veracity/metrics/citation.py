@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from veracity.judges.llm.evidence import contexts_quoting
 from veracity.judges.offline.text import content_tokens
-from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error
+from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error, unscored
 from veracity.metrics.cited_spans import CitedSpan, cited_spans
 from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
 
@@ -72,9 +72,7 @@ class Citations:
         spans, notes = cited_spans(sample, self.index_base)
         citations = [(n, i) for n, span in enumerate(spans) for i in span.cites]
         if not citations:
-            return self._result(
-                None, Status.NO_CITATIONS, "the answer cites no context", {}, started
-            )
+            return unscored(self.name, Status.NO_CITATIONS, "the answer cites no context", started)
         if not has_contexts(sample):
             why = "no contexts retrieved: nothing the answer cites exists"
             return self._result(0.0, Status.NO_CONTEXTS, why, {"notes": notes}, started)
