@@ -100,3 +100,16 @@ def test_estimate_counts_questions_over_the_prompt_budget_as_not_sent(tmp_path: 
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "not sent        1 question(s) over the prompt budget of 8,000 tokens" in proc.stdout
+
+
+def test_a_conversation_adds_faithfulness_check_of_its_turns_at_most_once() -> None:
+    from veracity.types import Sample, Turn
+
+    alone = Sample(id="a", question="q?", answer="The tower is tall.", contexts=("c.",))
+    talk = alone.model_copy(update={"history": (Turn(role="user", content="I am in Paris."),)})
+    metrics = resolve_metrics(["faithfulness"])
+    without = estimate_run([alone], metrics)
+    with_turns = estimate_run([talk], metrics)
+    assert with_turns.calls_by_prompt["claim_verification"] == 2
+    assert without.calls_by_prompt["claim_verification"] == 1
+    assert with_turns.calls == without.calls + 1

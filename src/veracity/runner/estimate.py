@@ -5,7 +5,8 @@ once), the prompts rendered for real and measured with the usual rule of thumb o
 characters a token; replies are sized from what they must contain (claims are taken to
 be the text's sentences). A question over the prompt budget is counted as not sent (its
 contexts cut to fit when the budget allows it), as the judge would do. Re-asks and retries
-are not predicted.
+are not predicted; faithfulness' check of a conversation's turns is counted for every
+sample with history (an upper bound: it is asked only when a claim is left open).
 """
 
 from __future__ import annotations
@@ -172,6 +173,22 @@ def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> 
         )
 
 
+def _plan_conversation_check(sample: Sample, estimate: Estimate) -> None:
+    """Faithfulness' second look, against the conversation's turns, at the claims the
+    contexts leave open: counted as if every claim were left open (an upper bound: the
+    call is made only when one is)."""
+    turns = [t.content for t in sample.history if t.role in (None, "user", "assistant")]
+    claims = sentences(sample.answer)
+    if turns and claims and _has_contexts(sample) and not abstains(sample.answer):
+        estimate.ask(
+            CLAIM_VERIFICATION,
+            claims,
+            turns,
+            lambda fitted: CLAIM_VERIFICATION.render(render_verification(claims, fitted)),
+            _verdicts(claims, turns[0]),
+        )
+
+
 def _plan_per_claim(sample: Sample, estimate: Estimate) -> None:
     """Faithfulness with one verification call per claim."""
     if sample.answer.strip() and _has_contexts(sample):
@@ -279,12 +296,15 @@ def estimate_run(
         expanded += [make() for name, make in COMPONENTS.items() if name not in names]
     needs = frozenset[Need]().union(*(m.needs for m in expanded))
     per_claim = any(isinstance(m, Faithfulness) and not m.batch_verification for m in expanded)
+    faithfulness = any(isinstance(m, Faithfulness) for m in expanded)
     total = Estimate(budget=budget)
     for sample in samples:
         once = Estimate(budget=budget)
         _plan_claims(sample, needs, once)
         if per_claim:
             _plan_per_claim(sample, once)
+        if faithfulness:
+            _plan_conversation_check(sample, once)
         for metric in expanded:
             _plan_own_call(sample, metric, has_embedder, once)
         total.merge(once, times=iterations)
