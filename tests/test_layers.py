@@ -37,6 +37,7 @@ LAYER: dict[str, int] = {
     "types": 1,
     "prompts": 2,
     "dataset": 2,  # input files read into samples
+    "traces": 2,  # trace files read into samples
     "transport": 3,
     "store": 3,  # a run directory's files: the judges' response cache keeps its own there
     "labels": 3,  # people's labels, read like a dataset

@@ -41,6 +41,7 @@ EXPECTED_API = {
     "evaluate",
     "make_judge",
     "read_dataset",
+    "samples_from_traces",
 }
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "evaluate",
     "make_judge",
     "read_dataset",
+    "samples_from_traces",
 ]
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from veracity.evaluation import EvaluationResult, aevaluate, evaluate
     from veracity.judges import Judge, JudgeFatalError, LLMJudge, make_judge
     from veracity.metrics import Faithfulness, Metric
+    from veracity.traces import samples_from_traces
     from veracity.transport import RetryPolicy
     from veracity.types import (
         ClaimVerdict,

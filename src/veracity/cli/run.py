@@ -164,7 +164,7 @@ def _progress(
     "max_error_rate", "executor", "ray_address", "batch", "calibration",
     "citation_index_base", "supported_by_conversation",
 )  # fmt: skip
-def run(
+def run(  # noqa: PLR0913 - a command: one parameter a flag
     dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
     settings: RunConfig,
     out: Annotated[
@@ -182,6 +182,14 @@ def run(
         str, typer.Option(help="BERTScore model: auto, local or local:DIR (a model folder).")
     ] = "auto",
     html: Annotated[bool, typer.Option(help="Also write report.html (self-contained).")] = False,
+    source: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="What DATASET is: file (a dataset file), or otlp (an OTLP JSON trace file, "
+            "whose RAG requests become the samples).",
+        ),
+    ] = "file",
 ) -> None:
     """Evaluate a dataset and write a run directory.
 
@@ -197,6 +205,8 @@ def run(
     check_dataset(dataset)
     run_dir = out or Path("runs") / dataset.stem
     has_run = any((run_dir / name).exists() for name in (MANIFEST, DATABASE))
+    if source != "file":
+        dataset = _samples_of_traces(dataset, source, run_dir)
     if resume and not has_run:
         raise fail(f"--resume: there is no run to resume in {run_dir}")
     if retry_errors and not has_run:
@@ -256,6 +266,40 @@ def run(
         raise fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
 
     _finish(result, run_dir, dataset, html=html, gates=gates)
+
+
+TRACE_SAMPLES = "trace_samples.jsonl"
+
+
+def _samples_of_traces(path: Path, source: str, run_dir: Path) -> Path:
+    """The RAG requests of a trace file, written as a dataset into the run directory (so
+    the run records it, resumes on it and reports its texts); what was skipped, said."""
+    from veracity._suggest import one_of
+    from veracity.store import write_text_atomic
+    from veracity.traces import TraceFileError, samples_from_traces
+
+    try:
+        one_of(source, ("file", "otlp"), "--from")
+        found = samples_from_traces(path)
+    except (ValueError, TraceFileError) as exc:
+        raise fail(str(exc)) from exc
+    skipped = ", ".join(f"{reason}: {n}" for reason, n in found.skipped.most_common())
+    err_console.print(
+        f"{found.traces} trace(s) in {path}: {len(found.samples)} sample(s)"
+        + (f", skipped ({skipped})" if skipped else ""),
+        highlight=False,
+        markup=False,
+    )
+    if not found.samples:
+        raise fail(f"no trace in {path} is a RAG request with an answer; nothing to evaluate")
+    written = run_dir / TRACE_SAMPLES
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        lines = (f"{s.model_dump_json(exclude_defaults=True)}\n" for s in found.samples)
+        write_text_atomic(written, lines)
+    except OSError as exc:
+        raise cannot_write(written, exc) from exc
+    return written
 
 
 def _finish(
