@@ -5,6 +5,8 @@ encoded as the OTLP JSON a collector's file exporter writes, read back as the sa
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,3 +96,42 @@ def test_an_instrumented_pipelines_otlp_json_reads_and_evaluates(
     assert sample.system == "toy-rag"
     result = evaluate(found.samples, ["faithfulness"], OfflineJudge(), progress=False)
     assert result.results[0].score is not None and result.results[0].score > 0.8
+
+
+def test_evaluations_go_back_onto_the_spans_they_evaluate(
+    traced: tuple[TracerProvider, InMemorySpanExporter], tmp_path: Path
+) -> None:
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import (
+        InMemoryLogRecordExporter,
+        SimpleLogRecordProcessor,
+    )
+
+    from veracity.integrations.otel import emit_results
+
+    provider, exporter = traced
+    with FakeLLMServer(scripted([ANSWER])) as server:
+        _pipeline(provider, server.base_url)
+    spans = exporter.get_finished_spans()
+    path = tmp_path / "traces.jsonl"
+    path.write_text(json.dumps(MessageToDict(encode_spans(spans))) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, "-m", "veracity", "run", str(path), "--from", "otlp", "--judge",
+         "offline", "--metrics", "faithfulness", "--out", str(out)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    root = next(s for s in spans if s.name == "rag")
+
+    logs_exporter = InMemoryLogRecordExporter()
+    logs = LoggerProvider()
+    logs.add_log_record_processor(SimpleLogRecordProcessor(logs_exporter))
+    results = TracerProvider()
+    results_exporter = InMemorySpanExporter()
+    results.add_span_processor(SimpleSpanProcessor(results_exporter))
+    assert emit_results(out, logger_provider=logs, tracer_provider=results) == 1
+    (record,) = [data.log_record for data in logs_exporter.get_finished_logs()]
+    assert (record.trace_id, record.span_id) == (root.context.trace_id, root.context.span_id)
+    (evaluated,) = [s for s in results_exporter.get_finished_spans() if s.links]
+    assert evaluated.links[0].context.span_id == root.context.span_id

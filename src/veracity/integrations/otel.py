@@ -10,17 +10,22 @@ sample, system and iteration a result is about.
 
 The label is ``pass`` or ``fail`` at the metric's threshold (given, else the default the
 summary's pass rates use) for a scored result, else the result's status.
+
+A sample read from a trace (``veracity run --from otlp``) keeps the trace and span it came
+from: its result span links to that span, and its log record carries that span's ids, so
+the evaluation sits on the span evaluated.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veracity._version import __version__
-from veracity.report.run_data import RunLike, load_run
+from veracity.report.run_data import RunData, RunLike, load_run
 from veracity.types import ResultRecord, Status
 
 if TYPE_CHECKING:
@@ -64,6 +69,37 @@ def item_attributes(record: ResultRecord) -> dict[str, Any]:
     return found
 
 
+def _span_id(raw: object, size: int) -> int | None:
+    """A trace or span id as OTLP JSON writes it (hex, or base64 from protobuf's JSON)."""
+    if not isinstance(raw, str) or not raw:
+        return None
+    if len(raw) == 2 * size and all(c in "0123456789abcdefABCDEF" for c in raw):
+        return int(raw, 16)
+    try:
+        decoded = base64.b64decode(raw, validate=True)
+    except ValueError:
+        return None
+    return int.from_bytes(decoded, "big") if len(decoded) == size else None
+
+
+def traced_origins(run: RunData) -> dict[tuple[str, str | None], tuple[int, int]]:
+    """The trace and span each sample of a run came from, where its dataset says (samples
+    read from traces keep ``trace_id`` and ``span_id`` in their metadata)."""
+    from veracity.agreement.load import AgreementError, dataset_path, read_samples
+
+    try:
+        samples = read_samples(dataset_path(run))
+    except AgreementError:
+        return {}
+    found = {}
+    for key, sample in samples.items():
+        trace = _span_id(sample.metadata.get("trace_id"), 16)
+        span = _span_id(sample.metadata.get("span_id"), 8)
+        if trace and span:
+            found[key] = (trace, span)
+    return found
+
+
 def emit_results(
     source: Path | str | RunLike,
     *,
@@ -79,8 +115,11 @@ def emit_results(
     if logger_provider is None and tracer_provider is None:
         raise ValueError("emit_results needs a logger_provider, a tracer_provider or both")
     from opentelemetry._logs import LogRecord, SeverityNumber
+    from opentelemetry.trace import Link, SpanContext, TraceFlags
 
     run = load_run(source, thresholds)
+    origins = traced_origins(run)
+    sampled = TraceFlags(TraceFlags.SAMPLED)
     logger = None if logger_provider is None else logger_provider.get_logger(SCOPE, __version__)
     tracer = None if tracer_provider is None else tracer_provider.get_tracer(SCOPE, __version__)
     run_span: AbstractContextManager[Any] = nullcontext()
@@ -98,21 +137,31 @@ def emit_results(
     with run_span:
         for record in run.records():
             attributes = evaluation_attributes(record, run.threshold(record.metric))
+            origin = origins.get((record.sample_id, record.system))
             span: AbstractContextManager[Any] = nullcontext()
             if tracer is not None:
+                # A sample read from a trace: its result span links to the span evaluated.
+                links = [] if origin is None else [Link(SpanContext(*origin, True, sampled))]
                 span = tracer.start_as_current_span(
-                    f"evaluate {record.metric}", attributes=item_attributes(record)
+                    f"evaluate {record.metric}", attributes=item_attributes(record), links=links
                 )
             with span as current:
                 if current is not None:
                     current.add_event(EVENT, attributes)
                 if logger is not None:
-                    # The current context: inside a span, the record carries its ids.
+                    # The evaluated span's ids where the sample came from a trace (the
+                    # conventions parent the event to it), else the current context's.
+                    ids: dict[str, Any] = (
+                        {}
+                        if origin is None
+                        else {"trace_id": origin[0], "span_id": origin[1], "trace_flags": sampled}
+                    )
                     logger.emit(
                         LogRecord(
                             event_name=EVENT,
                             attributes=attributes,
                             severity_number=SeverityNumber.INFO,
+                            **ids,
                         )
                     )
             emitted += 1
