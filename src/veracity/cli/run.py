@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import warnings
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -165,7 +167,13 @@ def _progress(
     "citation_index_base", "supported_by_conversation",
 )  # fmt: skip
 def run(  # noqa: PLR0913 - a command: one parameter a flag
-    dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
+    given: Annotated[
+        str,
+        typer.Argument(
+            metavar="DATASET",
+            help="JSONL, JSON or CSV file of samples (with --from, where the traces are).",
+        ),
+    ],
     settings: RunConfig,
     out: Annotated[
         Path | None, typer.Option(help="Run directory (default runs/<dataset name>).")
@@ -186,10 +194,15 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
         str,
         typer.Option(
             "--from",
-            help="What DATASET is: file (a dataset file), or otlp (an OTLP JSON trace file, "
-            "whose RAG requests become the samples).",
+            help="What DATASET is: file (a dataset file), otlp (an OTLP JSON trace file) or "
+            "phoenix (a running Arize Phoenix's URL): the traces' RAG requests are the samples.",
         ),
     ] = "file",
+    project: Annotated[str, typer.Option(help="With --from phoenix: the project.")] = "default",
+    since: Annotated[
+        str | None,
+        typer.Option(help="With --from phoenix: spans of the last 24h, 7d, 30m… or since a date."),
+    ] = None,
 ) -> None:
     """Evaluate a dataset and write a run directory.
 
@@ -202,11 +215,13 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     from veracity.evaluation import aevaluate
     from veracity.judges import JudgeFailingError, JudgeFatalError
 
-    check_dataset(dataset)
-    run_dir = out or Path("runs") / dataset.stem
+    if source != "phoenix":
+        check_dataset(Path(given))
+    dataset = Path(given)
+    run_dir = out or Path("runs") / (project if source == "phoenix" else dataset.stem)
     has_run = any((run_dir / name).exists() for name in (MANIFEST, DATABASE))
     if source != "file":
-        dataset = _samples_of_traces(dataset, source, run_dir)
+        dataset = _samples_of_traces(given, source, run_dir, project=project, since=since)
     if resume and not has_run:
         raise fail(f"--resume: there is no run to resume in {run_dir}")
     if retry_errors and not has_run:
@@ -271,18 +286,44 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
 TRACE_SAMPLES = "trace_samples.jsonl"
 
 
-def _samples_of_traces(path: Path, source: str, run_dir: Path) -> Path:
-    """The RAG requests of a trace file, written as a dataset into the run directory (so
-    the run records it, resumes on it and reports its texts); what was skipped, said."""
+def _since(given: str | None) -> datetime | None:
+    """``--since``: a span of time back from now (``24h``, ``7d``, ``30m``) or a date."""
+    from datetime import UTC, datetime, timedelta
+
+    if given is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*([smhd])\s*", given)
+    if m is not None:
+        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
+        return datetime.now(UTC) - timedelta(**{unit: int(m.group(1))})
+    try:
+        found = datetime.fromisoformat(given.strip())
+    except ValueError:
+        raise ValueError(
+            f"--since {given!r}: expected a span of time (24h, 7d, 30m) or a date (2026-11-01)"
+        ) from None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
+
+
+def _samples_of_traces(
+    given: str, source: str, run_dir: Path, *, project: str, since: str | None
+) -> Path:
+    """The RAG requests of a trace file or a Phoenix project, written as a dataset into
+    the run directory (so the run records it, resumes on it and reports its texts); what
+    was skipped, said."""
     from veracity._suggest import one_of
     from veracity.store import write_text_atomic
     from veracity.traces import TraceFileError, samples_from_traces
 
     try:
-        one_of(source, ("file", "otlp"), "--from")
-        found = samples_from_traces(path)
+        kind = one_of(source, ("file", "otlp", "phoenix"), "--from")
+        found = samples_from_traces(
+            given, kind="phoenix" if kind == "phoenix" else "otlp", project=project,
+            since=_since(since),
+        )  # fmt: skip
     except (ValueError, TraceFileError) as exc:
         raise fail(str(exc)) from exc
+    path = given
     skipped = ", ".join(f"{reason}: {n}" for reason, n in found.skipped.most_common())
     err_console.print(
         f"{found.traces} trace(s) in {path}: {len(found.samples)} sample(s)"

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 from veracity.traces.otlp import Span, TraceFileError, read_spans
+from veracity.traces.phoenix import read_phoenix_spans
 from veracity.traces.rag import NOT_RAG, TraceMapping, sample_of
 from veracity.types import Sample
 
-__all__ = ["NOT_RAG", "TraceFileError", "TraceMapping", "TraceSamples", "samples_from_traces"]
+__all__ = [
+    "NOT_RAG",
+    "TraceFileError",
+    "TraceMapping",
+    "TraceSamples",
+    "samples_from_spans",
+    "samples_from_traces",
+]
 
 
 @dataclass(frozen=True)
@@ -25,17 +36,33 @@ class TraceSamples:
         return len(self.samples) + sum(self.skipped.values())
 
 
-def samples_from_traces(path: str | Path, mapping: TraceMapping | None = None) -> TraceSamples:
-    """The RAG requests of the OTLP JSON trace file ``path`` as samples, one a trace, in
-    the order the traces start. :class:`TraceFileError` names a line that cannot be read."""
+def samples_from_spans(spans: Iterable[Span], mapping: TraceMapping | None = None) -> TraceSamples:
+    """The RAG requests among ``spans`` as samples, one a trace, in the order the traces
+    start; the other traces counted by why they were skipped."""
     by_trace: dict[str, list[Span]] = defaultdict(list)
-    for span in read_spans(path):
+    for span in spans:
         by_trace[span.trace_id].append(span)
     found = TraceSamples([])
-    for spans in sorted(by_trace.values(), key=lambda s: min(x.start for x in s)):
-        made = sample_of(spans, mapping)
+    for trace in sorted(by_trace.values(), key=lambda s: min(x.start for x in s)):
+        made = sample_of(trace, mapping)
         if isinstance(made, Sample):
             found.samples.append(made)
         else:
             found.skipped[made] += 1
     return found
+
+
+def samples_from_traces(
+    source: str | Path,
+    *,
+    kind: Literal["otlp", "phoenix"] = "otlp",
+    project: str = "default",
+    since: datetime | None = None,
+    mapping: TraceMapping | None = None,
+) -> TraceSamples:
+    """The RAG requests of ``source`` as samples: an OTLP JSON trace file (``kind="otlp"``)
+    or a running Arize Phoenix's base URL (``kind="phoenix"``, its ``project``, spans since
+    ``since``). :class:`TraceFileError` names what cannot be read."""
+    if kind == "phoenix":
+        return samples_from_spans(read_phoenix_spans(str(source), project, since=since), mapping)
+    return samples_from_spans(read_spans(source), mapping)
