@@ -195,3 +195,30 @@ def test_veracity_run_from_otlp_evaluates_the_traces(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert again.returncode == 2 and "--from must be one of file, otlp" in again.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["http://127.0.0.1:9", "--from", "phoenix"],
+            "Phoenix at http://127.0.0.1:9, project 'default'",
+        ),
+        (
+            ["http://127.0.0.1:9", "--from", "phoenix", "--since", "yesterday"],
+            "--since 'yesterday'",
+        ),
+        (["missing.jsonl", "--from", "otlp"], "dataset not found: missing.jsonl"),
+    ],
+)
+def test_a_source_that_cannot_be_read_exits_2_with_a_message(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "veracity", "run", *args, "--judge", "offline",
+         "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert message in " ".join(proc.stderr.split()) and "Traceback" not in proc.stderr
+    assert not (tmp_path / "run" / "run.json").exists()
