@@ -5,8 +5,6 @@ encoded as the OTLP JSON a collector's file exporter writes, read back as the sa
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
     InMemorySpanExporter,
 )
 
+from tests.cli.test_run_end_to_end import veracity
 from veracity import evaluate, samples_from_traces
 from veracity.judges.offline import OfflineJudge
 from veracity.testing import FakeLLMServer
@@ -116,11 +115,8 @@ def test_evaluations_go_back_onto_the_spans_they_evaluate(
     path = tmp_path / "traces.jsonl"
     path.write_text(json.dumps(MessageToDict(encode_spans(spans))) + "\n", encoding="utf-8")
     out = tmp_path / "run"
-    proc = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(path), "--from", "otlp", "--judge",
-         "offline", "--metrics", "faithfulness", "--out", str(out)],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+    proc = veracity("run", str(path), "--from", "otlp", "--judge",
+         "offline", "--metrics", "faithfulness", "--out", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     root = next(s for s in spans if s.name == "rag")
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import veracity
+from tests.cli.test_run_end_to_end import veracity
 from veracity.traces import TraceFileError, samples_from_traces
 
 QUESTION = "When was the Eiffel Tower finished?"
@@ -84,9 +82,7 @@ def _write(path: Path, *requests: dict[str, Any]) -> Path:
 
 
 def test_an_openinference_rag_trace_becomes_a_sample(tmp_path: Path) -> None:
-    found = veracity.samples_from_traces(
-        _write(tmp_path / "t.jsonl", _request(openinference_trace()))
-    )
+    found = samples_from_traces(_write(tmp_path / "t.jsonl", _request(openinference_trace())))
     (sample,) = found.samples
     assert (sample.question, sample.answer, sample.contexts) == (QUESTION, ANSWER, tuple(DOCS))
     assert [(t.role, t.content) for t in sample.history] == [
@@ -177,11 +173,8 @@ def test_veracity_run_from_otlp_evaluates_the_traces(tmp_path: Path) -> None:
     health = [_span("t2", "GET /health", "", 5, {"http.route": "/health"})]
     path = _write(tmp_path / "traces.jsonl", _request(openinference_trace() + health))
     out = tmp_path / "run"
-    proc = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(path), "--from", "otlp", "--judge",
-         "offline", "--metrics", "faithfulness", "--out", str(out)],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+    proc = veracity("run", str(path), "--from", "otlp", "--judge",
+         "offline", "--metrics", "faithfulness", "--out", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "2 trace(s)" in proc.stderr and "1 sample(s)" in proc.stderr
     assert "no answer: not a RAG request: 1" in proc.stderr
@@ -189,11 +182,8 @@ def test_veracity_run_from_otlp_evaluates_the_traces(tmp_path: Path) -> None:
     assert result["sample_id"] == "t1" and result["status"] == "scored"
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["dataset"]["path"].endswith("trace_samples.jsonl")
-    again = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(path), "--from", "otlq",
-         "--judge", "offline"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+    again = veracity("run", str(path), "--from", "otlq",
+         "--judge", "offline")  # fmt: skip
     assert again.returncode == 2 and "--from must be one of file, otlp" in again.stderr
 
 
@@ -208,17 +198,17 @@ def test_veracity_run_from_otlp_evaluates_the_traces(tmp_path: Path) -> None:
             ["http://127.0.0.1:9", "--from", "phoenix", "--since", "yesterday"],
             "--since 'yesterday'",
         ),
-        (["missing.jsonl", "--from", "otlp"], "dataset not found: missing.jsonl"),
+        (
+            ["/nonexistent/traces.jsonl", "--from", "otlp"],
+            "dataset not found: /nonexistent/traces.jsonl",
+        ),
     ],
 )
 def test_a_source_that_cannot_be_read_exits_2_with_a_message(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", *args, "--judge", "offline",
-         "--out", str(tmp_path / "run")],
-        capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path,
-    )  # fmt: skip
+    proc = veracity("run", *args, "--judge", "offline",
+         "--out", str(tmp_path / "run"))  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert message in " ".join(proc.stderr.split()) and "Traceback" not in proc.stderr
     assert not (tmp_path / "run" / "run.json").exists()

@@ -22,6 +22,7 @@ from openinference.instrumentation.openai import OpenAIInstrumentor
 from phoenix.client import Client
 from phoenix.otel import register
 
+from tests.cli.test_run_end_to_end import veracity
 from veracity.integrations.phoenix import send_to_phoenix
 from veracity.testing import FakeLLMServer
 from veracity.testing.responders import scripted
@@ -125,12 +126,9 @@ def test_phoenix_round_trip(phoenix: str, tmp_path: Path) -> None:
         time.sleep(0.5)
 
     out = tmp_path / "run"
-    proc = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", phoenix, "--from", "phoenix", "--project",
+    proc = veracity("run", phoenix, "--from", "phoenix", "--project",
          PROJECT, "--since", "1h", "--judge", "offline", "--metrics", "faithfulness",
-         "--out", str(out)],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+         "--out", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "2 trace(s)" in proc.stderr and "2 sample(s)" in proc.stderr
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
