@@ -185,7 +185,8 @@ async def test_the_prompt_budget_counts_the_history() -> None:
 def test_the_estimate_renders_the_history_as_the_judge_does() -> None:
     metrics: list[Metric] = [Faithfulness(), ContextPrecision(), AnswerRelevance()]
     alone, shown = estimate_run([ALONE], metrics), estimate_run([FOLLOW_UP], metrics)
-    assert shown.calls == alone.calls
+    # One call more: faithfulness' check of the turns (counted as an upper bound).
+    assert shown.calls == alone.calls + 1
     # Three prompts carry the conversation (claims, chunks, questions): its note and turns.
     assert shown.input_tokens - alone.input_tokens > 3 * 60
     tight = PromptBudget(800)

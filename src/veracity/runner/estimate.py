@@ -141,9 +141,11 @@ def _verdicts(claims: Sequence[str], evidence: str) -> dict[str, object]:
     }
 
 
-def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> None:
-    """Extraction of answer claims and reference statements, and their one verification."""
+def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> bool:
+    """Extraction of answer claims and reference statements, and their one verification;
+    whether the answer's claims were asked for."""
     texts: list[str] = []
+    answered = False
     wanted = [(Need.ANSWER_CLAIMS, sample.answer), (Need.REFERENCE_STATEMENTS, sample.reference)]
     for need, text in wanted:
         # An answer that only abstains is no_claims before any call (Faithfulness).
@@ -161,6 +163,7 @@ def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> 
             )
             if sent:  # claims never extracted are never verified
                 texts += claims
+                answered = answered or need is Need.ANSWER_CLAIMS
     unique = list(dict.fromkeys(texts))
     if Need.VERDICTS in needs and unique and _has_contexts(sample):
         evidence = max(sentences(" ".join(sample.contexts)), key=len, default="")
@@ -171,6 +174,7 @@ def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> 
             lambda fitted: CLAIM_VERIFICATION.render(render_verification(unique, fitted)),
             _verdicts(unique, evidence),
         )
+    return answered
 
 
 def _plan_conversation_check(sample: Sample, estimate: Estimate) -> None:
@@ -300,10 +304,10 @@ def estimate_run(
     total = Estimate(budget=budget)
     for sample in samples:
         once = Estimate(budget=budget)
-        _plan_claims(sample, needs, once)
+        answered = _plan_claims(sample, needs, once)
         if per_claim:
             _plan_per_claim(sample, once)
-        if faithfulness:
+        if faithfulness and answered:
             _plan_conversation_check(sample, once)
         for metric in expanded:
             _plan_own_call(sample, metric, has_embedder, once)
