@@ -203,6 +203,11 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
         str | None,
         typer.Option(help="With --from phoenix: spans of the last 24h, 7d, 30m… or since a date."),
     ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(min=1, help="With --from: evaluate N of the traces, each system its share."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="With --sample: the draw's seed.")] = 0,
 ) -> None:
     """Evaluate a dataset and write a run directory.
 
@@ -221,7 +226,9 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     run_dir = out or Path("runs") / (project if source == "phoenix" else dataset.stem)
     has_run = any((run_dir / name).exists() for name in (MANIFEST, DATABASE))
     if source != "file":
-        dataset = _samples_of_traces(given, source, run_dir, project=project, since=since)
+        dataset = _samples_of_traces(
+            given, source, run_dir, project=project, since=since, sample=sample, seed=seed
+        )
     if resume and not has_run:
         raise fail(f"--resume: there is no run to resume in {run_dir}")
     if retry_errors and not has_run:
@@ -306,7 +313,14 @@ def _since(given: str | None) -> datetime | None:
 
 
 def _samples_of_traces(
-    given: str, source: str, run_dir: Path, *, project: str, since: str | None
+    given: str,
+    source: str,
+    run_dir: Path,
+    *,
+    project: str,
+    since: str | None,
+    sample: int | None,
+    seed: int,
 ) -> Path:
     """The RAG requests of a trace file or a Phoenix project, written as a dataset into
     the run directory (so the run records it, resumes on it and reports its texts); what
@@ -314,6 +328,7 @@ def _samples_of_traces(
     from veracity._suggest import one_of
     from veracity.store import write_text_atomic
     from veracity.traces import TraceFileError, samples_from_traces
+    from veracity.traces.sampling import drawn
 
     try:
         kind = one_of(source, ("file", "otlp", "phoenix"), "--from")
@@ -333,10 +348,18 @@ def _samples_of_traces(
     )
     if not found.samples:
         raise fail(f"no trace in {path} is a RAG request with an answer; nothing to evaluate")
+    samples = found.samples
+    if sample is not None:
+        samples = drawn(found.samples, sample, seed)
+        err_console.print(
+            f"evaluating {len(samples)} of them (--sample {sample}, --seed {seed})",
+            highlight=False,
+            markup=False,
+        )
     written = run_dir / TRACE_SAMPLES
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
-        lines = (f"{s.model_dump_json(exclude_defaults=True)}\n" for s in found.samples)
+        lines = (f"{s.model_dump_json(exclude_defaults=True)}\n" for s in samples)
         write_text_atomic(written, lines)
     except OSError as exc:
         raise cannot_write(written, exc) from exc
