@@ -184,7 +184,10 @@ def test_veracity_run_from_otlp_evaluates_the_traces(tmp_path: Path) -> None:
     assert manifest["dataset"]["path"].endswith("trace_samples.jsonl")
     again = veracity("run", str(path), "--from", "otlq",
          "--judge", "offline")  # fmt: skip
-    assert again.returncode == 2 and "--from must be one of file, otlp" in again.stderr
+    assert (
+        again.returncode == 2
+        and "--from must be one of otlp, phoenix, langfuse, not 'otlq'" in again.stderr
+    )
 
 
 @pytest.mark.parametrize(

@@ -194,8 +194,9 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
         str,
         typer.Option(
             "--from",
-            help="What DATASET is: file (a dataset file), otlp (an OTLP JSON trace file) or "
-            "phoenix (a running Arize Phoenix's URL): the traces' RAG requests are the samples.",
+            help="What DATASET is: file (a dataset file), otlp (an OTLP JSON trace file), "
+            "phoenix (a running Arize Phoenix's URL) or langfuse (a Langfuse export): the "
+            "traces' RAG requests are the samples.",
         ),
     ] = "file",
     project: Annotated[str, typer.Option(help="With --from phoenix: the project.")] = "default",
@@ -327,15 +328,12 @@ def _samples_of_traces(
     was skipped, said."""
     from veracity._suggest import one_of
     from veracity.store import write_text_atomic
-    from veracity.traces import TraceFileError, samples_from_traces
+    from veracity.traces import TRACE_SOURCES, TraceFileError, samples_from_traces
     from veracity.traces.sampling import drawn
 
     try:
-        kind = one_of(source, ("file", "otlp", "phoenix"), "--from")
-        found = samples_from_traces(
-            given, kind="phoenix" if kind == "phoenix" else "otlp", project=project,
-            since=_since(since),
-        )  # fmt: skip
+        kind = one_of(source, TRACE_SOURCES, "--from")
+        found = samples_from_traces(given, kind=kind, project=project, since=_since(since))
     except (ValueError, TraceFileError) as exc:
         raise fail(str(exc)) from exc
     path = given

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
+from veracity.traces.langfuse import read_langfuse_spans
 from veracity.traces.otlp import Span, TraceFileError, read_spans
 from veracity.traces.phoenix import read_phoenix_spans
 from veracity.traces.rag import NOT_RAG, TraceMapping, sample_of
@@ -16,12 +17,18 @@ from veracity.types import Sample
 
 __all__ = [
     "NOT_RAG",
+    "TRACE_SOURCES",
     "TraceFileError",
     "TraceMapping",
     "TraceSamples",
+    "TraceSource",
     "samples_from_spans",
     "samples_from_traces",
 ]
+
+
+TraceSource = Literal["otlp", "phoenix", "langfuse"]
+TRACE_SOURCES: tuple[TraceSource, ...] = get_args(TraceSource)
 
 
 @dataclass(frozen=True)
@@ -55,14 +62,17 @@ def samples_from_spans(spans: Iterable[Span], mapping: TraceMapping | None = Non
 def samples_from_traces(
     source: str | Path,
     *,
-    kind: Literal["otlp", "phoenix"] = "otlp",
+    kind: TraceSource = "otlp",
     project: str = "default",
     since: datetime | None = None,
     mapping: TraceMapping | None = None,
 ) -> TraceSamples:
-    """The RAG requests of ``source`` as samples: an OTLP JSON trace file (``kind="otlp"``)
-    or a running Arize Phoenix's base URL (``kind="phoenix"``, its ``project``, spans since
-    ``since``). :class:`TraceFileError` names what cannot be read."""
+    """The RAG requests of ``source`` as samples: an OTLP JSON trace file (``kind="otlp"``),
+    a running Arize Phoenix's base URL (``kind="phoenix"``, its ``project``, spans since
+    ``since``) or a Langfuse export (``kind="langfuse"``). :class:`TraceFileError` names
+    what cannot be read."""
     if kind == "phoenix":
         return samples_from_spans(read_phoenix_spans(str(source), project, since=since), mapping)
+    if kind == "langfuse":
+        return samples_from_spans(read_langfuse_spans(source), mapping)
     return samples_from_spans(read_spans(source), mapping)

@@ -1,0 +1,135 @@
+"""Traces out of a Langfuse export: the JSON the API gives for traces with their
+observations (``{"data": [...]}`` or a bare array of traces, one trace an object, or one
+trace a line).
+
+Each trace and its observations are read as spans in OpenInference's terms, so one mapping
+reads them all: the trace is the root (its input and output), a ``GENERATION`` is an LLM
+call (its input messages, its output), a ``RETRIEVER`` observation (or, from SDKs before
+observation types, a span whose name says it retrieves) holds the documents.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from veracity.traces.otlp import Span, TraceFileError
+
+__all__ = ["read_langfuse_spans"]
+
+_DOCUMENT_KEYS = ("page_content", "content", "text", "document")
+
+
+def _nanos(raw: Any) -> int:
+    try:
+        return int(datetime.fromisoformat(str(raw).replace("Z", "+00:00")).timestamp() * 1e9)
+    except ValueError:
+        return 0
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _documents(output: Any) -> list[str]:
+    if isinstance(output, Mapping):
+        output = next((output[k] for k in ("documents", "nodes", "results") if k in output), [])
+    found = []
+    for item in output if isinstance(output, list) else []:
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, Mapping):
+            text = next((item[k] for k in _DOCUMENT_KEYS if isinstance(item.get(k), str)), None)
+            if text is not None:
+                found.append(text)
+    return found
+
+
+def _messages(value: Any) -> list[Mapping[str, Any]]:
+    if isinstance(value, Mapping) and isinstance(value.get("messages"), list):
+        value = value["messages"]
+    return [m for m in value if isinstance(m, Mapping)] if isinstance(value, list) else []
+
+
+def _observation(raw: Mapping[str, Any], trace_id: str) -> Span:
+    kind = str(raw.get("type") or "").upper()
+    name = str(raw.get("name") or "")
+    attributes: dict[str, Any] = {}
+    if kind == "GENERATION":
+        attributes["openinference.span.kind"] = "LLM"
+        for i, message in enumerate(_messages(raw.get("input"))):
+            attributes[f"llm.input_messages.{i}.message.role"] = str(message.get("role", ""))
+            attributes[f"llm.input_messages.{i}.message.content"] = _as_text(message.get("content"))
+        output = raw.get("output")
+        if isinstance(output, Mapping):
+            output = output.get("content", output)
+        if (text := _as_text(output)) is not None:
+            attributes["llm.output_messages.0.message.content"] = text
+    elif kind == "RETRIEVER" or (kind == "SPAN" and "retriev" in name.casefold()):
+        attributes["openinference.span.kind"] = "RETRIEVER"
+        for i, document in enumerate(_documents(raw.get("output"))):
+            attributes[f"retrieval.documents.{i}.document.content"] = document
+    else:
+        attributes["openinference.span.kind"] = kind
+    if (question := _as_text(raw.get("input"))) is not None and kind != "GENERATION":
+        attributes["input.value"] = question
+    return Span(
+        trace_id=trace_id,
+        span_id=str(raw.get("id", "")),
+        parent_id=str(raw.get("parentObservationId") or trace_id),
+        name=name,
+        start=_nanos(raw.get("startTime")),
+        end=_nanos(raw.get("endTime") or raw.get("startTime")),
+        attributes=attributes,
+    )
+
+
+def _spans_of(trace: Any, where: str) -> Iterator[Span]:
+    if not isinstance(trace, Mapping) or not isinstance(trace.get("id"), str):
+        raise TraceFileError(f"{where}: not a Langfuse trace (an object with an 'id')")
+    trace_id = trace["id"]
+    root: dict[str, Any] = {"openinference.span.kind": "CHAIN"}
+    for key, attribute in (("input", "input.value"), ("output", "output.value")):
+        if (text := _as_text(trace.get(key))) is not None:
+            root[attribute] = text
+    yield Span(
+        trace_id=trace_id, span_id=trace_id, parent_id="", name=str(trace.get("name") or ""),
+        start=_nanos(trace.get("timestamp")), end=_nanos(trace.get("timestamp")),
+        attributes=root, service=trace.get("name") if isinstance(trace.get("name"), str) else None,
+    )  # fmt: skip
+    for observation in trace.get("observations") or []:
+        if isinstance(observation, Mapping):  # an id alone (the list endpoint) says nothing
+            yield _observation(observation, trace_id)
+
+
+def read_langfuse_spans(path: str | Path) -> Iterator[Span]:
+    """Every trace of the Langfuse export ``path``, as spans."""
+    file = Path(path)
+    if not file.is_file():
+        problem = "is not a file" if file.exists() else "does not exist"
+        raise TraceFileError(f"{file}: the export {problem}")
+    text = file.read_text(encoding="utf-8", errors="replace")
+    try:
+        loaded: Any = json.loads(text)
+        items = [(f"{file}: trace {n}", t) for n, t in enumerate(_traces(loaded), 1)]
+    except ValueError:  # one trace a line
+        items = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    items.append((f"{file}:{number}", json.loads(line)))
+                except ValueError as exc:
+                    raise TraceFileError(f"{file}:{number}: not JSON ({exc})") from None
+    for where, trace in items:
+        yield from _spans_of(trace, where)
+
+
+def _traces(loaded: Any) -> list[Any]:
+    if isinstance(loaded, Mapping) and isinstance(loaded.get("data"), list):
+        return list(loaded["data"])
+    return loaded if isinstance(loaded, list) else [loaded]
