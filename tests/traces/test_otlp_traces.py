@@ -182,6 +182,9 @@ def test_veracity_run_from_otlp_evaluates_the_traces(tmp_path: Path) -> None:
     assert result["sample_id"] == "t1" and result["status"] == "scored"
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["dataset"]["path"].endswith("trace_samples.jsonl")
+    nowhere = veracity("send", str(out), "--url", "http://127.0.0.1:9")
+    assert nowhere.returncode == 2 and "Phoenix at http://127.0.0.1:9" in nowhere.stderr
+    assert "Traceback" not in nowhere.stderr
     again = veracity("run", str(path), "--from", "otlq",
          "--judge", "offline")  # fmt: skip
     assert (

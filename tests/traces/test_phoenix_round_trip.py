@@ -134,7 +134,8 @@ def test_phoenix_round_trip(phoenix: str, tmp_path: Path) -> None:
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(results) == 2
 
-    assert send_to_phoenix(out, phoenix) == 2
+    sent = veracity("send", str(out), "--to", "phoenix", "--url", phoenix)
+    assert sent.returncode == 0 and "sent 2 annotation(s)" in sent.stdout, sent.stderr
     assert send_to_phoenix(out, phoenix) == 2  # again: replaces, never duplicates
     roots = [s for s in client.spans.get_spans(project_identifier=PROJECT) if s["name"] == "rag"]
     annotations = client.spans.get_span_annotations(

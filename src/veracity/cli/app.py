@@ -16,6 +16,7 @@ from veracity.cli.demo import demo
 from veracity.cli.export import export
 from veracity.cli.report import compare, report
 from veracity.cli.run import estimate, run
+from veracity.cli.send import send
 from veracity.cli.testset import testset_app
 from veracity.report.terminal import visible_lines
 
@@ -59,6 +60,7 @@ app.command(short_help="Fit a run's scores to people's labels; --calibration app
 )
 app.command()(demo)
 app.command(short_help="Write a run's results as a flat table (CSV, Parquet, JSONL).")(export)
+app.command(short_help="Send a run's results back where its samples came from (Phoenix).")(send)
 app.add_typer(testset_app, name="testset")
 app.add_typer(cache_app, name="cache")
 
