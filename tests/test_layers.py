@@ -52,11 +52,11 @@ LAYER: dict[str, int] = {
     "config": 8,  # the settings of a run, for the evaluation and the command line
     "evaluation": 9,
     "testset": 9,  # judges write questions; testing has a fake endpoint for them
-    "cli": 10,
     "integrations": 10,
     "pytest_plugin": 10,
-    "__main__": 11,
-    "veracity": 11,  # the package's own __init__: the public API, over everything
+    "cli": 11,  # commands over everything, the integrations included (veracity send)
+    "__main__": 12,
+    "veracity": 12,  # the package's own __init__: the public API, over everything
 }
 
 # Imports allowed between two packages of one layer, (importer, imported).
