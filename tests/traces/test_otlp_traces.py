@@ -218,3 +218,17 @@ def test_a_source_that_cannot_be_read_exits_2_with_a_message(
     assert proc.returncode == 2, proc.stderr
     assert message in " ".join(proc.stderr.split()) and "Traceback" not in proc.stderr
     assert not (tmp_path / "run" / "run.json").exists()
+
+
+def test_a_damaged_json_attribute_is_passed_over_not_fatal(tmp_path: Path) -> None:
+    llm = [_span("t6", "chat", "", 0, {"gen_ai.operation.name": "chat",
+           "gen_ai.input.messages": "[{broken", "gen_ai.prompt.0.role": "user",
+           "gen_ai.prompt.0.content": QUESTION,
+           "gen_ai.completion.0.content": ANSWER})]  # fmt: skip
+    (sample,) = samples_from_traces(_write(tmp_path / "t.jsonl", _request(llm))).samples
+    assert (sample.question, sample.answer) == (QUESTION, ANSWER)
+    broken = [_span("t7", "chat", "", 0, {"gen_ai.operation.name": "chat",
+              "gen_ai.input.messages": "[{broken",
+              "gen_ai.output.messages": "[{also"})]  # fmt: skip
+    found = samples_from_traces(_write(tmp_path / "u.jsonl", _request(broken)))
+    assert found.samples == [] and sum(found.skipped.values()) == 1

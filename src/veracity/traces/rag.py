@@ -134,7 +134,7 @@ def _messages(span: Span, mapping: TraceMapping) -> list[tuple[str, str]]:
             ]
     for key in mapping.json_input:
         raw = span.attributes.get(key)
-        loaded = json.loads(raw) if isinstance(raw, str) and raw.strip()[:1] == "[" else raw
+        loaded = _text_json(raw)
         if isinstance(loaded, list):
             return [
                 (str(m.get("role", "")), text)
@@ -142,6 +142,16 @@ def _messages(span: Span, mapping: TraceMapping) -> list[tuple[str, str]]:
                 if isinstance(m, Mapping) and (text := _part_text(m)) is not None
             ]
     return []
+
+
+def _text_json(raw: Any) -> Any:
+    """A JSON array written as text, read; anything else (damaged JSON too) as it is."""
+    if isinstance(raw, str) and raw.strip()[:1] == "[":
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return None
+    return raw
 
 
 def _output(span: Span, mapping: TraceMapping) -> str | None:
