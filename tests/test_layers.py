@@ -31,6 +31,7 @@ PACKAGE = Path(veracity.__file__).parent
 LAYER: dict[str, int] = {
     # Helpers that import nothing of veracity.
     "_lazy": 0,
+    "_scrub": 0,
     "_suggest": 0,
     "_units": 0,
     "_version": 0,

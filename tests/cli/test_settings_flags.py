@@ -14,7 +14,7 @@ from veracity.cli.settings import run_settings
 from veracity.config import RunConfig
 
 # Settings only the config file sets: tables and lists a flag would write badly.
-FILE_ONLY = {"rubrics", "weights", "prices", "abstention_phrases", "batch_poll_s"}
+FILE_ONLY = {"rubrics", "weights", "prices", "abstention_phrases", "batch_poll_s", "traces"}
 
 
 def _options(command: object) -> dict[str, inspect.Parameter]:

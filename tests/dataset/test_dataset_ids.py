@@ -17,6 +17,7 @@ from veracity.dataset import (
     read_dataset,
     stable_sample_id,
 )
+from veracity.dataset.ids import dataset_identity, grew_by_appending
 from veracity.dataset.normalize import describe_validation_error
 from veracity.types import Sample
 
@@ -158,6 +159,30 @@ def test_fingerprint_is_sha256_of_the_bytes(write_file: WriteFile) -> None:
     assert len(data) > 1 << 20  # more than one chunk
     assert dataset_fingerprint(path) == hashlib.sha256(data).hexdigest()
     assert dataset_fingerprint(str(path)) == dataset_fingerprint(path)
+
+
+def test_a_dataset_grown_by_whole_rows_is_told_from_a_changed_one(
+    write_file: WriteFile, tmp_path: Path
+) -> None:
+    rows = b"".join(b'{"question": "q%d", "answer": "a"}\n' % i for i in range(30_000))
+    path = write_file("data.jsonl", rows)
+    sha256, size = dataset_identity(path)
+    assert (sha256, size) == (hashlib.sha256(rows).hexdigest(), len(rows))
+    assert dataset_identity(path, first=10) == (hashlib.sha256(rows[:10]).hexdigest(), 10)
+    assert grew_by_appending(path, sha256, size)  # unchanged
+    path.write_bytes(rows + b'{"question": "new", "answer": "a"}\n')
+    assert grew_by_appending(path, sha256, size)
+    path.write_bytes(b" " + rows)
+    assert not grew_by_appending(path, sha256, size)
+    path.write_bytes(rows[: size // 2])  # cut short
+    assert not grew_by_appending(path, sha256, size)
+    assert not grew_by_appending(tmp_path / "gone.jsonl", sha256, size)
+    # Bytes after a row cut mid-line change that row: not an append.
+    path.write_bytes(rows[:-1])
+    half_sha, half = dataset_identity(path)
+    path.write_bytes(rows[:-1] + b', "x": 1}\n')
+    assert not grew_by_appending(path, half_sha, half)
+    assert grew_by_appending(path, hashlib.sha256(b"").hexdigest(), 0)  # from an empty file
 
 
 def test_fingerprint_of_a_missing_file(tmp_path: Path) -> None:

@@ -12,11 +12,11 @@ import time
 import pytest
 
 from tests.hostile_endpoint import HostileEndpoint
+from veracity._scrub import scrub_secrets
 from veracity.chat import AnthropicChat, OpenAIChat
 from veracity.judges import JudgeFatalError, LLMJudge
 from veracity.transport import RequestLimiter, RetryPolicy
 from veracity.transport.retry import classify_sdk_error
-from veracity.transport.scrub import scrub_secrets
 from veracity.transport.urls import checked_base_url
 
 KEY = "hostile-key-0123456789"

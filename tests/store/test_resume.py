@@ -132,12 +132,51 @@ def test_two_runs_cannot_write_one_directory(tmp_path: Path) -> None:
 
 
 def test_a_run_of_other_data_is_not_resumed_into(tmp_path: Path) -> None:
-    dataset = write_dataset(tmp_path / "data.jsonl", 2)
-    other = write_dataset(tmp_path / "other.jsonl", 3)
+    dataset = write_dataset(tmp_path / "data.jsonl", 3)
+    lines = dataset.read_text().splitlines(keepends=True)
+    other = tmp_path / "other.jsonl"
+    other.write_text(lines[1] + lines[0] + lines[2])  # the same rows, in another order
     with FakeLLMServer() as server:
         first = start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "c", *KILLABLE)
         assert finish(first).returncode == 0
         proc = start_run(other, tmp_path / "run", server.base_url, tmp_path / "c", *KILLABLE)
+        stderr = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 2
+    assert "different dataset sha256" in stderr
+
+
+def test_rows_appended_to_the_dataset_are_all_a_rerun_judges(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data.jsonl", 3)
+    lines = dataset.read_text().splitlines(keepends=True)
+    dataset.write_text("".join(lines[:2]))
+    with FakeLLMServer() as server:
+        first = start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "c")
+        assert finish(first).returncode == 0
+        first_calls = server.stats.completions
+        server.reset_stats()
+        with dataset.open("a") as f:
+            f.write(lines[2])
+        done = finish(start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "c2"))
+        assert done.returncode == 0, done.stderr
+        assert 0 < server.stats.completions < first_calls  # the new sample only
+    rows = [
+        json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()
+    ]
+    assert len({row["sample_id"] for row in rows}) == 3
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert [a["results_resumed"] for a in manifest["attempts"]] == [0, len(rows) * 2 // 3]
+    assert manifest["dataset"]["bytes"] == dataset.stat().st_size
+
+
+def test_a_last_row_changed_by_appending_to_it_is_not_resumed_into(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data.jsonl", 2)
+    dataset.write_bytes(dataset.read_bytes().rstrip(b"\n"))  # no newline after the last row
+    with FakeLLMServer() as server:
+        first = start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "c")
+        assert finish(first).returncode == 0
+        with dataset.open("ab") as f:  # the bytes before are kept, but the last row changes
+            f.write(b'  , "junk": 1}\n')
+        proc = start_run(dataset, tmp_path / "run", server.base_url, tmp_path / "c")
         stderr = proc.communicate(timeout=120)[1]
     assert proc.returncode == 2
     assert "different dataset sha256" in stderr

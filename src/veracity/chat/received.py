@@ -3,9 +3,9 @@ shows it: text only, bounded in size, scrubbed of keys."""
 
 from __future__ import annotations
 
+from veracity._scrub import scrub_secrets
 from veracity.dataset.fields import a_json_type
 from veracity.transport import CallFailedError
-from veracity.transport.scrub import scrub_secrets
 
 # A judge's reply is a JSON object of claims or verdicts: a few kilobytes, at most a few
 # hundred. Past this it is a runaway or hostile reply that would fill the disk and memory

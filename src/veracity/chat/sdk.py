@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypedDict, TypeVar
 
+from veracity._scrub import scrub_secrets
 from veracity.chat.base import ChatReply
 from veracity.chat.modes import STRUCTURED_OUTPUT_FALLBACK, StructuredOutput
 from veracity.prompts import ChatMessage, OutputSpec
@@ -22,7 +23,6 @@ from veracity.transport.limits import (
     checked_timeout,
 )
 from veracity.transport.retry import ErrorClass, RetryPolicy, call_with_retries
-from veracity.transport.scrub import scrub_secrets
 from veracity.transport.urls import public_url
 
 ClientT = TypeVar("ClientT")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import re
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -25,6 +28,7 @@ from veracity.cli.common import (
 )
 from veracity.cli.settings import run_settings
 from veracity.config.model import RunConfig
+from veracity.config.traces import TraceMappingSpec
 from veracity.store.layout import DATABASE, MANIFEST, REPORT, RESULTS
 
 if TYPE_CHECKING:  # the evaluation stack loads when a command runs, not for --help
@@ -195,20 +199,33 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
         typer.Option(
             "--from",
             help="What DATASET is: file (a dataset file), otlp (an OTLP JSON trace file), "
-            "phoenix (a running Arize Phoenix's URL) or langfuse (a Langfuse export): the "
+            "phoenix (a running Arize Phoenix's URL) or langfuse (a Langfuse export, or a "
+            "Langfuse server's URL with LANGFUSE_PUBLIC_KEY/LANGFUSE_SECRET_KEY set): the "
             "traces' RAG requests are the samples.",
         ),
     ] = "file",
     project: Annotated[str, typer.Option(help="With --from phoenix: the project.")] = "default",
     since: Annotated[
         str | None,
-        typer.Option(help="With --from phoenix: spans of the last 24h, 7d, 30m… or since a date."),
+        typer.Option(
+            help="With --from phoenix or a Langfuse URL: spans of the last 24h, 7d, 30m… or "
+            "since a date."
+        ),
     ] = None,
     sample: Annotated[
         int | None,
         typer.Option(min=1, help="With --from: evaluate N of the traces, each system its share."),
     ] = None,
     seed: Annotated[int, typer.Option(help="With --sample: the draw's seed.")] = 0,
+    filters: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--filter",
+            help="With --from: evaluate only the traces with a span where KEY=PATTERN (or "
+            "none where KEY!=PATTERN); KEY a span attribute, service.name or name; a glob "
+            "PATTERN (repeatable, all must hold).",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate a dataset and write a run directory.
 
@@ -220,16 +237,20 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, read_dataset
     from veracity.evaluation import aevaluate
     from veracity.judges import JudgeFailingError, JudgeFatalError
+    from veracity.traces import is_url
 
-    if source != "phoenix":
+    server = source != "file" and is_url(given)
+    if not server:
         check_dataset(Path(given))
     dataset = Path(given)
-    run_dir = out or Path("runs") / (project if source == "phoenix" else dataset.stem)
+    named = (project if source == "phoenix" else source) if server else dataset.stem
+    run_dir = out or Path("runs") / named
     has_run = any((run_dir / name).exists() for name in (MANIFEST, DATABASE))
     if source != "file":
         dataset = _samples_of_traces(
-            given, source, run_dir, project=project, since=since, sample=sample, seed=seed
-        )
+            given, source, run_dir, since=since, sample=sample, seed=seed,
+            where=TraceQuery(project, tuple(filters or ()), settings.traces),
+        )  # fmt: skip
     if resume and not has_run:
         raise fail(f"--resume: there is no run to resume in {run_dir}")
     if retry_errors and not has_run:
@@ -313,39 +334,55 @@ def _since(given: str | None) -> datetime | None:
     return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
+@dataclass(frozen=True)
+class TraceQuery:
+    """Which traces of a source: a Phoenix project's, meeting the --filter conditions."""
+
+    project: str
+    filters: tuple[str, ...]
+    mapping: TraceMappingSpec | None
+
+
 def _samples_of_traces(
     given: str,
     source: str,
     run_dir: Path,
     *,
-    project: str,
     since: str | None,
     sample: int | None,
     seed: int,
+    where: TraceQuery,
 ) -> Path:
-    """The RAG requests of a trace file or a Phoenix project, written as a dataset into
-    the run directory (so the run records it, resumes on it and reports its texts); what
-    was skipped, said."""
+    """The RAG requests of a trace source not evaluated into ``run_dir`` before, appended
+    to the run directory's dataset of traces (so the run records them, resumes on them,
+    reports their texts, and a later window's run judges only the new ones); what was
+    skipped, said."""
     from veracity._suggest import one_of
     from veracity.store import write_text_atomic
-    from veracity.traces import TRACE_SOURCES, TraceFileError, samples_from_traces
+    from veracity.traces import TRACE_SOURCES, TraceFileError, TraceFilter, samples_from_traces
     from veracity.traces.sampling import drawn
 
+    written = run_dir / TRACE_SAMPLES
+    before = _read_or_empty(written)
     try:
         kind = one_of(source, TRACE_SOURCES, "--from")
-        found = samples_from_traces(given, kind=kind, project=project, since=_since(since))
+        found = samples_from_traces(
+            given, kind=kind, project=where.project, since=_since(since),
+            mapping=where.mapping.mapping() if where.mapping else None,
+            where=TraceFilter.parse(where.filters),
+            seen=_ids_in(before),
+        )  # fmt: skip
     except (ValueError, TraceFileError) as exc:
         raise fail(str(exc)) from exc
-    path = given
     skipped = ", ".join(f"{reason}: {n}" for reason, n in found.skipped.most_common())
     err_console.print(
-        f"{found.traces} trace(s) in {path}: {len(found.samples)} sample(s)"
+        f"{found.traces} trace(s) in {given}: {len(found.samples)} sample(s)"
         + (f", skipped ({skipped})" if skipped else ""),
         highlight=False,
         markup=False,
     )
-    if not found.samples:
-        raise fail(f"no trace in {path} is a RAG request with an answer; nothing to evaluate")
+    if not found.samples and not before:
+        raise fail(f"no trace in {given} is a RAG request with an answer; nothing to evaluate")
     samples = found.samples
     if sample is not None:
         samples = drawn(found.samples, sample, seed)
@@ -354,14 +391,39 @@ def _samples_of_traces(
             highlight=False,
             markup=False,
         )
-    written = run_dir / TRACE_SAMPLES
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         lines = (f"{s.model_dump_json(exclude_defaults=True)}\n" for s in samples)
-        write_text_atomic(written, lines)
+        write_text_atomic(written, itertools.chain([before], lines))
     except OSError as exc:
         raise cannot_write(written, exc) from exc
     return written
+
+
+def _read_or_empty(path: Path) -> str:
+    """The run directory's dataset of traces so far ('' when there is none yet)."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail(
+            f"{path}: cannot read the traces this run directory evaluated before ({exc}); "
+            "choose a new --out directory"
+        ) from exc
+
+
+def _ids_in(samples_jsonl: str) -> set[str]:
+    """The sample (trace) ids of a dataset of traces that veracity wrote."""
+    ids = set()
+    for line in samples_jsonl.splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a damaged line is the dataset reader's to report
+        if isinstance(row, dict) and isinstance(row.get("id"), str):
+            ids.add(row["id"])
+    return ids
 
 
 def _finish(

@@ -22,6 +22,7 @@ from pydantic import (
 from veracity._units import parse_size
 from veracity.agreement.scorings import NAMES as SCORINGS
 from veracity.chat.modes import StructuredOutput
+from veracity.config.traces import TraceMappingSpec
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.prompts.budget import DEFAULT_PROMPT_BUDGET, PromptBudget
 from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
@@ -217,6 +218,10 @@ class RunConfig(_Spec):
         description="A calibration file (veracity calibrate), or a scoring veracity ships "
         f"({', '.join(SCORINGS)}): each result of a metric it calibrates gains a "
         "`calibrated` probability beside its score.",
+    )
+    traces: TraceMappingSpec | None = Field(
+        default=None,
+        description="Where custom instrumentation keeps a RAG request's parts (run --from).",
     )
     structured_output: StructuredOutput = Field(
         default="json_schema",

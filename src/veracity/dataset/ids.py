@@ -52,11 +52,35 @@ def sample_key_digest(sample_id: str, system: str | None) -> int:
 
 def dataset_fingerprint(path: str | Path) -> str:
     """The SHA-256 (hex) of the file's bytes, read in chunks."""
+    return dataset_identity(path)[0]
+
+
+def dataset_identity(path: str | Path, first: int | None = None) -> tuple[str, int]:
+    """The SHA-256 (hex) of the file's bytes (only its ``first`` bytes, if given) and how
+    many bytes that was, read in one pass so the two agree."""
     sha = hashlib.sha256()
+    size = 0
     try:
         with Path(path).open("rb") as f:
-            while chunk := f.read(_CHUNK):
+            while chunk := f.read(_CHUNK if first is None else min(_CHUNK, first - size)):
                 sha.update(chunk)
+                size += len(chunk)
     except OSError as exc:
         raise DatasetError(f"{path}: cannot read the file: {exc.strerror or exc}") from exc
-    return sha.hexdigest()
+    return sha.hexdigest(), size
+
+
+def grew_by_appending(path: str | Path, sha256: str, size: int) -> bool:
+    """Whether the file ``path`` is a file of ``size`` bytes hashing to ``sha256`` with
+    whole lines appended: its first ``size`` bytes unchanged and ending a line, so every
+    row read before is still there, the same."""
+    if size:
+        try:
+            with Path(path).open("rb") as f:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    return False
+        except OSError:
+            return False
+    found, read = dataset_identity(path, size)
+    return read == size and found == sha256

@@ -22,7 +22,8 @@ from veracity.chat.batching import BatchSettings
 from veracity.chat.cache import ResponseCache, cache_max_bytes, remove_cache
 from veracity.chat.stack import check_batchable, open_cache, stack_chat
 from veracity.config import RunConfig
-from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, dataset_fingerprint
+from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError
+from veracity.dataset.ids import dataset_identity
 from veracity.embeddings import BertScoring, Embedder, make_bert_scorer, make_embedder
 from veracity.evaluation.blocking import run_blocking
 from veracity.evaluation.inputs import Samples, items_from, row_count
@@ -552,12 +553,17 @@ def _manifest(
         "price_per_million_tokens": None
         if price is None
         else {"input": price.input_per_million, "output": price.output_per_million},
-        "dataset": {
-            "path": dataset_path,
-            "sha256": dataset_fingerprint(dataset_path) if dataset_path else None,
-        },
+        "dataset": _describe_dataset(dataset_path),
         "started_at": timestamp(),
     }
+
+
+def _describe_dataset(path: str | None) -> dict[str, Any]:
+    if path is None:
+        return {"path": None, "sha256": None}
+    sha256, size = dataset_identity(path)
+    # The size lets a later run tell a dataset grown by appended rows from a changed one.
+    return {"path": path, "sha256": sha256, "bytes": size}
 
 
 def _describe_judge(models: Models, metrics: Sequence[Metric]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ class JudgeInfo(_Part):
 class DatasetInfo(_Part):
     path: str | None = None  # None: samples given in Python
     sha256: str | None = None
+    bytes: StrictInt | None = None  # lets a later run tell appended rows from a change
 
 
 class Attempt(_Part):

@@ -27,6 +27,7 @@ from typing import IO, Any
 from filelock import FileLock, Timeout
 from pydantic import ValidationError
 
+from veracity.dataset.ids import grew_by_appending
 from veracity.store.attempts import COMPLETED, FAILED, begin_attempt, end_attempt, record_progress
 from veracity.store.files import dumps, remove_temporaries, write_json_atomic, write_text_atomic
 from veracity.store.layout import (
@@ -396,9 +397,20 @@ def _difference(previous: Mapping[str, Any], current: Mapping[str, Any]) -> str 
             continue
         before = earlier.get(field)
         now = (current.get(section) or {}).get(field)
-        if before != now:
+        if before != now and not (
+            section == "dataset" and _appended_to(earlier, current.get(section) or {})
+        ):
             return f"{section} {field} ({before!r}, now {now!r})"
     return None
+
+
+def _appended_to(earlier: Mapping[str, Any], now: Mapping[str, Any]) -> bool:
+    """Whether the dataset ``now`` describes is the ``earlier`` one with rows appended (a
+    test set grown, the traces of a later window): its finished results still belong."""
+    size, sha256, path = earlier.get("bytes"), earlier.get("sha256"), now.get("path")
+    if not (isinstance(size, int) and isinstance(sha256, str) and isinstance(path, str)):
+        return False
+    return grew_by_appending(path, sha256, size)
 
 
 def writing(path: Path) -> bool:

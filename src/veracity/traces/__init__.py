@@ -3,29 +3,37 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Literal, get_args
 
 from veracity.traces.langfuse import read_langfuse_spans
+from veracity.traces.langfuse_api import read_langfuse_api_spans
 from veracity.traces.otlp import Span, TraceFileError, read_spans
 from veracity.traces.phoenix import read_phoenix_spans
 from veracity.traces.rag import NOT_RAG, TraceMapping, sample_of
+from veracity.traces.select import FILTERED_OUT, TraceFilter
 from veracity.types import Sample
 
 __all__ = [
+    "EVALUATED_BEFORE",
+    "FILTERED_OUT",
     "NOT_RAG",
     "TRACE_SOURCES",
     "TraceFileError",
+    "TraceFilter",
     "TraceMapping",
     "TraceSamples",
     "TraceSource",
+    "is_url",
     "samples_from_spans",
     "samples_from_traces",
 ]
 
+
+EVALUATED_BEFORE = "evaluated before"
 
 TraceSource = Literal["otlp", "phoenix", "langfuse"]
 TRACE_SOURCES: tuple[TraceSource, ...] = get_args(TraceSource)
@@ -43,14 +51,32 @@ class TraceSamples:
         return len(self.samples) + sum(self.skipped.values())
 
 
-def samples_from_spans(spans: Iterable[Span], mapping: TraceMapping | None = None) -> TraceSamples:
+def is_url(source: str | Path) -> bool:
+    """Whether a trace source names a server, not a file."""
+    return isinstance(source, str) and source.startswith(("http://", "https://"))
+
+
+def samples_from_spans(
+    spans: Iterable[Span],
+    mapping: TraceMapping | None = None,
+    *,
+    where: TraceFilter | None = None,
+    seen: Collection[str] = (),
+) -> TraceSamples:
     """The RAG requests among ``spans`` as samples, one a trace, in the order the traces
-    start; the other traces counted by why they were skipped."""
+    start; the other traces counted by why they were skipped: not a RAG request, not
+    meeting ``where``, or among the trace ids ``seen`` (evaluated by an earlier run)."""
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for span in spans:
         by_trace[span.trace_id].append(span)
     found = TraceSamples([])
     for trace in sorted(by_trace.values(), key=lambda s: min(x.start for x in s)):
+        if trace[0].trace_id in seen:
+            found.skipped[EVALUATED_BEFORE] += 1
+            continue
+        if where is not None and not where.keeps(trace):
+            found.skipped[FILTERED_OUT] += 1
+            continue
         made = sample_of(trace, mapping)
         if isinstance(made, Sample):
             found.samples.append(made)
@@ -66,13 +92,23 @@ def samples_from_traces(
     project: str = "default",
     since: datetime | None = None,
     mapping: TraceMapping | None = None,
+    where: TraceFilter | Sequence[str] = (),
+    seen: Collection[str] = (),
 ) -> TraceSamples:
     """The RAG requests of ``source`` as samples: an OTLP JSON trace file (``kind="otlp"``),
     a running Arize Phoenix's base URL (``kind="phoenix"``, its ``project``, spans since
-    ``since``) or a Langfuse export (``kind="langfuse"``). :class:`TraceFileError` names
-    what cannot be read."""
+    ``since``), a Langfuse export or a Langfuse server's URL (``kind="langfuse"``, its
+    keys in ``LANGFUSE_PUBLIC_KEY`` / ``LANGFUSE_SECRET_KEY``, observations since
+    ``since``). ``where``: conditions a trace must meet (``"service.name=rag-prod"``, see
+    :class:`TraceFilter`); ``seen``: trace ids to leave out, as evaluated before.
+    :class:`TraceFileError` names what cannot be read."""
+    chosen = where if isinstance(where, TraceFilter) else TraceFilter.parse(where)
     if kind == "phoenix":
-        return samples_from_spans(read_phoenix_spans(str(source), project, since=since), mapping)
-    if kind == "langfuse":
-        return samples_from_spans(read_langfuse_spans(source), mapping)
-    return samples_from_spans(read_spans(source), mapping)
+        spans: Iterable[Span] = read_phoenix_spans(str(source), project, since=since)
+    elif kind == "langfuse" and is_url(source):
+        spans = read_langfuse_api_spans(str(source), since=since)
+    elif kind == "langfuse":
+        spans = read_langfuse_spans(source)
+    else:
+        spans = read_spans(source)
+    return samples_from_spans(spans, mapping, where=chosen, seen=seen)

@@ -18,12 +18,14 @@ from typing import Any
 
 from veracity.traces.otlp import Span, TraceFileError
 
-__all__ = ["read_langfuse_spans"]
+__all__ = ["observation_span", "read_langfuse_spans"]
 
 _DOCUMENT_KEYS = ("page_content", "content", "text", "document")
 
 
 def _nanos(raw: Any) -> int:
+    if isinstance(raw, datetime):
+        return int(raw.timestamp() * 1e9)
     try:
         return int(datetime.fromisoformat(str(raw).replace("Z", "+00:00")).timestamp() * 1e9)
     except ValueError:
@@ -56,7 +58,11 @@ def _messages(value: Any) -> list[Mapping[str, Any]]:
     return [m for m in value if isinstance(m, Mapping)] if isinstance(value, list) else []
 
 
-def _observation(raw: Mapping[str, Any], trace_id: str) -> Span:
+def observation_span(
+    raw: Mapping[str, Any], trace_id: str, parent: str = "", service: str | None = None
+) -> Span:
+    """One observation (as the API writes it, camelCase) as a span; ``parent`` when it
+    names none."""
     kind = str(raw.get("type") or "").upper()
     name = str(raw.get("name") or "")
     attributes: dict[str, Any] = {}
@@ -76,16 +82,20 @@ def _observation(raw: Mapping[str, Any], trace_id: str) -> Span:
             attributes[f"retrieval.documents.{i}.document.content"] = document
     else:
         attributes["openinference.span.kind"] = kind
+        # A request's own input and output, where this observation is its root.
+        if (answer := _as_text(raw.get("output"))) is not None:
+            attributes["output.value"] = answer
     if (question := _as_text(raw.get("input"))) is not None and kind != "GENERATION":
         attributes["input.value"] = question
     return Span(
         trace_id=trace_id,
         span_id=str(raw.get("id", "")),
-        parent_id=str(raw.get("parentObservationId") or trace_id),
+        parent_id=str(raw.get("parentObservationId") or parent),
         name=name,
         start=_nanos(raw.get("startTime")),
         end=_nanos(raw.get("endTime") or raw.get("startTime")),
         attributes=attributes,
+        service=service,
     )
 
 
@@ -104,7 +114,7 @@ def _spans_of(trace: Any, where: str) -> Iterator[Span]:
     )  # fmt: skip
     for observation in trace.get("observations") or []:
         if isinstance(observation, Mapping):  # an id alone (the list endpoint) says nothing
-            yield _observation(observation, trace_id)
+            yield observation_span(observation, trace_id, parent=trace_id)
 
 
 def read_langfuse_spans(path: str | Path) -> Iterator[Span]:

@@ -38,8 +38,10 @@ class TraceMapping:
     )  # fmt: skip
     retriever_kinds: frozenset[str] = frozenset({"retriever", "retrieval"})
     llm_kinds: frozenset[str] = frozenset({"llm", "chat", "text_completion"})
-    # A retriever span's documents, in rank order (the number in the key).
+    # A retriever span's documents, in rank order (the number in the key), or attributes
+    # holding them all as a list (or a JSON array): texts, or objects with a text key.
     documents: tuple[re.Pattern[str], ...] = (_indexed("retrieval.documents", "document.content"),)
+    document_lists: tuple[str, ...] = ()
     # The request's question and answer on its root span (plain, or JSON holding them).
     question: tuple[str, ...] = ("input.value", "traceloop.entity.input")
     answer: tuple[str, ...] = ("output.value", "traceloop.entity.output")
@@ -57,8 +59,21 @@ class TraceMapping:
     json_output: tuple[str, ...] = ("gen_ai.output.messages",)
     # Keys of a JSON input or output that hold the text itself.
     text_keys: tuple[str, ...] = field(
-        default=("query", "question", "input", "output", "answer", "response", "text", "content")
+        default=(
+            "query",
+            "question",
+            "input",
+            "output",
+            "answer",
+            "response",
+            "text",
+            "content",
+            "page_content",
+        )
     )
+    # The sample's system: the first of these attributes a span has (the root's first),
+    # else the service's name.
+    system: tuple[str, ...] = ()
 
 
 def _kind(span: Span, mapping: TraceMapping) -> str:
@@ -162,6 +177,32 @@ def _output(span: Span, mapping: TraceMapping) -> str | None:
     return _first(span, (*mapping.json_output, *mapping.answer), mapping)
 
 
+def _documents(span: Span, mapping: TraceMapping) -> list[str]:
+    """A retriever span's documents, in rank order."""
+    found = [
+        str(doc)
+        for pattern in mapping.documents
+        for _, doc in sorted(_by_index(span.attributes, pattern).items())
+        if isinstance(doc, str)
+    ]
+    for key in mapping.document_lists:
+        listed = _text_json(span.attributes.get(key))
+        for item in listed if isinstance(listed, list) else []:
+            text = item if isinstance(item, str) else _text(item, mapping)
+            if text:
+                found.append(text)
+    return found
+
+
+def _system(spans: Sequence[Span], mapping: TraceMapping) -> str | None:
+    for key in mapping.system:
+        for span in spans:
+            value = span.attributes.get(key)
+            if isinstance(value, str | int) and str(value).strip():
+                return str(value).strip()
+    return spans[0].service
+
+
 def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sample | str:
     """The sample of one trace's spans, or why there is none."""
     mapping = mapping or TraceMapping()
@@ -187,13 +228,7 @@ def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sam
     )
     if not question:
         return "no question in the trace"
-    contexts = [
-        str(doc)
-        for retriever in retrievers
-        for pattern in mapping.documents
-        for _, doc in sorted(_by_index(retriever.attributes, pattern).items())
-        if isinstance(doc, str)
-    ]
+    contexts = [doc for retriever in retrievers for doc in _documents(retriever, mapping)]
     earlier = messages[:last_user] if last_user is not None else []
     history = tuple(
         Turn(role="user" if role in ("user", "human") else "assistant", content=text)
@@ -207,7 +242,7 @@ def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sam
         contexts=tuple(dict.fromkeys(contexts)),
         answer=answer,
         history=history,
-        system=root.service,
+        system=_system([root, *ordered], mapping),
         metadata={
             "trace_id": root.trace_id,
             "span_id": (answered_by or root).span_id,

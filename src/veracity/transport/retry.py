@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
+from veracity._scrub import scrub_secrets
 from veracity.transport.errors import (
     CallFailedError,
     JudgeFatalError,
@@ -28,7 +29,6 @@ from veracity.transport.errors import (
     RetriesExhaustedError,
 )
 from veracity.transport.limits import Limiter
-from veracity.transport.scrub import scrub_secrets
 
 R = TypeVar("R")
 

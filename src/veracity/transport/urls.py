@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
-from veracity.transport.scrub import scrub_secrets
+from veracity._scrub import scrub_secrets
 
 SCHEMES = ("http", "https")
 
