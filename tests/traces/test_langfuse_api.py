@@ -199,3 +199,22 @@ def test_results_of_samples_not_from_traces_are_not_sent(
     )
     sent = send_to_langfuse(result, url)
     assert (sent.accepted, sent.unscored, fake.score_posts) == (0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<html>gateway timeout</html>",
+        {"data": [{"id": 5, "type": None}], "meta": {}},
+        {"data": "everything", "meta": {"cursor": None}},
+        {"nested": [[[[[[[[[[[]]]]]]]]]]]},
+    ],
+    ids=["not-json", "wrong-types", "data-not-a-list", "another-shape"],
+)
+def test_a_reply_not_in_the_apis_shape_is_named(
+    langfuse: tuple[FakeLangfuse, str], monkeypatch: pytest.MonkeyPatch, reply: Any
+) -> None:
+    fake, url = langfuse
+    monkeypatch.setattr(fake, "handle", lambda *_: (200, reply))
+    with pytest.raises(TraceFileError, match=f"Langfuse at {url}"):
+        samples_from_traces(url, kind="langfuse")
