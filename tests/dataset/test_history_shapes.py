@@ -63,9 +63,27 @@ def test_each_shape_reads_as_the_same_turns(turns: list[object]) -> None:
     assert _history(ROW | {"history": turns}) == WANTED
 
 
-def test_plain_strings_are_turns_without_a_role() -> None:
+def test_plain_strings_alternate_user_and_assistant() -> None:
     history = _history(ROW | {"history": ["Which cars are there?", "A red one and a blue one."]})
-    assert [turn.role for turn in history] == [None, None]
+    assert [(turn.role, turn.content) for turn in history] == [
+        ("user", "Which cars are there?"),
+        ("assistant", "A red one and a blue one."),
+    ]
+    assert [t.role for t in _history(ROW | {"history": ["a", "b", "c"]})] == [
+        "user", "assistant", "user",
+    ]  # fmt: skip
+    # One string is one turn of no known role; a string among objects has none either.
+    assert [t.role for t in _history(ROW | {"history": "Earlier, we spoke of cars."})] == [None]
+    mixed = _history(ROW | {"history": [{"role": "user", "content": "Hi"}, "Hello!"]})
+    assert [t.role for t in mixed] == ["user", None]
+
+
+def test_a_conversation_of_plain_strings_given_as_the_question() -> None:
+    conversation = ["Which cars are there?", "A red one and a blue one.", "Which is faster?"]
+    sample = _one({"user_input": conversation, "response": "The red one.", "contexts": ["c"]})
+    assert isinstance(sample, Sample), sample
+    assert sample.question == "Which is faster?"
+    assert [t.role for t in sample.history] == ["user", "assistant"]
 
 
 def test_system_tool_and_tool_calling_turns() -> None:

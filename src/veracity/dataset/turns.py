@@ -1,7 +1,9 @@
 """A conversation's turns in the shapes people have them, read as :class:`Turn`\\ s.
 
-A turn is a string (no role: veracity does not guess one), or an object whose role and
-text come under the keys the common formats use: ``{role, content}`` (OpenAI, with
+A conversation of two or more plain strings alternates user and assistant, the user's
+first (as question-and-answer datasets write them); a string alone, or among turns of
+other shapes, has no known role. Otherwise a turn is an object whose role and text come under the keys the common
+formats use: ``{role, content}`` (OpenAI, with
 content as a string or a list of text parts), ``{speaker, text}`` (MTRAG),
 ``{type: human|ai, content}`` (LangChain and ragas messages, also serialised with a
 ``data`` object), ``{from, value}`` (ShareGPT). Role names are read by what they mean
@@ -103,13 +105,17 @@ def _turn(item: object, where: str) -> Turn:
 
 
 def read_turns(name: str, value: object) -> tuple[Turn, ...]:
-    """The turns of the field ``name``: a list of turns, or one string (one turn)."""
+    """The turns of the field ``name``: a list of turns, or one string (one turn, whose
+    role is not known)."""
     if isinstance(value, str):
         return (Turn(content=value),)
     if not isinstance(value, list | tuple):
         raise TurnProblem(
             f"field '{name}' must be a list of turns ({SHAPES}), got {a_json_type(value)}"
         )
+    if len(value) > 1 and all(isinstance(item, str) for item in value):
+        roles: tuple[TurnRole, TurnRole] = ("user", "assistant")
+        return tuple(Turn(role=roles[n % 2], content=str(item)) for n, item in enumerate(value))
     return tuple(_turn(item, f"field '{name}' item {n}") for n, item in enumerate(value, 1))
 
 
