@@ -232,3 +232,47 @@ def test_a_damaged_json_attribute_is_passed_over_not_fatal(tmp_path: Path) -> No
               "gen_ai.output.messages": "[{also"})]  # fmt: skip
     found = samples_from_traces(_write(tmp_path / "u.jsonl", _request(broken)))
     assert found.samples == [] and sum(found.skipped.values()) == 1
+
+
+def _llm_with_template(trace: str, variables: object) -> list[dict[str, Any]]:
+    return [_span(trace, "llm", "", 0, {
+        "openinference.span.kind": "LLM",
+        "llm.prompt_template.template": "Context: {context}\n\nQuestion: {question}",
+        "llm.prompt_template.variables": json.dumps(variables),
+        "llm.input_messages.0.message.role": "user",
+        "llm.input_messages.0.message.content": f"Context: {DOCS[0]}\n\nQuestion: {QUESTION}",
+        "llm.output_messages.0.message.content": ANSWER,
+    })]  # fmt: skip
+
+
+def test_the_context_passed_in_the_llms_prompt_is_a_context(tmp_path: Path) -> None:
+    # No retriever span: the prompt template's variables hold the context and question.
+    path = _write(
+        tmp_path / "t.jsonl",
+        _request(_llm_with_template("p1", {"context": DOCS[0], "question": QUESTION})),
+        _request(_llm_with_template("p2", {"documents": DOCS, "query": QUESTION})),
+        _request(_llm_with_template("p3", {"context": ["", 3, None]})),  # nothing usable
+    )
+    found = samples_from_traces(path).samples
+    assert [(s.question, s.contexts) for s in found[:2]] == [
+        (QUESTION, (DOCS[0],)),
+        (QUESTION, tuple(DOCS)),
+    ]
+    assert found[2].contexts == () and found[2].question.endswith(QUESTION)
+
+
+def test_a_prompts_context_made_of_the_retrieved_documents_is_not_added_again(
+    tmp_path: Path,
+) -> None:
+    spans = openinference_trace("r1")
+    joined = "\n\n".join(DOCS)
+    spans[2]["attributes"] += _attrs({"llm.prompt_template.variables": json.dumps(
+        {"context": joined, "question": QUESTION})})  # fmt: skip
+    other = openinference_trace("r2")
+    other[2]["attributes"] += _attrs({"llm.prompt_template.variables": json.dumps(
+        {"context": [DOCS[1], "A note the prompt added."]})})  # fmt: skip
+    found = samples_from_traces(_write(tmp_path / "t.jsonl", _request(spans), _request(other)))
+    assert [s.contexts for s in found.samples] == [
+        tuple(DOCS),
+        (*DOCS, "A note the prompt added."),
+    ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -69,8 +69,18 @@ def samples_from_spans(
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for span in spans:
         by_trace[span.trace_id].append(span)
+    return _samples(by_trace.values(), mapping, where, seen)
+
+
+def _samples(
+    traces: Iterable[list[Span]],
+    mapping: TraceMapping | None,
+    where: TraceFilter | None,
+    seen: Collection[str],
+) -> TraceSamples:
     found = TraceSamples([])
-    for trace in sorted(by_trace.values(), key=lambda s: min(x.start for x in s)):
+    starts: dict[str, int] = {}
+    for trace in traces:
         if trace[0].trace_id in seen:
             found.skipped[EVALUATED_BEFORE] += 1
             continue
@@ -80,9 +90,30 @@ def samples_from_spans(
         made = sample_of(trace, mapping)
         if isinstance(made, Sample):
             found.samples.append(made)
+            starts[made.id] = min(span.start for span in trace)
         else:
             found.skipped[made] += 1
+    found.samples.sort(key=lambda sample: starts[sample.id])
     return found
+
+
+def _whole_traces(read: Callable[[], Iterable[Span]]) -> Iterator[list[Span]]:
+    """Each trace's spans as soon as its last one is read, so that a file's traces are not
+    all held at once: a first pass counts each trace's spans, the second holds only the
+    traces still open. Spans a file gained between the passes (a collector still writing
+    it) come with the open traces at the end, or, for a trace already given, are dropped."""
+    counts = Counter(span.trace_id for span in read())
+    open_traces: dict[str, list[Span]] = {}
+    given: set[str] = set()
+    for span in read():
+        if span.trace_id in given:
+            continue
+        spans = open_traces.setdefault(span.trace_id, [])
+        spans.append(span)
+        if len(spans) == counts[span.trace_id]:
+            given.add(span.trace_id)
+            yield open_traces.pop(span.trace_id)
+    yield from open_traces.values()
 
 
 def samples_from_traces(
@@ -107,8 +138,7 @@ def samples_from_traces(
         spans: Iterable[Span] = read_phoenix_spans(str(source), project, since=since)
     elif kind == "langfuse" and is_url(source):
         spans = read_langfuse_api_spans(str(source), since=since)
-    elif kind == "langfuse":
-        spans = read_langfuse_spans(source)
-    else:
-        spans = read_spans(source)
+    else:  # a file, read twice rather than held whole
+        reader = read_langfuse_spans if kind == "langfuse" else read_spans
+        return _samples(_whole_traces(lambda: reader(source)), mapping, chosen, seen)
     return samples_from_spans(spans, mapping, where=chosen, seen=seen)

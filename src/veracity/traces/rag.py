@@ -71,6 +71,11 @@ class TraceMapping:
             "page_content",
         )
     )
+    # An LLM span's prompt template variables (a JSON object): the context it was given,
+    # and the question, under these names.
+    template_variables: tuple[str, ...] = ("llm.prompt_template.variables",)
+    context_variables: tuple[str, ...] = ("context", "contexts", "documents", "sources")
+    question_variables: tuple[str, ...] = ("question", "query", "input", "user_input")
     # The sample's system: the first of these attributes a span has (the root's first),
     # else the service's name.
     system: tuple[str, ...] = ()
@@ -194,6 +199,33 @@ def _documents(span: Span, mapping: TraceMapping) -> list[str]:
     return found
 
 
+def _template_variables(span: Span | None, mapping: TraceMapping) -> Mapping[str, Any]:
+    if span is None:
+        return {}
+    for key in mapping.template_variables:
+        raw = span.attributes.get(key)
+        if isinstance(raw, str) and raw.strip()[:1] == "{":
+            try:
+                raw = json.loads(raw)
+            except ValueError:
+                continue
+        if isinstance(raw, Mapping):
+            return raw
+    return {}
+
+
+def _variable(variables: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """The texts of the first of ``names`` among the template's variables: a string, or a
+    list of them."""
+    for name in names:
+        value = variables.get(name)
+        texts = [v.strip() for v in (value if isinstance(value, list) else [value])
+                 if isinstance(v, str) and v.strip()]  # fmt: skip
+        if texts:
+            return texts
+    return []
+
+
 def _system(spans: Sequence[Span], mapping: TraceMapping) -> str | None:
     for key in mapping.system:
         for span in spans:
@@ -221,14 +253,23 @@ def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sam
     )
     if not answer:
         return NOT_RAG if not retrievers else "no answer in the trace"
+    variables = _template_variables(final, mapping)
     question = (
         (_first(root, mapping.question, mapping) if root is not final else None)
         or (_first(retrievers[0], mapping.question, mapping) if retrievers else None)
+        or next(iter(_variable(variables, mapping.question_variables)), None)
         or (messages[last_user][1] if last_user is not None else None)
     )
     if not question:
         return "no question in the trace"
     contexts = [doc for retriever in retrievers for doc in _documents(retriever, mapping)]
+    # The context the prompt was given, but not the retrieved documents again.
+    retrieved = "\n".join(contexts)
+    contexts += [
+        text
+        for text in _variable(variables, mapping.context_variables)
+        if text not in retrieved and not (contexts and all(doc in text for doc in contexts))
+    ]
     earlier = messages[:last_user] if last_user is not None else []
     history = tuple(
         Turn(role="user" if role in ("user", "human") else "assistant", content=text)
