@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
-import json
-import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -28,7 +23,6 @@ from veracity.cli.common import (
 )
 from veracity.cli.settings import run_settings
 from veracity.config.model import RunConfig
-from veracity.config.traces import TraceMappingSpec
 from veracity.store.layout import DATABASE, MANIFEST, REPORT, RESULTS
 
 if TYPE_CHECKING:  # the evaluation stack loads when a command runs, not for --help
@@ -237,20 +231,15 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, read_dataset
     from veracity.evaluation import aevaluate
     from veracity.judges import JudgeFailingError, JudgeFatalError
-    from veracity.traces import is_url
 
-    server = source != "file" and is_url(given)
-    if not server:
-        check_dataset(Path(given))
     dataset = Path(given)
-    named = (project if source == "phoenix" else source) if server else dataset.stem
-    run_dir = out or Path("runs") / named
+    run_dir = _run_dir(given, source, project, out)
     has_run = any((run_dir / name).exists() for name in (MANIFEST, DATABASE))
     if source != "file":
-        dataset = _samples_of_traces(
-            given, source, run_dir, since=since, sample=sample, seed=seed,
-            where=TraceQuery(project, tuple(filters or ()), settings.traces),
-        )  # fmt: skip
+        from veracity.cli.from_traces import TraceOptions, samples_of_traces
+
+        options = TraceOptions(source, project, since, tuple(filters or ()), sample, seed)
+        dataset = samples_of_traces(given, run_dir, options, settings.traces)
     if resume and not has_run:
         raise fail(f"--resume: there is no run to resume in {run_dir}")
     if retry_errors and not has_run:
@@ -312,118 +301,15 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     _finish(result, run_dir, dataset, html=html, gates=gates)
 
 
-TRACE_SAMPLES = "trace_samples.jsonl"
+def _run_dir(given: str, source: str, project: str, out: Path | None) -> Path:
+    """``--out``, else runs/ and the dataset's name, the Phoenix project's or the trace
+    server's kind; a dataset file that is not there is said first."""
+    from veracity.traces import is_url
 
-
-def _since(given: str | None) -> datetime | None:
-    """``--since``: a span of time back from now (``24h``, ``7d``, ``30m``) or a date."""
-    from datetime import UTC, datetime, timedelta
-
-    if given is None:
-        return None
-    m = re.fullmatch(r"\s*(\d+)\s*([smhd])\s*", given)
-    if m is not None:
-        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
-        return datetime.now(UTC) - timedelta(**{unit: int(m.group(1))})
-    try:
-        found = datetime.fromisoformat(given.strip())
-    except ValueError:
-        raise ValueError(
-            f"--since {given!r}: expected a span of time (24h, 7d, 30m) or a date (2026-11-01)"
-        ) from None
-    return found if found.tzinfo else found.replace(tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class TraceQuery:
-    """Which traces of a source: a Phoenix project's, meeting the --filter conditions."""
-
-    project: str
-    filters: tuple[str, ...]
-    mapping: TraceMappingSpec | None
-
-
-def _samples_of_traces(
-    given: str,
-    source: str,
-    run_dir: Path,
-    *,
-    since: str | None,
-    sample: int | None,
-    seed: int,
-    where: TraceQuery,
-) -> Path:
-    """The RAG requests of a trace source not evaluated into ``run_dir`` before, appended
-    to the run directory's dataset of traces (so the run records them, resumes on them,
-    reports their texts, and a later window's run judges only the new ones); what was
-    skipped, said."""
-    from veracity._suggest import one_of
-    from veracity.store import write_text_atomic
-    from veracity.traces import TRACE_SOURCES, TraceFileError, TraceFilter, samples_from_traces
-    from veracity.traces.sampling import drawn
-
-    written = run_dir / TRACE_SAMPLES
-    before = _read_or_empty(written)
-    try:
-        kind = one_of(source, TRACE_SOURCES, "--from")
-        found = samples_from_traces(
-            given, kind=kind, project=where.project, since=_since(since),
-            mapping=where.mapping.mapping() if where.mapping else None,
-            where=TraceFilter.parse(where.filters),
-            seen=_ids_in(before),
-        )  # fmt: skip
-    except (ValueError, TraceFileError) as exc:
-        raise fail(str(exc)) from exc
-    skipped = ", ".join(f"{reason}: {n}" for reason, n in found.skipped.most_common())
-    err_console.print(
-        f"{found.traces} trace(s) in {given}: {len(found.samples)} sample(s)"
-        + (f", skipped ({skipped})" if skipped else ""),
-        highlight=False,
-        markup=False,
-    )
-    if not found.samples and not before:
-        raise fail(f"no trace in {given} is a RAG request with an answer; nothing to evaluate")
-    samples = found.samples
-    if sample is not None:
-        samples = drawn(found.samples, sample, seed)
-        err_console.print(
-            f"evaluating {len(samples)} of them (--sample {sample}, --seed {seed})",
-            highlight=False,
-            markup=False,
-        )
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        lines = (f"{s.model_dump_json(exclude_defaults=True)}\n" for s in samples)
-        write_text_atomic(written, itertools.chain([before], lines))
-    except OSError as exc:
-        raise cannot_write(written, exc) from exc
-    return written
-
-
-def _read_or_empty(path: Path) -> str:
-    """The run directory's dataset of traces so far ('' when there is none yet)."""
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise fail(
-            f"{path}: cannot read the traces this run directory evaluated before ({exc}); "
-            "choose a new --out directory"
-        ) from exc
-
-
-def _ids_in(samples_jsonl: str) -> set[str]:
-    """The sample (trace) ids of a dataset of traces that veracity wrote."""
-    ids = set()
-    for line in samples_jsonl.splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # a damaged line is the dataset reader's to report
-        if isinstance(row, dict) and isinstance(row.get("id"), str):
-            ids.add(row["id"])
-    return ids
+    if source != "file" and is_url(given):
+        return out or Path("runs") / (project if source == "phoenix" else source)
+    check_dataset(Path(given))
+    return out or Path("runs") / Path(given).stem
 
 
 def _finish(

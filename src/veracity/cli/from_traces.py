@@ -1,0 +1,162 @@
+"""``veracity run --from otlp|phoenix|langfuse``: a trace source's RAG requests appended to
+the run directory's dataset of traces, streamed (a source's samples are never all held),
+the traces evaluated before left out, the rest drawn from with ``--sample``."""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from veracity.cli.common import cannot_write, err_console, fail
+from veracity.config.traces import TraceMappingSpec
+
+if TYPE_CHECKING:
+    from veracity.traces import TraceQuery
+
+__all__ = ["TRACE_SAMPLES", "TraceOptions", "samples_of_traces"]
+
+TRACE_SAMPLES = "trace_samples.jsonl"
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    """The command line's trace options, as given."""
+
+    source: str
+    project: str
+    since: str | None
+    filters: tuple[str, ...]
+    sample: int | None
+    seed: int
+
+
+def since_of(given: str | None) -> datetime | None:
+    """``--since``: a span of time back from now (``24h``, ``7d``, ``30m``) or a date."""
+    from datetime import UTC, timedelta
+
+    if given is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*([smhd])\s*", given)
+    if m is not None:
+        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
+        return datetime.now(UTC) - timedelta(**{unit: int(m.group(1))})
+    try:
+        found = datetime.fromisoformat(given.strip())
+    except ValueError:
+        raise ValueError(
+            f"--since {given!r}: expected a span of time (24h, 7d, 30m) or a date (2026-11-01)"
+        ) from None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
+
+
+def samples_of_traces(
+    given: str, run_dir: Path, options: TraceOptions, mapping: TraceMappingSpec | None
+) -> Path:
+    """The RAG requests of ``given`` not evaluated into ``run_dir`` before, appended to the
+    run directory's dataset of traces (so the run records them, resumes on them, reports
+    their texts, and a later window's run judges only the new ones); what was skipped,
+    said. Returns that dataset's path."""
+    from veracity._suggest import one_of
+    from veracity.store import write_text_atomic
+    from veracity.traces import TRACE_SOURCES, TraceFilter, TraceQuery
+
+    written = run_dir / TRACE_SAMPLES
+    try:
+        query = TraceQuery(
+            kind=one_of(options.source, TRACE_SOURCES, "--from"), project=options.project,
+            since=since_of(options.since), mapping=mapping.mapping() if mapping else None,
+            where=TraceFilter.parse(options.filters), seen=_ids_in(written),
+        )  # fmt: skip
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile("w+", encoding="utf-8", dir=run_dir) as new:
+            systems = _stream_new(given, query, new)
+            chosen = _drawn(systems, options)
+            new.seek(0)
+            write_text_atomic(written, _appended(written, new, chosen))
+    except OSError as exc:
+        raise cannot_write(written, exc) from exc
+    return written
+
+
+def _stream_new(given: str, query: TraceQuery, into: IO[str]) -> list[str | None]:
+    """Write the source's new samples to ``into``, a line each; their systems, in order."""
+    from veracity.traces import TraceFileError, streamed_samples
+
+    skipped: Counter[str] = Counter()
+    systems: list[str | None] = []
+    try:
+        for sample in streamed_samples(given, query, skipped):
+            into.write(f"{sample.model_dump_json(exclude_defaults=True)}\n")
+            systems.append(sample.system)
+    except TraceFileError as exc:
+        raise fail(str(exc)) from exc
+    said = ", ".join(f"{reason}: {n}" for reason, n in skipped.most_common())
+    err_console.print(
+        f"{len(systems) + sum(skipped.values())} trace(s) in {given}: {len(systems)} "
+        f"sample(s)" + (f", skipped ({said})" if said else ""),
+        highlight=False,
+        markup=False,
+    )
+    if not systems and not query.seen:
+        raise fail(f"no trace in {given} is a RAG request with an answer; nothing to evaluate")
+    return systems
+
+
+def _drawn(systems: list[str | None], options: TraceOptions) -> set[int] | None:
+    """The new samples ``--sample`` keeps (None: all)."""
+    from veracity.traces.sampling import drawn_indices
+
+    if options.sample is None:
+        return None
+    chosen = drawn_indices(systems, options.sample, options.seed)
+    err_console.print(
+        f"evaluating {len(chosen)} of them (--sample {options.sample}, --seed {options.seed})",
+        highlight=False,
+        markup=False,
+    )
+    return set(chosen)
+
+
+def _appended(written: Path, new: IO[str], chosen: set[int] | None) -> Iterator[str]:
+    """The dataset of traces so far, line by line, then the new samples kept."""
+    try:
+        with written.open("rb") as before:
+            for raw in before:
+                yield raw.decode("utf-8")
+    except FileNotFoundError:
+        pass
+    for index, line in enumerate(new):
+        if chosen is None or index in chosen:
+            yield line
+
+
+def _ids_in(written: Path) -> set[str]:
+    """The sample (trace) ids of the run directory's dataset of traces so far."""
+    ids: set[str] = set()
+    try:
+        with written.open("rb") as lines:
+            for line in lines:
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue  # a damaged line is the dataset reader's to report
+                if isinstance(row, dict) and isinstance(row.get("id"), str):
+                    ids.add(row["id"])
+    except FileNotFoundError:
+        return ids
+    except OSError as exc:
+        raise fail(
+            f"{written}: cannot read the traces this run directory evaluated before ({exc}); "
+            "choose a new --out directory"
+        ) from exc
+    return ids
