@@ -218,3 +218,13 @@ def test_a_reply_not_in_the_apis_shape_is_named(
     monkeypatch.setattr(fake, "handle", lambda *_: (200, reply))
     with pytest.raises(TraceFileError, match=f"Langfuse at {url}"):
         samples_from_traces(url, kind="langfuse")
+
+
+def test_a_window_over_the_bound_is_cut_and_said(langfuse: tuple[FakeLangfuse, str]) -> None:
+    from veracity.traces import TraceWindowCut
+    from veracity.traces.langfuse_api import read_langfuse_api_spans
+
+    _, url = langfuse
+    with pytest.warns(TraceWindowCut, match="read the first 4 observations"):
+        spans = list(read_langfuse_api_spans(url, limit=4))
+    assert len(spans) == 4

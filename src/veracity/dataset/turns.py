@@ -2,9 +2,9 @@
 
 A conversation of two or more plain strings alternates user and assistant, the user's
 first (as question-and-answer datasets write them); a string alone, or among turns of
-other shapes, has no known role. Otherwise a turn is an object whose role and text come under the keys the common
-formats use: ``{role, content}`` (OpenAI, with
-content as a string or a list of text parts), ``{speaker, text}`` (MTRAG),
+other shapes, has no known role. Otherwise a turn is an object whose role and text come
+under the keys the common formats use: ``{role, content}`` (OpenAI, with content as a
+string or a list of text parts), ``{speaker, text}`` (MTRAG),
 ``{type: human|ai, content}`` (LangChain and ragas messages, also serialised with a
 ``data`` object), ``{from, value}`` (ShareGPT). Role names are read by what they mean
 (``human`` is the user, ``ai``/``agent``/``bot``/``gpt`` the assistant). Anything else

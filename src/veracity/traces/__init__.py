@@ -1,6 +1,6 @@
 """Traces as a source of samples: what production did, evaluated where it lives."""
 
-from veracity.traces.otlp import TraceFileError
+from veracity.traces.otlp import TraceFileError, TraceWindowCut
 from veracity.traces.rag import NOT_RAG, TraceMapping
 from veracity.traces.samples import (
     EVALUATED_BEFORE,
@@ -26,6 +26,7 @@ __all__ = [
     "TraceQuery",
     "TraceSamples",
     "TraceSource",
+    "TraceWindowCut",
     "is_url",
     "samples_from_spans",
     "samples_from_traces",

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from veracity._scrub import scrub_secrets
 from veracity.traces.langfuse import observation_span
-from veracity.traces.otlp import Span, TraceFileError
+from veracity.traces.otlp import Span, TraceFileError, TraceWindowCut
 
 if TYPE_CHECKING:
     import httpx
@@ -106,3 +107,9 @@ def read_langfuse_api_spans(
         cursor = page.meta.cursor
         if not cursor or not page.data:
             return
+    warnings.warn(
+        f"Langfuse at {base_url}: read the first {limit} observations of the window only: "
+        "narrow it with --since",
+        TraceWindowCut,
+        stacklevel=2,
+    )

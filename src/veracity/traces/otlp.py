@@ -16,13 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Span", "TraceFileError", "read_spans"]
+__all__ = ["Span", "TraceFileError", "TraceWindowCut", "read_spans"]
 
 MAX_DEPTH = 32  # nested attribute values deeper than this are cut, not recursed into
 
 
 class TraceFileError(ValueError):
     """A trace file veracity cannot read: ``file:line: problem``."""
+
+
+class TraceWindowCut(UserWarning):
+    """A server's window held more spans than veracity reads at once: the rest were not."""
 
 
 @dataclass(frozen=True, slots=True)

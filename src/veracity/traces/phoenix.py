@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from veracity.traces.otlp import Span, TraceFileError
+from veracity.traces.otlp import Span, TraceFileError, TraceWindowCut
 
 __all__ = ["PHOENIX_PAGE", "read_phoenix_spans"]
 
@@ -60,6 +61,13 @@ def read_phoenix_spans(
         )
     except Exception as exc:  # the client raises httpx's errors, and its own
         raise TraceFileError(f"Phoenix at {base_url}, project {project!r}: {exc}") from exc
+    if len(found) >= limit:
+        warnings.warn(
+            f"Phoenix at {base_url}, project {project!r}: read the first {limit} spans of the "
+            "window only: narrow it with --since",
+            TraceWindowCut,
+            stacklevel=2,
+        )
     for raw in found:
         span = _span(raw, project) if isinstance(raw, Mapping) else None
         if span is not None:
