@@ -158,9 +158,13 @@ def test_rejected_scores_are_said_and_a_resend_completes(
 
 
 def test_wrong_keys_are_refused_without_showing_them(
-    langfuse: tuple[FakeLangfuse, str], cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+    langfuse: tuple[FakeLangfuse, str],
+    cli: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     _, url = langfuse
+    monkeypatch.chdir(tmp_path)  # the run directory it would make: runs/langfuse
     wrong = "sk-lf-wrong-secret-9999"
     monkeypatch.setenv("LANGFUSE_SECRET_KEY", wrong)
     with pytest.raises(TraceFileError, match="Langfuse at") as caught:
@@ -172,6 +176,7 @@ def test_wrong_keys_are_refused_without_showing_them(
     monkeypatch.delenv("LANGFUSE_SECRET_KEY")
     missing = cli.invoke(app, ["run", url, "--from", "langfuse", *OFFLINE])
     assert missing.exit_code == 2 and "LANGFUSE_SECRET_KEY" in missing.output
+    assert not (tmp_path / "runs").exists()  # nothing left behind
 
 
 def test_a_server_that_is_not_there_is_named(keys: None, cli: CliRunner, tmp_path: Path) -> None:

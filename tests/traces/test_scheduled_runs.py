@@ -94,7 +94,8 @@ def test_a_bad_filter_is_named(bad: str, cli: CliRunner, tmp_path: Path) -> None
     with pytest.raises(ValueError, match="expected KEY=PATTERN"):
         TraceFilter.parse([bad])
     path = _write(tmp_path / "t.jsonl", _request(trace()))
-    result = cli.invoke(app, ["run", str(path), "--from", "otlp", "--filter", bad, *OFFLINE])
+    out = ("--out", str(tmp_path / "run"))
+    result = cli.invoke(app, ["run", str(path), "--from", "otlp", "--filter", bad, *OFFLINE, *out])
     assert result.exit_code == 2
     assert "--filter" in result.output and "Traceback" not in result.output
 

@@ -77,11 +77,13 @@ def samples_of_traces(
     except ValueError as exc:
         raise fail(str(exc)) from exc
     try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile("w+", encoding="utf-8", dir=run_dir) as new:
+        # The new samples wait in a temporary file: a source that fails leaves no run
+        # directory behind, and a run directory's dataset is only ever appended to whole.
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as new:
             systems = _stream_new(given, query, new)
             chosen = _drawn(systems, options)
             new.seek(0)
+            run_dir.mkdir(parents=True, exist_ok=True)
             write_text_atomic(written, _appended(written, new, chosen))
     except OSError as exc:
         raise cannot_write(written, exc) from exc
