@@ -85,6 +85,28 @@ async def test_a_weakly_aligned_negation_is_still_not_supported(judge: OfflineJu
     assert "differs from it in negation" in found.reason
 
 
+async def test_the_contexts_own_words_are_supported_where_they_are(judge: OfflineJudge) -> None:
+    # Two sentences copied from forum passages: one negated clause of a longer sentence,
+    # one opinion; the best-aligned sentence of the first is not its own.
+    shelter = (
+        "Your residence may be built to code, but that does not mean it can withstand "
+        "winds from extreme events such as tornadoes and major hurricanes. A safe room "
+        "can withstand those winds."
+    )
+    lending = (
+        "I've done some lending on Prosper a few years ago and stuck mostly to borrowers "
+        "that Prosper rated A or AA, many of whom turned out to be complete deadbeats."
+    )
+    for claim, contexts, where in (
+        ("That does not mean it can withstand winds from extreme events such as tornadoes "
+         "and major hurricanes.", (BELL, shelter), shelter),
+        (lending, (MUSEUM, lending, EIFFEL), lending),
+    ):  # fmt: skip
+        found = await verdict(judge, claim, *contexts)
+        assert found.verdict is Verdict.SUPPORTED, found.reason
+        assert found.evidence and found.evidence in where
+
+
 async def test_an_unrelated_claim_has_not_enough_information(judge: OfflineJudge) -> None:
     found = await verdict(judge, "Bananas are an excellent source of potassium.", EIFFEL, BELL)
     assert found.verdict is Verdict.NOT_ENOUGH_INFO

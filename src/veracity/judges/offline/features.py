@@ -103,7 +103,7 @@ class Evidence:
             bigrams=frozenset(bigrams),
             trigrams=frozenset(trigrams),
             numbers=frozenset(tx.numbers(whole)),
-            token_text=" " + " ".join(" ".join(tx.all_tokens(c)) for c in contexts) + " ",
+            token_text=" " + " ".join(_token_text(c).strip() for c in contexts) + " ",
         )
 
     def window_vectors(self, sentence_vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -158,8 +158,14 @@ def claim_features(
     best: Window | None = None
     sentence: Window | None = None  # the best-aligned single sentence
     cosine = 0.0
+    tokens = tx.all_tokens(claim)
+    quoted = f" {' '.join(tokens)} "
+    verbatim = bool(tokens) and quoted in ev.token_text
     if ev.windows:
         k = int(np.argmax(similarities))
+        if verbatim:  # the claim's own words: its evidence is where they are
+            holding = [i for i, w in enumerate(ev.windows) if quoted in _token_text(w.text)]
+            k = max(holding, key=lambda i: float(similarities[i]), default=k)
         best, cosine = ev.windows[k], float(similarities[k])
         singles = [i for i, w in enumerate(ev.windows) if len(w.sentences) == 1]
         sentence = ev.windows[max(singles, key=lambda i: float(similarities[i]))]
@@ -171,7 +177,6 @@ def claim_features(
     coverage_words = (
         sum(w in ev.words for w in claim_words) / len(claim_words) if claim_words else 0.0
     )
-    tokens = tx.all_tokens(claim)
     grams = list(pairwise(tokens))
     bigrams_found = sum(g in ev.bigrams for g in grams)
     bigram_all = bigrams_found / len(grams) if grams else _share(ev.tokens, tokens)
@@ -179,7 +184,9 @@ def claim_features(
     trigram_all = sum(g in ev.trigrams for g in triples) / len(triples) if triples else bigram_all
     missing_numbers = sorted(n for n in claim_numbers if n not in ev.numbers)
     missing_names = sorted(surface for n, surface in claim_names.items() if n not in ev.tokens)
-    negation_flip = sentence is not None and tx.negated(claim) != sentence.negated
+    # A claim in the contexts' own words cannot disagree with them on negation (its
+    # best-aligned single sentence may be another one, the claim a clause of two).
+    negation_flip = not verbatim and sentence is not None and tx.negated(claim) != sentence.negated
     personal = any(w in PERSONAL and w not in ev.words for w in claim_words)
     missing = [originals.get(w, w) for w in words if w not in pool]
     missing_specific = tuple(
@@ -217,9 +224,13 @@ def claim_features(
         other_specific=_others_specific(best, words) if best and missing_specific else (),
         negation_flip=negation_flip,
         claim_negated=tx.negated(claim),
-        verbatim=bool(tokens) and f" {' '.join(tokens)} " in ev.token_text,
+        verbatim=verbatim,
         all_absent=bool(words) and not any(w in pool for w in words),
     )
+
+
+def _token_text(text: str) -> str:
+    return f" {' '.join(tx.all_tokens(text))} "
 
 
 def _others_specific(best: Window, claim_words: Sequence[str]) -> tuple[str, ...]:

@@ -93,11 +93,14 @@ def probability(f: ClaimFeatures, params: OfflineParams) -> float:
 
 
 def decide(p: float, f: ClaimFeatures, params: OfflineParams) -> Verdict:
-    """Contradicted when the best-aligned window is strongly aligned (cosine ≥ t_align) yet
-    disagrees on a number, a name or a negation; supported when P ≥ t_support and nothing
-    blocks it; else not enough information."""
+    """Supported when the claim is the contexts' own words; contradicted when the
+    best-aligned window is strongly aligned (cosine ≥ t_align) yet disagrees on a number, a
+    name or a negation; supported when P ≥ t_support and nothing blocks it; else not enough
+    information."""
     if f.best is None:
         return Verdict.NOT_ENOUGH_INFO
+    if f.verbatim and not blocked(f):  # the contexts' own words
+        return Verdict.SUPPORTED
     if f.cosine >= params.t_align and conflicts(f):
         return Verdict.CONTRADICTED
     if p >= params.t_support and not blocked(f):
