@@ -161,3 +161,37 @@ def test_a_bad_traces_section_of_the_config_is_named(
     assert result.exit_code == 2
     assert "traces" in result.output and "questions" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_run_directory_another_run_is_writing_is_not_appended_to(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    from filelock import FileLock
+
+    run = tmp_path / "prod"
+    run.mkdir()
+    traces = _write(tmp_path / "t.jsonl", _request(trace("t1")))
+    with FileLock(run / ".lock", thread_local=False):
+        held = cli.invoke(app, ["run", str(traces), "--from", "otlp", *OFFLINE, "--out", str(run)])
+    assert held.exit_code == 2
+    assert f"another veracity run is writing {run}" in held.output
+    assert not (run / "trace_samples.jsonl").exists()
+
+
+def test_traces_another_run_appended_meanwhile_are_not_appended_twice(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from veracity.cli import from_traces
+
+    run = tmp_path / "prod"
+    traces = _write(tmp_path / "t.jsonl", *(_request(trace(f"t{n}")) for n in range(3)))
+    reads = iter([set(), {"t1"}])  # t1 appended by another run after the first read
+    real = from_traces._ids_in
+
+    def ids_in(written: Path) -> set[str]:
+        return next(reads, None) or real(written)
+
+    monkeypatch.setattr(from_traces, "_ids_in", ids_in)
+    result = cli.invoke(app, ["run", str(traces), "--from", "otlp", *OFFLINE, "--out", str(run)])
+    assert result.exit_code == 0, result.output
+    assert sorted(_sample_ids(run)) == ["t0", "t2"]

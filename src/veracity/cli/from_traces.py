@@ -9,6 +9,7 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -80,38 +81,62 @@ def samples_of_traces(
         # The new samples wait in a temporary file: a source that fails leaves no run
         # directory behind, and a run directory's dataset is only ever appended to whole.
         with tempfile.TemporaryFile("w+", encoding="utf-8") as new:
-            systems = _stream_new(given, query, new)
-            chosen = _drawn(systems, options)
+            found = _stream_new(given, query, new)
+            chosen = _drawn([system for _, system in found], options)
             new.seek(0)
             run_dir.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(written, _appended(written, new, chosen))
+            with _appending(run_dir):
+                # Another run may have appended since the ids were read: none twice.
+                now = _ids_in(written)
+                drawn = range(len(found)) if chosen is None else chosen
+                kept = {i for i in drawn if found[i][0] not in now}
+                write_text_atomic(written, _appended(written, new, kept))
     except OSError as exc:
         raise cannot_write(written, exc) from exc
     return written
 
 
-def _stream_new(given: str, query: TraceQuery, into: IO[str]) -> list[str | None]:
-    """Write the source's new samples to ``into``, a line each; their systems, in order."""
+@contextmanager
+def _appending(run_dir: Path) -> Iterator[None]:
+    """The run directory's lock while its dataset of traces grows: one run at a time."""
+    from filelock import FileLock, Timeout
+
+    from veracity.store.layout import LOCK
+
+    lock = FileLock(run_dir / LOCK, thread_local=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise fail(f"another veracity run is writing {run_dir}") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _stream_new(given: str, query: TraceQuery, into: IO[str]) -> list[tuple[str, str | None]]:
+    """Write the source's new samples to ``into``, a line each; their ids and systems, in
+    order."""
     from veracity.traces import TraceFileError, streamed_samples
 
     skipped: Counter[str] = Counter()
-    systems: list[str | None] = []
+    found: list[tuple[str, str | None]] = []
     try:
         for sample in streamed_samples(given, query, skipped):
             into.write(f"{sample.model_dump_json(exclude_defaults=True)}\n")
-            systems.append(sample.system)
+            found.append((sample.id, sample.system))
     except TraceFileError as exc:
         raise fail(str(exc)) from exc
     said = ", ".join(f"{reason}: {n}" for reason, n in skipped.most_common())
     err_console.print(
-        f"{len(systems) + sum(skipped.values())} trace(s) in {given}: {len(systems)} "
+        f"{len(found) + sum(skipped.values())} trace(s) in {given}: {len(found)} "
         f"sample(s)" + (f", skipped ({said})" if said else ""),
         highlight=False,
         markup=False,
     )
-    if not systems and not query.seen:
+    if not found and not query.seen:
         raise fail(f"no trace in {given} is a RAG request with an answer; nothing to evaluate")
-    return systems
+    return found
 
 
 def _drawn(systems: list[str | None], options: TraceOptions) -> set[int] | None:
@@ -129,7 +154,7 @@ def _drawn(systems: list[str | None], options: TraceOptions) -> set[int] | None:
     return set(chosen)
 
 
-def _appended(written: Path, new: IO[str], chosen: set[int] | None) -> Iterator[str]:
+def _appended(written: Path, new: IO[str], kept: set[int]) -> Iterator[str]:
     """The dataset of traces so far, line by line, then the new samples kept."""
     try:
         with written.open("rb") as before:
@@ -138,7 +163,7 @@ def _appended(written: Path, new: IO[str], chosen: set[int] | None) -> Iterator[
     except FileNotFoundError:
         pass
     for index, line in enumerate(new):
-        if chosen is None or index in chosen:
+        if index in kept:
             yield line
 
 
