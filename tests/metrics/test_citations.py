@@ -126,6 +126,27 @@ async def test_an_unsupported_claim_and_a_dangling_citation_count_against() -> N
     assert "context(s) 9" in recall.details["notes"][0]
 
 
+async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words() -> None:
+    # A small judge's quotes are often its own words: the claim's are in context 2.
+    replies = [
+        json.dumps({"claims": [*CLAIMS, "Bananas grow on the Moon."]}),
+        _verdicts("finished in the year 1889", "it measures 330 m", "moon bananas"),
+    ]
+    sample = _sample(
+        "The tower was completed in 1889 [1]. It is 330 metres tall [2]. Bananas grow on the "
+        "Moon [3]."
+    )
+    (recall,), _ = await _score(sample, Citations(), replies=replies)
+    shown = recall.details["claims"]
+    assert [(c["supported_by"], c["attribution"]) for c in shown] == [
+        ([1], "cited"),
+        ([2], "cited"),
+        ([], "unsupported"),  # "supported", but in words no context holds enough of
+    ]
+    assert [c.get("located_by") for c in shown] == ["claim words", "claim words", None]
+    assert recall.score == pytest.approx(2 / 3)
+
+
 async def test_an_answer_citing_nothing_is_no_citations_unscored_and_calls_nothing() -> None:
     (result,), chat = await _score(_sample("The tower was completed in 1889."), Citations())
     assert (result.status, result.score) == (Status.NO_CITATIONS, None)

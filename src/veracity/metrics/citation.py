@@ -8,7 +8,13 @@ evidence is found among the contexts. Each claim is then
 - ``cited``: supported by a passage its sentence cites;
 - ``misattributed``: supported, but only by a passage its sentence does not cite (or its
   sentence cites nothing): right, and pointing the reader elsewhere;
-- ``unsupported``: not supported, or supported on evidence that is in no context.
+- ``unsupported``: not supported, or supported on evidence that is in no context and in
+  words no context holds.
+
+A supported claim whose evidence quote is in no context (a small judge paraphrases its
+quotes) is located by its own words instead: the context holding the most of its content
+words, at least :data:`CLAIM_WORDS_FOUND` of them; details say which claims were located
+so.
 
 Recall is the share of claims that are ``cited``; precision the share of citations (a
 sentence citing a passage) whose passage supports a claim of that sentence. An answer
@@ -31,6 +37,9 @@ from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
 __all__ = ["Citations"]
 
 Measure = Literal["recall", "precision"]
+# The share of a claim's content words a context must hold to be taken as its support
+# when the judge's evidence quote is in no context.
+CLAIM_WORDS_FOUND = 0.6
 
 
 def _span_of(claim: str, spans: Sequence[CitedSpan]) -> int | None:
@@ -42,6 +51,18 @@ def _span_of(claim: str, spans: Sequence[CitedSpan]) -> int | None:
         if share > best_share:
             best, best_share = index, share
     return best
+
+
+def _by_claim_words(claim: str, contexts: Sequence[str]) -> tuple[int, ...]:
+    """The context(s) holding the most of ``claim``'s content words, if enough."""
+    words = set(content_tokens(claim))
+    if not words:
+        return ()
+    shares = [len(words & set(content_tokens(context))) / len(words) for context in contexts]
+    best = max(shares, default=0.0)
+    if best < CLAIM_WORDS_FOUND:
+        return ()
+    return tuple(i for i, share in enumerate(shares) if share == best)
 
 
 def _attribution(verdict: ClaimVerdict, support: tuple[int, ...], cites: tuple[int, ...]) -> str:
@@ -129,6 +150,10 @@ class Citations:
             span = _span_of(claim, spans)
             cites = spans[span].cites if span is not None else ()
             support = contexts_quoting(verdict.evidence, contexts) if verdict.evidence else ()
+            located = "evidence" if support else None
+            if not support and verdict.verdict is Verdict.SUPPORTED:
+                support = _by_claim_words(claim, contexts)
+                located = "claim words" if support else None
             found.append(
                 {
                     "claim": claim,
@@ -136,6 +161,7 @@ class Citations:
                     "span": span,
                     "cites": cites,
                     "supported_by": support,
+                    "located_by": located,
                     "attribution": _attribution(verdict, support, cites),
                 }
             )
@@ -149,6 +175,7 @@ class Citations:
             "attribution": claim["attribution"],
             "cites": [i + self.index_base for i in claim["cites"]],
             "supported_by": [i + self.index_base for i in claim["supported_by"]],
+            **({"located_by": claim["located_by"]} if claim["located_by"] else {}),
         }
 
     def _result(
