@@ -6,7 +6,14 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from veracity.metrics.base import Need, SampleWork, has_reference, judge_error, missing_reference
+from veracity.metrics.base import (
+    Need,
+    SampleWork,
+    finished,
+    has_reference,
+    judge_error,
+    missing_reference,
+)
 from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, abstains
 from veracity.types import AnswerClass, MetricResult, Status, Usage
 
@@ -64,12 +71,12 @@ class AnswerClassification:
         weights = {} if probabilities is None else {
             "probabilities": {label.value: p for label, p in probabilities.items()}
         }  # fmt: skip
-        return MetricResult(
-            metric=self.name,
-            score=1.0 if label is AnswerClass.CORRECT else 0.0,
-            status=Status.SCORED,
-            reason=f"{label.value}: {why}" if why else label.value,
+        return finished(
+            self.name,
+            1.0 if label is AnswerClass.CORRECT else 0.0,
+            Status.SCORED,
+            f"{label.value}: {why}" if why else label.value,
+            started,
             details={"classification": label.value, "method": method, **weights},
             usage=usage,
-            latency_s=time.perf_counter() - started,
         )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity.embeddings import Embedder, clipped_cosine, question_vector
-from veracity.metrics.base import Need, SampleWork, judge_error
+from veracity.metrics.base import Need, SampleWork, finished, judge_error
 from veracity.prompts import earlier_turn, question_in_context
 from veracity.transport import CallFailedError
 from veracity.types import MetricResult, Status, Usage
@@ -125,12 +125,6 @@ class AnswerRelevance:
     def _result(
         self, score: float, reason: str, details: dict[str, Any], usage: Usage, started: float
     ) -> MetricResult:
-        return MetricResult(
-            metric=self.name,
-            score=score,
-            status=Status.SCORED,
-            reason=reason,
-            details=details,
-            usage=usage,
-            latency_s=time.perf_counter() - started,
+        return finished(
+            self.name, score, Status.SCORED, reason, started, details=details, usage=usage
         )

@@ -166,6 +166,28 @@ class SampleWork:
         return outcome.usage
 
 
+def finished(
+    metric: str,
+    score: float | None,
+    status: Status,
+    reason: str,
+    started: float,
+    *,
+    details: dict[str, Any] | None = None,
+    usage: Usage | None = None,
+) -> MetricResult:
+    """A metric's result, its latency counted from ``started`` (``time.perf_counter()``)."""
+    return MetricResult(
+        metric=metric,
+        score=score,
+        status=status,
+        reason=reason,
+        details=details or {},
+        usage=usage or Usage(),
+        latency_s=time.perf_counter() - started,
+    )
+
+
 def judge_error(
     metric: str,
     step: str,
@@ -185,29 +207,14 @@ def judge_error(
         status, reason = Status.INVALID_INPUT, f"{step}: {outcome.error}"
     else:
         status, reason = Status.JUDGE_ERROR, f"{step} failed: {outcome.error}"
-    return MetricResult(
-        metric=metric,
-        score=None,
-        status=status,
-        reason=reason,
-        details=details,
-        usage=usage,
-        latency_s=time.perf_counter() - started,
-    )
+    return finished(metric, None, status, reason, started, details=details, usage=usage)
 
 
 def unscored(
     metric: str, status: Status, reason: str, started: float, **details: Any
 ) -> MetricResult:
     """A result without a judge call (missing reference, no contexts, …)."""
-    return MetricResult(
-        metric=metric,
-        score=None,
-        status=status,
-        reason=reason,
-        details=details,
-        latency_s=time.perf_counter() - started,
-    )
+    return finished(metric, None, status, reason, started, details=details)
 
 
 def has_contexts(sample: Sample) -> bool:

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from veracity.judges.llm.evidence import contexts_quoting
 from veracity.judges.offline.text import content_tokens
-from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error, unscored
+from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
 from veracity.metrics.cited_spans import CitedSpan, cited_spans
 from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
 
@@ -187,12 +187,4 @@ class Citations:
         started: float,
         usage: Usage | None = None,
     ) -> MetricResult:
-        return MetricResult(
-            metric=self.name,
-            score=score,
-            status=status,
-            reason=reason,
-            details=details,
-            usage=usage or Usage(),
-            latency_s=time.perf_counter() - started,
-        )
+        return finished(self.name, score, status, reason, started, details=details, usage=usage)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error, unscored
+from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
 from veracity.types import MetricResult, Status
 
 
@@ -69,13 +69,12 @@ class ContextPrecision:
             if all(p is not None for p in p_relevant)
             else {}
         )
-        return MetricResult(
-            metric=self.name,
-            score=score,
-            status=Status.SCORED,
-            reason=(
-                f"{n_relevant} of {len(relevant)} chunk(s) relevant; average precision {score:.3f}"
-            ),
+        return finished(
+            self.name,
+            score,
+            Status.SCORED,
+            f"{n_relevant} of {len(relevant)} chunk(s) relevant; average precision {score:.3f}",
+            started,
             details={
                 "chunks": [
                     chunk.model_dump(mode="json", exclude_none=True) for chunk in outcome.value
@@ -86,5 +85,4 @@ class ContextPrecision:
                 **({"notes": list(outcome.notes)} if outcome.notes else {}),
             },
             usage=outcome.usage,
-            latency_s=time.perf_counter() - started,
         )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from veracity.metrics.base import (
     Need,
     SampleWork,
+    finished,
     has_contexts,
     has_reference,
     judge_error,
@@ -94,12 +95,4 @@ class ContextRecall:
         details: dict[str, object] = {"statements": rows, "n_statements": len(rows)}
         if notes:
             details["notes"] = list(notes)
-        return MetricResult(
-            metric=self.name,
-            score=score,
-            status=status,
-            reason=reason,
-            details=details,
-            usage=usage,
-            latency_s=time.perf_counter() - started,
-        )
+        return finished(self.name, score, status, reason, started, details=details, usage=usage)

@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from veracity.metrics.base import Need, SampleWork, has_reference, judge_error, missing_reference
+from veracity.metrics.base import (
+    Need,
+    SampleWork,
+    finished,
+    has_reference,
+    judge_error,
+    missing_reference,
+)
 from veracity.types import MetricResult, Status
 
 DEFAULT_CRITERIA_WEIGHTS: Mapping[str, float] = MappingProxyType(
@@ -56,11 +63,12 @@ class FactualAccuracy:
         }
         weighted = sum(self.weights[n] * values[n] for n in self.weights) / total
         letter = grade(weighted)
-        return MetricResult(
-            metric=self.name,
-            score=weighted / 100,
-            status=Status.SCORED,
-            reason=f"weighted criteria score {weighted:.1f}/100, grade {letter}",
+        return finished(
+            self.name,
+            weighted / 100,
+            Status.SCORED,
+            f"weighted criteria score {weighted:.1f}/100, grade {letter}",
+            started,
             details={
                 "criteria": criteria,
                 "weights": dict(self.weights),
@@ -69,5 +77,4 @@ class FactualAccuracy:
                 **({"notes": list(outcome.notes)} if outcome.notes else {}),
             },
             usage=outcome.usage,
-            latency_s=time.perf_counter() - started,
         )

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.metrics.base import Need, SampleWork, has_contexts, judge_error
+from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error
 from veracity.metrics.conversation_support import with_conversation_support
 from veracity.metrics.local_signals import local_signals
 from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, abstains
@@ -201,15 +201,7 @@ class Faithfulness:
             )
         if notes:
             details["notes"] = list(notes)
-        return MetricResult(
-            metric=self.name,
-            score=score,
-            status=status,
-            reason=reason,
-            details=details,
-            usage=usage,
-            latency_s=time.perf_counter() - started,
-        )
+        return finished(self.name, score, status, reason, started, details=details, usage=usage)
 
     def _counts(self, verdict: ClaimVerdict) -> bool:
         """Whether ``verdict`` counts as supported in the score."""
@@ -241,12 +233,8 @@ class Faithfulness:
         if abstention is not None:
             details["abstention"] = abstention
         details["local_signals"] = local_signals(sample.answer, (), sample.contexts)[0]
-        return MetricResult(
-            metric=self.name,
-            score=self.no_claims_score,
-            status=Status.NO_CLAIMS,
-            reason=f"{why}: there is nothing to check, so {outcome}",
-            details=details,
-            usage=usage or Usage(),
-            latency_s=time.perf_counter() - started,
-        )
+        why = f"{why}: there is nothing to check, so {outcome}"
+        return finished(
+            self.name, self.no_claims_score, Status.NO_CLAIMS, why, started,
+            details=details, usage=usage,
+        )  # fmt: skip

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from veracity.metrics.answer_relevance import AnswerRelevance
-from veracity.metrics.base import Metric, Need, SampleWork
+from veracity.metrics.base import Metric, Need, SampleWork, finished
 from veracity.metrics.context_precision import ContextPrecision
 from veracity.metrics.context_recall import ContextRecall
 from veracity.metrics.faithfulness import Faithfulness
@@ -89,25 +89,14 @@ class RagasScore:
         }
         if score is None:
             statuses = ", ".join(f"{n} {r.status.value}" for n, r in parts.items())
-            return MetricResult(
-                metric=self.name,
-                score=None,
-                status=Status.SKIPPED,
-                reason=f"no component was scored ({statuses})",
-                details=details,
-                usage=usage,
-                latency_s=time.perf_counter() - started,
+            why = f"no component was scored ({statuses})"
+            return finished(
+                self.name, None, Status.SKIPPED, why, started, details=details, usage=usage
             )
         left_out = [n for n in parts if n not in used]
         reason = f"weighted mean of {len(used)} component(s)"
         if left_out:
             reason += f"; left out unscored {', '.join(left_out)} and renormalised the weights"
-        return MetricResult(
-            metric=self.name,
-            score=score,
-            status=Status.SCORED,
-            reason=reason,
-            details=details,
-            usage=usage,
-            latency_s=time.perf_counter() - started,
+        return finished(
+            self.name, score, Status.SCORED, reason, started, details=details, usage=usage
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from veracity.metrics.base import Need, SampleWork, judge_error
+from veracity.metrics.base import Need, SampleWork, finished, judge_error
 from veracity.prompts import DEFAULT_RUBRIC
 from veracity.types import MetricResult, Rubric, Status
 
@@ -40,11 +40,12 @@ class RubricMetric:
         passed = not failing
         axes = ", ".join(f"{s.name} {s.score}" for s in scores)
         verdict = "pass" if passed else f"fail ({', '.join(failing)} below the minimum)"
-        return MetricResult(
-            metric=self.name,
-            score=(overall - 1) / 4,
-            status=Status.SCORED,
-            reason=f"{axes}; overall {overall:.2f}/5; {verdict}",
+        return finished(
+            self.name,
+            (overall - 1) / 4,
+            Status.SCORED,
+            f"{axes}; overall {overall:.2f}/5; {verdict}",
+            started,
             details={
                 "rubric": self.rubric.name,
                 "dimensions": [
@@ -55,5 +56,4 @@ class RubricMetric:
                 **({"notes": list(outcome.notes)} if outcome.notes else {}),
             },
             usage=outcome.usage,
-            latency_s=time.perf_counter() - started,
         )

@@ -6,7 +6,14 @@ import time
 from dataclasses import dataclass
 
 from veracity.embeddings import clipped_cosine, cut_texts
-from veracity.metrics.base import Need, SampleWork, has_reference, missing_reference, unscored
+from veracity.metrics.base import (
+    Need,
+    SampleWork,
+    finished,
+    has_reference,
+    missing_reference,
+    unscored,
+)
 from veracity.types import MetricResult, Status
 
 SIDES = ("answer", "reference")
@@ -22,12 +29,8 @@ def _without_model(
     if model is None:
         return unscored(metric, Status.SKIPPED, f"no {what}: {_NO_MODEL}", started)
     if not work.sample.answer.strip():
-        return MetricResult(
-            metric=metric,
-            score=0.0,
-            status=Status.SCORED,
-            reason="the answer is empty, so nothing is similar",
-            latency_s=time.perf_counter() - started,
+        return finished(
+            metric, 0.0, Status.SCORED, "the answer is empty, so nothing is similar", started
         )
     return None
 
@@ -59,14 +62,7 @@ class SemanticSimilarity:
                 f"; the {' and the '.join(cut)} {'is' if len(cut) == 1 else 'are'} longer "
                 "than the model reads: only the start was compared"
             )
-        return MetricResult(
-            metric=self.name,
-            score=similarity,
-            status=Status.SCORED,
-            reason=reason,
-            details=details,
-            latency_s=time.perf_counter() - started,
-        )
+        return finished(self.name, similarity, Status.SCORED, reason, started, details=details)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +91,12 @@ class BertScore:
                 f"; longer than the model reads at once, scored whole: the answer in "
                 f"{answer_windows} and the reference in {reference_windows} overlapping windows"
             )
-        return MetricResult(
-            metric=self.name,
-            score=min(1.0, max(0.0, scores.f1)),
-            status=Status.SCORED,
-            reason=reason,
+        return finished(
+            self.name,
+            min(1.0, max(0.0, scores.f1)),
+            Status.SCORED,
+            reason,
+            started,
             details={
                 "precision": scores.precision,
                 "recall": scores.recall,
@@ -107,5 +104,4 @@ class BertScore:
                 "model": scorer.name,
                 "windows": {"answer": answer_windows, "reference": reference_windows},
             },
-            latency_s=time.perf_counter() - started,
         )
