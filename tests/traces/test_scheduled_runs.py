@@ -79,6 +79,7 @@ def test_filter_conditions_choose_the_traces(tmp_path: Path) -> None:
         _request(trace("a3"), service="rag-prod-eu"),
     )
     prod = samples_from_traces(path, where=["service.name=rag-prod*"])
+    assert samples_from_traces(path, where="service.name=rag-prod*") == prod  # one condition
     assert [s.id for s in prod.samples] == ["a1", "a3"]
     assert prod.skipped == {"left out by --filter": 1}
     not_eu = samples_from_traces(path, where=["service.name=rag-prod*", "service.name!=*-eu"])

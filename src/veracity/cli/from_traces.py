@@ -99,15 +99,12 @@ def samples_of_traces(
 @contextmanager
 def _appending(run_dir: Path) -> Iterator[None]:
     """The run directory's lock while its dataset of traces grows: one run at a time."""
-    from filelock import FileLock, Timeout
+    from veracity.store.run_dir import RunDirectoryError, lock_run_directory
 
-    from veracity.store.layout import LOCK
-
-    lock = FileLock(run_dir / LOCK, thread_local=False)
     try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        raise fail(f"another veracity run is writing {run_dir}") from None
+        lock = lock_run_directory(run_dir)
+    except RunDirectoryError as exc:
+        raise fail(str(exc)) from None
     try:
         yield
     finally:

@@ -129,6 +129,21 @@ def _make_directory(path: Path) -> None:
         raise RunDirectoryError(f"cannot use {path} as the run directory: {problem}") from exc
 
 
+def lock_run_directory(path: Path) -> FileLock:
+    """The lock of the run directory ``path``, taken: one veracity run writes it at a time.
+    A :class:`RunDirectoryError` when another holds it, or it cannot be made."""
+    # filelock: an OS lock on every platform (fcntl on POSIX, msvcrt on Windows), freed by
+    # the OS when the process dies however it dies.
+    lock = FileLock(path / LOCK, thread_local=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise RunDirectoryError(f"another veracity run is writing {path}") from None
+    except WRITE_ERRORS as exc:
+        raise RunDirectoryError(f"cannot use {path} as the run directory: {_reason(exc)}") from exc
+    return lock
+
+
 class RunDirectory:
     """Owns the files of one run while it is open (and holds its lock)."""
 
@@ -152,18 +167,7 @@ class RunDirectory:
         """Lock the directory and open its store; an earlier run of the same dataset and
         judge here is resumed (whenever it stopped), anything else is refused."""
         _make_directory(self.path)
-        # filelock: an OS lock on every platform (fcntl on POSIX, msvcrt on Windows), freed
-        # by the OS when the process dies however it dies.
-        lock = FileLock(self.path / LOCK, thread_local=False)
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            raise RunDirectoryError(f"another veracity run is writing {self.path}") from None
-        except WRITE_ERRORS as exc:
-            raise RunDirectoryError(
-                f"cannot use {self.path} as the run directory: {_reason(exc)}"
-            ) from exc
-        self._lock = lock
+        self._lock = lock_run_directory(self.path)
         try:
             self._open(manifest)
         except WRITE_ERRORS as exc:

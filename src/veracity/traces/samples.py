@@ -96,6 +96,8 @@ def samples_from_traces(
     ``LANGFUSE_SECRET_KEY``, observations since ``since``). ``where``: conditions a trace
     must meet (``"service.name=rag-prod"``, see :class:`TraceFilter`); ``seen``: trace ids
     to leave out, as evaluated before. :class:`TraceFileError` names what cannot be read."""
+    if isinstance(where, str):  # one condition, not its characters
+        where = [where]
     chosen = where if isinstance(where, TraceFilter) else TraceFilter.parse(where)
     query = TraceQuery(kind, project, since, mapping, chosen, seen)
     skipped: Counter[str] = Counter()
