@@ -15,9 +15,11 @@ Unanswerable tasks' references are abstentions ("I'm sorry, I don't have…"): t
 the judge reads as abstaining (score 0, the noncommittal rule) is reported, with the
 share of answerable references it wrongly reads so.
 
-Scores: ``OfflineJudge().rate_relevance`` as the ``answer_relevance`` metric calls it
-without generated questions, with the history (``with_history``) and without it
-(``question_only``); the baseline, the word overlap (Jaccard of stemmed content words) of
+Scores: the ``answer_relevance`` metric with the offline judge, given the history
+(``with_history``: a follow-up read with its earlier turn, an answer repeating an earlier
+assistant turn scored 0) and without it (``question_only``), and the judge's rating with the history but without the repeat rule
+(``new_words``: what an answer to an earlier question gets when it is not a copy of that
+turn); the baseline, the word overlap (Jaccard of stemmed content words) of
 the question as read in context and the answer. AUROC of "own" against each negative, on
 one half of the conversations (``--split test``, the default, or ``fit``; a conversation
 is never split across the halves).
@@ -42,6 +44,8 @@ from offline_data import DEFAULT_DATA, auroc
 from veracity.dataset import read_dataset
 from veracity.judges.offline import OfflineJudge
 from veracity.judges.offline import text as tx
+from veracity.metrics import AnswerRelevance
+from veracity.metrics.base import Models, SampleWork
 from veracity.prompts.abstention import abstains
 from veracity.prompts.conversation import question_in_context
 from veracity.types import Sample
@@ -98,19 +102,34 @@ def jaccard(a: str, b: str) -> float:
 
 
 async def rated(judge: OfflineJudge, pairs: Sequence[Pair], *, history: bool) -> list[float]:
+    metric = AnswerRelevance()
     found = await asyncio.gather(
         *(
-            judge.rate_relevance(
-                p.task.question, p.answer, iteration=0, history=p.task.history if history else ()
-            )
+            metric.score(SampleWork(pair_sample(p, history=history), Models(judge), 0))
             for p in pairs
         )
     )
     scores = []
-    for outcome in found:
-        assert outcome.value is not None, outcome.error
-        scores.append(outcome.value.score)
+    for result in found:
+        assert result.score is not None, result.reason
+        scores.append(result.score)
     return scores
+
+
+async def judge_rated(judge: OfflineJudge, pairs: Sequence[Pair]) -> list[float]:
+    found = await asyncio.gather(
+        *(
+            judge.rate_relevance(p.task.question, p.answer, iteration=0, history=p.task.history)
+            for p in pairs
+        )
+    )
+    return [o.value.score if o.value is not None else float("nan") for o in found]
+
+
+def pair_sample(pair: Pair, *, history: bool) -> Sample:
+    return pair.task.model_copy(
+        update={"answer": pair.answer, "history": pair.task.history if history else ()}
+    )
 
 
 async def abstention_shares(judge: OfflineJudge, tasks: Sequence[Sample]) -> dict[str, object]:
@@ -145,6 +164,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, object]:
         scores = {
             "with_history": await rated(judge, pairs, history=True),
             "question_only": await rated(judge, pairs, history=False),
+            "new_words": await judge_rated(judge, pairs),
             "overlap": [
                 jaccard(question_in_context(p.task.question, p.task.history), p.answer)
                 for p in pairs
@@ -164,12 +184,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, object]:
         }
     own = int((kinds == "own").sum())
     print(f"MTRAG-UN ({args.split} half): {len(tasks)} tasks, {own} answerable with a reference")
-    print(f"{'negative':<20} {'n':>4}  {'with_history':>12}  {'question_only':>13}  {'overlap':>7}")
+    names = list(scores)
+    print(f"{'negative':<20} {'n':>4}  " + "  ".join(f"{n:>13}" for n in names))
     for kind, row in figures.items():
-        print(
-            f"{kind:<20} {row['n']:>4}  {row['with_history']:12.3f}  "
-            f"{row['question_only']:13.3f}  {row['overlap']:7.3f}"
-        )
+        print(f"{kind:<20} {row['n']:>4}  " + "  ".join(f"{row[n]:13.3f}" for n in names))
     print("references read as abstaining:", json.dumps(abstentions, ensure_ascii=False))
     return {"split": args.split, "own": own, "kinds": figures, "abstentions": abstentions}
 

@@ -69,3 +69,27 @@ async def test_answer_relevance_offline_reads_the_follow_up(judge: OfflineJudge)
     assert result.details["method"] == "judge_rating"
     assert "a follow-up, read with the latest user turn" in result.details["judge_reason"]
     assert result.score is not None and result.score > 0.5
+
+
+async def test_answer_relevance_scores_a_repeated_earlier_turn_0(judge: OfflineJudge) -> None:
+    history = (
+        *HISTORY,
+        Turn(role="user", content=FOLLOW_UP),
+        Turn(role="assistant", content=RIGHT + " It was the tallest building until 1930."),
+    )
+    sample = Sample(
+        id="s",
+        question="Who designed it?",
+        answer=RIGHT + " It was the tallest building until 1930.",
+        contexts=CHUNKS,
+        history=history,
+    )
+    result = await AnswerRelevance().score(SampleWork(sample, Models(judge), 0))
+    assert result.score == 0.0 and result.usage.calls == 0
+    assert result.details == {"method": "repeats_earlier_turn", "turn": 4, "overlap": 1.0}
+    assert "repeats the assistant's earlier turn 4" in result.reason
+    # The same answer to the question it answered is rated as usual.
+    asked_again = sample.model_copy(update={"question": FOLLOW_UP, "history": HISTORY})
+    rated = await AnswerRelevance().score(SampleWork(asked_again, Models(judge), 0))
+    assert rated.details["method"] == "judge_rating" and rated.score is not None
+    assert rated.score > 0.5

@@ -28,6 +28,7 @@ from veracity.prompts import (
     render_question_generation,
     render_relevance_rating,
     render_verification,
+    repeated_turn,
 )
 from veracity.types import Turn
 
@@ -161,3 +162,50 @@ def test_the_earlier_turn_a_follow_up_leans_on() -> None:
     assert earlier_turn(Q, HISTORY) == HISTORY[0].content
     assert earlier_turn("When was the Louvre built?", HISTORY) is None
     assert earlier_turn(Q, (Turn(role="user", content="   "),)) is None
+
+
+CHAT = (
+    Turn(role="user", content="When was the Eiffel Tower finished?"),
+    Turn(role="assistant", content="The Eiffel Tower was finished in 1889, for the World's Fair."),
+    Turn(role="user", content="How tall is it?"),
+    Turn(role="assistant", content="It is 330 metres tall, antennas included."),
+)
+
+
+def test_an_answer_repeating_an_earlier_turn_is_found() -> None:
+    repeated = repeated_turn("Who designed it?", CHAT[1].content, CHAT)
+    assert repeated is not None and (repeated.turn, repeated.overlap) == (2, 1.0)
+    # Nearly word for word: a word changed and case aside, still that turn.
+    near = "the Eiffel tower was completed in 1889, for the World's Fair."
+    found = repeated_turn("Who designed it?", near, CHAT)
+    assert found is not None and found.turn == 2 and 0.8 <= found.overlap < 1.0
+    # Each assistant turn is looked at, not only the latest.
+    later = repeated_turn("Who designed it?", CHAT[3].content, CHAT)
+    assert later is not None and later.turn == 4
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "history"),
+    [
+        # a new answer
+        ("Who designed it?", "Gustave Eiffel's company designed and built the tower.", CHAT),
+        # the user asks for it again, or asks the same question again
+        ("Can you repeat that?", CHAT[1].content, CHAT),
+        ("Say that again please", CHAT[3].content, CHAT),
+        ("When was the Eiffel Tower finished?", CHAT[1].content, CHAT),
+        # a short answer repeats by chance ("Yes." to two questions)
+        (
+            "Is it still open?",
+            "Yes, it is.",
+            (*CHAT, Turn(role="assistant", content="Yes, it is.")),
+        ),
+        # only an assistant's turn counts, and a turn without a role is not guessed at
+        ("Who designed it?", CHAT[0].content + " Nobody knows.", CHAT[:1]),
+        ("Who designed it?", CHAT[1].content, (Turn(content=CHAT[1].content),)),
+        ("Who designed it?", CHAT[1].content, ()),
+    ],
+)
+def test_what_is_not_a_repeated_answer(
+    question: str, answer: str, history: tuple[Turn, ...]
+) -> None:
+    assert repeated_turn(question, answer, history) is None

@@ -8,7 +8,7 @@ from typing import Any
 
 from veracity.embeddings import Embedder, clipped_cosine, question_vector
 from veracity.metrics.base import Need, SampleWork, finished, judge_error
-from veracity.prompts import earlier_turn, question_in_context
+from veracity.prompts import earlier_turn, question_in_context, repeated_turn
 from veracity.transport import CallFailedError
 from veracity.types import MetricResult, Status, Usage
 
@@ -18,7 +18,9 @@ class AnswerRelevance:
     """The judge writes ``n_questions`` questions the answer would answer (one call,
     which also flags a noncommittal answer); the score is the mean cosine similarity,
     clipped at 0, between the real question and each generated one. A noncommittal
-    answer scores 0. Without an embedder, or if generation or embedding fails, the judge
+    answer scores 0, and so does one that repeats an earlier assistant turn nearly word
+    for word when the question asks something new (:func:`~veracity.prompts.repeated_turn`;
+    no judge call). Without an embedder, or if generation or embedding fails, the judge
     rates relevance directly (0–1) and the details say so and why.
 
     The judge reads the conversation before the question, if any, in both ways; the
@@ -35,6 +37,18 @@ class AnswerRelevance:
         if not work.sample.answer.strip():
             return self._result(0.0, "the answer is empty: it addresses nothing",
                                 {"method": "empty_answer"}, Usage(), started)  # fmt: skip
+        repeated = repeated_turn(work.sample.question, work.sample.answer, work.sample.history)
+        if repeated is not None:
+            return self._result(
+                0.0,
+                f"the answer repeats the assistant's earlier turn {repeated.turn} nearly word "
+                f"for word (word overlap {repeated.overlap:.2f}): it answers that turn's "
+                "question, not this one",
+                {"method": "repeats_earlier_turn", "turn": repeated.turn,
+                 "overlap": repeated.overlap},
+                Usage(),
+                started,
+            )  # fmt: skip
         usage = Usage()
         embedder = work.models.embedder
         fallback_because = "no embedding model is available"

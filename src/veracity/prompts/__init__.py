@@ -43,6 +43,7 @@ __all__ = [
     "QuestionType",
     "RelevanceRatingOutput",
     "RenderedPrompt",
+    "RepeatedTurn",
     "RubricScoresOutput",
     "RubricTemplate",
     "abstains",
@@ -67,6 +68,7 @@ __all__ = [
     "render_rubric",
     "render_testset_generation",
     "render_verification",
+    "repeated_turn",
     "rubric_template",
     "untrusted",
 ]
@@ -108,6 +110,7 @@ if TYPE_CHECKING:
     )
     from veracity.prompts.conversation import (
         HISTORY_NOTES,
+        RepeatedTurn,
         conversation_fingerprints,
         earlier_turn,
         follows_up,
@@ -115,6 +118,7 @@ if TYPE_CHECKING:
         history_size,
         in_conversation,
         question_in_context,
+        repeated_turn,
     )
     from veracity.prompts.factual_accuracy import (
         FACTUAL_ACCURACY,

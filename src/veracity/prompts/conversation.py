@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from veracity.prompts.answer_relevance import QUESTION_GENERATION, RELEVANCE_RATING
@@ -145,3 +146,51 @@ def question_in_context(question: str, history: Sequence[Turn]) -> str:
     the turn it leans on (:func:`earlier_turn`); any other question is read as it is."""
     earlier = earlier_turn(question, history)
     return question if earlier is None else f"{earlier} {question}"
+
+
+# ------------------------------------------------------------------- repeated answers
+
+# An answer that says again, nearly word for word, what the assistant said earlier answers
+# that turn's question, not this one (a chat stuck on an earlier turn): unless the user
+# asks for it again, or asks the same question again. Short answers ("Yes.", "In 1889.")
+# repeat by chance, so only an answer of several words counts.
+REPEAT_OVERLAP = 0.8
+_REPEAT_MIN_WORDS = 6
+_ASKS_AGAIN = re.compile(r"\b(?:repeat|again|once more|say that)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedTurn:
+    """An earlier assistant turn an answer repeats: its position in the history (1 for
+    the oldest turn) and the word overlap (Jaccard of the two texts' word sets)."""
+
+    turn: int
+    overlap: float
+
+
+def repeated_turn(question: str, answer: str, history: Sequence[Turn]) -> RepeatedTurn | None:
+    """The earlier assistant turn that ``answer`` repeats nearly word for word (overlap at
+    least :data:`REPEAT_OVERLAP`) although ``question`` asks something new; ``None`` when
+    it repeats none, or the question asks for it again."""
+    words = _words(answer)
+    if len(words) < _REPEAT_MIN_WORDS or _ASKS_AGAIN.search(question):
+        return None
+    asked = _words(question)
+    asked_before: set[str] = set()
+    found: RepeatedTurn | None = None
+    for number, turn in enumerate(history, start=1):
+        if turn.role == "user":
+            asked_before = _words(turn.content)
+        elif turn.role == "assistant" and _overlap(asked, asked_before) < REPEAT_OVERLAP:
+            overlap = _overlap(words, _words(turn.content))
+            if overlap >= REPEAT_OVERLAP and (found is None or overlap > found.overlap):
+                found = RepeatedTurn(number, round(overlap, 3))
+    return found
+
+
+def _words(text: str) -> set[str]:
+    return {word.lower() for word in _WORD.findall(text)}
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
