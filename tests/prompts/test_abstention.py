@@ -24,9 +24,11 @@ from veracity.prompts import DEFAULT_ABSTENTION_PHRASES, abstains, find_abstenti
         ("I\u2019m   not\nsure", "i'm not sure"),
         ("Sorry, I cannot find it in the documents.", "i cannot find"),
         ("I don't have enough information to say.", "don't have enough information"),
+        ("I can not determine that.", "cannot determine"),
+        ("I cannotdetermine that.", None),
     ],
 )
-def test_abstentions_are_found(answer: str, phrase: str) -> None:
+def test_abstentions_are_found(answer: str, phrase: str | None) -> None:
     assert find_abstention(answer) == phrase
 
 
@@ -38,6 +40,7 @@ def test_abstentions_are_found(answer: str, phrase: str) -> None:
         "The piano information desk is on the left.",
         "Paris is the capital of France.",
         "Knowledge workers cannot be determinedly replaced.",
+        "The toucan nothing determines is its colour.",
         "",
     ],
 )

@@ -2,7 +2,8 @@
 
 A phrase is lower-case words; ``{a|b|c}`` offers alternatives, and an empty alternative
 makes a part optional (``"i {don't|do not} have {any |}information"``). Matching ignores
-case, collapses whitespace, and treats straight, curly and missing apostrophes alike.
+case, collapses whitespace, treats straight, curly and missing apostrophes alike, and
+"cannot" as "can not".
 """
 
 from __future__ import annotations
@@ -88,8 +89,10 @@ def _normalised(text: str) -> str:
 
 
 def _words_pattern(words: str) -> str:
-    """Words joined by any whitespace, apostrophes optional."""
-    return r"\s+".join(re.escape(w).replace("'", "'?") for w in words.split())
+    """Words joined by any whitespace, apostrophes optional, "cannot" also "can not"."""
+    return r"\s+".join(
+        r"can\s*not" if w == "cannot" else re.escape(w).replace("'", "'?") for w in words.split()
+    )
 
 
 def _phrase_pattern(phrase: str) -> str:
