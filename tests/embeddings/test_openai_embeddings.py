@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from veracity.embeddings import Embedder, OpenAIEmbedder
+from veracity.embeddings.base import Matrix
 from veracity.testing import FakeLLMServer, Faults
 from veracity.testing.embedders import HashingEmbedder
 from veracity.transport import CallFailedError, JudgeFatalError, RetryPolicy
@@ -142,9 +143,17 @@ async def test_a_bad_key_is_fatal() -> None:
 def test_one_embedder_serves_successive_event_loops() -> None:
     with FakeLLMServer() as server:
         embedder = _embedder(server)
-        first = asyncio.run(embedder.embed(["hello world"]))
-        second = asyncio.run(embedder.embed(["hello world"]))
-        asyncio.run(embedder.aclose())
+
+        async def embed_and_close() -> Matrix:
+            # As a run does: its models are closed on the loop that used them (a client
+            # left open on an ended loop leaks its socket).
+            try:
+                return await embedder.embed(["hello world"])
+            finally:
+                await embedder.aclose()
+
+        first = asyncio.run(embed_and_close())
+        second = asyncio.run(embed_and_close())
     np.testing.assert_array_equal(first, second)
     assert embedder.requests == 2
 
