@@ -49,6 +49,7 @@ from sklearn.metrics import roc_auc_score
 from offline_data import DEFAULT_DATA, Row, context_digest, load_set
 from veracity import aevaluate
 from veracity._version import __version__
+from veracity.agreement import calibrate
 from veracity.agreement.calibrate import LOGISTIC_C, CalibrationError, fit_best, fit_calibration
 from veracity.agreement.calibration_file import CalibrationFile, Scoring, judge_identity
 from veracity.agreement.signals import FAITHFULNESS_SIGNALS, signal_matrix
@@ -278,6 +279,11 @@ def main() -> None:
         help="comma-separated inverse L2 strengths: print the budget curves of each, within "
         "the fit halves only (how LOGISTIC_C is chosen), and stop",
     )  # fmt: skip
+    parser.add_argument(
+        "--choose-prior", default=None,
+        help="comma-separated weights of answer_overlap (1: shrunk like every signal): the "
+        "budget curves of each within the fit halves (how PRIOR_WEIGHTS is chosen), and stop",
+    )  # fmt: skip
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     report: dict[str, Any] = {}
@@ -300,6 +306,17 @@ def main() -> None:
                     curve = budget_curve(items, budgets, args.draws, split="fit", c=c)
                     print(json.dumps({"judge": judge, "set": name, "C": c, "split": "fit",
                                       "curve": curve}), flush=True)  # fmt: skip
+            continue
+        if args.choose_prior:
+            chosen = calibrate.PRIOR_WEIGHTS
+            for weight in (float(v) for v in args.choose_prior.split(",")):
+                calibrate.PRIOR_WEIGHTS = {"answer_overlap": weight}
+                for name, items in per_set.items():
+                    curve = budget_curve(items, budgets, args.draws, split="fit")
+                    means = {b: v["calibrated"]["mean"] for b, v in curve.items()}
+                    print(json.dumps({"judge": judge, "set": name, "prior": weight,
+                                      "calibrated": means}), flush=True)  # fmt: skip
+            calibrate.PRIOR_WEIGHTS = chosen
             continue
         fits = [items.half("fit") for items in per_set.values()]
         pooled = [

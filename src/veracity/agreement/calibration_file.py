@@ -49,7 +49,9 @@ class _Frozen(BaseModel):
 
 
 class LogisticModel(_Frozen):
-    """Logistic regression on standardised signals: σ(intercept + Σ coef·(x − mean)/scale)."""
+    """Logistic regression on standardised signals: σ(intercept + Σ coef·(x − mean)/scale).
+    A signal's scale is its standard deviation over its prior weight (word overlap's is a
+    tenth of it: :data:`~veracity.agreement.calibrate.PRIOR_WEIGHTS`)."""
 
     kind: Literal["logistic"] = "logistic"
     signals: tuple[str, ...] = Field(min_length=1, max_length=len(FAITHFULNESS_SIGNALS))
