@@ -17,12 +17,12 @@ share of answerable references it wrongly reads so.
 
 Scores: the ``answer_relevance`` metric with the offline judge, given the history
 (``with_history``: a follow-up read with its earlier turn, an answer repeating an earlier
-assistant turn scored 0) and without it (``question_only``), and the judge's rating with the history but without the repeat rule
-(``new_words``: what an answer to an earlier question gets when it is not a copy of that
-turn); the baseline, the word overlap (Jaccard of stemmed content words) of
-the question as read in context and the answer. AUROC of "own" against each negative, on
-one half of the conversations (``--split test``, the default, or ``fit``; a conversation
-is never split across the halves).
+assistant turn scored 0) and without it (``question_only``); the judge's rating with the
+history but without the repeat rule (``new_words``: what an answer to an earlier question
+gets when it is not a copy of that turn); the baseline, the word overlap (Jaccard of
+stemmed content words) of the question as read in context and the answer. AUROC of
+"own" against each negative, on one half of the conversations (``--split test``, the
+default, or ``fit``; a conversation is never split across the halves).
 
 Run:  python benchmarks/conversation_relevance.py [--data FILE] [--split test|fit] [--json FILE]
 """

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ LOGISTIC_C = 0.1
 # with few labels the fit starts from the floor and the judge's signals move it only as
 # far as the labels show they add. Chosen among 3, 10 and 30 (and freeing the score too)
 # within the development sets' fit halves (docs/benchmarks.md).
-PRIOR_WEIGHTS: dict[str, float] = {"answer_overlap": 10.0}
+PRIOR_WEIGHTS: Mapping[str, float] = MappingProxyType({"answer_overlap": 10.0})
 # A calibration "helps" when its out-of-fold Brier score is lower than the raw score's
 # and its AUROC is at most this much lower (a monotone map can only tie the ranking).
 AUROC_TOLERANCE = 0.02
