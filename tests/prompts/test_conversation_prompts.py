@@ -4,6 +4,7 @@ delimited data, and a prompt without history exactly the template's own."""
 from __future__ import annotations
 
 import re
+import tracemalloc
 from collections.abc import Callable
 
 import pytest
@@ -17,6 +18,8 @@ from veracity.prompts import (
     QUESTION_GENERATION,
     RELEVANCE_RATING,
     PromptTemplate,
+    RepeatedTurn,
+    conversation,
     conversation_fingerprints,
     earlier_turn,
     follows_up,
@@ -209,3 +212,31 @@ def test_what_is_not_a_repeated_answer(
     question: str, answer: str, history: tuple[Turn, ...]
 ) -> None:
     assert repeated_turn(question, answer, history) is None
+
+
+def test_a_huge_answer_is_not_read_word_by_word_unless_a_turn_is_as_long(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    huge = "Paris is the capital of France. " * 1_638_400  # 50 MiB
+    read: list[int] = []
+    words = conversation._words
+
+    def counted(text: str) -> set[str]:
+        read.append(len(text))
+        return words(text)
+
+    monkeypatch.setattr(conversation, "_words", counted)
+    assert repeated_turn("Who designed it?", huge, CHAT) is None
+    assert len(huge) not in read  # no turn is near its length: never tokenised
+    # As long as a turn: read, into sets of its few distinct words.
+    long = huge[: 5 * 2**20]
+    tracemalloc.start()
+    try:
+        found = repeated_turn(
+            "Who designed it?", long, (*CHAT, Turn(role="assistant", content=long))
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found == RepeatedTurn(5, 1.0)
+    assert peak < len(long) // 10

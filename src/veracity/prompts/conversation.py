@@ -172,8 +172,17 @@ def repeated_turn(question: str, answer: str, history: Sequence[Turn]) -> Repeat
     """The earlier assistant turn that ``answer`` repeats nearly word for word (overlap at
     least :data:`REPEAT_OVERLAP`) although ``question`` asks something new; ``None`` when
     it repeats none, or the question asks for it again."""
+    # A near repeat is of a similar length: a turn half or twice as long is not one, and
+    # an answer no turn comes near is never read word by word (it may be huge).
+    similar = {
+        number
+        for number, turn in enumerate(history, start=1)
+        if turn.role == "assistant" and len(answer) / 2 <= len(turn.content) <= 2 * len(answer)
+    }
+    if not similar or _ASKS_AGAIN.search(question):
+        return None
     words = _words(answer)
-    if len(words) < _REPEAT_MIN_WORDS or _ASKS_AGAIN.search(question):
+    if len(words) < _REPEAT_MIN_WORDS:
         return None
     asked = _words(question)
     asked_before: set[str] = set()
@@ -181,7 +190,7 @@ def repeated_turn(question: str, answer: str, history: Sequence[Turn]) -> Repeat
     for number, turn in enumerate(history, start=1):
         if turn.role == "user":
             asked_before = _words(turn.content)
-        elif turn.role == "assistant" and _overlap(asked, asked_before) < REPEAT_OVERLAP:
+        elif number in similar and _overlap(asked, asked_before) < REPEAT_OVERLAP:
             overlap = _overlap(words, _words(turn.content))
             if overlap >= REPEAT_OVERLAP and (found is None or overlap > found.overlap):
                 found = RepeatedTurn(number, round(overlap, 3))
@@ -189,7 +198,7 @@ def repeated_turn(question: str, answer: str, history: Sequence[Turn]) -> Repeat
 
 
 def _words(text: str) -> set[str]:
-    return {word.lower() for word in _WORD.findall(text)}
+    return {match.group().lower() for match in _WORD.finditer(text)}
 
 
 def _overlap(a: set[str], b: set[str]) -> float:
