@@ -37,7 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,8 +49,13 @@ from sklearn.metrics import roc_auc_score
 from offline_data import DEFAULT_DATA, Row, context_digest, load_set
 from veracity import aevaluate
 from veracity._version import __version__
-from veracity.agreement import calibrate
-from veracity.agreement.calibrate import LOGISTIC_C, CalibrationError, fit_best, fit_calibration
+from veracity.agreement.calibrate import (
+    LOGISTIC_C,
+    PRIOR_WEIGHTS,
+    CalibrationError,
+    fit_best,
+    fit_calibration,
+)
 from veracity.agreement.calibration_file import CalibrationFile, Scoring, judge_identity
 from veracity.agreement.signals import FAITHFULNESS_SIGNALS, signal_matrix
 from veracity.agreement.statistics import paired_figures
@@ -126,7 +131,12 @@ def _range(values: Sequence[float]) -> dict[str, float]:
 
 
 def budget_curve(
-    items: Items, budgets: Sequence[int], draws: int, split: str = "test", c: float = LOGISTIC_C
+    items: Items,
+    budgets: Sequence[int],
+    draws: int,
+    split: str = "test",
+    c: float = LOGISTIC_C,
+    prior: Mapping[str, float] = PRIOR_WEIGHTS,
 ) -> dict[str, Any]:
     x, y, groups = items.half(split)
     floor = items.floor(split)
@@ -145,7 +155,9 @@ def budget_curve(
             if not 2 <= y[train].sum() <= budget - 2 or not 0 < y[rest].sum() < len(rest):
                 continue
             try:
-                chosen = fit_best(x[train], y[train], NAMES, [groups[i] for i in train], c=c)
+                chosen = fit_best(
+                    x[train], y[train], NAMES, [groups[i] for i in train], c=c, prior=prior
+                )
             except CalibrationError:
                 continue
             predicted = chosen.model.predict(x[rest][:, [NAMES.index(s) for s in
@@ -308,15 +320,13 @@ def main() -> None:
                                       "curve": curve}), flush=True)  # fmt: skip
             continue
         if args.choose_prior:
-            chosen = calibrate.PRIOR_WEIGHTS
             for weight in (float(v) for v in args.choose_prior.split(",")):
-                calibrate.PRIOR_WEIGHTS = {"answer_overlap": weight}
                 for name, items in per_set.items():
-                    curve = budget_curve(items, budgets, args.draws, split="fit")
+                    curve = budget_curve(items, budgets, args.draws, split="fit",
+                                         prior={"answer_overlap": weight})  # fmt: skip
                     means = {b: v["calibrated"]["mean"] for b, v in curve.items()}
                     print(json.dumps({"judge": judge, "set": name, "prior": weight,
                                       "calibrated": means}), flush=True)  # fmt: skip
-            calibrate.PRIOR_WEIGHTS = chosen
             continue
         fits = [items.half("fit") for items in per_set.values()]
         pooled = [

@@ -123,7 +123,11 @@ async def judge_rated(judge: OfflineJudge, pairs: Sequence[Pair]) -> list[float]
             for p in pairs
         )
     )
-    return [o.value.score if o.value is not None else float("nan") for o in found]
+    scores = []
+    for outcome in found:
+        assert outcome.value is not None, outcome.error
+        scores.append(outcome.value.score)
+    return scores
 
 
 def pair_sample(pair: Pair, *, history: bool) -> Sample:

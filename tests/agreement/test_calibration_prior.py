@@ -5,10 +5,8 @@ show. Synthetic items where overlap carries the signal and the judge's signals a
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from sklearn.metrics import roc_auc_score
 
-from veracity.agreement import calibrate
 from veracity.agreement.calibrate import PRIOR_WEIGHTS, fit_logistic
 from veracity.agreement.calibration_file import LogisticModel
 from veracity.agreement.signals import FAITHFULNESS_SIGNALS
@@ -24,16 +22,14 @@ def items(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def test_with_few_labels_the_fit_ranks_close_to_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_few_labels_the_fit_ranks_close_to_overlap() -> None:
     floor, prior, plain = [], [], []
     for seed in range(8):
         x, y = items(30, seed)
         test_x, test_y = items(3000, 100 + seed)
         floor.append(roc_auc_score(test_y, test_x[:, OVERLAP]))
         with_prior = fit_logistic(FAITHFULNESS_SIGNALS)(x, y)
-        with monkeypatch.context() as patched:
-            patched.setattr(calibrate, "PRIOR_WEIGHTS", {})
-            without = fit_logistic(FAITHFULNESS_SIGNALS)(x, y)
+        without = fit_logistic(FAITHFULNESS_SIGNALS, prior={})(x, y)
         assert isinstance(with_prior, LogisticModel) and isinstance(without, LogisticModel)
         prior.append(roc_auc_score(test_y, with_prior.predict(test_x)))
         plain.append(roc_auc_score(test_y, without.predict(test_x)))

@@ -56,8 +56,10 @@ class CalibrationError(ValueError):
     """Labels that cannot support a fit (too few, one class only)."""
 
 
-def fit_logistic(signals: Sequence[str], c: float = LOGISTIC_C) -> Fitter:
-    weights = np.asarray([PRIOR_WEIGHTS.get(name, 1.0) for name in signals])
+def fit_logistic(
+    signals: Sequence[str], c: float = LOGISTIC_C, prior: Mapping[str, float] = PRIOR_WEIGHTS
+) -> Fitter:
+    weights = np.asarray([prior.get(name, 1.0) for name in signals])
 
     def fit(x: Floats, y: npt.NDArray[np.bool_]) -> LogisticModel:
         from sklearn.linear_model import LogisticRegression
@@ -140,13 +142,14 @@ def fit_best(
     folds: int = FOLDS,
     seed: int = SEED,
     c: float = LOGISTIC_C,
+    prior: Mapping[str, float] = PRIOR_WEIGHTS,
 ) -> Chosen:
     """Choose between the logistic and the isotonic candidate by cross-validation, then
     fit the chosen one on every item. ``x`` has a column per signal of ``names``."""
     splits = _folds(y, groups, folds, seed)
     score = [list(names).index("score")]
     candidates: list[tuple[Fitter, list[int]]] = [
-        (fit_logistic(names, c), list(range(len(names)))),
+        (fit_logistic(names, c, prior), list(range(len(names)))),
         (fit_isotonic, score),
     ]
     predictions = [out_of_fold(fit, x[:, columns], y, splits) for fit, columns in candidates]
