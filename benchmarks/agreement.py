@@ -37,8 +37,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,9 +50,9 @@ from offline_data import DEFAULT_DATA, Row, context_digest, load_set
 from veracity import aevaluate
 from veracity._version import __version__
 from veracity.agreement.calibrate import (
-    LOGISTIC_C,
-    PRIOR_WEIGHTS,
+    CHOSEN,
     CalibrationError,
+    FitOptions,
     fit_best,
     fit_calibration,
 )
@@ -135,8 +135,7 @@ def budget_curve(
     budgets: Sequence[int],
     draws: int,
     split: str = "test",
-    c: float = LOGISTIC_C,
-    prior: Mapping[str, float] = PRIOR_WEIGHTS,
+    options: FitOptions = CHOSEN,
 ) -> dict[str, Any]:
     x, y, groups = items.half(split)
     floor = items.floor(split)
@@ -156,7 +155,7 @@ def budget_curve(
                 continue
             try:
                 chosen = fit_best(
-                    x[train], y[train], NAMES, [groups[i] for i in train], c=c, prior=prior
+                    x[train], y[train], NAMES, [groups[i] for i in train], options=options
                 )
             except CalibrationError:
                 continue
@@ -269,6 +268,48 @@ def write_scoring(
     return path
 
 
+def _choices(args: argparse.Namespace) -> dict[str, FitOptions]:
+    """The fitting options a ``--choose-*`` flag compares, by name."""
+    if args.choose_c:
+        return {f"C={v}": replace(CHOSEN, c=float(v)) for v in args.choose_c.split(",")}
+    if args.choose_prior:
+        return {
+            f"overlap weight {v}": replace(CHOSEN, prior={"answer_overlap": float(v)})
+            for v in args.choose_prior.split(",")
+        }
+    if args.choose_singles:
+        return {
+            f"singles {v}": replace(CHOSEN, singles=() if v == "none" else tuple(v.split(",")))
+            for v in args.choose_singles.split(";")
+        }
+    return {}
+
+
+def _print_choices(
+    judge: str, per_set: dict[str, Items], choices: dict[str, FitOptions],
+    budgets: Sequence[int], draws: int,
+) -> None:  # fmt: skip
+    """Each option's budget curves within the fit halves (never the held-out ones), and
+    its mean calibrated AUROC and share of draws at or above the floor over them."""
+    for label, options in choices.items():
+        cells = []
+        for name, items in per_set.items():
+            curve = budget_curve(items, budgets, draws, split="fit", options=options)
+            cells += curve.values()
+            print(json.dumps({"judge": judge, "set": name, "option": label, "curve": {
+                b: {"calibrated": v["calibrated"]["mean"], "floor": v["floor"]["mean"],
+                    "at_or_above_floor": v["share_at_or_above_floor"]}
+                for b, v in curve.items()}}), flush=True)  # fmt: skip
+        if cells:
+            means = {
+                "mean_calibrated": float(np.mean([c["calibrated"]["mean"] for c in cells])),
+                "mean_at_or_above_floor": float(
+                    np.mean([c["share_at_or_above_floor"] for c in cells])
+                ),
+            }
+            print(json.dumps({"judge": judge, "option": label, "cells": len(cells)} | means))
+
+
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
@@ -296,8 +337,15 @@ def main() -> None:
         help="comma-separated weights of answer_overlap (1: shrunk like every signal): the "
         "budget curves of each within the fit halves (how PRIOR_WEIGHTS is chosen), and stop",
     )  # fmt: skip
+    parser.add_argument(
+        "--choose-singles", default=None,
+        help="semicolon-separated sets of signals each fitted alone as a candidate beside the "
+        "combination ('none', 'score', 'score,answer_overlap'): the budget curves of each "
+        "within the fit halves (how SINGLE_SIGNALS is chosen), and stop",
+    )  # fmt: skip
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
+    choices = _choices(args)
     report: dict[str, Any] = {}
     for judge in args.judges.split(","):
         per_set: dict[str, Items] = {}
@@ -312,21 +360,8 @@ def main() -> None:
                 run_dirs += [d / name for d in dirs if (d / name / "run.json").is_file()]
                 records = llm_records(dirs, name)
             per_set[name] = _items(rows, records)
-        if args.choose_c:
-            for c in (float(v) for v in args.choose_c.split(",")):
-                for name, items in per_set.items():
-                    curve = budget_curve(items, budgets, args.draws, split="fit", c=c)
-                    print(json.dumps({"judge": judge, "set": name, "C": c, "split": "fit",
-                                      "curve": curve}), flush=True)  # fmt: skip
-            continue
-        if args.choose_prior:
-            for weight in (float(v) for v in args.choose_prior.split(",")):
-                for name, items in per_set.items():
-                    curve = budget_curve(items, budgets, args.draws, split="fit",
-                                         prior={"answer_overlap": weight})  # fmt: skip
-                    means = {b: v["calibrated"]["mean"] for b, v in curve.items()}
-                    print(json.dumps({"judge": judge, "set": name, "prior": weight,
-                                      "calibrated": means}), flush=True)  # fmt: skip
+        if choices:
+            _print_choices(judge, per_set, choices, budgets, args.draws)
             continue
         fits = [items.half("fit") for items in per_set.values()]
         pooled = [

@@ -72,6 +72,17 @@ def test_calibrate_writes_a_file_that_run_applies(
     result = invoke(cli, "calibrate", str(run_dir), "--labels", str(labels), "--out", str(out))
     assert result.exit_code == 0, result.output
     assert "helps" in result.output and out.is_file()
+    # The console names the model the file holds.
+    for entry in json.loads(out.read_text())["metrics"].values():
+        kind, signals = entry["model"]["kind"], entry["model"]["signals"]
+        named = (
+            "isotonic on the score"
+            if kind == "isotonic"
+            else f"logistic regression on {signals[0]} alone"
+            if len(signals) == 1
+            else "logistic regression on its signals"
+        )
+        assert named in " ".join(result.output.split())
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in scenario.rows(3)))
     # The CLI run uses the offline judge here: another judge than the file's, so it warns.

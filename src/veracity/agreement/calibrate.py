@@ -1,19 +1,21 @@
 """Fitting a calibration to people's labels, with k-fold cross-validation.
 
-Two candidates per metric: a logistic regression on the result's signals (standardised,
-L2-regularised, word overlap barely: :data:`PRIOR_WEIGHTS`) and an isotonic map of the
-score alone (monotone in one signal). Each is scored on out-of-fold predictions (folds
-stratified by label, whole groups kept together when the labels name groups); the one
-with the lower out-of-fold Brier score is chosen, then refitted on every item. Its
-out-of-fold AUROC and Brier are set against the raw score's on the same items, with
-paired-bootstrap intervals: that comparison, not the fit on all items, says whether
-calibration helps.
+The candidates per metric: a logistic regression on all the result's signals
+(standardised, L2-regularised, word overlap barely: :data:`PRIOR_WEIGHTS`), one on the
+judge's score alone and one on word overlap alone (:data:`SINGLE_SIGNALS`), and an
+isotonic map of the score. Each is scored on out-of-fold predictions (folds stratified by
+label, whole groups kept together when the labels name groups); the one that ranks the
+labels best (AUROC; the lower Brier score on a tie) is chosen, then refitted on every
+item. So a combination is kept only where the labels show that it ranks better than the
+judge or the floor alone. Its out-of-fold AUROC and Brier are set against the raw
+score's on the same items, with paired-bootstrap intervals: that comparison, not the fit
+on all items, says whether calibration helps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -44,6 +46,11 @@ LOGISTIC_C = 0.1
 # far as the labels show they add. Chosen among 3, 10 and 30 (and freeing the score too)
 # within the development sets' fit halves (docs/benchmarks.md).
 PRIOR_WEIGHTS: Mapping[str, float] = MappingProxyType({"answer_overlap": 10.0})
+# With few labels twelve signals can rank worse than one: the judge's score (a judge
+# already good on the team's data, e.g. the offline judge on wice_dev) or word overlap
+# (where it is near perfect, as on begin_dev). Each alone is a candidate; the choice by
+# out-of-fold AUROC was made within the development sets' fit halves (docs/benchmarks.md).
+SINGLE_SIGNALS = ("score", "answer_overlap")
 # A calibration "helps" when its out-of-fold Brier score is lower than the raw score's
 # and its AUROC is at most this much lower (a monotone map can only tie the ranking).
 AUROC_TOLERANCE = 0.02
@@ -124,13 +131,48 @@ def out_of_fold(fit: Fitter, x: Floats, y: npt.NDArray[np.bool_], splits: Sequen
 
 
 @dataclass(frozen=True, slots=True)
+class FitOptions:
+    """How a calibration is fitted; the defaults are the ones chosen within the
+    development sets' fit halves."""
+
+    c: float = LOGISTIC_C
+    prior: Mapping[str, float] = field(default_factory=lambda: PRIOR_WEIGHTS)
+    singles: Sequence[str] = SINGLE_SIGNALS
+
+
+CHOSEN = FitOptions()
+
+
+@dataclass(frozen=True, slots=True)
 class Chosen:
-    """The candidate with the lowest out-of-fold Brier score, refitted on every item, and
+    """The candidate that ranked the labels best out of fold, refitted on every item, and
     its out-of-fold predictions."""
 
     model: LogisticModel | IsotonicModel
     out_of_fold: Floats
     folds: int
+
+
+def _candidates(names: Sequence[str], options: FitOptions) -> list[tuple[Fitter, list[int]]]:
+    """Each candidate's fitter and the columns of ``names`` it reads."""
+    columns = list(names)
+    found: list[tuple[Fitter, list[int]]] = [
+        (fit_logistic(names, options.c, options.prior), list(range(len(names))))
+    ]
+    if len(names) > 1:
+        found += [
+            (fit_logistic([name], options.c, options.prior), [columns.index(name)])
+            for name in options.singles
+            if name in names
+        ]
+    return [*found, (fit_isotonic, [columns.index("score")])]
+
+
+def _ranking(predicted: Floats, y: npt.NDArray[np.bool_]) -> tuple[float, float]:
+    """A candidate's sort key: higher out-of-fold AUROC first, then lower Brier."""
+    from sklearn.metrics import roc_auc_score
+
+    return -float(roc_auc_score(y, predicted)), float(np.mean((predicted - y) ** 2))
 
 
 def fit_best(
@@ -141,19 +183,14 @@ def fit_best(
     *,
     folds: int = FOLDS,
     seed: int = SEED,
-    c: float = LOGISTIC_C,
-    prior: Mapping[str, float] = PRIOR_WEIGHTS,
+    options: FitOptions = CHOSEN,
 ) -> Chosen:
-    """Choose between the logistic and the isotonic candidate by cross-validation, then
-    fit the chosen one on every item. ``x`` has a column per signal of ``names``."""
+    """Choose among the candidates by cross-validation, then fit the chosen one on every
+    item. ``x`` has a column per signal of ``names``."""
     splits = _folds(y, groups, folds, seed)
-    score = [list(names).index("score")]
-    candidates: list[tuple[Fitter, list[int]]] = [
-        (fit_logistic(names, c, prior), list(range(len(names)))),
-        (fit_isotonic, score),
-    ]
+    candidates = _candidates(names, options)
     predictions = [out_of_fold(fit, x[:, columns], y, splits) for fit, columns in candidates]
-    best = min(range(len(candidates)), key=lambda i: float(np.mean((predictions[i] - y) ** 2)))
+    best = min(range(len(candidates)), key=lambda i: _ranking(predictions[i], y))
     fit, columns = candidates[best]
     return Chosen(fit(x[:, columns], y), predictions[best], len(splits))
 

@@ -154,8 +154,9 @@ def calibrate(
 ) -> None:
     """Fit, with 5-fold cross-validation, a map from each result's signals (score, claim
     probabilities, claims, evidence not found, word overlap, names and numbers missing
-    from the contexts) to P(people call the answer good): logistic regression, or isotonic
-    on the score. Reports the cross-validated AUROC and Brier, raw against calibrated;
+    from the contexts) to P(people call the answer good): logistic regression on all of
+    them, on the score or on word overlap alone, or isotonic on the score, whichever ranks
+    the labels best out of fold. Reports the cross-validated AUROC and Brier, raw against calibrated;
     writes only the metrics it helps unless --force."""
     from veracity.agreement.load import AgreementError, calibrate_run
     from veracity.report.load import ReportError
@@ -196,10 +197,13 @@ def _print_calibration(calibration: CalibrationFile) -> None:
     """Per metric: what was fitted, and its out-of-fold figures raw → calibrated."""
     for entry in calibration.metrics.values():
         cv = entry.cv
+        signals = entry.model.signals
         what = (
-            "logistic regression on its signals"
-            if entry.model.kind == "logistic"
-            else ("isotonic on the score")
+            "isotonic on the score"
+            if entry.model.kind == "isotonic"
+            else "logistic regression on its signals"
+            if len(signals) > 1
+            else f"logistic regression on {signals[0]} alone"
         )
         out_console.print(
             Text(
