@@ -47,13 +47,17 @@ SETS = ("halueval_qa", "wice_dev", "begin_dev")
 SCORED = (Status.SCORED, Status.NO_CLAIMS, Status.NO_CONTEXTS)
 
 
-def pick(rows: list[Row], split: str, per_class: int) -> list[Row]:
-    """``per_class`` faithful and unfaithful rows of ``split``, by a hash of their id."""
+def pick(rows: list[Row], split: str, per_class: int, skip: int = 0) -> list[Row]:
+    """``per_class`` faithful and unfaithful rows of ``split``, by a hash of their id, less
+    the first ``skip`` of each (judged by an earlier, smaller run)."""
     pool = sorted(
         (r for r in rows if r.split == split and r.answer.strip()),
         key=lambda r: hashlib.sha256(r.id.encode()).hexdigest(),
     )
-    return [r for r in pool if r.label][:per_class] + [r for r in pool if not r.label][:per_class]
+    return [
+        *[r for r in pool if r.label][skip:per_class],
+        *[r for r in pool if not r.label][skip:per_class],
+    ]
 
 
 def without_unfounded(record: ResultRecord) -> float | None:
@@ -171,6 +175,11 @@ def main() -> None:
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--split", choices=("fit", "test"), default="test")
     parser.add_argument("--per-class", type=int, default=20)
+    parser.add_argument(
+        "--skip-per-class", type=int, default=0,
+        help="leave out the first N of each class: judged already by a run of --per-class N "
+        "(benchmarks/agreement.py reads several run directories together)",
+    )  # fmt: skip
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--out", type=Path, default=Path("runs/local_llm_judge"))
@@ -183,7 +192,7 @@ def main() -> None:
     args.cache = args.cache or args.out / "responses.sqlite3"
     reports = []
     for name in args.sets.split(","):
-        rows = pick(load_set(args.data, name), args.split, args.per_class)
+        rows = pick(load_set(args.data, name), args.split, args.per_class, args.skip_per_class)
         report = asyncio.run(run_set(args, name, rows))
         reports.append(report)
         print(json.dumps({k: v for k, v in report.items() if k != "judge"}), flush=True)

@@ -104,6 +104,59 @@ async def test_citations_reuse_faithfulness_claims_and_verdicts_no_call_of_their
     assert recall.details["misattributed"] == []
 
 
+async def test_a_cited_sentence_no_claim_was_drawn_from_is_judged_in_its_own_words() -> None:
+    # The judge drew one claim from the first sentence and none from the second; the
+    # second is verified in the same call, as a claim in its own words.
+    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [2].")
+    replies = [json.dumps({"claims": CLAIMS[:1]}), _verdicts("completed in 1889", "330 metres")]
+    (faith, recall, precision), chat = await _score(
+        sample, Faithfulness(), Citations(), Citations("precision"), replies=replies
+    )
+    assert len(chat.calls) == 2
+    verification = chat.calls[1].messages[-1].content.split("<claims>")[1]
+    assert CLAIMS[0] in verification and "It is 330 metres tall." in verification
+    assert (recall.score, precision.score) == (1.0, 1.0)
+    shown = recall.details["claims"][1]
+    assert (shown["claim"], shown["cites"], shown["supported_by"]) == (
+        "It is 330 metres tall.", [2], [2],
+    )  # fmt: skip
+    assert shown["from"].startswith("the cited sentence")
+    # Faithfulness keeps the judge's own claims.
+    assert [c["claim"] for c in faith.details["claims"]] == CLAIMS[:1]
+
+
+async def test_dropping_the_citation_of_a_sentence_without_a_claim_lowers_recall() -> None:
+    merged = "The Eiffel Tower was completed in 1889 and is 330 metres tall."
+    replies = [json.dumps({"claims": [merged]}), _verdicts("completed in 1889", "330 metres")]
+    cited, _ = await _score(
+        _sample("The tower was completed in 1889 [1]. It is 330 metres tall [2]."),
+        Citations(), replies=list(replies),
+    )  # fmt: skip
+    dropped, _ = await _score(
+        _sample("The tower was completed in 1889 [1]. It is 330 metres tall."),
+        Citations(), replies=list(replies),
+    )  # fmt: skip
+    assert len(cited[0].details["claims"]) == 2
+    assert dropped[0].score is not None and cited[0].score is not None
+    assert dropped[0].score < cited[0].score
+
+
+async def test_a_sentence_that_states_nothing_is_not_judged_again() -> None:
+    sample = _sample("The tower was completed in 1889 [1]. Hope this helps [2]. Thanks!")
+    replies = [json.dumps({"claims": CLAIMS[:1]}), _verdicts("completed in 1889")]
+    (recall,), chat = await _score(sample, Citations(), replies=replies)
+    assert len(recall.details["claims"]) == 1
+    assert "Hope this helps" not in chat.calls[1].messages[-1].content.split("<claims>")[1]
+
+
+async def test_an_answer_citing_nothing_verifies_only_its_claims() -> None:
+    sample = _sample("The tower was completed in 1889. It is 330 metres tall.")
+    replies = [json.dumps({"claims": CLAIMS[:1]}), _verdicts("completed in 1889")]
+    (faith, recall), chat = await _score(sample, Faithfulness(), Citations(), replies=replies)
+    assert recall.status is Status.NO_CITATIONS and faith.score == 1.0
+    assert "330" not in chat.calls[1].messages[-1].content.split("<claims>")[1]
+
+
 async def test_an_unsupported_claim_and_a_dangling_citation_count_against() -> None:
     replies = [
         json.dumps({"claims": CLAIMS}),

@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from veracity.judges import Judge, JudgeOutcome
-from veracity.metrics.cited_spans import without_markers
+from veracity.metrics.cited_spans import cited_spans, unclaimed, without_markers
 from veracity.types import ClaimVerdict, MetricResult, Sample, Status, Usage
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ class Need(StrEnum):
     ANSWER_CLAIMS = "answer_claims"
     REFERENCE_STATEMENTS = "reference_statements"
     VERDICTS = "verdicts"
+    CITED_SENTENCES = "cited_sentences"  # verified with the claims: see cited_spans.unclaimed
     EMBEDDER = "embedder"
     BERT_SCORER = "bert_scorer"
 
@@ -128,6 +129,10 @@ class SampleWork:
         texts: dict[str, None] = {}
         for extracted in await asyncio.gather(*wanted):
             texts.update(dict.fromkeys(extracted.value or ()))
+        if Need.CITED_SENTENCES in self.needs and wanted:
+            claims = (await self.claims()).value or ()
+            spans, _ = cited_spans(self.sample)
+            texts.update(dict.fromkeys(spans[n].text for n in unclaimed(spans, claims)))
         if not texts:
             return JudgeOutcome(value={})
         verified = await self.judge.verify_claims(

@@ -31,7 +31,7 @@ from typing import Any, Literal
 from veracity.judges.llm.evidence import contexts_quoting
 from veracity.judges.offline.text import content_tokens
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
-from veracity.metrics.cited_spans import CitedSpan, cited_spans
+from veracity.metrics.cited_spans import CitedSpan, cited_spans, span_of, unclaimed
 from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
 
 __all__ = ["Citations"]
@@ -40,17 +40,6 @@ Measure = Literal["recall", "precision"]
 # The share of a claim's content words a context must hold to be taken as its support
 # when the judge's evidence quote is in no context.
 CLAIM_WORDS_FOUND = 0.6
-
-
-def _span_of(claim: str, spans: Sequence[CitedSpan]) -> int | None:
-    """The span the claim was drawn from: the one holding most of its words."""
-    words = set(content_tokens(claim))
-    best, best_share = None, 0.0
-    for index, span in enumerate(spans):
-        share = len(words & set(content_tokens(span.text))) / len(words) if words else 0.0
-        if share > best_share:
-            best, best_share = index, share
-    return best
 
 
 def _by_claim_words(claim: str, contexts: Sequence[str]) -> tuple[int, ...]:
@@ -85,7 +74,7 @@ class Citations:
 
     @property
     def needs(self) -> frozenset[Need]:
-        return frozenset({Need.ANSWER_CLAIMS, Need.VERDICTS})
+        return frozenset({Need.ANSWER_CLAIMS, Need.VERDICTS, Need.CITED_SENTENCES})
 
     async def score(self, work: SampleWork) -> MetricResult:
         started = time.perf_counter()
@@ -144,10 +133,11 @@ class Citations:
         spans: Sequence[CitedSpan],
         contexts: Sequence[str],
     ) -> list[dict[str, Any]]:
+        drawn = [(claim, span_of(claim, spans)) for claim in claims]
+        own = [(spans[n].text, n) for n in unclaimed(spans, claims)]
         found = []
-        for claim in claims:
+        for claim, span in drawn + own:
             verdict = verdicts[claim]
-            span = _span_of(claim, spans)
             cites = spans[span].cites if span is not None else ()
             support = contexts_quoting(verdict.evidence, contexts) if verdict.evidence else ()
             located = "evidence" if support else None
@@ -163,6 +153,7 @@ class Citations:
                     "supported_by": support,
                     "located_by": located,
                     "attribution": _attribution(verdict, support, cites),
+                    "sentence": (claim, span) in own,
                 }
             )
         return found
@@ -176,6 +167,11 @@ class Citations:
             "cites": [i + self.index_base for i in claim["cites"]],
             "supported_by": [i + self.index_base for i in claim["supported_by"]],
             **({"located_by": claim["located_by"]} if claim["located_by"] else {}),
+            **(
+                {"from": "the cited sentence: no claim was drawn from it"}
+                if claim["sentence"]
+                else {}
+            ),
         }
 
     def _result(

@@ -12,11 +12,14 @@ context is kept, and noted: it cites nothing that exists.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from veracity.judges.offline.claims import extract
+from veracity.judges.offline.text import content_tokens
 from veracity.types import Sample
 
-__all__ = ["CitedSpan", "cited_spans", "without_markers"]
+__all__ = ["CitedSpan", "cited_spans", "span_of", "unclaimed", "without_markers"]
 
 _NUMBERS = r"\d{1,4}(?:\s*(?:,|;|、|and|&)\s*\d{1,4})*"
 _SOURCE = (
@@ -94,3 +97,29 @@ def cited_spans(sample: Sample, base: int = 1) -> tuple[list[CitedSpan], list[st
         else []
     )
     return spans, notes
+
+
+def span_of(claim: str, spans: Sequence[CitedSpan]) -> int | None:
+    """The span the claim was drawn from: the one holding most of its words."""
+    words = set(content_tokens(claim))
+    best, best_share = None, 0.0
+    for index, span in enumerate(spans):
+        share = len(words & set(content_tokens(span.text))) / len(words) if words else 0.0
+        if share > best_share:
+            best, best_share = index, share
+    return best
+
+
+def unclaimed(spans: Sequence[CitedSpan], claims: Sequence[str]) -> list[int]:
+    """In an answer that cites, the spans that state something yet no claim was drawn from:
+    a judge that merged two sentences into one claim, or skipped one, would otherwise leave
+    that sentence out of citation recall and its citations unjudged. Each is judged as a
+    claim in its own words."""
+    if not any(span.cites for span in spans):
+        return []
+    drawn = {span_of(claim, spans) for claim in claims}
+    return [
+        n
+        for n, span in enumerate(spans)
+        if n not in drawn and extract(span.text, split_clauses=False).claims
+    ]
