@@ -164,6 +164,8 @@ async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[
         "calls_per_item": round(calls / len(rows), 2),
         "seconds_per_item": round(elapsed / len(rows), 1),
         "judge": result.manifest["judge"],
+        # run.json says only that a cache was shared; which file holds the replies is here.
+        "cache": str(args.cache),
     }
 
 
