@@ -156,8 +156,8 @@ def calibrate(
     probabilities, claims, evidence not found, word overlap, names and numbers missing
     from the contexts) to P(people call the answer good): logistic regression on all of
     them, on the score or on word overlap alone, or isotonic on the score, whichever ranks
-    the labels best out of fold. Reports the cross-validated AUROC and Brier, raw against calibrated;
-    writes only the metrics it helps unless --force."""
+    the labels best out of fold. Reports the cross-validated AUROC and Brier, raw against
+    calibrated; writes only the metrics it helps unless --force."""
     from veracity.agreement.load import AgreementError, calibrate_run
     from veracity.report.load import ReportError
     from veracity.store import ResultsFileError, write_json_atomic

@@ -3,7 +3,9 @@ the passages that support its claims?
 
 No call of their own: the answer's claims and their verdicts are faithfulness' (shared,
 asked once), and where each supported claim's support lies is where its verdict's
-evidence is found among the contexts. Each claim is then
+evidence is found among the contexts. A sentence that states something but that the judge
+drew no claim from (two sentences merged into one claim, or one skipped) is verified in
+the same call, in its own words, and stands for itself. Each claim is then
 
 - ``cited``: supported by a passage its sentence cites;
 - ``misattributed``: supported, but only by a passage its sentence does not cite (or its
