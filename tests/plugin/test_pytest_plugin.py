@@ -188,8 +188,11 @@ def test_passes(rag_eval):
     rag_eval.assert_faithful({GOOD!r})
 """
     )
+    # In a process of its own: an in-process run drops the modules it imported (the
+    # openai SDK's among them) from sys.modules when it ends, and tests run after it in
+    # this process would import a second copy whose exception classes differ.
     with FakeLLMServer() as server:
-        result = pytester.runpytest(
+        result = pytester.runpytest_subprocess(
             *PLUGIN, "--veracity-judge", "openai/fake", "--veracity-base-url",
             server.base_url, "--veracity-threshold", "faithfulness=0.9",
         )  # fmt: skip
