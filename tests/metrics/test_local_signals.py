@@ -1,6 +1,6 @@
 """The second opinion every faithfulness result carries: word overlap, names and numbers
-missing from the contexts, negation flips; and the caveat when the judge calls such a
-claim supported."""
+missing from the contexts, negation flips, claims found word for word; and the caveats
+when the judge calls such a claim supported, or a claim found word for word not."""
 
 from __future__ import annotations
 
@@ -83,6 +83,48 @@ async def test_every_faithfulness_result_carries_signals_and_counts_unbacked_sup
     overall = summarize([record], ["faithfulness"], {})["metrics"]["faithfulness"]["overall"]
     assert overall["unbacked_support"] == 1
     assert "supported, name or number not in contexts 1/2" in caveats(overall)
+
+
+@pytest.mark.parametrize(
+    ("claim", "verbatim"),
+    [
+        ("The Eiffel Tower was completed in 1889 in Paris.", True),
+        ("the eiffel tower WAS completed in 1889, in Paris", True),  # case, punctuation
+        ("The Eiffel Tower was completed in 1889 in Lyon.", False),
+        ("Completed in 1889 in Paris.", False),  # five words: too short to tell
+        ("Tower was completed in 1889 in", True),
+        ("It is not made of wood at all.", False),
+    ],
+)
+def test_a_claim_standing_word_for_word_in_a_context(claim: str, verbatim: bool) -> None:
+    (found,) = claim_signals([claim], [CONTEXT, "Bananas are yellow."])
+    assert found.verbatim is verbatim
+    assert found.as_dict()["verbatim"] is verbatim
+
+
+async def test_a_verbatim_claim_the_judge_does_not_support_is_a_caveat() -> None:
+    claims = ("The Eiffel Tower was completed in 1889 in Paris.", "It is made of steel.")
+    chat = ScriptedChat(
+        [
+            claims_reply(*claims),
+            verdicts_reply(
+                (claims[0], "not_enough_info", "unsure", ""),
+                (claims[1], "not_enough_info", "not said", ""),
+            ),
+        ]
+    )
+    sample = make_sample(answer=" ".join(claims), contexts=[CONTEXT])
+    metric = Faithfulness()
+    result = await metric.score(
+        SampleWork(sample, Models(LLMJudge(chat)), 0, {metric.name: metric})
+    )
+    assert result.score == 0.0  # the caveat says so; it changes no verdict
+    assert result.details["verbatim_not_supported"] == 1
+    assert [c["verbatim"] for c in result.details["local_signals"]["claims"]] == [True, False]
+    record = ResultRecord(**result.model_dump(), sample_id="s1", system=None, iteration=0)
+    overall = summarize([record], ["faithfulness"], {})["metrics"]["faithfulness"]["overall"]
+    assert overall["verbatim_not_supported"] == 1
+    assert "not supported, yet word for word in a context 1/2" in caveats(overall)
 
 
 async def test_an_abstention_keeps_the_answer_overlap_for_calibration() -> None:

@@ -58,7 +58,8 @@ class Faithfulness:
     (:mod:`~veracity.metrics.local_signals`): word overlap of the answer and of each claim,
     names and numbers of a claim that no context has, negation flips.
     ``details["unbacked_support"]`` counts the claims the judge called supported although
-    a name or number of theirs is nowhere in the contexts.
+    a name or number of theirs is nowhere in the contexts, ``details["verbatim_not_supported"]``
+    the claims it did not call supported although they stand word for word in a context.
     """
 
     batch_verification: bool = True
@@ -191,6 +192,12 @@ class Faithfulness:
         )
         if unbacked:
             details["unbacked_support"] = unbacked
+        overlooked = sum(
+            v.verdict not in (Verdict.SUPPORTED, Verdict.SUPPORTED_BY_CONVERSATION) and s.verbatim
+            for v, s in zip(verdicts, per_claim, strict=True)
+        )
+        if overlooked:
+            details["verbatim_not_supported"] = overlooked
         if status is Status.SCORED and all(v.p_supported is not None for v in verdicts):
             probabilities = [self._p_counted(v) for v in verdicts]
             score = sum(probabilities) / len(probabilities)

@@ -4,8 +4,10 @@ words, names and numbers of the contexts.
 Word overlap fails on paraphrases and LLM judges fail on fluent rewrites with one name or
 number swapped, so the two disagree on different items: these signals sit beside every
 faithfulness result, whatever the judge, for a calibration fitted to people's labels
-(``veracity calibrate``) and for the ``unbacked_support`` caveat — a claim the judge calls
-supported although a name or number of it is nowhere in the contexts.
+(``veracity calibrate``) and for two caveats: ``unbacked_support`` — a claim the judge calls
+supported although a name or number of it is nowhere in the contexts — and
+``verbatim_not_supported`` — a claim the judge does not call supported although it stands
+word for word in a context.
 
 Plain text work (regular expressions), no model: cheap next to any judge call.
 """
@@ -25,6 +27,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # A best-matching sentence sharing less than this share of the claim's words is not the
 # sentence the claim restates, so a negation in one and not the other says nothing.
 _NEGATION_OVERLAP = 0.5
+# A claim this many words long or longer found word for word in a context is there; a
+# shorter one ("It is tall.") may stand in a context about something else.
+VERBATIM_WORDS = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +37,7 @@ class _Contexts:
     tokens: frozenset[str]
     numbers: frozenset[str]
     sentences: tuple[tuple[frozenset[str], bool], ...]  # content tokens, negated
+    texts: tuple[str, ...]  # each context's words, space-separated and padded
 
     @classmethod
     def of(cls, contexts: Sequence[str]) -> _Contexts:
@@ -42,7 +48,8 @@ class _Contexts:
             for part in _SENTENCE_END.split(context)
             if part.strip()
         )
-        return cls(frozenset(tx.all_tokens(whole)), frozenset(tx.numbers(whole)), sentences)
+        texts = tuple(f" {' '.join(tx.words(context))} " for context in contexts)
+        return cls(frozenset(tx.all_tokens(whole)), frozenset(tx.numbers(whole)), sentences, texts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +60,7 @@ class ClaimSignals:
     missing_names: tuple[str, ...]
     missing_numbers: tuple[str, ...]
     negation_flip: bool  # negated where its closest context sentence is not, or the reverse
+    verbatim: bool  # its words, in order, stand in one context (VERBATIM_WORDS or more)
 
     @property
     def unbacked(self) -> bool:
@@ -65,6 +73,7 @@ class ClaimSignals:
             "missing_names": list(self.missing_names),
             "missing_numbers": list(self.missing_numbers),
             "negation_flip": self.negation_flip,
+            "verbatim": self.verbatim,
         }
 
 
@@ -89,7 +98,15 @@ def _claim(claim: str, ctx: _Contexts) -> ClaimSignals:
         ),
         missing_numbers=tuple(sorted(n for n in tx.numbers(claim) if n not in ctx.numbers)),
         negation_flip=flip,
+        verbatim=_verbatim(tx.words(claim), ctx.texts),
     )
+
+
+def _verbatim(said: Sequence[str], texts: Sequence[str]) -> bool:
+    if len(said) < VERBATIM_WORDS:
+        return False
+    needle = f" {' '.join(said)} "
+    return any(needle in text for text in texts)
 
 
 def answer_overlap(answer: str, contexts: Sequence[str]) -> float:

@@ -47,11 +47,13 @@ class Group:
     labels: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     n: int = 0
     # Claim verdicts (faithfulness-like metrics): how many, how many were supported on an
-    # evidence quote that is not in the contexts, and how many were supported although a
-    # name or number of theirs is nowhere in the contexts.
+    # evidence quote that is not in the contexts, how many were supported although a
+    # name or number of theirs is nowhere in the contexts, and how many were not although
+    # they stand word for word in a context.
     claims: int | None = None
     evidence_not_found: int = 0
     unbacked_support: int = 0
+    verbatim_not_supported: int = 0
     supported_by_conversation: int = 0
     # Results whose texts a local model read only the start of (``details["cut"]``).
     cut: int = 0
@@ -74,6 +76,7 @@ class Group:
             self.claims = (self.claims or 0) + int(record.details["n_claims"])
             self.evidence_not_found += int(record.details.get("evidence_not_found", 0))
             self.unbacked_support += int(record.details.get("unbacked_support", 0))
+            self.verbatim_not_supported += int(record.details.get("verbatim_not_supported", 0))
             self.supported_by_conversation += int(
                 record.details.get("supported_by_conversation", 0)
             )
@@ -106,6 +109,7 @@ class Group:
                     "claims": self.claims,
                     "evidence_not_found": self.evidence_not_found,
                     "unbacked_support": self.unbacked_support,
+                    "verbatim_not_supported": self.verbatim_not_supported,
                     "supported_by_conversation": self.supported_by_conversation,
                 }
             ),
@@ -129,7 +133,8 @@ class Group:
 def caveats(stats: Mapping[str, Any]) -> list[str]:
     """What a group's scored results rest on that is worth a look, in words: supported
     verdicts on a quote the contexts do not hold or on a claim whose name or number the
-    contexts lack, texts a local model read only the start of. Shown beside the statuses in
+    contexts lack, claims not supported that a context holds word for word, texts a local
+    model read only the start of. Shown beside the statuses in
     every report."""
     found = []
     if stats.get("evidence_not_found"):
@@ -137,6 +142,11 @@ def caveats(stats: Mapping[str, Any]) -> list[str]:
     if stats.get("unbacked_support"):
         found.append(
             f"supported, name or number not in contexts {stats['unbacked_support']}/"
+            f"{stats['claims']}"
+        )
+    if stats.get("verbatim_not_supported"):
+        found.append(
+            f"not supported, yet word for word in a context {stats['verbatim_not_supported']}/"
             f"{stats['claims']}"
         )
     if stats.get("supported_by_conversation"):
