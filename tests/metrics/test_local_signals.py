@@ -102,6 +102,25 @@ def test_a_claim_standing_word_for_word_in_a_context(claim: str, verbatim: bool)
     assert found.as_dict()["verbatim"] is verbatim
 
 
+def test_a_verbatim_claim_is_searched_for_not_copied_word_by_word() -> None:
+    import tracemalloc
+
+    from veracity.judges.offline.text import casefolded
+    from veracity.metrics.local_signals import _verbatim
+
+    context = "Filler text, of no consequence; " * 160_000 + "It’s the last line of a long page."
+    (found,) = claim_signals(["It's the last line of a long page"], [context])
+    assert found.verbatim
+    folded = (casefolded(context),)
+    tracemalloc.start()
+    try:
+        assert not _verbatim("It's the first line of a long page", folded)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100_000  # a 5 MB context is searched, not split into words
+
+
 async def test_a_verbatim_claim_the_judge_does_not_support_is_a_caveat() -> None:
     claims = ("The Eiffel Tower was completed in 1889 in Paris.", "It is made of steel.")
     chat = ScriptedChat(

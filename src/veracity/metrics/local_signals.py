@@ -30,6 +30,18 @@ _NEGATION_OVERLAP = 0.5
 # A claim this many words long or longer found word for word in a context is there; a
 # shorter one ("It is tall.") may stand in a context about something else.
 VERBATIM_WORDS = 6
+# Between two words of a claim found word for word: anything but word characters.
+_BETWEEN = r"[^a-z0-9']+"
+
+
+def _verbatim(claim: str, texts: Sequence[str]) -> bool:
+    """Whether ``claim``'s words, in order, stand in one of ``texts`` (case-folded
+    contexts), case and punctuation aside. A search, not a copy: contexts may be large."""
+    said = tx.words(claim)
+    if len(said) < VERBATIM_WORDS:
+        return False
+    pattern = re.compile(rf"(?<![a-z0-9']){_BETWEEN.join(map(re.escape, said))}(?![a-z0-9'])")
+    return any(pattern.search(text) is not None for text in texts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +49,7 @@ class _Contexts:
     tokens: frozenset[str]
     numbers: frozenset[str]
     sentences: tuple[tuple[frozenset[str], bool], ...]  # content tokens, negated
-    texts: tuple[str, ...]  # each context's words, space-separated and padded
+    texts: tuple[str, ...]  # each context, case-folded
 
     @classmethod
     def of(cls, contexts: Sequence[str]) -> _Contexts:
@@ -48,7 +60,7 @@ class _Contexts:
             for part in _SENTENCE_END.split(context)
             if part.strip()
         )
-        texts = tuple(f" {' '.join(tx.words(context))} " for context in contexts)
+        texts = tuple(tx.casefolded(context) for context in contexts)
         return cls(frozenset(tx.all_tokens(whole)), frozenset(tx.numbers(whole)), sentences, texts)
 
 
@@ -98,15 +110,8 @@ def _claim(claim: str, ctx: _Contexts) -> ClaimSignals:
         ),
         missing_numbers=tuple(sorted(n for n in tx.numbers(claim) if n not in ctx.numbers)),
         negation_flip=flip,
-        verbatim=_verbatim(tx.words(claim), ctx.texts),
+        verbatim=_verbatim(claim, ctx.texts),
     )
-
-
-def _verbatim(said: Sequence[str], texts: Sequence[str]) -> bool:
-    if len(said) < VERBATIM_WORDS:
-        return False
-    needle = f" {' '.join(said)} "
-    return any(needle in text for text in texts)
 
 
 def answer_overlap(answer: str, contexts: Sequence[str]) -> float:

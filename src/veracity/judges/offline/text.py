@@ -95,9 +95,14 @@ def _unfinished(segment: str) -> bool:
     return bool(_INITIAL.search(segment)) or segment.count("(") > segment.count(")")
 
 
+def casefolded(text: str) -> str:
+    """``text`` in lower case with its apostrophes normalised, as words are read."""
+    return text.translate(_APOSTROPHES).casefold()
+
+
 def words(text: str) -> list[str]:
     """Lower-case word tokens (apostrophes normalised)."""
-    return _WORD.findall(text.translate(_APOSTROPHES).casefold())
+    return _WORD.findall(casefolded(text))
 
 
 def stem(word: str) -> str:
@@ -181,4 +186,4 @@ def specific(word: str) -> bool:
 
 def negated(text: str) -> bool:
     """Whether ``text`` has a negation word (not, never, no, n't, without, …)."""
-    return _NEGATION.search(text.translate(_APOSTROPHES).casefold()) is not None
+    return _NEGATION.search(casefolded(text)) is not None
