@@ -134,8 +134,7 @@ def caveats(stats: Mapping[str, Any]) -> list[str]:
     """What a group's scored results rest on that is worth a look, in words: supported
     verdicts on a quote the contexts do not hold or on a claim whose name or number the
     contexts lack, claims not supported that a context holds word for word, texts a local
-    model read only the start of. Shown beside the statuses in
-    every report."""
+    model read only the start of. Shown beside the statuses in every report."""
     found = []
     if stats.get("evidence_not_found"):
         found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']}")
