@@ -21,8 +21,7 @@ from veracity.report.terminal import visible_tree
 
 
 def others(stats: Mapping[str, Any]) -> str:
-    """The results that are not ``scored`` by status, one per line (a status is never cut
-    in two), and the claims whose evidence was not found."""
+    """The results that are not ``scored`` by status, one per line, and the caveats."""
     found = [
         f"{status} {count}"
         for status, count in stats.get("counts_by_status", {}).items()
@@ -45,7 +44,9 @@ def thresholds_line(summary: Mapping[str, Any]) -> str:
 def stats_columns(table: Table) -> None:
     for column in ("mean", "95% CI", "pass", "scored"):
         table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("other statuses", no_wrap=True)
+    # The longest status line ("unsupported_by_judge 999") fits in the minimum width; a
+    # caveat wraps at its spaces rather than squeezing the numbers.
+    table.add_column("other statuses", min_width=24)
 
 
 def new_table(title: str, first: str) -> Table:
