@@ -4,6 +4,8 @@ when the judge calls such a claim supported, or a claim found word for word not.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.helpers import claims_reply, make_sample, verdicts_reply
@@ -13,7 +15,7 @@ from veracity.metrics import Faithfulness, Models, SampleWork
 from veracity.metrics.local_signals import answer_overlap, claim_signals, local_signals
 from veracity.report import summarize
 from veracity.report.groups import caveats
-from veracity.types import ResultRecord, Status
+from veracity.types import MetricResult, ResultRecord, Status
 
 CONTEXT = "The Eiffel Tower was completed in 1889 in Paris. It is not made of wood."
 
@@ -60,27 +62,34 @@ def test_hostile_text_is_handled_in_bounded_time() -> None:
     assert len(per_claim) == 1
 
 
-async def test_every_faithfulness_result_carries_signals_and_counts_unbacked_support() -> None:
-    claims = ("The Eiffel Tower was completed in 1889.", "It was designed by Gustave Eiffel.")
+async def _judged(*verdicts: tuple[str, str]) -> tuple[MetricResult, dict[str, Any]]:
+    """Faithfulness of an answer made of the claims, with the scripted judge's verdicts
+    (claim, label), and the summary's overall figures of that one result."""
+    claims = [claim for claim, _ in verdicts]
     chat = ScriptedChat(
         [
             claims_reply(*claims),
-            verdicts_reply(
-                (claims[0], "supported", "stated", ""),
-                (claims[1], "supported", "stated", ""),
-            ),
+            verdicts_reply(*((claim, label, "r", "") for claim, label in verdicts)),
         ]
     )
     sample = make_sample(answer=" ".join(claims), contexts=[CONTEXT])
     metric = Faithfulness()
     judge = LLMJudge(chat, unfounded_support="flag")
     result = await metric.score(SampleWork(sample, Models(judge), 0, {metric.name: metric}))
+    record = ResultRecord(**result.model_dump(), sample_id="s1", system=None, iteration=0)
+    overall = summarize([record], ["faithfulness"], {})["metrics"]["faithfulness"]["overall"]
+    return result, overall
+
+
+async def test_every_faithfulness_result_carries_signals_and_counts_unbacked_support() -> None:
+    result, overall = await _judged(
+        ("The Eiffel Tower was completed in 1889.", "supported"),
+        ("It was designed by Gustave Eiffel.", "supported"),
+    )
     signals = result.details["local_signals"]
     assert signals["claims_missing_name"] == 1  # "Gustave" is in no context
     assert signals["claims"][1]["missing_names"] == ["Gustave"]
     assert result.details["unbacked_support"] == 1
-    record = ResultRecord(**result.model_dump(), sample_id="s1", system=None, iteration=0)
-    overall = summarize([record], ["faithfulness"], {})["metrics"]["faithfulness"]["overall"]
     assert overall["unbacked_support"] == 1
     assert "supported, name or number not in contexts 1/2" in caveats(overall)
 
@@ -122,26 +131,13 @@ def test_a_verbatim_claim_is_searched_for_not_copied_word_by_word() -> None:
 
 
 async def test_a_verbatim_claim_the_judge_does_not_support_is_a_caveat() -> None:
-    claims = ("The Eiffel Tower was completed in 1889 in Paris.", "It is made of steel.")
-    chat = ScriptedChat(
-        [
-            claims_reply(*claims),
-            verdicts_reply(
-                (claims[0], "not_enough_info", "unsure", ""),
-                (claims[1], "not_enough_info", "not said", ""),
-            ),
-        ]
-    )
-    sample = make_sample(answer=" ".join(claims), contexts=[CONTEXT])
-    metric = Faithfulness()
-    result = await metric.score(
-        SampleWork(sample, Models(LLMJudge(chat)), 0, {metric.name: metric})
+    result, overall = await _judged(
+        ("The Eiffel Tower was completed in 1889 in Paris.", "not_enough_info"),
+        ("It is made of steel.", "not_enough_info"),
     )
     assert result.score == 0.0  # the caveat says so; it changes no verdict
     assert result.details["verbatim_not_supported"] == 1
     assert [c["verbatim"] for c in result.details["local_signals"]["claims"]] == [True, False]
-    record = ResultRecord(**result.model_dump(), sample_id="s1", system=None, iteration=0)
-    overall = summarize([record], ["faithfulness"], {})["metrics"]["faithfulness"]["overall"]
     assert overall["verbatim_not_supported"] == 1
     assert "not supported, yet word for word in a context 1/2" in caveats(overall)
 
