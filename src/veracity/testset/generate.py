@@ -201,6 +201,9 @@ async def agenerate_testset(  # noqa: PLR0913 - the public API: generation optio
             report.calls += len(calls)
             await generator.round(calls, wanted)
     finally:
+        # Connections belong to this event loop, as after a run; the judge opens new ones
+        # if used again.
+        await cached_judge.aclose()
         if opened is not None:
             opened.close()
     report.kept = sum(len(samples) for samples in generator.kept.values())
