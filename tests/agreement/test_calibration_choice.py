@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from veracity.agreement.calibrate import SINGLE_SIGNALS, fit_best, fit_logistic
+from veracity.agreement.calibrate import (
+    CHOSEN,
+    SINGLE_SIGNALS,
+    _candidates,
+    fit_best,
+    fit_logistic,
+)
 from veracity.agreement.calibration_file import LogisticModel
 from veracity.agreement.signals import FAITHFULNESS_SIGNALS, SCORE_ONLY
 
@@ -67,6 +73,9 @@ def test_a_metric_with_one_signal_has_no_duplicate_candidate() -> None:
     chosen = fit_best(x, y, SCORE_ONLY)
     assert chosen.model.signals == ("score",)
     assert len(chosen.out_of_fold) == 30
+    # The logistic on all signals is the one on the score: not a third candidate.
+    assert len(_candidates(SCORE_ONLY, CHOSEN)) == 2
+    assert len(_candidates(FAITHFULNESS_SIGNALS, CHOSEN)) == 2 + len(SINGLE_SIGNALS)
 
 
 def test_single_signals_exist() -> None:

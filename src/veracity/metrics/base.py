@@ -98,6 +98,17 @@ class SampleWork:
         )
         return outcome
 
+    async def unclaimed_sentences(self) -> tuple[int, ...]:
+        """In an answer that cites, the sentences (spans of :func:`cited_spans`) that state
+        something yet no claim was drawn from; verified with the claims, in their own words."""
+
+        async def find() -> tuple[int, ...]:
+            spans, _ = cited_spans(self.sample)
+            return tuple(unclaimed(spans, (await self.claims()).value or ()))
+
+        found: tuple[int, ...] = await self._once("unclaimed", find)
+        return found
+
     async def statements(self) -> JudgeOutcome[tuple[str, ...]]:
         """The reference answer's statements (the caller checks there is a reference)."""
         sample = self.sample
@@ -130,9 +141,8 @@ class SampleWork:
         for extracted in await asyncio.gather(*wanted):
             texts.update(dict.fromkeys(extracted.value or ()))
         if Need.CITED_SENTENCES in self.needs and wanted:
-            claims = (await self.claims()).value or ()
             spans, _ = cited_spans(self.sample)
-            texts.update(dict.fromkeys(spans[n].text for n in unclaimed(spans, claims)))
+            texts.update(dict.fromkeys(spans[n].text for n in await self.unclaimed_sentences()))
         if not texts:
             return JudgeOutcome(value={})
         verified = await self.judge.verify_claims(

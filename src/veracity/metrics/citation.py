@@ -33,7 +33,7 @@ from typing import Any, Literal
 from veracity.judges.llm.evidence import contexts_quoting
 from veracity.judges.offline.text import content_tokens
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
-from veracity.metrics.cited_spans import CitedSpan, cited_spans, span_of, unclaimed
+from veracity.metrics.cited_spans import CitedSpan, cited_spans, span_of
 from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
 
 __all__ = ["Citations"]
@@ -99,7 +99,8 @@ class Citations:
         usage += work.charge(shared)
         if shared.value is None:
             return judge_error(self.name, "claim verification", shared, usage, started)
-        claims = self._claims(extracted.value, shared.value, spans, sample.contexts)
+        unclaimed = await work.unclaimed_sentences()
+        claims = self._claims(extracted.value, unclaimed, shared.value, spans, sample.contexts)
         supporting = {
             (claim["span"], i)
             for claim in claims
@@ -131,14 +132,16 @@ class Citations:
     def _claims(
         self,
         claims: Sequence[str],
+        unclaimed: Sequence[int],
         verdicts: dict[str, ClaimVerdict],
         spans: Sequence[CitedSpan],
         contexts: Sequence[str],
     ) -> list[dict[str, Any]]:
-        drawn = [(claim, span_of(claim, spans)) for claim in claims]
-        own = [(spans[n].text, n) for n in unclaimed(spans, claims)]
+        """Each claim, then each sentence no claim was drawn from, attributed."""
+        drawn = [(claim, span_of(claim, spans), False) for claim in claims]
+        own = [(spans[n].text, n, True) for n in unclaimed]
         found = []
-        for claim, span in drawn + own:
+        for claim, span, sentence in drawn + own:
             verdict = verdicts[claim]
             cites = spans[span].cites if span is not None else ()
             support = contexts_quoting(verdict.evidence, contexts) if verdict.evidence else ()
@@ -155,7 +158,7 @@ class Citations:
                     "supported_by": support,
                     "located_by": located,
                     "attribution": _attribution(verdict, support, cites),
-                    "sentence": (claim, span) in own,
+                    "sentence": sentence,
                 }
             )
         return found
