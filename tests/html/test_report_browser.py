@@ -16,6 +16,7 @@ from tests.html.browser import Page
 from tests.html.conftest import IMG, PAYLOAD, SCRIPT, off_loop
 from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.report.html import write_report
+from veracity.report.html_charts import Bar, grouped_bars
 
 # The verdict colours of the stylesheet, as the browser computes them.
 GREEN, RED, AMBER = "rgb(46, 125, 50)", "rgb(198, 40, 40)", "rgb(224, 161, 0)"
@@ -110,6 +111,23 @@ def test_charts_render(browser: Page, run_dir: Path) -> None:
     assert counts["drawn"] > 20  # bars with a visible height, laid out by the browser
     iterations = browser.evaluate("document.querySelectorAll('#iterations tbody tr').length")
     assert iterations == len(metrics)
+
+
+def test_a_narrow_chart_keeps_its_legend_inside(browser: Page, tmp_path: Path) -> None:
+    # Four metrics by three question types: a chart narrower than four legend entries.
+    groups = ["faithfulness", "citation_recall", "citation_precision", "answer_relevance"]
+    series = ["fact_retrieval", "policy", "a question type with a long name"]
+    values = {(g, s): Bar(0.5, 0.4, 0.6, 3) for g in groups for s in series}
+    page = tmp_path / "chart.html"
+    page.write_text(f"<!doctype html><body>{grouped_bars('by type', groups, series, values)}")
+    browser.open(page.as_uri())
+    spans = browser.evaluate(
+        "(() => { const svg = document.querySelector('svg');"
+        " return [...svg.querySelectorAll('rect.legend + text')].map(t => {"
+        " const b = t.getBBox(); return [b.x, b.x + b.width, svg.viewBox.baseVal.width]; }); })()"
+    )
+    assert len(spans) == len(series)
+    assert all(start >= 0 and end <= width for start, end, width in spans), spans
 
 
 def test_drilldown_opens_with_claims_coloured_by_verdict(browser: Page, run_dir: Path) -> None:

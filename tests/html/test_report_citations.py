@@ -65,6 +65,56 @@ def test_a_citation_marker_opens_the_passage_it_names(
     assert browser.console_errors() == []
 
 
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_misattributed_claim_is_shown_as_one(
+    browser: Page, report: Path, viewport: dict[str, int]
+) -> None:
+    browser.resize(viewport)
+    _open(browser, report, "eiffel-cited", "baseline")
+    # In the list: marked in the answer and counted, though the claim itself is supported.
+    row = browser.evaluate(
+        "(() => { const tr = document.querySelector('.detail-row').previousElementSibling;"
+        " return {count: tr.querySelector('.unsupported-count').textContent,"
+        " marked: [...tr.querySelectorAll('mark.claim-misattributed')].map(m => m.textContent)};"
+        " })()"
+    )
+    assert row == {
+        "count": "1 misattributed: 1 marked in the answer",
+        "marked": ["Its construction was completed in 1889"],
+    }
+    # In the citation card: labelled misattributed, with what it cites and where its support is.
+    shown = browser.evaluate(
+        "[...document.querySelectorAll('.detail-row .metric-card')]"
+        ".filter(c => c.querySelector('.metric-name').textContent === 'citation_recall')"
+        ".flatMap(c => [...c.querySelectorAll('li.verdict')])"
+        ".map(li => [li.querySelector('.verdict-label').textContent,"
+        " li.querySelector('p.attribution').textContent])"
+    )
+    assert shown == [
+        ["supported", "cites [1], which supports it"],
+        ["misattributed", "cites [1], but its support is in [2]"],
+    ]
+    assert browser.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+
+
+def test_local_signals_read_as_words_not_json(browser: Page, report: Path) -> None:
+    browser.resize(PHONE)
+    _open(browser, report, "eiffel-cited", "baseline")
+    card = (
+        "[...document.querySelectorAll('.detail-row .metric-card')]"
+        ".find(c => c.querySelector('.metric-name').textContent === 'faithfulness')"
+    )
+    per_claim = browser.evaluate(f"[...{card}.querySelectorAll('li.verdict p.signals')]"
+                                 ".map(p => p.textContent)")  # fmt: skip
+    assert per_claim == ["local signals: word overlap 100 %"] * 2
+    answer = browser.evaluate(
+        f"[...{card}.querySelectorAll('dl.kv > div')]"
+        ".find(d => d.textContent.startsWith('local_signals')).textContent"
+    )
+    assert answer.startswith("local_signalsanswer_overlap 0.842, min_claim_overlap 1,")
+    assert "{" not in answer and "claims" not in answer.replace("claims_missing", "")
+
+
 def test_the_conversation_shows_above_the_question(browser: Page, report: Path) -> None:
     browser.resize(PHONE)
     _open(browser, report, "tower-height", "baseline")

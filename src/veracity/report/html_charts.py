@@ -93,17 +93,19 @@ def grouped_bars(
     """Mean score per group (x axis) and series (coloured bars), whiskers for the 95 % CI."""
     if not groups or not series:
         return ""
-    bar_w, gap = 18, 26
+    bar_w, gap, legend_w = 18, 26, 150
     group_w = len(series) * bar_w + gap
-    left, top, plot_h = 110, 16 + 14 * ((len(series) + 3) // 4), 170
+    left, plot_h = 110, 170
     width = max(left + group_w * len(groups) + 10, 320)
+    per_row = max(1, (width - 10) // legend_w)  # the legend stays inside the chart's width
+    top = 16 + 14 * -(-len(series) // per_row)
     height = top + plot_h + 80
     parts = [
         f'<svg class="chart bars" viewBox="0 0 {width} {height}" width="{width}" '
         f'role="img" aria-label="{_e(label)}" {FONT} font-size="10">'
     ]
     for i, name in enumerate(series):
-        x, y = left + (i % 4) * 150, 12 + (i // 4) * 14
+        x, y = 10 + (i % per_row) * legend_w, 12 + (i // per_row) * 14
         parts.append(
             f'<rect class="legend" x="{x}" y="{y - 8}" width="10" height="10" '
             f'fill="{PALETTE[i % len(PALETTE)]}"/><text x="{x + 14}" y="{y + 1}" '

@@ -6,9 +6,12 @@
   var metrics = data.metrics;
   var PAGE = 200;
   var shown = PAGE;
-  var VERDICTS = { supported: "supported", contradicted: "contradicted", not_enough_info: "not enough info" };
+  var VERDICTS = { supported: "supported", contradicted: "contradicted", not_enough_info: "not enough info",
+    supported_by_conversation: "by the conversation", misattributed: "misattributed" };
   var UNSUPPORTED = { contradicted: "contradicted by the contexts",
-    not_enough_info: "not supported by the contexts (not enough info)" };
+    not_enough_info: "not supported by the contexts (not enough info)",
+    misattributed: "supported, but by a passage it does not cite" };
+  var WORST = { contradicted: 3, not_enough_info: 2, misattributed: 1 };
   // Statuses that fail a result whatever its score: the judge or the input broke.
   var ERRORS = { judge_error: true, invalid_input: true };
   var MARKS = { pass: "✓", fail: "✗", error: "⚠" };
@@ -170,7 +173,8 @@
     return td;
   }
 
-  // The unsupported claims of a sample (every metric and iteration), each once.
+  // The unsupported and misattributed claims of a sample (every metric and iteration),
+  // each once, as its worst (WORST).
   function unsupportedClaims(s) {
     var found = {};
     var list = [];
@@ -178,13 +182,23 @@
       var claims = r.details && r.details.claims;
       if (!Array.isArray(claims)) { return; }
       claims.forEach(function (c) {
-        if (!c || typeof c.claim !== "string" || !UNSUPPORTED[c.verdict]) { return; }
+        var kind = c && c.attribution === "misattributed" ? "misattributed" : c && c.verdict;
+        if (!c || typeof c.claim !== "string" || !UNSUPPORTED[kind]) { return; }
         var seen = found[c.claim];
-        if (!seen) { list.push(found[c.claim] = { text: c.claim, verdict: c.verdict, reason: c.reason || "" }); }
-        else if (c.verdict === "contradicted") { seen.verdict = c.verdict; seen.reason = c.reason || seen.reason; }
+        if (!seen) { list.push(found[c.claim] = { text: c.claim, verdict: kind, reason: c.reason || "" }); }
+        else if (WORST[kind] > WORST[seen.verdict]) { seen.verdict = kind; seen.reason = c.reason || seen.reason; }
       });
     });
     return list;
+  }
+
+  // "2 unsupported claims, 1 misattributed"
+  function unsupportedCount(list) {
+    var wrong = list.filter(function (c) { return c.verdict !== "misattributed"; }).length;
+    var parts = [];
+    if (wrong) { parts.push(wrong + (wrong === 1 ? " unsupported claim" : " unsupported claims")); }
+    if (wrong < list.length) { parts.push(list.length - wrong + " misattributed"); }
+    return parts.join(", ");
   }
 
   // Where a claim stands in the answer: [start, end) or null. Exact text first (case
@@ -237,8 +251,7 @@
       box.appendChild(more);
     }
     if (s.unsupported.length) {
-      box.appendChild(el("p", "unsupported-count",
-        s.unsupported.length + (s.unsupported.length === 1 ? " unsupported claim" : " unsupported claims") +
+      box.appendChild(el("p", "unsupported-count", unsupportedCount(s.unsupported) +
         (spans.length ? ": " + spans.length + " marked in the answer" : "")));
     }
     if (unplaced.length) {
@@ -431,12 +444,42 @@
     return box;
   }
 
-  function verdictList(box, title, items, textKey, cls) {
+  function passages(xs) { return "[" + xs.join("], [") + "]"; }
+
+  // A citation metric's claim: where its support is against what it cites.
+  function attribution(item) {
+    var cites = Array.isArray(item.cites) ? item.cites : [];
+    var support = Array.isArray(item.supported_by) ? item.supported_by : [];
+    var cited = cites.length ? "cites " + passages(cites) : "cites nothing";
+    if (item.attribution === "cited") { return cited + ", which supports it"; }
+    if (item.attribution === "misattributed") {
+      return cited + ", but its support is in " + passages(support);
+    }
+    return cited + "; no passage supports it";
+  }
+
+  // The cheap local signals of one claim, in words: only what is worth a look.
+  function signalText(sig) {
+    var parts = [];
+    if (isNum(sig.overlap)) { parts.push("word overlap " + Math.round(sig.overlap * 100) + " %"); }
+    if (Array.isArray(sig.missing_names) && sig.missing_names.length) {
+      parts.push("in no context: " + sig.missing_names.join(", "));
+    }
+    if (Array.isArray(sig.missing_numbers) && sig.missing_numbers.length) {
+      parts.push("numbers in no context: " + sig.missing_numbers.join(", "));
+    }
+    if (sig.negation_flip === true) { parts.push("negated unlike its closest context sentence"); }
+    if (sig.verbatim === true) { parts.push("word for word in a context"); }
+    return "local signals: " + parts.join(" · ");
+  }
+
+  function verdictList(box, title, items, textKey, cls, signals) {
     if (!Array.isArray(items) || !items.length) { return; }
     box.appendChild(el("h5", null, title));
     var ul = el("ul", cls);
-    items.forEach(function (item) {
-      var verdict = token(item.verdict || (item.attributed ? "supported" : "not_enough_info"));
+    items.forEach(function (item, i) {
+      var verdict = token(item.attribution === "misattributed" ? "misattributed"
+        : item.verdict || (item.attributed ? "supported" : "not_enough_info"));
       var li = el("li", "verdict verdict-" + verdict);
       var line = el("div", "verdict-line");
       line.appendChild(el("span", "verdict-label", VERDICTS[verdict] || verdict));
@@ -450,6 +493,11 @@
       if (item.evidence_not_found) {
         li.appendChild(el("p", "evidence-not-found", "the judge's evidence is not in the contexts"));
       }
+      if (typeof item.attribution === "string") {
+        li.appendChild(el("p", "attribution", attribution(item)));
+      }
+      var sig = signals && signals[i];
+      if (sig && typeof sig === "object") { li.appendChild(el("p", "signals", signalText(sig))); }
       ul.appendChild(li);
     });
     box.appendChild(ul);
@@ -475,6 +523,9 @@
     if (value === null || value === undefined) { return "—"; }
     if (isNum(value)) { return Number.isInteger(value) ? String(value) : value.toFixed(3); }
     if (typeof value !== "object") { return String(value); }
+    if (Array.isArray(value) && value.every(function (x) { return typeof x !== "object"; })) {
+      return value.map(show).join("; ");
+    }
     if (!Array.isArray(value) && Object.keys(value).every(function (k) {
       return value[k] === null || typeof value[k] !== "object";
     })) {
@@ -487,7 +538,10 @@
     "questions", "notes", "raw_replies", "counts", "n_claims", "n_statements"];
 
   function details(box, d, s) {
-    verdictList(box, "claims", d.claims, "claim", "claims");
+    // Faithfulness's local signals: one line a claim, beside it; the answer's own below.
+    var signals = d.local_signals && typeof d.local_signals === "object" ? d.local_signals : null;
+    var perClaim = signals && Array.isArray(signals.claims) ? signals.claims : null;
+    verdictList(box, "claims", d.claims, "claim", "claims", perClaim);
     verdictList(box, "reference statements", d.statements, "statement", "statements");
     if (Array.isArray(d.chunks)) {
       table(box, "retrieved chunks", ["#", "relevant", "relevance", "reason", "chunk"],
@@ -529,7 +583,11 @@
     }
     var kv = el("dl", "kv");
     Object.keys(d).forEach(function (k) {
-      if (DONE.indexOf(k) < 0) { pair(kv, k, show(d[k])); }
+      if (k === "local_signals" && signals) {
+        var answerSignals = {};
+        Object.keys(signals).forEach(function (n) { if (n !== "claims") { answerSignals[n] = signals[n]; } });
+        pair(kv, k, show(answerSignals));
+      } else if (DONE.indexOf(k) < 0) { pair(kv, k, show(d[k])); }
     });
     if (kv.childNodes.length) { box.appendChild(kv); }
     if (Array.isArray(d.notes) && d.notes.length) {
