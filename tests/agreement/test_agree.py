@@ -113,6 +113,17 @@ def test_two_runs_on_the_same_labels_are_paired(result: EvaluationResult, tmp_pa
     assert auroc.ci95 == pytest.approx((0.0, 0.0))
 
 
+def test_a_calibration_on_few_labels_says_they_are_few(result: EvaluationResult) -> None:
+    enough = result.calibrate(scenario.labels()).calibration.metrics["faithfulness"]
+    few = scenario.run(n=12).calibrate(scenario.labels()).calibration.metrics["faithfulness"]
+    assert enough.helps and few.helps  # the fit finds the missing name either way
+    assert "labelled items" not in enough.verdict
+    assert few.verdict.endswith(
+        "; only 12 labelled items, and below 30 a fit is mostly noise: "
+        "label more before relying on it"
+    )
+
+
 def test_calibration_learns_the_missing_name_and_a_new_run_gets_probabilities(
     result: EvaluationResult, tmp_path: Path
 ) -> None:

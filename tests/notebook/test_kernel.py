@@ -45,6 +45,7 @@ CELLS = [
     "report",
     "print(report)\n"
     "fitted = result.calibrate(labels)\n"
+    "print('VERDICT', fitted.calibration.metrics['faithfulness'].verdict)\n"
     "print('CALIBRATED', sorted(fitted.calibration.metrics), len(report.to_pandas()))",
 ]
 
@@ -141,3 +142,7 @@ def test_evaluate_runs_in_a_notebook_with_progress_and_a_table(
     assert "AUROC" in printed and "people among themselves" in printed
     # One row for all items and one per system.
     assert printed.split()[-3:] == ["CALIBRATED", "['faithfulness']", "3"]
+    # Ten labelled items: the calibration says how little they can show.
+    verdict = printed[printed.index("VERDICT") :].splitlines()[0]
+    assert "the Brier difference's 95 % interval reaches 0" in verdict
+    assert "only 10 labelled items, and below 30 a fit is mostly noise" in verdict
