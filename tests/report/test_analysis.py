@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from tests.report.factory import claim, claims_details, rec
 from veracity.report import summarize
 from veracity.report.analysis import AnalysisBuilder
+from veracity.report.console_report import print_report
+from veracity.report.summary_file import summary_model
 from veracity.types import ResultRecord, Status
 
 
@@ -45,6 +48,37 @@ def test_claims_are_counted_over_failing_results_only() -> None:
         "not_enough_info": 1,
     }
     assert found["judge_errors"] == 1 and found["unsupported_by_judge"] == 1
+
+
+def test_a_citation_metric_counts_its_misattributed_claims() -> None:
+    def cited(attribution: str) -> dict[str, Any]:
+        verdict = "not_enough_info" if attribution == "unsupported" else "supported"
+        return {**claim(f"claim {attribution}", verdict), "attribution": attribution}
+
+    records = [
+        rec(1 / 3, metric="citation_precision", sample_id="1",
+            details={"claims": [cited("cited"), cited("misattributed"), cited("unsupported")]}),
+        # passing: its misattributed claim is not a failure's
+        rec(0.5, metric="citation_precision", sample_id="2",
+            details={"claims": [cited("cited"), cited("misattributed")]}),
+        rec(0.0, sample_id="1", details=claims_details("not_enough_info")),
+    ]  # fmt: skip
+    severity = analyse(records)["severity"]
+    assert severity["citation_precision"]["claims_in_failing"] == {
+        "results": 1,
+        "results_with_contradicted": 0,
+        "contradicted": 0,
+        "not_enough_info": 1,
+        "misattributed": 1,
+    }
+    assert "misattributed" not in severity["faithfulness"]["claims_in_failing"]
+    # The console names what the failing results' claims are, and only what there is.
+    console = Console(width=200, record=True, color_system=None)
+    written = summary_model(summarize(records))  # the summary as a report reads it back
+    assert written is not None
+    print_report(written.model_dump(mode="json"), console)
+    text = console.export_text()
+    assert "1 unsupported, 1 misattributed claims" in " ".join(text.split())
 
 
 def test_rubric_results_are_grouped_by_overall() -> None:

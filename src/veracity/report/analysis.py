@@ -18,7 +18,7 @@ from typing import Any
 from veracity.report.excerpts import worst_entry
 from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM, NO_TYPE, OVERALL
 from veracity.report.recommendations import Evidence, recommend
-from veracity.report.tallies import ClaimTally, Tally
+from veracity.report.tallies import MISATTRIBUTED, ClaimTally, Tally
 from veracity.types import ResultRecord, Status
 
 WORST_N = 10
@@ -99,7 +99,13 @@ class AnalysisBuilder:
             severity.rubric_overall[str(min(5, max(1, math.floor(overall))))] += 1
         claims = record.details.get("claims")
         if isinstance(claims, list):
-            verdicts = Counter(str(c.get("verdict")) for c in claims if isinstance(c, dict))
+            # A citation metric's claim fails on its attribution: supported, but by a
+            # passage it does not cite, it counts as misattributed.
+            verdicts = Counter(
+                MISATTRIBUTED if c.get("attribution") == MISATTRIBUTED else str(c.get("verdict"))
+                for c in claims
+                if isinstance(c, dict)
+            )
             if severity.claims is None:
                 severity.claims = ClaimTally()
             severity.claims.add(verdicts, failing)

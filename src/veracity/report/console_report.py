@@ -93,12 +93,18 @@ def _severity_table(analysis: Mapping[str, Any]) -> Table:
         more = []
         if s["rubric_overall"]:
             more.append("rubric " + ", ".join(f"{k}: {v}" for k, v in s["rubric_overall"].items()))
-        if s["claims_in_failing"]:
+        if s["claims_in_failing"] and s["failing"]:
             claims = s["claims_in_failing"]
-            more.append(
-                f"{claims['contradicted']} contradicted, "
-                f"{claims['not_enough_info']} unsupported claims"
+            counts = (
+                (claims["contradicted"], "contradicted"),
+                (claims["not_enough_info"], "unsupported"),
+                (claims.get("misattributed") or 0, "misattributed"),
             )
+            said = [f"{n} {word}" for n, word in counts if n]
+            if said:
+                more.append(
+                    ", ".join(said) + " claim" + ("" if sum(n for n, _ in counts) == 1 else "s")
+                )
         table.add_row(
             Text(metric),
             f"{s['failing']}/{s.get('with_score', s['scored'])}",

@@ -105,6 +105,7 @@ class ClaimCounts(_Block):
     results_with_contradicted: int = 0
     contradicted: int = 0
     not_enough_info: int = 0
+    misattributed: int | None = None  # citation metrics, where any are
 
 
 class Severity(_Block):

@@ -15,6 +15,8 @@ FLAG_RATIO = 1.5
 FLAG_MARGIN = 0.10
 MIN_GROUP_SCORED = 5
 MIN_GROUP_FAILURES = 3
+# A citation metric's claim supported only by a passage it does not cite (its "attribution").
+MISATTRIBUTED = "misattributed"
 
 
 @dataclass(slots=True)
@@ -70,7 +72,8 @@ class Tally:
 
 @dataclass(slots=True)
 class ClaimTally:
-    """Claim verdicts of the scored results of a claim-based metric (faithfulness)."""
+    """Claim verdicts of the scored results of a claim-based metric (faithfulness, and the
+    citation metrics, whose supported claims may be misattributed)."""
 
     results: int = 0
     results_with_contradicted: int = 0
@@ -80,6 +83,7 @@ class ClaimTally:
     failing_with_contradicted: int = 0
     failing_contradicted: int = 0
     failing_not_enough_info: int = 0
+    failing_misattributed: int = 0
 
     def add(self, verdicts: Counter[str], failing: bool) -> None:
         contradicted = verdicts[Verdict.CONTRADICTED.value]
@@ -93,12 +97,17 @@ class ClaimTally:
             self.failing_with_contradicted += contradicted > 0
             self.failing_contradicted += contradicted
             self.failing_not_enough_info += unsupported
+            self.failing_misattributed += verdicts[MISATTRIBUTED]
 
     def failing_counts(self) -> dict[str, int]:
-        """Claims that are not supported, counted over the failing results."""
-        return {
+        """Claims that are not supported (or misattributed, where any are), counted over
+        the failing results."""
+        counts = {
             "results": self.failing_results,
             "results_with_contradicted": self.failing_with_contradicted,
             "contradicted": self.failing_contradicted,
             "not_enough_info": self.failing_not_enough_info,
         }
+        if self.failing_misattributed:
+            counts[MISATTRIBUTED] = self.failing_misattributed
+        return counts
