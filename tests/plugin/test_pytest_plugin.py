@@ -174,6 +174,36 @@ def test_module_level_helper_means_the_same(rag_eval):
     )
 
 
+def test_a_misattributed_citation_fails_naming_the_claim(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("pysbd")
+    from veracity.embeddings import local_embedder_available
+
+    if not local_embedder_available():
+        pytest.skip("the offline judge needs veracity[local]")
+    pytester.makepyfile(
+        test_cited="""
+def test_cited(rag_eval):
+    rag_eval.assert_metric(
+        {"question": "Where is the Eiffel Tower and when was it finished?",
+         "contexts": ["The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars.",
+                      "Construction of the tower was completed in 1889 for the World's Fair."],
+         "answer": "The Eiffel Tower is on the Champ de Mars [1]. It was completed in 1889 [1]."},
+        "citation_precision", min_score=0.9)
+"""
+    )
+    # A process of its own: pytester's in-process run restores sys.modules, and a second
+    # import of torch in one interpreter fails.
+    result = pytester.runpytest_subprocess(*PLUGIN)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*citation_precision 0.500 < 0.9*",
+            "*✗ misattributed claim: 'It was completed in 1889.'",
+            "*    cites ?1?, supported by ?2?",  # fnmatch: [ ] is a class
+        ]
+    )
+
+
 def test_judge_and_threshold_from_the_command_line(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_cli=f"""

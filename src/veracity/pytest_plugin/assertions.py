@@ -75,12 +75,28 @@ def _quote(text: Any, limit: int = 300) -> str:
     return repr(value if len(value) <= limit else value[: limit - 1] + "…")
 
 
+def _passages(indices: Any) -> str:
+    """Cited passages as the answer numbers them: "[1], [3]", or "nothing"."""
+    if not isinstance(indices, list) or not indices:
+        return "nothing"
+    return ", ".join(f"[{i}]" for i in indices)
+
+
 def _failing_items(details: Mapping[str, Any]) -> list[str]:  # noqa: PLR0912 - one case a kind of item
     """What in a result's details went wrong, one line (or a few) per item."""
     lines: list[str] = []
     for key, text_key in (("claims", "claim"), ("statements", "statement")):
         for item in details.get(key) or []:
-            if not isinstance(item, Mapping) or item.get("verdict") == "supported":
+            if not isinstance(item, Mapping):
+                continue
+            if item.get("attribution") == "misattributed":  # a citation metric's claim
+                lines.append(f"✗ misattributed claim: {_quote(item.get(text_key))}")
+                lines.append(
+                    f"    cites {_passages(item.get('cites'))}, "
+                    f"supported by {_passages(item.get('supported_by'))}"
+                )
+                continue
+            if item.get("verdict") == "supported":
                 continue
             kind = "claim" if key == "claims" else "reference statement"
             lines.append(f"✗ {item.get('verdict')} {kind}: {_quote(item.get(text_key))}")
