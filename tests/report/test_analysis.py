@@ -53,7 +53,9 @@ def test_claims_are_counted_over_failing_results_only() -> None:
 def test_a_citation_metric_counts_its_misattributed_claims() -> None:
     def cited(attribution: str) -> dict[str, Any]:
         verdict = "not_enough_info" if attribution == "unsupported" else "supported"
-        return {**claim(f"claim {attribution}", verdict), "attribution": attribution}
+        support = {"cited": [1], "misattributed": [2], "unsupported": []}[attribution]
+        return {**claim(f"claim {attribution}", verdict), "attribution": attribution,
+                "cites": [1], "supported_by": support}  # fmt: skip
 
     records = [
         rec(1 / 3, metric="citation_precision", sample_id="1",
@@ -72,6 +74,11 @@ def test_a_citation_metric_counts_its_misattributed_claims() -> None:
         "misattributed": 1,
     }
     assert "misattributed" not in severity["faithfulness"]["claims_in_failing"]
+    worst = analyse(records)["worst"]["citation_precision"][0]
+    assert [(c["verdict"], c.get("citations")) for c in worst["failing_claims"]] == [
+        ("misattributed", "cites [1], supported by [2]"),
+        ("unsupported", "cites [1], supported by nothing"),
+    ]
     # The console names what the failing results' claims are, and only what there is.
     console = Console(width=200, record=True, color_system=None)
     written = summary_model(summarize(records))  # the summary as a report reads it back
@@ -79,6 +86,16 @@ def test_a_citation_metric_counts_its_misattributed_claims() -> None:
     print_report(written.model_dump(mode="json"), console)
     text = console.export_text()
     assert "1 unsupported, 1 misattributed claims" in " ".join(text.split())
+
+
+def test_a_statement_judged_without_a_call_fails_as_not_enough_info() -> None:
+    # No contexts: context_recall's statements say only that they are not attributed.
+    details = {"statements": [{"statement": "It is red.", "attributed": False, "reason": "r"}]}
+    worst = analyse([rec(0.0, metric="context_recall", details=details)])["worst"]
+    (entry,) = worst["context_recall"][0]["failing_claims"]
+    assert (entry["kind"], entry["verdict"], entry["claim"]) == (
+        "statement", "not_enough_info", "It is red."
+    )  # fmt: skip
 
 
 def test_rubric_results_are_grouped_by_overall() -> None:

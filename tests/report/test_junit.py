@@ -11,7 +11,7 @@ import xmlschema
 
 from tests.report.ci_runs import HOSTILE, records, result
 from tests.report.factory import rec
-from veracity.report.junit import junit_xml
+from veracity.report.junit import failure_text, junit_xml
 from veracity.report.run_data import load_run
 
 SCHEMA = xmlschema.XMLSchema(Path(__file__).parents[1] / "data" / "junit.xsd")
@@ -150,3 +150,12 @@ def test_a_gate_on_the_calibrated_probability_has_cases_of_its_own() -> None:
     assert properties["calibrated"] == "4"
     # The plain gate is untouched by the calibrated one.
     assert suites["faithfulness"].get("failures") == "2"
+
+
+def test_a_misattributed_claim_says_what_it_cites() -> None:
+    claim = {"claim": "It was built in 1889.", "verdict": "supported",
+             "attribution": "misattributed", "cites": [1], "supported_by": [2]}  # fmt: skip
+    record = rec(0.5, metric="citation_precision", details={"claims": [claim]})
+    assert "- [misattributed] It was built in 1889. (cites [1], supported by [2])" in (
+        failure_text(record)
+    )

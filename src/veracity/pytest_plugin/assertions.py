@@ -15,6 +15,7 @@ from typing import Any
 
 from veracity._suggest import did_you_mean
 from veracity.evaluation import EvaluationResult
+from veracity.report.excerpts import failing_claims
 from veracity.types import MetricResult, ResultRecord, Status
 
 Minimum = float | Mapping[str, float]
@@ -75,35 +76,19 @@ def _quote(text: Any, limit: int = 300) -> str:
     return repr(value if len(value) <= limit else value[: limit - 1] + "…")
 
 
-def _passages(indices: Any) -> str:
-    """Cited passages as the answer numbers them: "[1], [3]", or "nothing"."""
-    if not isinstance(indices, list) or not indices:
-        return "nothing"
-    return ", ".join(f"[{i}]" for i in indices)
-
-
-def _failing_items(details: Mapping[str, Any]) -> list[str]:  # noqa: PLR0912 - one case a kind of item
+def _failing_items(details: Mapping[str, Any]) -> list[str]:
     """What in a result's details went wrong, one line (or a few) per item."""
     lines: list[str] = []
-    for key, text_key in (("claims", "claim"), ("statements", "statement")):
-        for item in details.get(key) or []:
-            if not isinstance(item, Mapping):
-                continue
-            if item.get("attribution") == "misattributed":  # a citation metric's claim
-                lines.append(f"✗ misattributed claim: {_quote(item.get(text_key))}")
-                lines.append(
-                    f"    cites {_passages(item.get('cites'))}, "
-                    f"supported by {_passages(item.get('supported_by'))}"
-                )
-                continue
-            if item.get("verdict") == "supported":
-                continue
-            kind = "claim" if key == "claims" else "reference statement"
-            lines.append(f"✗ {item.get('verdict')} {kind}: {_quote(item.get(text_key))}")
-            if item.get("reason"):
-                lines.append(f"    reason: {item['reason']}")
-            if item.get("evidence"):
-                lines.append(f"    evidence: {_quote(item['evidence'])}")
+    claims, _ = failing_claims(dict(details), limit=None)  # describe() cuts the lines
+    for claim in claims:
+        kind = "claim" if claim["kind"] == "claim" else "reference statement"
+        lines.append(f"✗ {claim['verdict']} {kind}: {_quote(claim['claim'])}")
+        if claim.get("citations"):
+            lines.append(f"    {claim['citations']}")
+        if claim["reason"]:
+            lines.append(f"    reason: {claim['reason']}")
+        if claim["evidence"]:
+            lines.append(f"    evidence: {_quote(claim['evidence'])}")
     for chunk in details.get("chunks") or []:
         if isinstance(chunk, Mapping) and chunk.get("relevant") is False:
             lines.append(f"✗ chunk #{chunk.get('index')} not relevant: {chunk.get('reason', '')}")

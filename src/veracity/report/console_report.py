@@ -136,6 +136,8 @@ def _worst(analysis: Mapping[str, Any], console: Console, limit: int | None) -> 
                 )
                 line.append(claim["claim"])
                 console.print(line)
+                if claim.get("citations"):
+                    console.print(Text(f"        {claim['citations']}", style="dim"))
                 for label in ("evidence", "reason"):
                     if claim.get(label):
                         console.print(Text(f"        {label}: {claim[label]}", style="dim"))

@@ -22,8 +22,11 @@ def cut(value: object, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def failing_claims(details: dict[str, Any]) -> tuple[list[dict[str, str]], int]:
-    """The claims (or reference statements) not supported, and how many more were cut."""
+def failing_claims(
+    details: dict[str, Any], limit: int | None = MAX_CLAIMS
+) -> tuple[list[dict[str, str]], int]:
+    """The claims (or reference statements) not supported, at most ``limit`` of them, and
+    how many more were cut."""
     found: list[dict[str, str]] = []
     for key, text_key, kind in CLAIM_LISTS:
         items = details.get(key)
@@ -33,20 +36,36 @@ def failing_claims(details: dict[str, Any]) -> tuple[list[dict[str, str]], int]:
             if not isinstance(item, dict):
                 continue
             # A citation metric's claim fails on its attribution: supported, but cited to
-            # another passage (or citing none), is "misattributed".
-            failed = item.get("attribution", item.get("verdict"))
+            # another passage (or citing none), is "misattributed". A statement judged
+            # without a call (no contexts) says only whether it is attributed.
+            failed = item.get("attribution") or item.get("verdict")
+            if failed is None:
+                failed = "supported" if item.get("attributed") else "not_enough_info"
             if failed in (Verdict.SUPPORTED.value, "cited"):
                 continue
-            found.append(
-                {
-                    "kind": kind,
-                    "claim": cut(item.get(text_key)),
-                    "verdict": cut(failed, 40),
-                    "reason": cut(item.get("reason")),
-                    "evidence": cut(item.get("evidence")),
-                }
-            )
-    return found[:MAX_CLAIMS], max(0, len(found) - MAX_CLAIMS)
+            entry = {
+                "kind": kind,
+                "claim": cut(item.get(text_key)),
+                "verdict": cut(failed, 40),
+                "reason": cut(item.get("reason")),
+                "evidence": cut(item.get("evidence")),
+            }
+            if "attribution" in item:
+                entry["citations"] = (
+                    f"cites {_passages(item.get('cites'))}, "
+                    f"supported by {_passages(item.get('supported_by'))}"
+                )
+            found.append(entry)
+    if limit is None:
+        return found, 0
+    return found[:limit], max(0, len(found) - limit)
+
+
+def _passages(indices: object) -> str:
+    """Passages as the answer numbers them: "[1], [3]", or "nothing"."""
+    if not isinstance(indices, list) or not indices:
+        return "nothing"
+    return ", ".join(f"[{cut(i, 12)}]" for i in indices)
 
 
 def failing_dimensions(details: dict[str, Any]) -> list[dict[str, Any]]:

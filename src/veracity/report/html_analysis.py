@@ -127,6 +127,11 @@ def _claim_list(claims: Sequence[Mapping[str, Any]]) -> str:
             f'<li class="verdict verdict-{css}"><div class="verdict-line">'
             f'<span class="verdict-label">{e(label)}</span>'
             f'<span class="item-text">{e(claim["claim"])}</span></div>'
+            + (
+                f'<p class="attribution">{e(claim["citations"])}</p>'
+                if claim.get("citations")
+                else ""
+            )
             + (f'<p class="item-reason">{e(claim["reason"])}</p>' if claim["reason"] else "")
             + (
                 f'<blockquote class="evidence">{e(claim["evidence"])}</blockquote>'

@@ -83,6 +83,8 @@ def failure_text(record: ResultRecord) -> str:
         lines.append("failing claims:")
         for claim in claims:
             line = f"- [{claim['verdict']}] {claim['claim']}"
+            if claim.get("citations"):
+                line += f" ({claim['citations']})"
             lines.append(line + (f" — {claim['reason']}" if claim["reason"] else ""))
         if more:
             lines.append(f"- … and {more} more")

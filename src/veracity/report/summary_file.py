@@ -127,6 +127,7 @@ class FailingClaim(_Block):
     verdict: str = ""
     reason: str = ""
     evidence: str = ""
+    citations: str | None = None  # a citation metric's: what it cites, what supports it
 
 
 class FailingDimension(_Block):
