@@ -164,7 +164,9 @@ def test_module_level_helper_means_the_same(rag_eval):
     assert_faithful(result)
 """
     )
-    result = pytester.runpytest(*PLUGIN)
+    # A process of its own: pytester's in-process run restores sys.modules, and torch
+    # imported twice in one interpreter crashes the tests that run after it.
+    result = pytester.runpytest_subprocess(*PLUGIN)
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines(
         [
@@ -191,9 +193,7 @@ def test_cited(rag_eval):
         "citation_precision", min_score=0.9)
 """
     )
-    # A process of its own: pytester's in-process run restores sys.modules, and a second
-    # import of torch in one interpreter fails.
-    result = pytester.runpytest_subprocess(*PLUGIN)
+    result = pytester.runpytest_subprocess(*PLUGIN)  # a process of its own, as above
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
