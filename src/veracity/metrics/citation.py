@@ -34,7 +34,7 @@ from veracity.judges.llm.evidence import contexts_quoting
 from veracity.judges.offline.text import content_tokens
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
 from veracity.metrics.cited_spans import CitedSpan, cited_spans, span_of
-from veracity.types import ClaimVerdict, MetricResult, Status, Usage, Verdict
+from veracity.types import Attribution, ClaimVerdict, MetricResult, Status, Usage, Verdict
 
 __all__ = ["Citations"]
 
@@ -56,10 +56,12 @@ def _by_claim_words(claim: str, contexts: Sequence[str]) -> tuple[int, ...]:
     return tuple(i for i, share in enumerate(shares) if share == best)
 
 
-def _attribution(verdict: ClaimVerdict, support: tuple[int, ...], cites: tuple[int, ...]) -> str:
+def _attribution(
+    verdict: ClaimVerdict, support: tuple[int, ...], cites: tuple[int, ...]
+) -> Attribution:
     if verdict.verdict is not Verdict.SUPPORTED or not support:
-        return "unsupported"
-    return "cited" if set(support) & set(cites) else "misattributed"
+        return Attribution.UNSUPPORTED
+    return Attribution.CITED if set(support) & set(cites) else Attribution.MISATTRIBUTED
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +110,15 @@ class Citations:
             if claim["span"] is not None and claim["verdict"] == Verdict.SUPPORTED.value
         }
         precise = [(n, i) for n, i in citations if (n, i) in supporting]
-        cited = [c for c in claims if c["attribution"] == "cited"]
+        cited = [c for c in claims if c["attribution"] is Attribution.CITED]
         details: dict[str, Any] = {
             "claims": [self._shown(c) for c in claims],
             "citations": len(citations),
             "supporting_citations": len(precise),
             "cited_claims": len(cited),
-            "misattributed": [c["claim"] for c in claims if c["attribution"] == "misattributed"],
+            "misattributed": [
+                c["claim"] for c in claims if c["attribution"] is Attribution.MISATTRIBUTED
+            ],
             "index_base": self.index_base,
         }
         if notes:
@@ -168,7 +172,7 @@ class Citations:
         return {
             "claim": claim["claim"],
             "verdict": claim["verdict"],
-            "attribution": claim["attribution"],
+            "attribution": claim["attribution"].value,
             "cites": [i + self.index_base for i in claim["cites"]],
             "supported_by": [i + self.index_base for i in claim["supported_by"]],
             **({"located_by": claim["located_by"]} if claim["located_by"] else {}),

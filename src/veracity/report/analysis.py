@@ -18,8 +18,8 @@ from typing import Any
 from veracity.report.excerpts import worst_entry
 from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM, NO_TYPE, OVERALL
 from veracity.report.recommendations import Evidence, recommend
-from veracity.report.tallies import MISATTRIBUTED, ClaimTally, Tally
-from veracity.types import ResultRecord, Status
+from veracity.report.tallies import ClaimTally, Tally
+from veracity.types import Attribution, ResultRecord, Status
 
 WORST_N = 10
 # Severity bands of a 0–1 score: (upper bound, exclusive; name).
@@ -101,8 +101,9 @@ class AnalysisBuilder:
         if isinstance(claims, list):
             # A citation metric's claim fails on its attribution: supported, but by a
             # passage it does not cite, it counts as misattributed.
+            misattributed = Attribution.MISATTRIBUTED.value
             verdicts = Counter(
-                MISATTRIBUTED if c.get("attribution") == MISATTRIBUTED else str(c.get("verdict"))
+                misattributed if c.get("attribution") == misattributed else str(c.get("verdict"))
                 for c in claims
                 if isinstance(c, dict)
             )

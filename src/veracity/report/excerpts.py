@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from veracity.types import ResultRecord, Verdict
+from veracity.types import Attribution, ResultRecord, Verdict
 
 MAX_TEXT = 500
 MAX_CLAIMS = 20
@@ -41,7 +41,7 @@ def failing_claims(
             failed = item.get("attribution") or item.get("verdict")
             if failed is None:
                 failed = "supported" if item.get("attributed") else "not_enough_info"
-            if failed in (Verdict.SUPPORTED.value, "cited"):
+            if failed in (Verdict.SUPPORTED.value, Attribution.CITED.value):
                 continue
             entry = {
                 "kind": kind,

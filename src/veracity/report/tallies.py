@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.types import Verdict
+from veracity.types import Attribution, Verdict
 
 # A group is flagged when it fails this many times as often as its metric on average,
 # at least FLAG_MARGIN more in absolute terms, with at least MIN_GROUP_SCORED results
@@ -15,8 +15,6 @@ FLAG_RATIO = 1.5
 FLAG_MARGIN = 0.10
 MIN_GROUP_SCORED = 5
 MIN_GROUP_FAILURES = 3
-# A citation metric's claim supported only by a passage it does not cite (its "attribution").
-MISATTRIBUTED = "misattributed"
 
 
 @dataclass(slots=True)
@@ -97,7 +95,7 @@ class ClaimTally:
             self.failing_with_contradicted += contradicted > 0
             self.failing_contradicted += contradicted
             self.failing_not_enough_info += unsupported
-            self.failing_misattributed += verdicts[MISATTRIBUTED]
+            self.failing_misattributed += verdicts[Attribution.MISATTRIBUTED.value]
 
     def failing_counts(self) -> dict[str, int]:
         """Claims that are not supported (or misattributed, where any are), counted over
@@ -109,5 +107,5 @@ class ClaimTally:
             "not_enough_info": self.failing_not_enough_info,
         }
         if self.failing_misattributed:
-            counts[MISATTRIBUTED] = self.failing_misattributed
+            counts[Attribution.MISATTRIBUTED.value] = self.failing_misattributed
         return counts

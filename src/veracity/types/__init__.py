@@ -14,6 +14,7 @@ from veracity.types.judgements import (
 )
 from veracity.types.results import (
     UNSCORED_STATUSES,
+    Attribution,
     ClaimVerdict,
     MetricResult,
     ResultRecord,
@@ -28,6 +29,7 @@ __all__ = [
     "ROLES",
     "UNSCORED_STATUSES",
     "AnswerClass",
+    "Attribution",
     "ChunkJudgement",
     "Citation",
     "ClaimVerdict",

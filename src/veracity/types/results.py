@@ -46,6 +46,15 @@ class Verdict(StrEnum):
     SUPPORTED_BY_CONVERSATION = "supported_by_conversation"
 
 
+class Attribution(StrEnum):
+    """How a claim of an answer that cites stands against its citations: supported by a
+    passage it cites, supported only by one it does not cite, or not supported at all."""
+
+    CITED = "cited"
+    MISATTRIBUTED = "misattributed"
+    UNSUPPORTED = "unsupported"
+
+
 class Usage(BaseModel):
     """Calls and tokens spent by the judge on one result.
 
