@@ -57,7 +57,10 @@ async def test_a_claim_the_user_made_is_supported_by_the_conversation() -> None:
     claims = {c["claim"]: c for c in result.details["claims"]}
     assert claims[CLAIMS[0]]["verdict"] == "supported_by_conversation"
     assert claims[CLAIMS[0]]["evidence"] == "I live in Ohio"
-    assert "turn 1 (user) supports it" in claims[CLAIMS[0]]["reason"]
+    assert claims[CLAIMS[0]]["reason"] == (
+        "not in the contexts, but turn 1 (user) supports it (the judge, given the "
+        "conversation's turns as contexts: the user said so)"
+    )
     assert claims[CLAIMS[2]]["verdict"] == "not_enough_info"
     assert result.score == pytest.approx(2 / 3)  # counted as supported, by default
     assert result.details["supported_by_conversation"] == 1

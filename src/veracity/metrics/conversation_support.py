@@ -40,7 +40,13 @@ def _rested_on(verdict: ClaimVerdict, turns: Sequence[tuple[int, Turn]]) -> Clai
     return verdict.model_copy(
         update={
             "verdict": Verdict.SUPPORTED_BY_CONVERSATION,
-            "reason": f"not in the contexts, but {said} supports it: {verdict.reason}".strip(),
+            # The judge was shown the turns as its contexts: its reason speaks of them so.
+            "reason": (
+                f"not in the contexts, but {said} supports it (the judge, given the "
+                f"conversation's turns as contexts: {verdict.reason})"
+                if verdict.reason
+                else f"not in the contexts, but {said} supports it"
+            ),
         }
     )
 
