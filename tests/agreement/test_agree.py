@@ -119,7 +119,7 @@ def test_a_calibration_on_few_labels_says_they_are_few(result: EvaluationResult)
     assert enough.helps and few.helps  # the fit finds the missing name either way
     assert "labelled items" not in enough.verdict
     assert few.verdict.endswith(
-        "; only 12 labelled items, and below 30 a fit is mostly noise: "
+        "; only 12 labelled items, and below 30 a fit is unreliable: "
         "label more before relying on it"
     )
 

@@ -145,4 +145,4 @@ def test_evaluate_runs_in_a_notebook_with_progress_and_a_table(
     # Ten labelled items: the calibration says how little they can show.
     verdict = printed[printed.index("VERDICT") :].splitlines()[0]
     assert "the Brier difference's 95 % interval reaches 0" in verdict
-    assert "only 10 labelled items, and below 30 a fit is mostly noise" in verdict
+    assert "only 10 labelled items, and below 30 a fit is unreliable" in verdict

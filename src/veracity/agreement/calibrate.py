@@ -54,7 +54,7 @@ SINGLE_SIGNALS = ("score", "answer_overlap")
 # A calibration "helps" when its out-of-fold Brier score is lower than the raw score's
 # and its AUROC is at most this much lower (a monotone map can only tie the ranking).
 AUROC_TOLERANCE = 0.02
-# Below this many labelled items a fit is mostly noise: drawn from the development sets'
+# Below this many labelled items a fit is unreliable: drawn from the development sets'
 # held-out pools, 10 or 20 labels reached the word-overlap floor in only 60–90 % of draws
 # (docs/benchmarks.md). The verdict says so; the decision stays the team's.
 FEW_LABELS = 30
@@ -282,7 +282,7 @@ def _verdict(cv: CrossValidated, n: int) -> tuple[bool, str]:
         cautions.append("the Brier difference's 95 % interval reaches 0")
     if n < FEW_LABELS:
         cautions.append(
-            f"only {n} labelled items, and below {FEW_LABELS} a fit is mostly noise: "
+            f"only {n} labelled items, and below {FEW_LABELS} a fit is unreliable: "
             "label more before relying on it"
         )
     return True, "; ".join([f"helps: {figures}", *cautions])
