@@ -53,7 +53,8 @@ def test_claims_are_counted_over_failing_results_only() -> None:
 def test_a_citation_metric_counts_its_misattributed_claims() -> None:
     def cited(attribution: str) -> dict[str, Any]:
         verdict = "not_enough_info" if attribution == "unsupported" else "supported"
-        support = {"cited": [1], "misattributed": [2], "unsupported": []}[attribution]
+        # An unsupported claim's evidence may still have been found in a passage.
+        support = {"cited": [1], "misattributed": [2], "unsupported": [1]}[attribution]
         return {**claim(f"claim {attribution}", verdict), "attribution": attribution,
                 "cites": [1], "supported_by": support}  # fmt: skip
 
@@ -77,7 +78,7 @@ def test_a_citation_metric_counts_its_misattributed_claims() -> None:
     worst = analyse(records)["worst"]["citation_precision"][0]
     assert [(c["verdict"], c.get("citations")) for c in worst["failing_claims"]] == [
         ("misattributed", "cites [1], supported by [2]"),
-        ("unsupported", "cites [1], supported by nothing"),
+        ("unsupported", "cites [1]; no passage supports it"),
     ]
     # The console names what the failing results' claims are, and only what there is.
     console = Console(width=200, record=True, color_system=None)

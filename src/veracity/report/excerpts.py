@@ -50,11 +50,13 @@ def failing_claims(
                 "reason": cut(item.get("reason")),
                 "evidence": cut(item.get("evidence")),
             }
-            if "attribution" in item:
+            if failed == Attribution.MISATTRIBUTED.value:
                 entry["citations"] = (
                     f"cites {_passages(item.get('cites'))}, "
                     f"supported by {_passages(item.get('supported_by'))}"
                 )
+            elif "attribution" in item:  # whatever its evidence was found in, not supported
+                entry["citations"] = f"cites {_passages(item.get('cites'))}; no passage supports it"
             found.append(entry)
     if limit is None:
         return found, 0
