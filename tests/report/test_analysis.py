@@ -11,6 +11,7 @@ from tests.report.factory import claim, claims_details, rec
 from veracity.report import summarize
 from veracity.report.analysis import AnalysisBuilder
 from veracity.report.console_report import print_report
+from veracity.report.excerpts import claim_outcome
 from veracity.report.summary_file import summary_model
 from veracity.types import ResultRecord, Status
 
@@ -78,7 +79,7 @@ def test_a_citation_metric_counts_its_misattributed_claims() -> None:
     worst = analyse(records)["worst"]["citation_precision"][0]
     assert [(c["verdict"], c.get("citations")) for c in worst["failing_claims"]] == [
         ("misattributed", "cites [1], supported by [2]"),
-        ("unsupported", "cites [1]; no passage supports it"),
+        ("not_enough_info", "cites [1]; no passage supports it"),
     ]
     # The console names what the failing results' claims are, and only what there is.
     console = Console(width=200, record=True, color_system=None)
@@ -87,6 +88,25 @@ def test_a_citation_metric_counts_its_misattributed_claims() -> None:
     print_report(written.model_dump(mode="json"), console)
     text = console.export_text()
     assert "1 unsupported, 1 misattributed claims" in " ".join(text.split())
+
+
+@pytest.mark.parametrize(
+    ("item", "outcome"),
+    [
+        ({"verdict": "contradicted"}, "contradicted"),
+        ({"verdict": "supported", "attribution": "cited"}, "supported"),
+        ({"verdict": "supported", "attribution": "misattributed"}, "misattributed"),
+        # The judge said supported, but its support was found in no passage.
+        ({"verdict": "supported", "attribution": "unsupported"}, "unsupported"),
+        ({"verdict": "not_enough_info", "attribution": "unsupported"}, "not_enough_info"),
+        ({"attributed": True}, "supported"),
+        ({"attributed": False}, "not_enough_info"),
+    ],
+)
+def test_a_claims_outcome_is_its_verdict_or_its_failed_attribution(
+    item: dict[str, Any], outcome: str
+) -> None:
+    assert claim_outcome(item) == outcome
 
 
 def test_a_statement_judged_without_a_call_fails_as_not_enough_info() -> None:

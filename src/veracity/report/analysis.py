@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from veracity.report.excerpts import worst_entry
+from veracity.report.excerpts import claim_outcome, worst_entry
 from veracity.report.keys import DEFAULT_THRESHOLD, NO_SYSTEM, NO_TYPE, OVERALL
 from veracity.report.recommendations import Evidence, recommend
 from veracity.report.tallies import ClaimTally, Tally
-from veracity.types import Attribution, ResultRecord, Status
+from veracity.types import ResultRecord, Status
 
 WORST_N = 10
 # Severity bands of a 0–1 score: (upper bound, exclusive; name).
@@ -99,14 +99,7 @@ class AnalysisBuilder:
             severity.rubric_overall[str(min(5, max(1, math.floor(overall))))] += 1
         claims = record.details.get("claims")
         if isinstance(claims, list):
-            # A citation metric's claim fails on its attribution: supported, but by a
-            # passage it does not cite, it counts as misattributed.
-            misattributed = Attribution.MISATTRIBUTED.value
-            verdicts = Counter(
-                misattributed if c.get("attribution") == misattributed else str(c.get("verdict"))
-                for c in claims
-                if isinstance(c, dict)
-            )
+            verdicts = Counter(claim_outcome(c) for c in claims if isinstance(c, dict))
             if severity.claims is None:
                 severity.claims = ClaimTally()
             severity.claims.add(verdicts, failing)

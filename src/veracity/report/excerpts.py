@@ -22,6 +22,21 @@ def cut(value: object, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def claim_outcome(item: dict[str, Any]) -> str:
+    """How a listed claim (or reference statement) stands: its verdict, except that a
+    citation metric's supported claim fails on its attribution — ``misattributed``
+    (supported only by a passage it does not cite), or ``unsupported`` (its support found
+    in no passage). A statement judged without a call (no contexts) says only whether it
+    is attributed."""
+    verdict = item.get("verdict")
+    if verdict is None:
+        return Verdict.SUPPORTED.value if item.get("attributed") else Verdict.NOT_ENOUGH_INFO.value
+    attribution = item.get("attribution")
+    if verdict == Verdict.SUPPORTED.value and attribution not in (None, Attribution.CITED.value):
+        return str(attribution)
+    return str(verdict)
+
+
 def failing_claims(
     details: dict[str, Any], limit: int | None = MAX_CLAIMS
 ) -> tuple[list[dict[str, str]], int]:
@@ -35,13 +50,8 @@ def failing_claims(
         for item in items:
             if not isinstance(item, dict):
                 continue
-            # A citation metric's claim fails on its attribution: supported, but cited to
-            # another passage (or citing none), is "misattributed". A statement judged
-            # without a call (no contexts) says only whether it is attributed.
-            failed = item.get("attribution") or item.get("verdict")
-            if failed is None:
-                failed = "supported" if item.get("attributed") else "not_enough_info"
-            if failed in (Verdict.SUPPORTED.value, Attribution.CITED.value):
+            failed = claim_outcome(item)
+            if failed == Verdict.SUPPORTED.value:
                 continue
             entry = {
                 "kind": kind,

@@ -85,7 +85,10 @@ class ClaimTally:
 
     def add(self, verdicts: Counter[str], failing: bool) -> None:
         contradicted = verdicts[Verdict.CONTRADICTED.value]
-        unsupported = verdicts[Verdict.NOT_ENOUGH_INFO.value]
+        # A citation metric's supported claim whose support is in no passage is as unsupported.
+        unsupported = (
+            verdicts[Verdict.NOT_ENOUGH_INFO.value] + verdicts[Attribution.UNSUPPORTED.value]
+        )
         self.results += 1
         self.results_with_contradicted += contradicted > 0
         self.contradicted += contradicted

@@ -7,11 +7,13 @@
   var PAGE = 200;
   var shown = PAGE;
   var VERDICTS = { supported: "supported", contradicted: "contradicted", not_enough_info: "not enough info",
-    supported_by_conversation: "by the conversation", misattributed: "misattributed" };
+    supported_by_conversation: "by the conversation", misattributed: "misattributed",
+    unsupported: "unsupported" };
   var UNSUPPORTED = { contradicted: "contradicted by the contexts",
     not_enough_info: "not supported by the contexts (not enough info)",
-    misattributed: "supported, but by a passage it does not cite" };
-  var WORST = { contradicted: 3, not_enough_info: 2, misattributed: 1 };
+    misattributed: "supported, but by a passage it does not cite",
+    unsupported: "supported, but its support is in no passage" };
+  var WORST = { contradicted: 3, not_enough_info: 2, unsupported: 2, misattributed: 1 };
   // Statuses that fail a result whatever its score: the judge or the input broke.
   var ERRORS = { judge_error: true, invalid_input: true };
   var MARKS = { pass: "✓", fail: "✗", error: "⚠" };
@@ -173,6 +175,17 @@
     return td;
   }
 
+  // How a listed claim stands, as report/excerpts.py claim_outcome says: its verdict, but
+  // a citation metric's supported claim fails on its attribution (misattributed, or its
+  // support in no passage); a statement judged without a call says only if attributed.
+  function outcome(c) {
+    if (!c.verdict) { return c.attributed ? "supported" : "not_enough_info"; }
+    if (c.verdict === "supported" && c.attribution && c.attribution !== "cited") {
+      return String(c.attribution);
+    }
+    return String(c.verdict);
+  }
+
   // The unsupported and misattributed claims of a sample (every metric and iteration),
   // each once, as its worst (WORST).
   function unsupportedClaims(s) {
@@ -182,8 +195,9 @@
       var claims = r.details && r.details.claims;
       if (!Array.isArray(claims)) { return; }
       claims.forEach(function (c) {
-        var kind = c && c.attribution === "misattributed" ? "misattributed" : c && c.verdict;
-        if (!c || typeof c.claim !== "string" || !UNSUPPORTED[kind]) { return; }
+        if (!c || typeof c.claim !== "string") { return; }
+        var kind = outcome(c);
+        if (!UNSUPPORTED[kind]) { return; }
         var seen = found[c.claim];
         if (!seen) { list.push(found[c.claim] = { text: c.claim, verdict: kind, reason: c.reason || "" }); }
         else if (WORST[kind] > WORST[seen.verdict]) { seen.verdict = kind; seen.reason = c.reason || seen.reason; }
@@ -478,8 +492,7 @@
     box.appendChild(el("h5", null, title));
     var ul = el("ul", cls);
     items.forEach(function (item, i) {
-      var verdict = token(item.attribution === "misattributed" ? "misattributed"
-        : item.verdict || (item.attributed ? "supported" : "not_enough_info"));
+      var verdict = token(outcome(item));
       var li = el("li", "verdict verdict-" + verdict);
       var line = el("div", "verdict-line");
       line.appendChild(el("span", "verdict-label", VERDICTS[verdict] || verdict));
