@@ -127,3 +127,41 @@ def test_the_conversation_shows_above_the_question(browser: Page, report: Path) 
     )
     assert roles == ["user", "assistant"]  # MTRAG's speaker "agent" read as the assistant
     assert browser.console_errors() == []
+
+
+def test_a_claim_asked_about_its_cited_passage_alone_says_so(browser: Page, tmp_path: Path) -> None:
+    from veracity.chat import ScriptedChat
+    from veracity.judges import LLMJudge
+
+    claims = ["The tower was completed in 1889.", "The tower is 330 metres tall."]
+    replies = [
+        json.dumps({"claims": claims}),
+        json.dumps({"verdicts": [
+            {"claim": 1, "verdict": "supported", "reason": "r", "evidence": "completed in 1889"},
+            {"claim": 2, "verdict": "not_enough_info", "reason": "r", "evidence": ""},
+        ]}),
+        # Passage [2], asked alone about the claim left open, finds it.
+        json.dumps({"verdicts": [
+            {"claim": 1, "verdict": "supported", "reason": "r", "evidence": "330 metres tall"},
+        ]}),
+    ]  # fmt: skip
+    sample = {
+        "id": "tower", "question": "Tell me about the tower.",
+        "answer": "The tower was completed in 1889 [1]. It is 330 metres tall [2].",
+        "contexts": ["It was completed in 1889.", "The tower is 330 metres tall."],
+    }  # fmt: skip
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text(json.dumps(sample) + "\n", encoding="utf-8")
+    judge = LLMJudge(ScriptedChat(replies))
+    off_loop(evaluate, str(dataset), ["citation_recall"], judge, out=tmp_path / "run")
+    browser.resize(PHONE)
+    _open(browser, write_report(tmp_path / "run"), "tower", "")
+    shown = browser.evaluate(
+        "[...document.querySelectorAll('.detail-row li.verdict p.attribution')]"
+        ".map(p => p.textContent)"
+    )
+    assert shown == [
+        "cites [1], which supports it",
+        "cites [2], which supports it (asked alone: [2] supported)",
+    ]
+    assert browser.console_errors() == []

@@ -113,3 +113,19 @@ def test_a_conversation_adds_faithfulness_check_of_its_turns_at_most_once() -> N
     assert with_turns.calls_by_prompt["claim_verification"] == 2
     assert without.calls_by_prompt["claim_verification"] == 1
     assert with_turns.calls == without.calls + 1
+
+
+def test_citation_metrics_count_one_check_per_cited_passage_once_for_both() -> None:
+    from veracity.types import Sample
+
+    sample = Sample(
+        id="a", question="q?", contexts=("one.", "two.", "three."),
+        answer="The tower is tall [1][2]. It is old [2]. It is grey.",
+    )  # fmt: skip
+    cited = estimate_run([sample], resolve_metrics(["citation_recall", "citation_precision"]))
+    plain = estimate_run([sample], resolve_metrics(["faithfulness"]))
+    # Passages [1] and [2], each asked alone at most once; [3] is cited by nothing.
+    assert cited.calls_by_prompt["claim_verification"] == 1 + 2
+    assert cited.calls == plain.calls + 2
+    uncited = sample.model_copy(update={"answer": "The tower is tall. It is old."})
+    assert estimate_run([uncited], resolve_metrics(["citation_recall"])).calls == 0
