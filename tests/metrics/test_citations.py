@@ -4,6 +4,7 @@ passages their verdicts' evidence is in, no call of their own."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def _contexts_shown(call: ScriptedCall) -> str:
 
 
 async def _score(
-    sample: Sample, *metrics: Metric, replies: list[str] | None = None
+    sample: Sample, *metrics: Metric, replies: Sequence[ScriptItem] | None = None
 ) -> tuple[list[MetricResult], ScriptedChat]:
     chat = ScriptedChat(
         replies
