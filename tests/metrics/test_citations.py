@@ -414,3 +414,23 @@ def test_the_shipped_example_runs_offline_with_every_outcome() -> None:
 def test_hostile_answers_are_read_in_linear_time(answer: str) -> None:
     spans, _ = cited_spans(_sample(answer))
     assert spans  # read, not stuck: each case takes well under a second
+
+
+async def test_a_claim_one_of_whose_passages_failed_to_answer_keeps_its_verdict() -> None:
+    # Located by its words in [2] (the quote is the judge's paraphrase), it cites [1][2]:
+    # [1] says not enough, [2] fails; [2] may hold it, so it stays as the verdicts left it.
+    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [1][2].")
+    replies = [
+        json.dumps({"claims": CLAIMS}),
+        _verdicts("completed in 1889", "it measures 330 m"),
+        _verdicts("", verdict="not_enough_info"),
+        CallFailedError("timed out"),
+    ]
+    (recall,), _ = await _score(sample, Citations(), replies=replies)
+    shown = recall.details["claims"][1]
+    assert (shown["attribution"], shown["supported_by"], shown["located_by"]) == (
+        "cited", [2], "claim words",
+    )  # fmt: skip
+    assert shown["asked"] == {"1": "not_enough_info"}
+    (note,) = recall.details["notes"]
+    assert note.startswith("passage [2] could not be asked alone") and "timed out" in note

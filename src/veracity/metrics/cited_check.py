@@ -41,9 +41,10 @@ def _open(claim: dict[str, Any]) -> bool:
 
 
 def _settled(
-    claim: dict[str, Any], asked: dict[int, str], passages: Sequence[str]
+    claim: dict[str, Any], asked: dict[int, str], passages: Sequence[str], every: bool
 ) -> dict[str, Any]:
-    """``claim`` as the answers of its cited passages leave it."""
+    """``claim`` as the answers of its cited passages leave it (``every`` one of them
+    answered, or some check failed)."""
     text = claim["claim"]
     supporting = tuple(
         i
@@ -59,6 +60,8 @@ def _settled(
             "located_by": ASKED_ALONE,
             "attribution": Attribution.CITED,
         }
+    if not every:  # a passage not heard from may hold it: as the verdicts left it
+        return shown
     # Not in what it cites: a supported claim found (by its words) elsewhere misleads.
     elsewhere = tuple(i for i in claim["supported_by"] if i not in claim["cites"])
     if claim["verdict"] == Verdict.SUPPORTED.value and elsewhere:
@@ -92,10 +95,8 @@ async def check_cited(
         answers.update({(v.claim, i): v.verdict.value for v in outcome.value})
     settled = []
     for claim in claims:
-        asked = {
-            i: answers[claim["claim"], i]
-            for i in _cited(claim, len(passages))
-            if (claim["claim"], i) in answers
-        }
-        settled.append(_settled(claim, asked, passages) if _open(claim) and asked else claim)
+        cited = _cited(claim, len(passages))
+        asked = {i: answers[claim["claim"], i] for i in cited if (claim["claim"], i) in answers}
+        every = len(asked) == len(cited)
+        settled.append(_settled(claim, asked, passages, every) if _open(claim) and asked else claim)
     return settled, usage, notes
