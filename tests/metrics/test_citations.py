@@ -420,7 +420,7 @@ async def test_a_claim_one_of_whose_passages_failed_to_answer_keeps_its_verdict(
     # Located by its words in [2] (the quote is the judge's paraphrase), it cites [1][2]:
     # [1] says not enough, [2] fails; [2] may hold it, so it stays as the verdicts left it.
     sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [1][2].")
-    replies = [
+    replies: list[ScriptItem] = [
         json.dumps({"claims": CLAIMS}),
         _verdicts("completed in 1889", "it measures 330 m"),
         _verdicts("", verdict="not_enough_info"),
