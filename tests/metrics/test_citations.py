@@ -4,21 +4,18 @@ passages their verdicts' evidence is in, no call of their own."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from veracity import evaluate
-from veracity.chat import ScriptedCall, ScriptedChat
-from veracity.chat.scripted import ScriptItem
+from veracity.chat import ScriptedChat
 from veracity.dataset import RowError
 from veracity.evaluation.inputs import items_from
 from veracity.judges import LLMJudge
 from veracity.judges.offline import OfflineJudge
 from veracity.metrics import Citations, Faithfulness, Metric, Models, SampleWork
 from veracity.metrics.cited_spans import cited_spans
-from veracity.transport import CallFailedError
 from veracity.types import Citation, MetricResult, Sample, Status
 
 CONTEXTS = (
@@ -36,23 +33,19 @@ def _sample(answer: str, citations: tuple[Citation, ...] = ()) -> Sample:
     )  # fmt: skip
 
 
-def _verdicts(*evidence: str, verdict: str = "supported") -> str:
+def _verdicts(*evidence: str) -> str:
     return json.dumps(
         {
             "verdicts": [
-                {"claim": n, "verdict": verdict, "reason": "r", "evidence": quote}
+                {"claim": n, "verdict": "supported", "reason": "r", "evidence": quote}
                 for n, quote in enumerate(evidence, 1)
             ]
         }
     )
 
 
-def _contexts_shown(call: ScriptedCall) -> str:
-    return call.prompt.split("<claims>")[0]
-
-
 async def _score(
-    sample: Sample, *metrics: Metric, replies: Sequence[ScriptItem] | None = None
+    sample: Sample, *metrics: Metric, replies: list[str] | None = None
 ) -> tuple[list[MetricResult], ScriptedChat]:
     chat = ScriptedChat(
         replies
@@ -99,81 +92,6 @@ async def test_a_claim_cited_to_the_wrong_passage_is_misattributed() -> None:
         "misattributed",
     )
     assert "1 supported claim(s) cite another passage" in recall.reason
-    assert "asked" not in shown  # the judge's evidence settles it: no call of their own
-
-
-def _not_enough_for_the_second(reply_to_check: ScriptItem) -> list[ScriptItem]:
-    return [
-        json.dumps({"claims": CLAIMS}),
-        json.dumps(
-            {
-                "verdicts": [
-                    {"claim": 1, "verdict": "supported", "reason": "r", "evidence": "in 1889"},
-                    {"claim": 2, "verdict": "not_enough_info", "reason": "r", "evidence": ""},
-                ]
-            }
-        ),
-        reply_to_check,
-    ]
-
-
-async def test_a_claim_left_open_is_asked_about_against_its_cited_passage_alone() -> None:
-    # A small judge reading three passages at once found not enough for a sentence its
-    # cited passage holds; asked about that passage alone, it finds it.
-    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [2].")
-    replies = _not_enough_for_the_second(_verdicts("330 metres tall"))
-    (faith, recall, precision), chat = await _score(
-        sample, Faithfulness(), Citations(), Citations("precision"), replies=replies
-    )
-    assert (recall.score, precision.score) == (1.0, 1.0)
-    assert faith.score == 0.5  # faithfulness keeps its own verdicts
-    (check,) = chat.calls[2:]
-    assert _contexts_shown(check).count("<context index=") == 1
-    assert CONTEXTS[1] in _contexts_shown(check) and CLAIMS[0] not in check.prompt
-    shown = recall.details["claims"][1]
-    assert (shown["verdict"], shown["supported_by"], shown["asked"]) == (
-        "supported", [2], {"2": "supported"},
-    )  # fmt: skip
-    assert "1 claim(s) judged against their cited passage alone" in recall.reason
-    # Each call charged once: faithfulness' two, the check to the first that asked.
-    assert (faith.usage.calls, recall.usage.calls, precision.usage.calls) == (2, 1, 0)
-
-
-async def test_a_cited_passage_that_lacks_the_claims_number_does_not_support_it() -> None:
-    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [3].")
-    (recall,), _ = await _score(
-        sample, Citations(), replies=_not_enough_for_the_second(_verdicts("bananas"))
-    )
-    shown = recall.details["claims"][1]
-    assert (shown["attribution"], shown["asked"]) == ("unsupported", {"3": "supported"})
-    assert recall.score == 0.5
-
-
-async def test_a_failed_check_keeps_the_verdicts_and_says_so() -> None:
-    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [2].")
-    failed = CallFailedError("HTTP 500 from the endpoint")
-    (recall,), _ = await _score(sample, Citations(), replies=_not_enough_for_the_second(failed))
-    assert recall.status is Status.SCORED and recall.score == 0.5
-    assert "asked" not in recall.details["claims"][1]
-    (note,) = recall.details["notes"]
-    assert note.startswith("passage [2] could not be asked alone") and "HTTP 500" in note
-
-
-async def test_a_contradicted_claim_is_not_asked_again() -> None:
-    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [2].")
-    replies = [
-        json.dumps({"claims": CLAIMS}),
-        json.dumps(
-            {
-                "verdicts": [
-                    {"claim": 1, "verdict": "supported", "reason": "r", "evidence": "in 1889"},
-                    {"claim": 2, "verdict": "contradicted", "reason": "r", "evidence": "330"},
-                ]
-            }
-        ),
-    ]
-    (recall,), chat = await _score(sample, Citations(), replies=replies)
-    assert len(chat.calls) == 2 and recall.score == 0.5
 
 
 async def test_citations_reuse_faithfulness_claims_and_verdicts_no_call_of_their_own() -> None:
@@ -250,20 +168,15 @@ async def test_an_unsupported_claim_and_a_dangling_citation_count_against() -> N
                 ]
             }
         ),
-        _verdicts("", verdict="not_enough_info"),  # passage [2], asked alone, agrees
     ]
     sample = _sample("The tower was completed in 1889 [1][9]. It is 330 metres tall [2].")
-    (recall, precision), chat = await _score(
+    (recall, precision), _ = await _score(
         sample, Citations(), Citations("precision"), replies=replies
     )
     assert recall.score == pytest.approx(0.5)
     assert precision.score == pytest.approx(1 / 3)  # [1] supports; [9] and [2] do not
-    shown = recall.details["claims"][1]
-    assert (shown["attribution"], shown["asked"]) == ("unsupported", {"2": "not_enough_info"})
-    assert recall.details["notes"] == [
-        "citation(s) of context(s) 9: there are 3 context(s) (indices from 1)"
-    ]
-    assert len(chat.calls) == 3  # the check is asked once for both metrics
+    assert recall.details["claims"][1]["attribution"] == "unsupported"
+    assert "context(s) 9" in recall.details["notes"][0]
 
 
 async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words() -> None:
@@ -276,30 +189,15 @@ async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words()
         "The tower was completed in 1889 [1]. It is 330 metres tall [2]. Bananas grow on the "
         "Moon [3]."
     )
-    # Located by words, not by the judge: each cited passage is asked alone. [1] holds
-    # claim 1; [2] says not enough, though claim 2's words are there; [3] says supported,
-    # yet "Moon" is nowhere in it.
-    replies += [
-        _verdicts("completed in 1889"),
-        _verdicts("", verdict="not_enough_info"),
-        _verdicts("potassium"),
-    ]
-    (recall,), chat = await _score(sample, Citations(), replies=replies)
+    (recall,), _ = await _score(sample, Citations(), replies=replies)
     shown = recall.details["claims"]
     assert [(c["supported_by"], c["attribution"]) for c in shown] == [
         ([1], "cited"),
-        ([], "unsupported"),
-        ([], "unsupported"),
+        ([2], "cited"),
+        ([], "unsupported"),  # "supported", but in words no context holds enough of
     ]
-    assert [c.get("located_by") for c in shown] == [
-        "its cited passage, asked alone", "claim words", None,
-    ]  # fmt: skip
-    assert [c["asked"] for c in shown] == [
-        {"1": "supported"}, {"2": "not_enough_info"}, {"3": "supported"},
-    ]  # fmt: skip
-    assert [_contexts_shown(call).count("<context index=") for call in chat.calls[2:]] == [1, 1, 1]
-    assert CONTEXTS[1] in _contexts_shown(chat.calls[3])
-    assert recall.score == pytest.approx(1 / 3)
+    assert [c.get("located_by") for c in shown] == ["claim words", "claim words", None]
+    assert recall.score == pytest.approx(2 / 3)
 
 
 async def test_an_answer_citing_nothing_is_no_citations_unscored_and_calls_nothing() -> None:
@@ -414,23 +312,3 @@ def test_the_shipped_example_runs_offline_with_every_outcome() -> None:
 def test_hostile_answers_are_read_in_linear_time(answer: str) -> None:
     spans, _ = cited_spans(_sample(answer))
     assert spans  # read, not stuck: each case takes well under a second
-
-
-async def test_a_claim_one_of_whose_passages_failed_to_answer_keeps_its_verdict() -> None:
-    # Located by its words in [2] (the quote is the judge's paraphrase), it cites [1][2]:
-    # [1] says not enough, [2] fails; [2] may hold it, so it stays as the verdicts left it.
-    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [1][2].")
-    replies: list[ScriptItem] = [
-        json.dumps({"claims": CLAIMS}),
-        _verdicts("completed in 1889", "it measures 330 m"),
-        _verdicts("", verdict="not_enough_info"),
-        CallFailedError("timed out"),
-    ]
-    (recall,), _ = await _score(sample, Citations(), replies=replies)
-    shown = recall.details["claims"][1]
-    assert (shown["attribution"], shown["supported_by"], shown["located_by"]) == (
-        "cited", [2], "claim words",
-    )  # fmt: skip
-    assert shown["asked"] == {"1": "not_enough_info"}
-    (note,) = recall.details["notes"]
-    assert note.startswith("passage [2] could not be asked alone") and "timed out" in note

@@ -11,7 +11,7 @@ from tests.report.factory import claim, claims_details, rec
 from veracity.report import summarize
 from veracity.report.analysis import AnalysisBuilder
 from veracity.report.console_report import print_report
-from veracity.report.excerpts import claim_outcome, failing_claims
+from veracity.report.excerpts import claim_outcome
 from veracity.report.summary_file import summary_model
 from veracity.types import ResultRecord, Status
 
@@ -216,14 +216,3 @@ def test_the_summary_carries_the_analysis_with_the_thresholds_given() -> None:
     assert strict["worst"]["faithfulness"][0]["failing"] is True
     assert strict["worst"]["faithfulness"][1]["failing"] is False
     assert strict["worst_n"] == 10
-
-
-def test_a_failing_citation_claim_says_what_its_passages_said_asked_alone() -> None:
-    item = {"claim": "It is 330 metres tall.", "verdict": "not_enough_info",
-            "attribution": "unsupported", "cites": [2], "supported_by": [],
-            "asked": {"2": "not_enough_info", "3": "x" * 500}}  # fmt: skip
-    (found,), _ = failing_claims({"claims": [item]})
-    assert found["citations"] == (
-        f"cites [2]; no passage supports it (asked alone: [2] not_enough_info, [3] {'x' * 39}…)"
-    )
-    assert "asked alone" not in str(failing_claims({"claims": [{**item, "asked": []}]}))

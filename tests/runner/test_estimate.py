@@ -115,17 +115,18 @@ def test_a_conversation_adds_faithfulness_check_of_its_turns_at_most_once() -> N
     assert with_turns.calls == without.calls + 1
 
 
-def test_citation_metrics_count_one_check_per_cited_passage_once_for_both() -> None:
+def test_citation_metrics_count_nothing_for_an_answer_that_cites_nothing() -> None:
     from veracity.types import Sample
 
     sample = Sample(
-        id="a", question="q?", contexts=("one.", "two.", "three."),
+        id="a", question="q?", contexts=("one.", "two."),
         answer="The tower is tall [1][2]. It is old [2]. It is grey.",
     )  # fmt: skip
-    cited = estimate_run([sample], resolve_metrics(["citation_recall", "citation_precision"]))
-    plain = estimate_run([sample], resolve_metrics(["faithfulness"]))
-    # Passages [1] and [2], each asked alone at most once; [3] is cited by nothing.
-    assert cited.calls_by_prompt["claim_verification"] == 1 + 2
-    assert cited.calls == plain.calls + 2
+    metrics = resolve_metrics(["citation_recall", "citation_precision"])
+    cited = estimate_run([sample], metrics)
+    # Faithfulness' extraction and verification, shared by both metrics.
+    assert cited.calls == estimate_run([sample], resolve_metrics(["faithfulness"])).calls == 2
     uncited = sample.model_copy(update={"answer": "The tower is tall. It is old."})
-    assert estimate_run([uncited], resolve_metrics(["citation_recall"])).calls == 0
+    assert estimate_run([uncited], metrics).calls == 0  # no_citations, before any call
+    both = resolve_metrics(["faithfulness", "citation_recall"])
+    assert estimate_run([uncited], both).calls == 2

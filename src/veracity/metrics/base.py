@@ -166,18 +166,6 @@ class SampleWork:
             notes=verified.notes,
         )
 
-    async def passage_verdicts(
-        self, passage: int, texts: tuple[str, ...]
-    ) -> JudgeOutcome[tuple[ClaimVerdict, ...]]:
-        """Verdicts on ``texts`` against context ``passage`` alone, asked once however many
-        metrics want them (citation recall and precision check the same cited passages)."""
-        context = self.sample.contexts[passage]
-        outcome: JudgeOutcome[tuple[ClaimVerdict, ...]] = await self._once(
-            f"passage:{passage}:{texts!r}",
-            lambda: self.judge.verify_claims(list(texts), [context], iteration=self.iteration),
-        )
-        return outcome
-
     async def result_of(self, name: str, default: Callable[[], Metric]) -> MetricResult:
         """The result of metric ``name`` for this sample, computed once: the run's own
         instance if the run scores it, else ``default()``."""

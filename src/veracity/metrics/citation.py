@@ -1,23 +1,22 @@
 """Citation recall and precision, as ALCE defines them: do an answer's citations point at
 the passages that support its claims?
 
-The answer's claims and their verdicts are faithfulness' (shared, asked once), and where
-each supported claim's support lies is where its verdict's evidence is found among the
-contexts. A sentence that states something but that the judge drew no claim from (two
-sentences merged into one claim, or one skipped) is verified in that same call, in its
-own words, and stands for itself. A supported claim whose evidence quote is in no context
-(a small judge paraphrases its quotes) is located by its own words instead: the context
-holding the most of its content words, at least :data:`CLAIM_WORDS_FOUND` of them. Only a
-claim the verdicts leave open (not enough information, or support located by its words
-or not at all) is asked about again, against each passage it cites, alone
-(:mod:`~veracity.metrics.cited_check`); details say how each claim was located. Each
-claim is then
+No call of their own: the answer's claims and their verdicts are faithfulness' (shared,
+asked once), and where each supported claim's support lies is where its verdict's
+evidence is found among the contexts. A sentence that states something but that the judge
+drew no claim from (two sentences merged into one claim, or one skipped) is verified in
+the same call, in its own words, and stands for itself. Each claim is then
 
 - ``cited``: supported by a passage its sentence cites;
 - ``misattributed``: supported, but only by a passage its sentence does not cite (or its
   sentence cites nothing): right, and pointing the reader elsewhere;
 - ``unsupported``: not supported, or supported on evidence that is in no context and in
   words no context holds.
+
+A supported claim whose evidence quote is in no context (a small judge paraphrases its
+quotes) is located by its own words instead: the context holding the most of its content
+words, at least :data:`CLAIM_WORDS_FOUND` of them; details say which claims were located
+so.
 
 Recall is the share of claims that are ``cited``; precision the share of citations (a
 sentence citing a passage) whose passage supports a claim of that sentence. An answer
@@ -34,7 +33,6 @@ from typing import Any, Literal
 from veracity.judges.llm.evidence import contexts_quoting
 from veracity.judges.offline.text import content_tokens
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
-from veracity.metrics.cited_check import check_cited
 from veracity.metrics.cited_spans import CitedSpan, cited_spans, span_of
 from veracity.types import Attribution, ClaimVerdict, MetricResult, Status, Usage, Verdict
 
@@ -104,10 +102,7 @@ class Citations:
         if shared.value is None:
             return judge_error(self.name, "claim verification", shared, usage, started)
         unclaimed = await work.unclaimed_sentences()
-        listed = self._claims(extracted.value, unclaimed, shared.value, spans, sample.contexts)
-        claims, spent, asked_notes = await check_cited(work, listed, self.index_base)
-        usage += spent
-        notes += asked_notes
+        claims = self._claims(extracted.value, unclaimed, shared.value, spans, sample.contexts)
         supporting = {
             (claim["span"], i)
             for claim in claims
@@ -136,9 +131,6 @@ class Citations:
             why = f"{len(precise)} of {len(citations)} citation(s) support a claim they are on"
         if details["misattributed"]:
             why += f"; {len(details['misattributed'])} supported claim(s) cite another passage"
-        asked = sum("asked" in c for c in claims)
-        if asked:
-            why += f"; {asked} claim(s) judged against their cited passage alone"
         return self._result(score, Status.SCORED, why, details, started, usage)
 
     def _claims(
@@ -184,11 +176,6 @@ class Citations:
             "cites": [i + self.index_base for i in claim["cites"]],
             "supported_by": [i + self.index_base for i in claim["supported_by"]],
             **({"located_by": claim["located_by"]} if claim["located_by"] else {}),
-            **(
-                {"asked": {str(i + self.index_base): v for i, v in claim["asked"].items()}}
-                if "asked" in claim
-                else {}
-            ),
             **(
                 {"from": "the cited sentence: no claim was drawn from it"}
                 if claim["sentence"]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from veracity.judges import JudgeOutcome
 from veracity.judges.llm.evidence import contexts_quoting
 from veracity.metrics.base import SampleWork
-from veracity.metrics.local_signals import unbacked
+from veracity.metrics.local_signals import local_signals
 from veracity.types import ClaimVerdict, Turn, Usage, Verdict
 
 __all__ = ["with_conversation_support"]
@@ -51,6 +51,14 @@ def _rested_on(verdict: ClaimVerdict, turns: Sequence[tuple[int, Turn]]) -> Clai
     )
 
 
+def _unbacked(claim: str, said: Sequence[str]) -> bool:
+    """A name or number of the claim is nowhere in the conversation: whatever the judge
+    said, the conversation does not hold it ("the Dayton store opens at 8 am" is not in
+    "we have stores in Columbus and Dayton")."""
+    _, (signals,) = local_signals("", [claim], said)
+    return signals.unbacked
+
+
 async def with_conversation_support(
     work: SampleWork, verdicts: tuple[ClaimVerdict, ...]
 ) -> tuple[tuple[ClaimVerdict, ...], Usage, tuple[str, ...]]:
@@ -70,7 +78,7 @@ async def with_conversation_support(
     by_claim = {
         v.claim: v
         for v in checked.value
-        if v.verdict is Verdict.SUPPORTED and not unbacked(v.claim, said)
+        if v.verdict is Verdict.SUPPORTED and not _unbacked(v.claim, said)
     }
     marked = tuple(
         _rested_on(by_claim[v.claim], turns)

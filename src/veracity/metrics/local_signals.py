@@ -128,14 +128,6 @@ def claim_signals(claims: Sequence[str], contexts: Sequence[str]) -> tuple[Claim
     return tuple(_claim(claim, ctx) for claim in claims)
 
 
-def unbacked(claim: str, texts: Sequence[str]) -> bool:
-    """A name or number of ``claim`` is nowhere in ``texts``: whatever a judge said, they
-    do not hold it ("the Dayton store opens at 8 am" is not in "we have stores in Columbus
-    and Dayton"). A small judge asked a second time is lenient; this keeps it honest."""
-    (signals,) = claim_signals([claim], texts)
-    return signals.unbacked
-
-
 def local_signals(
     answer: str, claims: Sequence[str], contexts: Sequence[str]
 ) -> tuple[dict[str, Any], tuple[ClaimSignals, ...]]:

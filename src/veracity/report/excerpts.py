@@ -64,12 +64,9 @@ def failing_claims(
                 entry["citations"] = (
                     f"cites {_passages(item.get('cites'))}, "
                     f"supported by {_passages(item.get('supported_by'))}"
-                ) + _asked_alone(item.get("asked"))
-            elif "attribution" in item:  # whatever its evidence was found in, not supported
-                entry["citations"] = (
-                    f"cites {_passages(item.get('cites'))}; no passage supports it"
-                    + _asked_alone(item.get("asked"))
                 )
+            elif "attribution" in item:  # whatever its evidence was found in, not supported
+                entry["citations"] = f"cites {_passages(item.get('cites'))}; no passage supports it"
             found.append(entry)
     if limit is None:
         return found, 0
@@ -81,14 +78,6 @@ def _passages(indices: object) -> str:
     if not isinstance(indices, list) or not indices:
         return "nothing"
     return ", ".join(f"[{cut(i, 12)}]" for i in indices)
-
-
-def _asked_alone(asked: object) -> str:
-    """What the cited passages said, each asked about alone (``metrics.cited_check``)."""
-    if not isinstance(asked, dict) or not asked:
-        return ""
-    said = ", ".join(f"[{cut(n, 12)}] {cut(v, 40)}" for n, v in asked.items())
-    return f" (asked alone: {said})"
 
 
 def failing_dimensions(details: dict[str, Any]) -> list[dict[str, Any]]:

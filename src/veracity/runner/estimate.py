@@ -6,8 +6,7 @@ characters a token; replies are sized from what they must contain (claims are ta
 be the text's sentences). A question over the prompt budget is counted as not sent (its
 contexts cut to fit when the budget allows it), as the judge would do. Re-asks and retries
 are not predicted; faithfulness' check of a conversation's turns is counted for every
-sample with history, and citation metrics' check of each cited passage for every passage
-cited (upper bounds: each is asked only when a claim is left open).
+sample with history (an upper bound: it is asked only when a claim is left open).
 """
 
 from __future__ import annotations
@@ -200,26 +199,6 @@ def _cites(sample: Sample, metric: Citations) -> bool:
     return any(span.cites for span in cited_spans(sample, metric.index_base)[0])
 
 
-def _plan_cited_checks(sample: Sample, metric: Citations, estimate: Estimate) -> None:
-    """Citation metrics' check of each cited passage alone, counted as if every cited
-    sentence were left open by the verdicts (an upper bound: it is asked only when one
-    is). Asked once for recall and precision both."""
-    by_passage: dict[int, list[str]] = {}
-    for span in cited_spans(sample, metric.index_base)[0]:
-        for i in span.cites:
-            if 0 <= i < len(sample.contexts):
-                by_passage.setdefault(i, []).append(span.text)
-    for i, claims in sorted(by_passage.items()):
-        passage = [sample.contexts[i]]
-        estimate.ask(
-            CLAIM_VERIFICATION,
-            claims,
-            passage,
-            lambda fitted: CLAIM_VERIFICATION.render(render_verification(claims, fitted)),  # noqa: B023 (called at once)
-            _verdicts(claims, passage[0][:REASON_CHARS]),
-        )
-
-
 def _plan_per_claim(sample: Sample, estimate: Estimate) -> None:
     """Faithfulness with one verification call per claim."""
     if sample.answer.strip() and _has_contexts(sample):
@@ -327,7 +306,6 @@ def estimate_run(
         expanded += [make() for name, make in COMPONENTS.items() if name not in names]
     per_claim = any(isinstance(m, Faithfulness) and not m.batch_verification for m in expanded)
     faithfulness = any(isinstance(m, Faithfulness) for m in expanded)
-    citations = [m for m in expanded if isinstance(m, Citations)]
     total = Estimate(budget=budget)
     for sample in samples:
         once = Estimate(budget=budget)
@@ -340,8 +318,6 @@ def estimate_run(
             _plan_per_claim(sample, once)
         if faithfulness and answered:
             _plan_conversation_check(sample, once)
-        if citations and answered and _has_contexts(sample):
-            _plan_cited_checks(sample, citations[0], once)
         for metric in expanded:
             _plan_own_call(sample, metric, has_embedder, once)
         total.merge(once, times=iterations)

@@ -465,21 +465,11 @@
     var cites = Array.isArray(item.cites) ? item.cites : [];
     var support = Array.isArray(item.supported_by) ? item.supported_by : [];
     var cited = cites.length ? "cites " + passages(cites) : "cites nothing";
-    var said;
-    if (item.attribution === "cited") { said = cited + ", which supports it"; }
-    else if (item.attribution === "misattributed") {
-      said = cited + ", but its support is in " + passages(support);
-    } else { said = cited + "; no passage supports it"; }
-    return said + askedAlone(item.asked);
-  }
-
-  // The verdicts of the cited passages, each asked about alone (see metrics.cited_check).
-  function askedAlone(asked) {
-    if (!asked || typeof asked !== "object" || Array.isArray(asked)) { return ""; }
-    var parts = Object.keys(asked).map(function (n) {
-      return "[" + n + "] " + (VERDICTS[token(asked[n])] || asked[n]);
-    });
-    return parts.length ? " (asked alone: " + parts.join(", ") + ")" : "";
+    if (item.attribution === "cited") { return cited + ", which supports it"; }
+    if (item.attribution === "misattributed") {
+      return cited + ", but its support is in " + passages(support);
+    }
+    return cited + "; no passage supports it";
   }
 
   // The cheap local signals of one claim, in words: only what is worth a look.
