@@ -28,8 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from offline_data import DEFAULT_DATA
+from veracity.chat.stack import open_cache, stack_chat
 from veracity.judges import make_judge
 from veracity.judges.offline.text import content_tokens
+from veracity.judges.rechat import rechat
 from veracity.metrics import Models, SampleWork
 from veracity.metrics.conversation_support import with_conversation_support
 from veracity.types import ClaimVerdict, Sample, Turn, Verdict
@@ -89,8 +91,12 @@ def items(path: Path, limit: int) -> list[dict[str, Any]]:
 async def judge_items(
     built: list[dict[str, Any]], judge_name: str, args: Any
 ) -> list[dict[str, Any]]:
-    judge = make_judge(
-        judge_name, base_url=args.base_url, concurrency=args.concurrency, timeout_s=args.timeout
+    # Behind the response cache, as a run is: a second run asks nothing again.
+    judge = rechat(
+        make_judge(
+            judge_name, base_url=args.base_url, concurrency=args.concurrency, timeout_s=args.timeout
+        ),
+        lambda chat: stack_chat(chat, cache=open_cache(True)),
     )
     limit = asyncio.Semaphore(args.concurrency)
 
@@ -107,12 +113,18 @@ async def judge_items(
         )
         async with limit:
             marked, _, notes = await with_conversation_support(work, open_claims)
+            # The judge's own verdicts, before veracity's guard: the same call, cached.
+            asked = await judge.verify_claims(
+                [item["said"], item["unsaid"]], [t.content for t in item["turns"]], iteration=0
+            )
+        said_so = {v.claim: v.verdict is Verdict.SUPPORTED for v in asked.value or ()}
         return {
             "id": row["id"],
             **{
                 kind: v.verdict is Verdict.SUPPORTED_BY_CONVERSATION
                 for kind, v in zip(("said", "unsaid"), marked, strict=True)
             },
+            **{f"judge_{kind}": said_so.get(item[kind], False) for kind in ("said", "unsaid")},
             "failed": any("could not be checked" in note for note in notes),
         }
 
@@ -144,10 +156,11 @@ def main() -> None:
     print(f"{len(built)} items, judge {args.judge}, {elapsed:.0f} s, {report['failed']} failed")
     for kind, want in (("said", "marked"), ("unsaid", "left open")):
         marked = sum(f[kind] for f in answered)
-        report[kind] = {"n": len(answered), "marked": marked}
+        judged = sum(f[f"judge_{kind}"] for f in answered)
+        report[kind] = {"n": len(answered), "marked": marked, "judge_said_supported": judged}
         share = marked / len(answered) if answered else float("nan")
         print(f"{kind:<7} marked supported_by_conversation: {marked} of {len(answered)} "
-              f"({share:.1%}; want {want})")  # fmt: skip
+              f"({share:.1%}; want {want}); the judge said supported: {judged}")  # fmt: skip
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
