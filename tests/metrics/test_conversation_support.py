@@ -137,3 +137,35 @@ async def test_a_name_or_number_the_conversation_never_had_is_not_its_support() 
     result = await _score(chat, Faithfulness(), sample)
     verdicts = [c["verdict"] for c in result.details["claims"]]
     assert verdicts == ["supported_by_conversation", "supported", "not_enough_info"]
+
+
+async def test_support_no_turn_holds_is_not_the_conversations() -> None:
+    # The 1.5B judge quoted the claim itself as the conversation's evidence: no turn holds
+    # the quote, nor most of the claim's words. A paraphrased quote of a claim whose words
+    # a turn has is located there.
+    claims = ("You live in Ohio.", CLAIMS[1], "The shop sells mountain bikes and helmets.")
+    chat = ScriptedChat(
+        [
+            claims_reply(*claims),
+            verdicts_reply(
+                (claims[0], "not_enough_info", "r", ""),
+                (claims[1], "supported", "r", "opens at 9 am"),
+                (claims[2], "not_enough_info", "r", ""),
+            ),
+            verdicts_reply(
+                (claims[0], "supported", "the user lives there", "the user is from Ohio"),
+                (claims[2], "supported", "stores were discussed", claims[2]),
+            ),
+        ]
+    )
+    sample = make_sample(answer=" ".join(claims), contexts=CONTEXTS, history=HISTORY)
+    result = await _score(chat, Faithfulness(), sample)
+    shown = result.details["claims"]
+    assert [c["verdict"] for c in shown] == [
+        "supported_by_conversation", "supported", "not_enough_info",
+    ]  # fmt: skip
+    assert shown[0]["reason"].startswith("not in the contexts, but turn 1 (user) supports it")
+    assert any(
+        note.startswith("1 claim(s) the judge called supported by the conversation, on evidence")
+        for note in result.details["notes"]
+    )

@@ -14,9 +14,8 @@ the same call, in its own words, and stands for itself. Each claim is then
   words no context holds.
 
 A supported claim whose evidence quote is in no context (a small judge paraphrases its
-quotes) is located by its own words instead: the context holding the most of its content
-words, at least :data:`CLAIM_WORDS_FOUND` of them; details say which claims were located
-so.
+quotes) is located by its own words instead (:mod:`~veracity.metrics.located`); details
+say which claims were located so.
 
 Recall is the share of claims that are ``cited``; precision the share of citations (a
 sentence citing a passage) whose passage supports a claim of that sentence. An answer
@@ -30,30 +29,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from veracity.judges.llm.evidence import contexts_quoting
-from veracity.judges.offline.text import content_tokens
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
 from veracity.metrics.cited_spans import CitedSpan, cited_spans, span_of
+from veracity.metrics.located import locate
 from veracity.types import Attribution, ClaimVerdict, MetricResult, Status, Usage, Verdict
 
 __all__ = ["Citations"]
 
 Measure = Literal["recall", "precision"]
-# The share of a claim's content words a context must hold to be taken as its support
-# when the judge's evidence quote is in no context.
-CLAIM_WORDS_FOUND = 0.6
-
-
-def _by_claim_words(claim: str, contexts: Sequence[str]) -> tuple[int, ...]:
-    """The context(s) holding the most of ``claim``'s content words, if enough."""
-    words = set(content_tokens(claim))
-    if not words:
-        return ()
-    shares = [len(words & set(content_tokens(context))) / len(words) for context in contexts]
-    best = max(shares, default=0.0)
-    if best < CLAIM_WORDS_FOUND:
-        return ()
-    return tuple(i for i, share in enumerate(shares) if share == best)
 
 
 def _attribution(
@@ -148,11 +131,7 @@ class Citations:
         for claim, span, sentence in drawn + own:
             verdict = verdicts[claim]
             cites = spans[span].cites if span is not None else ()
-            support = contexts_quoting(verdict.evidence, contexts) if verdict.evidence else ()
-            located = "evidence" if support else None
-            if not support and verdict.verdict is Verdict.SUPPORTED:
-                support = _by_claim_words(claim, contexts)
-                located = "claim words" if support else None
+            support, located = locate(verdict, contexts)
             found.append(
                 {
                     "claim": claim,

@@ -6,8 +6,11 @@ of the same question, against the conversation's turns (the user's and the assis
 not the system's). Supported there, it becomes ``supported_by_conversation``, its evidence
 the turn it rests on, unless a name or number of it is nowhere in the conversation (a
 small judge is lenient: "the Dayton store opens at 8 am" passed on "we have stores in
-Columbus and Dayton"). Contradicted claims stay as they are: what the contexts contradict
-is not made right by having been said before. Both judges, through ``verify_claims``.
+Columbus and Dayton") or no turn holds its support: neither the judge's evidence quote
+nor most of the claim's words (:mod:`~veracity.metrics.located`; the 1.5B judge quoted
+the claim itself as the conversation's evidence). Contradicted claims stay as they are:
+what the contexts contradict is not made right by having been said before. Both judges,
+through ``verify_claims``.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from veracity.judges import JudgeOutcome
-from veracity.judges.llm.evidence import contexts_quoting
 from veracity.metrics.base import SampleWork
 from veracity.metrics.local_signals import local_signals
+from veracity.metrics.located import locate
 from veracity.types import ClaimVerdict, Turn, Usage, Verdict
 
 __all__ = ["with_conversation_support"]
@@ -29,14 +32,11 @@ def _turns(history: Sequence[Turn]) -> list[tuple[int, Turn]]:
     return [(n, t) for n, t in enumerate(history, 1) if t.role in _READ_ROLES and t.content]
 
 
-def _rested_on(verdict: ClaimVerdict, turns: Sequence[tuple[int, Turn]]) -> ClaimVerdict:
-    """The conversation's verdict on a claim, as the claim's verdict."""
-    where = contexts_quoting(verdict.evidence, [t.content for _, t in turns])
-    if where:
-        number, turn = turns[where[0]]
-        said = f"turn {number} ({turn.role})" if turn.role else f"turn {number}"
-    else:
-        said = "the conversation"
+def _rested_on(verdict: ClaimVerdict, turn: int, turns: Sequence[tuple[int, Turn]]) -> ClaimVerdict:
+    """The conversation's verdict on a claim, as the claim's verdict: ``turn`` (an index
+    of ``turns``) is where its support was found."""
+    number, said_by = turns[turn]
+    said = f"turn {number} ({said_by.role})" if said_by.role else f"turn {number}"
     return verdict.model_copy(
         update={
             "verdict": Verdict.SUPPORTED_BY_CONVERSATION,
@@ -75,15 +75,26 @@ async def with_conversation_support(
         why = f"the conversation could not be checked for unsupported claims: {checked.error}"
         return verdicts, checked.usage, (why,)
     said = [t.content for _, t in turns]
-    by_claim = {
-        v.claim: v
-        for v in checked.value
-        if v.verdict is Verdict.SUPPORTED and not _unbacked(v.claim, said)
-    }
+    by_claim: dict[str, tuple[ClaimVerdict, int]] = {}
+    nowhere = 0
+    for v in checked.value:
+        if v.verdict is not Verdict.SUPPORTED or _unbacked(v.claim, said):
+            continue
+        where, _ = locate(v, said)
+        if where:
+            by_claim[v.claim] = (v, where[0])
+        else:
+            nowhere += 1
     marked = tuple(
-        _rested_on(by_claim[v.claim], turns)
+        _rested_on(*by_claim[v.claim], turns)
         if v.verdict is Verdict.NOT_ENOUGH_INFO and v.claim in by_claim
         else v
         for v in verdicts
     )
-    return marked, checked.usage, checked.notes
+    notes = checked.notes
+    if nowhere:
+        notes += (
+            f"{nowhere} claim(s) the judge called supported by the conversation, on evidence "
+            "no turn holds and in words no turn has: left as the contexts' verdict",
+        )
+    return marked, checked.usage, notes
