@@ -125,7 +125,8 @@ async def judge_items(
                 for kind, v in zip(("said", "unsaid"), marked, strict=True)
             },
             **{f"judge_{kind}": said_so.get(item[kind], False) for kind in ("said", "unsaid")},
-            "failed": any("could not be checked" in note for note in notes),
+            # Either call failing leaves the item out, never counted as "not supported".
+            "failed": asked.value is None or any("could not be checked" in note for note in notes),
         }
 
     try:

@@ -115,13 +115,9 @@ def test_the_offline_judge_finds_the_users_words_and_the_summary_counts_them() -
     assert unsupported.results[0].score < record.score
 
 
-async def test_a_name_or_number_the_conversation_never_had_is_not_its_support() -> None:
-    # A lenient judge calls "opens at 8 am" supported by a turn that has no 8 in it.
-    lenient = verdicts_reply(
-        (CLAIMS[0], "supported", "the user said so", "I live in Ohio"),
-        (CLAIMS[2], "supported", "stores were mentioned", "Which city in Ohio?"),
-    )
-    claims = (CLAIMS[0], CLAIMS[1], "The Dayton store sells bikes.")
+async def _first_and_last_open(claims: tuple[str, str, str], on_the_turns: str) -> MetricResult:
+    """Faithfulness of ``claims``: the contexts support the second (as CONTEXTS does CLAIMS'),
+    leave the first and last open; the conversation's check answers ``on_the_turns``."""
     chat = ScriptedChat(
         [
             claims_reply(*claims),
@@ -130,11 +126,21 @@ async def test_a_name_or_number_the_conversation_never_had_is_not_its_support() 
                 (claims[1], "supported", "r", "opens at 9 am"),
                 (claims[2], "not_enough_info", "r", ""),
             ),
-            lenient.replace(CLAIMS[2], claims[2]),
+            on_the_turns,
         ]
     )
     sample = make_sample(answer=" ".join(claims), contexts=CONTEXTS, history=HISTORY)
-    result = await _score(chat, Faithfulness(), sample)
+    return await _score(chat, Faithfulness(), sample)
+
+
+async def test_a_name_or_number_the_conversation_never_had_is_not_its_support() -> None:
+    # A lenient judge calls "opens at 8 am" supported by a turn that has no 8 in it.
+    lenient = verdicts_reply(
+        (CLAIMS[0], "supported", "the user said so", "I live in Ohio"),
+        (CLAIMS[2], "supported", "stores were mentioned", "Which city in Ohio?"),
+    )
+    claims = (CLAIMS[0], CLAIMS[1], "The Dayton store sells bikes.")
+    result = await _first_and_last_open(claims, lenient.replace(CLAIMS[2], claims[2]))
     verdicts = [c["verdict"] for c in result.details["claims"]]
     assert verdicts == ["supported_by_conversation", "supported", "not_enough_info"]
 
@@ -144,22 +150,11 @@ async def test_support_no_turn_holds_is_not_the_conversations() -> None:
     # the quote, nor most of the claim's words. A paraphrased quote of a claim whose words
     # a turn has is located there.
     claims = ("You live in Ohio.", CLAIMS[1], "The shop sells mountain bikes and helmets.")
-    chat = ScriptedChat(
-        [
-            claims_reply(*claims),
-            verdicts_reply(
-                (claims[0], "not_enough_info", "r", ""),
-                (claims[1], "supported", "r", "opens at 9 am"),
-                (claims[2], "not_enough_info", "r", ""),
-            ),
-            verdicts_reply(
-                (claims[0], "supported", "the user lives there", "the user is from Ohio"),
-                (claims[2], "supported", "stores were discussed", claims[2]),
-            ),
-        ]
+    on_the_turns = verdicts_reply(
+        (claims[0], "supported", "the user lives there", "the user is from Ohio"),
+        (claims[2], "supported", "stores were discussed", claims[2]),
     )
-    sample = make_sample(answer=" ".join(claims), contexts=CONTEXTS, history=HISTORY)
-    result = await _score(chat, Faithfulness(), sample)
+    result = await _first_and_last_open(claims, on_the_turns)
     shown = result.details["claims"]
     assert [c["verdict"] for c in shown] == [
         "supported_by_conversation", "supported", "not_enough_info",

@@ -95,6 +95,7 @@ async def with_conversation_support(
     if nowhere:
         notes += (
             f"{nowhere} claim(s) the judge called supported by the conversation, on evidence "
-            "no turn holds and in words no turn has: left as the contexts' verdict",
+            "no turn holds and with most of their words in no turn: left as the contexts' "
+            "verdict",
         )
     return marked, checked.usage, notes
