@@ -122,6 +122,7 @@ def main() -> None:
     result = evaluate(rows, ["citation_recall", "citation_precision"], judge, progress=False)
     elapsed = time.perf_counter() - started
     score = {(r.sample_id, r.system, r.metric): r.score for r in result.results}
+    claims = {(r.sample_id, r.system, r.metric): r.details.get("claims") for r in result.results}
     report: dict[str, Any] = {"judge": args.judge, "items": len(built), "seconds": round(elapsed)}
     print(f"{len(built)} items, judge {args.judge}, {elapsed:.0f} s")
     for manipulation, measures in MANIPULATIONS.items():
@@ -129,20 +130,28 @@ def main() -> None:
             metric = f"citation_{measure}"
             pairs = [
                 (
+                    i["id"],
                     score.get((i["id"], "original", metric)),
                     score.get((i["id"], manipulation, metric)),
                 )
                 for i in built
                 if (i["id"], manipulation, metric) in score
             ]
-            judged = [(o, m) for o, m in pairs if o is not None and m is not None]
-            right = sum(m < o for o, m in judged)
+            judged = [(i, o, m) for i, o, m in pairs if o is not None and m is not None]
+            right = sum(m < o for _, o, m in judged)
             share = right / len(judged) if judged else float("nan")
             report[f"{manipulation}/{measure}"] = {
                 "n": len(judged),
                 "right_way": right,
                 "share": round(share, 3),
-            }
+                # What the judge made of each item the metric did not move the right way.
+                "misses": [
+                    {"id": i, "original": claims[(i, "original", metric)],
+                     manipulation: claims[(i, manipulation, metric)]}
+                    for i, o, m in judged
+                    if not m < o
+                ],
+            }  # fmt: skip
             moved = f"{right:>4} of {len(judged):>4} moved the right way ({share:.1%})"
             print(f"{manipulation:<9} {measure:<10} {moved}")
     if args.json is not None:
