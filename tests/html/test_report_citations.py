@@ -12,8 +12,6 @@ import pytest
 from tests.html.browser import DESKTOP, PHONE, Page
 from tests.html.conftest import off_loop
 from veracity import evaluate
-from veracity.chat import ScriptedChat
-from veracity.judges import LLMJudge
 from veracity.judges.offline import OfflineJudge
 from veracity.report.html import write_report
 
@@ -97,39 +95,6 @@ def test_a_misattributed_claim_is_shown_as_one(
         ["misattributed", "cites [1], but its support is in [2]"],
     ]
     assert browser.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-
-
-def test_a_claim_judged_again_alone_says_what_it_was_first(browser: Page, tmp_path: Path) -> None:
-    claims = ["The tower was finished in 1889.", "The tower is 330 metres tall."]
-    row = {
-        "id": "again", "question": "Tell me about the tower.",
-        "answer": "The tower was finished in 1889 [1]. It is 330 metres tall [2].",
-        "contexts": ["The tower was finished in 1889.", "The tower is 330 metres tall."],
-    }  # fmt: skip
-    first = [
-        {"claim": 1, "verdict": "supported", "reason": "r", "evidence": "finished in 1889"},
-        {"claim": 2, "verdict": "not_enough_info", "reason": "r", "evidence": ""},
-    ]
-    alone = [{"claim": 1, "verdict": "supported", "reason": "r", "evidence": "330 metres tall"}]
-    chat = ScriptedChat(
-        [json.dumps({"claims": claims}), json.dumps({"verdicts": first}),
-         json.dumps({"verdicts": alone})]
-    )  # fmt: skip
-    dataset = tmp_path / "data.jsonl"
-    dataset.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    off_loop(evaluate, str(dataset), ["citation_recall"], LLMJudge(chat), out=tmp_path / "run")
-    browser.resize(PHONE)
-    _open(browser, write_report(tmp_path / "run"), "again", "")  # one system
-    shown = browser.evaluate(
-        "[...document.querySelectorAll('.detail-row li.verdict p.attribution')]"
-        ".map(p => p.textContent)"
-    )
-    assert shown == [
-        "cites [1], which supports it",
-        "cites [2], which supports it (judged again alone; first not enough info)",
-    ]
-    assert browser.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    assert browser.console_errors() == []
 
 
 def test_local_signals_read_as_words_not_json(browser: Page, report: Path) -> None:

@@ -4,21 +4,18 @@ passages their verdicts' evidence is in, no call of their own."""
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Sequence
 from pathlib import Path
 
 import pytest
 
 from veracity import evaluate
 from veracity.chat import ScriptedChat
-from veracity.chat.scripted import ScriptItem
 from veracity.dataset import RowError
 from veracity.evaluation.inputs import items_from
 from veracity.judges import LLMJudge
 from veracity.judges.offline import OfflineJudge
 from veracity.metrics import Citations, Faithfulness, Metric, Models, SampleWork
 from veracity.metrics.cited_spans import cited_spans
-from veracity.transport import CallFailedError
 from veracity.types import Citation, MetricResult, Sample, Status
 
 CONTEXTS = (
@@ -48,7 +45,7 @@ def _verdicts(*evidence: str) -> str:
 
 
 async def _score(
-    sample: Sample, *metrics: Metric, replies: Sequence[ScriptItem] | None = None
+    sample: Sample, *metrics: Metric, replies: list[str] | None = None
 ) -> tuple[list[MetricResult], ScriptedChat]:
     chat = ScriptedChat(
         replies
@@ -171,13 +168,11 @@ async def test_an_unsupported_claim_and_a_dangling_citation_count_against() -> N
                 ]
             }
         ),
-        _verdict_alone("not_enough_info", ""),  # the second look agrees
     ]
     sample = _sample("The tower was completed in 1889 [1][9]. It is 330 metres tall [2].")
-    (recall, precision), chat = await _score(
+    (recall, precision), _ = await _score(
         sample, Citations(), Citations("precision"), replies=replies
     )
-    assert len(chat.calls) == 3 and chat.remaining == 0
     assert recall.score == pytest.approx(0.5)
     assert precision.score == pytest.approx(1 / 3)  # [1] supports; [9] and [2] do not
     assert recall.details["claims"][1]["attribution"] == "unsupported"
@@ -194,8 +189,7 @@ async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words()
         "The tower was completed in 1889 [1]. It is 330 metres tall [2]. Bananas grow on the "
         "Moon [3]."
     )
-    (recall,), chat = await _score(sample, Citations(), replies=replies)
-    assert len(chat.calls) == 2  # supported: located, not asked again
+    (recall,), _ = await _score(sample, Citations(), replies=replies)
     shown = recall.details["claims"]
     assert [(c["supported_by"], c["attribution"]) for c in shown] == [
         ([1], "cited"),
@@ -204,114 +198,6 @@ async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words()
     ]
     assert [c.get("located_by") for c in shown] == ["claim words", "claim words", None]
     assert recall.score == pytest.approx(2 / 3)
-
-
-def _verdict_alone(verdict: str, evidence: str) -> str:
-    return json.dumps(
-        {"verdicts": [{"claim": 1, "verdict": verdict, "reason": "alone", "evidence": evidence}]}
-    )
-
-
-def _left_open(*, supported_first: bool = True) -> str:
-    """The batched verdicts: the first claim supported on a quote of context 1, the second
-    (which is word for word in context 2) not enough information."""
-    return json.dumps(
-        {
-            "verdicts": [
-                {"claim": 1, "verdict": "supported" if supported_first else "contradicted",
-                 "reason": "r", "evidence": "completed in 1889"},
-                {"claim": 2, "verdict": "not_enough_info", "reason": "r", "evidence": ""},
-            ]
-        }
-    )  # fmt: skip
-
-
-async def test_a_claim_left_open_is_asked_again_alone_once_for_recall_and_precision() -> None:
-    # The 1.5B judge, asked about several claims at once, called sentences copied from
-    # their passage not_enough_info; asked about one, it found them.
-    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [2].")
-    replies = [
-        json.dumps({"claims": CLAIMS}),
-        _left_open(),
-        _verdict_alone("supported", "The Eiffel Tower is 330 metres tall."),
-    ]
-    (faith, recall, precision), chat = await _score(
-        sample, Faithfulness(), Citations(), Citations("precision"), replies=replies
-    )
-    assert len(chat.calls) == 3 and chat.remaining == 0
-    alone = chat.calls[2].messages[-1].content
-    assert CLAIMS[1] in alone and CLAIMS[0] not in alone.split("<claims>")[1]
-    assert all(c in alone for c in CONTEXTS)  # every passage shown, not only the cited one
-    assert (recall.score, precision.score) == (1.0, 1.0)
-    shown = recall.details["claims"][1]
-    assert (shown["verdict"], shown["first_verdict"], shown["supported_by"]) == (
-        "supported", "not_enough_info", [2],
-    )  # fmt: skip
-    assert "first_verdict" not in recall.details["claims"][0]
-    assert "1 claim(s) left open judged again alone" in recall.reason
-    # Faithfulness keeps the batched verdict: the second look is the citation metrics'.
-    assert faith.score == 0.5
-
-
-async def test_dropping_the_citation_of_a_claim_found_on_a_second_look_lowers_recall() -> None:
-    def run(answer: str) -> Awaitable[tuple[list[MetricResult], ScriptedChat]]:
-        replies = [
-            json.dumps({"claims": CLAIMS}),
-            _left_open(),
-            _verdict_alone("supported", "The Eiffel Tower is 330 metres tall."),
-        ]
-        return _score(_sample(answer), Citations(), replies=replies)
-
-    (cited,), _ = await run("The tower was completed in 1889 [1]. It is 330 metres tall [2].")
-    (dropped,), _ = await run("The tower was completed in 1889 [1]. It is 330 metres tall.")
-    assert (cited.score, dropped.score) == (1.0, 0.5)
-    assert dropped.details["misattributed"] == [CLAIMS[1]]
-
-
-async def test_a_second_look_must_still_be_located() -> None:
-    # Supported, alone, on a quote no context holds, in words no context has enough of.
-    replies = [
-        json.dumps({"claims": [CLAIMS[0], "Bananas grow on the Moon."]}),
-        _left_open(),
-        _verdict_alone("supported", "Bananas grow on the Moon."),
-    ]
-    sample = _sample("The tower was completed in 1889 [1]. Bananas grow on the Moon [3].")
-    (recall,), _ = await _score(sample, Citations(), replies=replies)
-    shown = recall.details["claims"][1]
-    assert (shown["first_verdict"], shown["attribution"], shown["supported_by"]) == (
-        "not_enough_info", "unsupported", [],
-    )  # fmt: skip
-    assert recall.score == 0.5
-
-
-async def test_contradicted_claims_are_not_looked_at_again() -> None:
-    replies = [
-        json.dumps({"claims": CLAIMS}),
-        _left_open(supported_first=False),
-        _verdict_alone("not_enough_info", ""),
-    ]
-    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [2].")
-    (recall,), chat = await _score(sample, Citations(), replies=replies)
-    asked_again = chat.calls[2].messages[-1].content.split("<claims>")[1]
-    assert len(chat.calls) == 3 and CLAIMS[1] in asked_again and CLAIMS[0] not in asked_again
-    assert [c["verdict"] for c in recall.details["claims"]] == [
-        "contradicted", "not_enough_info",
-    ]  # fmt: skip
-
-
-async def test_a_failed_second_look_keeps_the_batched_verdicts_and_says_so() -> None:
-    replies: list[ScriptItem] = [
-        json.dumps({"claims": CLAIMS}),
-        _left_open(),
-        CallFailedError("HTTP 503 from the provider"),
-    ]
-    sample = _sample("The tower was completed in 1889 [1]. It is 330 metres tall [2].")
-    (recall,), _ = await _score(sample, Citations(), replies=replies)
-    assert recall.status is Status.SCORED and recall.score == 0.5
-    assert recall.details["claims"][1]["verdict"] == "not_enough_info"
-    assert any(
-        "could not be asked again" in note and "503" in note for note in recall.details["notes"]
-    )
 
 
 async def test_an_answer_citing_nothing_is_no_citations_unscored_and_calls_nothing() -> None:

@@ -194,9 +194,8 @@ def test_label_probabilities_come_from_the_real_servers_log_probabilities(
 def test_citations_and_conversation_support_with_a_real_model(
     llama_server: str, tmp_path: Path
 ) -> None:
-    """Citation recall on a real model's claims and verdicts (a call of its own only for a
-    claim they leave open), an answer citing nothing unscored, and a conversation's turns
-    checked for open claims."""
+    """Citation recall on a real model's claims and verdicts (no call of its own), an answer
+    citing nothing unscored, and a conversation's turns checked for open claims."""
     contexts = [
         "The Eiffel Tower was finished in 1889 for the World's Fair.",
         "The Eiffel Tower is 330 metres tall.",
@@ -219,12 +218,8 @@ def test_citations_and_conversation_support_with_a_real_model(
     by_key = {(r["sample_id"], r["metric"]): r for r in results}
     assert by_key["uncited", "citation_recall"]["status"] == "no_citations"
     cited = by_key["cited", "citation_recall"]
+    assert cited["usage"]["calls"] == 0  # faithfulness' claims and verdicts, shared
     if cited["status"] == "scored":
-        # Faithfulness' claims and verdicts, shared: a call only to look again at a claim
-        # they leave open.
-        again = sum("first_verdict" in c for c in cited["details"]["claims"])
-        failed = any("asked again" in n for n in cited["details"].get("notes", []))
-        assert (cited["usage"]["calls"] > 0) == (again > 0 or failed), cited["details"]
         assert 0.0 <= cited["score"] <= 1.0
         assert {c["attribution"] for c in cited["details"]["claims"]} <= {
             "cited", "misattributed", "unsupported",

@@ -166,20 +166,6 @@ class SampleWork:
             notes=verified.notes,
         )
 
-    async def verdicts_alone(
-        self, texts: tuple[str, ...]
-    ) -> JudgeOutcome[tuple[ClaimVerdict, ...]]:
-        """Verdicts on ``texts`` against the contexts, one text a call (the calls
-        faithfulness makes with per-claim verification), asked once however many metrics
-        want them (citation recall and precision take a second look at the same claims)."""
-        outcome: JudgeOutcome[tuple[ClaimVerdict, ...]] = await self._once(
-            f"alone:{texts!r}",
-            lambda: self.judge.verify_claims(
-                list(texts), self.sample.contexts, iteration=self.iteration, batch=False
-            ),
-        )
-        return outcome
-
     async def result_of(self, name: str, default: Callable[[], Metric]) -> MetricResult:
         """The result of metric ``name`` for this sample, computed once: the run's own
         instance if the run scores it, else ``default()``."""

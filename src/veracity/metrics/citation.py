@@ -1,11 +1,11 @@
 """Citation recall and precision, as ALCE defines them: do an answer's citations point at
 the passages that support its claims?
 
-The answer's claims and their verdicts are faithfulness' (shared, asked once), and where
-each supported claim's support lies is where its verdict's evidence is found among the
-contexts. A sentence that states something but that the judge drew no claim from (two
-sentences merged into one claim, or one skipped) is verified in the same call, in its
-own words, and stands for itself. Each claim is then
+No call of their own: the answer's claims and their verdicts are faithfulness' (shared,
+asked once), and where each supported claim's support lies is where its verdict's
+evidence is found among the contexts. A sentence that states something but that the judge
+drew no claim from (two sentences merged into one claim, or one skipped) is verified in
+the same call, in its own words, and stands for itself. Each claim is then
 
 - ``cited``: supported by a passage its sentence cites;
 - ``misattributed``: supported, but only by a passage its sentence does not cite (or its
@@ -15,9 +15,7 @@ own words, and stands for itself. Each claim is then
 
 A supported claim whose evidence quote is in no context (a small judge paraphrases its
 quotes) is located by its own words instead (:mod:`~veracity.metrics.located`); details
-say which claims were located so. A claim the batched verdict found not enough
-information for is first asked again, alone (:mod:`~veracity.metrics.second_look`);
-details give its first verdict.
+say which claims were located so.
 
 Recall is the share of claims that are ``cited``; precision the share of citations (a
 sentence citing a passage) whose passage supports a claim of that sentence. An answer
@@ -34,7 +32,6 @@ from typing import Any, Literal
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
 from veracity.metrics.cited_spans import CitedSpan, cited_spans, span_of
 from veracity.metrics.located import locate
-from veracity.metrics.second_look import with_second_look
 from veracity.types import Attribution, ClaimVerdict, MetricResult, Status, Usage, Verdict
 
 __all__ = ["Citations"]
@@ -88,11 +85,7 @@ class Citations:
         if shared.value is None:
             return judge_error(self.name, "claim verification", shared, usage, started)
         unclaimed = await work.unclaimed_sentences()
-        texts = [*extracted.value, *(spans[n].text for n in unclaimed)]
-        verdicts, first, spent, looked_notes = await with_second_look(work, shared.value, texts)
-        usage += spent
-        notes += looked_notes
-        claims = self._claims(extracted.value, unclaimed, verdicts, first, spans, sample.contexts)
+        claims = self._claims(extracted.value, unclaimed, shared.value, spans, sample.contexts)
         supporting = {
             (claim["span"], i)
             for claim in claims
@@ -121,8 +114,6 @@ class Citations:
             why = f"{len(precise)} of {len(citations)} citation(s) support a claim they are on"
         if details["misattributed"]:
             why += f"; {len(details['misattributed'])} supported claim(s) cite another passage"
-        if first:
-            why += f"; {len(first)} claim(s) left open judged again alone"
         return self._result(score, Status.SCORED, why, details, started, usage)
 
     def _claims(
@@ -130,7 +121,6 @@ class Citations:
         claims: Sequence[str],
         unclaimed: Sequence[int],
         verdicts: dict[str, ClaimVerdict],
-        first: dict[str, Verdict],
         spans: Sequence[CitedSpan],
         contexts: Sequence[str],
     ) -> list[dict[str, Any]]:
@@ -152,7 +142,6 @@ class Citations:
                     "located_by": located,
                     "attribution": _attribution(verdict, support, cites),
                     "sentence": sentence,
-                    "first_verdict": first.get(claim),
                 }
             )
         return found
@@ -166,11 +155,6 @@ class Citations:
             "cites": [i + self.index_base for i in claim["cites"]],
             "supported_by": [i + self.index_base for i in claim["supported_by"]],
             **({"located_by": claim["located_by"]} if claim["located_by"] else {}),
-            **(
-                {"first_verdict": claim["first_verdict"].value}
-                if claim["first_verdict"] is not None
-                else {}
-            ),
             **(
                 {"from": "the cited sentence: no claim was drawn from it"}
                 if claim["sentence"]

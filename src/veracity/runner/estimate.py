@@ -6,8 +6,7 @@ characters a token; replies are sized from what they must contain (claims are ta
 be the text's sentences). A question over the prompt budget is counted as not sent (its
 contexts cut to fit when the budget allows it), as the judge would do. Re-asks and retries
 are not predicted; faithfulness' check of a conversation's turns is counted for every
-sample with history, and citation metrics' second look at each claim for every answer
-that cites (upper bounds: each is asked only when a claim is left open).
+sample with history (an upper bound: it is asked only when a claim is left open).
 """
 
 from __future__ import annotations
@@ -201,7 +200,7 @@ def _cites(sample: Sample, metric: Citations) -> bool:
 
 
 def _plan_per_claim(sample: Sample, estimate: Estimate) -> None:
-    """One verification call per claim (faithfulness' per-claim verification)."""
+    """Faithfulness with one verification call per claim."""
     if sample.answer.strip() and _has_contexts(sample):
         for claim in sentences(sample.answer):
             estimate.ask(
@@ -315,9 +314,7 @@ def estimate_run(
             *(m.needs for m in expanded if not isinstance(m, Citations) or _cites(sample, m))
         )
         answered = _plan_claims(sample, needs, once)
-        # Citation metrics' second look at the claims left open, as if every one were (an
-        # upper bound): the calls of per-claim verification, which it shares.
-        if per_claim or any(isinstance(m, Citations) and _cites(sample, m) for m in expanded):
+        if per_claim:
             _plan_per_claim(sample, once)
         if faithfulness and answered:
             _plan_conversation_check(sample, once)

@@ -465,14 +465,11 @@
     var cites = Array.isArray(item.cites) ? item.cites : [];
     var support = Array.isArray(item.supported_by) ? item.supported_by : [];
     var cited = cites.length ? "cites " + passages(cites) : "cites nothing";
-    // A claim the batched verdicts left open, asked again alone: what it was first.
-    var first = typeof item.first_verdict === "string" ? token(item.first_verdict) : null;
-    var again = first ? " (judged again alone; first " + (VERDICTS[first] || first) + ")" : "";
-    if (item.attribution === "cited") { return cited + ", which supports it" + again; }
+    if (item.attribution === "cited") { return cited + ", which supports it"; }
     if (item.attribution === "misattributed") {
-      return cited + ", but its support is in " + passages(support) + again;
+      return cited + ", but its support is in " + passages(support);
     }
-    return cited + "; no passage supports it" + again;
+    return cited + "; no passage supports it";
   }
 
   // The cheap local signals of one claim, in words: only what is worth a look.
