@@ -118,15 +118,20 @@ async def judge_items(
                 [item["said"], item["unsaid"]], [t.content for t in item["turns"]], iteration=0
             )
         said_so = {v.claim: v.verdict is Verdict.SUPPORTED for v in asked.value or ()}
+        kinds = ("said", "unsaid")
+        # Either call failing, or a claim without a verdict, leaves the item out: never
+        # counted as "not supported".
+        failed = any("could not be checked" in note for note in notes) or any(
+            item[kind] not in said_so for kind in kinds
+        )
         return {
             "id": row["id"],
             **{
                 kind: v.verdict is Verdict.SUPPORTED_BY_CONVERSATION
-                for kind, v in zip(("said", "unsaid"), marked, strict=True)
+                for kind, v in zip(kinds, marked, strict=True)
             },
-            **{f"judge_{kind}": said_so.get(item[kind], False) for kind in ("said", "unsaid")},
-            # Either call failing leaves the item out, never counted as "not supported".
-            "failed": asked.value is None or any("could not be checked" in note for note in notes),
+            **{f"judge_{kind}": said_so.get(item[kind]) is True for kind in kinds},
+            "failed": failed,
         }
 
     try:
