@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from veracity import evaluate
 from veracity.chat import ChatReply, OpenAIChat, ScriptedChat
 from veracity.chat.cache import CachedChat, CorruptCacheWarning, ResponseCache
 from veracity.judges import LLMJudge
+from veracity.prompts import ChatMessage
 from veracity.testing import FakeLLMServer
 from veracity.types import Usage
 
@@ -90,6 +92,42 @@ async def test_missing_verdicts_still_missing_are_not_served_again(tmp_path: Pat
     )
     assert failed.error is not None and "no verdict" in failed.error
     assert len(cache) == 0
+
+
+def _per_claim_responder(refused: set[str]) -> Callable[[Sequence[ChatMessage], object], str]:
+    """Judges each claim asked alone "supported", but refuses the claims in ``refused``."""
+
+    def respond(messages: Sequence[ChatMessage], _: object) -> str:
+        # The last claim shown (the prompt's examples come first); a re-ask repeats it.
+        shown = "\n".join(m.content for m in messages)
+        claim = re.findall(r'<claim index="1">\n(.*?)\n</claim>', shown)[-1]
+        return REFUSAL if claim in refused else verdicts_reply((claim, "supported"))
+
+    return respond
+
+
+async def test_one_claim_asked_alone_that_fails_takes_back_only_its_own_replies(
+    tmp_path: Path,
+) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite3")
+    claims = ["Paris is in France.", "Paris is a city.", "Paris has a tower."]
+    # One call at a time, so every claim is asked before the refusal cancels the others.
+    first_chat = ScriptedChat(responder=_per_claim_responder({claims[1]}), concurrency=1)
+    failed = await LLMJudge(CachedChat(first_chat, cache)).verify_claims(
+        claims, ["Paris is a city in France with a tower."], iteration=0, batch=False
+    )
+    assert failed.error is not None and "refused" in failed.error
+    assert len(first_chat.calls) == 4  # the refused claim was asked twice
+    assert len(cache) == 2  # the two claims judged keep their replies
+
+    again = ScriptedChat(responder=_per_claim_responder(set()), concurrency=1)
+    judged = await LLMJudge(CachedChat(again, cache)).verify_claims(
+        claims, ["Paris is a city in France with a tower."], iteration=0, batch=False
+    )
+    assert judged.value is not None
+    assert [v.verdict.value for v in judged.value] == ["supported"] * 3
+    assert len(again.calls) == 1  # only the claim that failed reached the judge again
+    assert (judged.usage.calls, judged.usage.cached_calls) == (1, 2)
 
 
 def test_a_corrupt_cache_file_is_set_aside_and_rebuilt(tmp_path: Path) -> None:

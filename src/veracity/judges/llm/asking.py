@@ -85,12 +85,21 @@ class Exchange:
             notes=tuple(self.notes),
         )
 
-    def failed(self, model: ChatModel, error: str) -> JudgeOutcome[Any]:
-        """The outcome of a question the judge could not answer. Its replies are taken
-        back from ``model``'s response cache, if it has one: served again, they would
-        only give the same error, and a retry must reach the judge."""
+    def absorb(self, part: Exchange) -> None:
+        """Count ``part``, an exchange of its own for some of the items, in this one."""
+        self.usage += part.usage
+        self.replies += part.replies
+        self.notes += part.notes
+
+    def failed(
+        self, model: ChatModel, error: str, unusable: Sequence[ChatReply] | None = None
+    ) -> JudgeOutcome[Any]:
+        """The outcome of a question the judge could not answer. Its replies (or only the
+        ``unusable`` ones) are taken back from ``model``'s response cache, if it has one:
+        served again, they would only give the same error, and a retry must reach the
+        judge."""
         if isinstance(model, CachedChat):
-            model.forget(self.replies)
+            model.forget(self.replies if unusable is None else unusable)
         return self.outcome(None, error)
 
 

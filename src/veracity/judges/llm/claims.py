@@ -41,20 +41,29 @@ async def verify_claims(
 ) -> JudgeOutcome[tuple[ClaimVerdict, ...]]:
     exchange = Exchange()
     groups = [list(claims)] if batch else [[claim] for claim in claims]
+    # An exchange per group: when one claim asked alone cannot be judged, only its replies
+    # leave the response cache, and a re-run asks again for that claim, not for them all.
+    parts = [Exchange() for _ in groups]
     failure: str | None = None
     try:
         # A TaskGroup cancels the other per-claim calls once one fails: no wasted calls.
         async with asyncio.TaskGroup() as tasks:
             found = [
-                tasks.create_task(
-                    _verify_group(asker, group, contexts, exchange, iteration, unfounded)
-                )
-                for group in groups
+                tasks.create_task(_verify_group(asker, group, contexts, part, iteration, unfounded))
+                for group, part in zip(groups, parts, strict=True)
             ]
     except* Unusable as failures:
         failure = str(failures.exceptions[0])
+    for part in parts:
+        exchange.absorb(part)
     if failure is not None:
-        return exchange.failed(asker.model, failure)
+        unusable = [
+            reply
+            for part, task in zip(parts, found, strict=True)
+            if not task.cancelled() and task.exception() is not None
+            for reply in part.replies
+        ]
+        return exchange.failed(asker.model, failure, unusable)
     return exchange.outcome(tuple(verdict for task in found for verdict in task.result()))
 
 
