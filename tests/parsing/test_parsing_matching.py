@@ -147,3 +147,82 @@ def test_assigned_is_read_only() -> None:
     match = match_verdicts(CLAIMS, [_v(CLAIMS[0])])
     with pytest.raises(TypeError):
         match.assigned[1] = _v(None)  # type: ignore[index]
+
+
+def _numbered(number: int, evidence: str, verdict: Verdict = S) -> RawVerdict:
+    return RawVerdict(None, verdict, evidence=evidence, raw_label=verdict.value, number=number)
+
+
+# A list a small judge copied from its contexts, then judged one short: it skipped the
+# first claim, numbered the rest from 1 and quoted each one's own words as its evidence.
+LISTED = (
+    "SAP HANA Database Overview",
+    "SAP HANA offers a robust set of capabilities",
+    "database management",
+    "data security",
+)
+
+
+def test_a_verdict_numbered_one_short_goes_to_the_claim_its_evidence_quotes() -> None:
+    verdicts = [_numbered(n, LISTED[n]) for n in (1, 2, 3)]
+    match = match_verdicts(LISTED, verdicts)
+    assert dict(match.assigned) == {1: verdicts[0], 2: verdicts[1], 3: verdicts[2]}
+    assert match.missing == (0,)  # the skipped claim is asked again, not given another's
+    assert match.extras == ()
+    assert any("verdict 1 to claim 2, whose words it quotes" in n for n in match.notes)
+
+
+def test_two_verdicts_with_swapped_numbers_are_swapped_back() -> None:
+    claims = ("Two comics merged with the Eagle.", "The Eagle was merged with Lion in 1969.")
+    verdicts = [
+        _numbered(1, "The Eagle was merged with Lion in 1969."),
+        _numbered(2, "", N),  # what the judge said of claim 1, under claim 2's number
+    ]
+    match = match_verdicts(claims, verdicts)
+    assert dict(match.assigned) == {0: verdicts[1], 1: verdicts[0]}
+    assert match.missing == ()
+    assert match.extras == ()
+    assert any("verdict 2 to claim 1: it swapped numbers" in n for n in match.notes)
+
+
+def test_a_swap_back_never_takes_a_claim_already_judged() -> None:
+    # Verdict 1 quotes claim 2; claim 1 has its own verdict by text: verdict 2 is a spare.
+    verdicts = [
+        _numbered(1, LISTED[1]),
+        RawVerdict(LISTED[0], N, raw_label="not_enough_info"),
+        _numbered(2, "", C),
+    ]
+    match = match_verdicts(LISTED[:2], verdicts)
+    assert dict(match.assigned) == {0: verdicts[1], 1: verdicts[0]}
+    assert match.extras == (verdicts[2],)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "verdict"),
+    [
+        # Another claim's words that hold this claim's too.
+        ("SAP HANA offers a robust set of capabilities", S),
+        # A claim's own words cannot contradict it, nor leave it unsupported.
+        ("database management", C),
+        ("database management", N),
+        # Words of no claim, or of the verdict's own claim.
+        ("SAP HANA is a database.", S),
+        ("SAP HANA offers a robust set", S),
+    ],
+)
+def test_a_verdict_keeps_its_number_unless_it_supports_another_claim_in_its_words(
+    evidence: str, verdict: Verdict
+) -> None:
+    claims = ("SAP HANA offers a robust set", LISTED[1], LISTED[2])
+    verdicts = [_numbered(1, evidence, verdict), _numbered(2, claims[1]), _numbered(3, claims[2])]
+    match = match_verdicts(claims, verdicts)
+    assert dict(match.assigned) == {0: verdicts[0], 1: verdicts[1], 2: verdicts[2]}
+    assert match.notes == ()
+
+
+def test_a_claim_already_judged_by_its_own_text_keeps_that_verdict() -> None:
+    judged = RawVerdict(LISTED[1], N, raw_label="not_enough_info")
+    verdicts = [judged, _numbered(1, LISTED[1])]
+    match = match_verdicts(LISTED[:2], verdicts)
+    assert match.assigned[1] is judged
+    assert match.assigned[0] is verdicts[1]

@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 from veracity.judges.parsing._text import normalise_statement, plural, preview
 from veracity.judges.parsing.outcomes import RawVerdict, VerdictMatch
+from veracity.types.results import Verdict
 
 __all__ = ["FUZZY_THRESHOLD", "match_verdicts"]
 
@@ -29,6 +30,8 @@ class _Matcher:
         self.done: set[int] = set()  # verdict indices assigned or dropped as duplicates
         self.duplicates: list[RawVerdict] = []
         self.notes: list[str] = []
+        # claim index -> the claim whose number the verdict that took it by quote bore
+        self.vacated: dict[int, int] = {}
 
     def _take(self, i: int, j: int) -> None:
         self.assigned[i] = self.verdicts[j]
@@ -75,15 +78,45 @@ class _Matcher:
                 self._duplicate(top[0], j)
             # a tie between claims is ambiguous: leave it to position
 
+    def by_quoted_claim(self) -> None:
+        """A supported verdict whose evidence is, word for word, another free claim and does
+        not hold its own is that claim's: a small judge that skips a claim numbers the
+        rest one short ("1: … evidence: <claim 2>"), or swaps two. The claim it leaves
+        goes to the verdict numbered as the claim it took (a swap), else is asked again.
+        Only a supported verdict moves: a claim's own words cannot contradict it."""
+        for j, verdict in enumerate(self.verdicts):
+            if j in self.done or verdict.verdict is not Verdict.SUPPORTED or not verdict.evidence:
+                continue
+            quoted = normalise_statement(verdict.evidence)
+            own = verdict.number - 1 if verdict.number is not None else j
+            hits = [i for i, claim in enumerate(self.claims) if claim == quoted]
+            if len(hits) != 1 or hits[0] == own or hits[0] in self.assigned:
+                continue
+            if 0 <= own < len(self.claims) and self.claims[own] in quoted:
+                continue
+            self._take(hits[0], j)
+            self.vacated[hits[0]] = own
+            self.notes.append(
+                f"matched verdict {j + 1} to claim {hits[0] + 1}, whose words it quotes as "
+                f"its evidence, not to claim {own + 1}"
+            )
+
     def by_number(self) -> None:
         for j, verdict in enumerate(self.verdicts):
             n = verdict.number
             if j in self.done or n is None or not 1 <= n <= len(self.claims):
                 continue
-            if n - 1 in self.assigned:
-                self._duplicate(n - 1, j)
-            else:
+            swap = self.vacated.get(n - 1)
+            if n - 1 not in self.assigned:
                 self._take(n - 1, j)
+            elif swap is not None and 0 <= swap < len(self.claims) and swap not in self.assigned:
+                self._take(swap, j)
+                self.notes.append(
+                    f"matched verdict {j + 1} to claim {swap + 1}: it swapped numbers with "
+                    f"the verdict that quotes claim {n}"
+                )
+            else:
+                self._duplicate(n - 1, j)
 
     def by_position(self) -> None:
         for j in range(len(self.verdicts)):
@@ -112,20 +145,22 @@ class _Matcher:
 
 
 def match_verdicts(claims: Sequence[str], verdicts: Sequence[RawVerdict]) -> VerdictMatch:
-    """Give each claim at most one verdict: by exact text, by similar text, by the claim's
-    number, by position.
+    """Give each claim at most one verdict: by exact text, by similar text, by the claim
+    its evidence quotes, by the claim's number, by position.
 
     Texts are compared normalised (NFKC, casefolded, whitespace collapsed, wrapping
     punctuation, quotes and a leading "1." removed); similar means a difflib ratio of
-    at least :data:`FUZZY_THRESHOLD` with one best claim. A verdict that gives the claim's
-    number (1-based) takes that claim; one with neither takes the claim at its own list
-    position if that claim is still free. When two
-    verdicts name the same claim the first is kept. Dropped verdicts (duplicates and
+    at least :data:`FUZZY_THRESHOLD` with one best claim. A supported verdict quoting
+    another claim's exact words as its evidence takes that claim. A verdict that gives the
+    claim's number (1-based) takes that claim; one with neither takes the claim at its own
+    list position if that claim is still free. When two verdicts name the same claim the
+    first is kept. Dropped verdicts (duplicates and
     leftovers) are in ``extras``; every decision worth knowing is in ``notes``.
     """
     matcher = _Matcher(claims, verdicts)
     matcher.by_exact_text()
     matcher.by_fuzzy_text()
+    matcher.by_quoted_claim()
     matcher.by_number()
     matcher.by_position()
     return matcher.result()
