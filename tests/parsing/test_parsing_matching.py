@@ -226,3 +226,11 @@ def test_a_claim_already_judged_by_its_own_text_keeps_that_verdict() -> None:
     match = match_verdicts(LISTED[:2], verdicts)
     assert match.assigned[1] is judged
     assert match.assigned[0] is verdicts[1]
+
+
+def test_evidence_quoting_two_claims_of_the_same_words_moves_nothing() -> None:
+    claims = ("Paris is in France.", "It has a tower.", "It has a tower.")
+    verdicts = [_numbered(1, "It has a tower."), _numbered(2, ""), _numbered(3, "")]
+    match = match_verdicts(claims, verdicts)
+    assert dict(match.assigned) == {0: verdicts[0], 1: verdicts[1], 2: verdicts[2]}
+    assert match.notes == ()

@@ -30,7 +30,7 @@ class _Matcher:
         self.done: set[int] = set()  # verdict indices assigned or dropped as duplicates
         self.duplicates: list[RawVerdict] = []
         self.notes: list[str] = []
-        # claim index -> the claim whose number the verdict that took it by quote bore
+        # a claim taken by a verdict quoting it -> the claim that verdict's number named
         self.vacated: dict[int, int] = {}
 
     def _take(self, i: int, j: int) -> None:
@@ -154,8 +154,8 @@ def match_verdicts(claims: Sequence[str], verdicts: Sequence[RawVerdict]) -> Ver
     another claim's exact words as its evidence takes that claim. A verdict that gives the
     claim's number (1-based) takes that claim; one with neither takes the claim at its own
     list position if that claim is still free. When two verdicts name the same claim the
-    first is kept. Dropped verdicts (duplicates and
-    leftovers) are in ``extras``; every decision worth knowing is in ``notes``.
+    first is kept. Dropped verdicts (duplicates and leftovers) are in ``extras``; every
+    decision worth knowing is in ``notes``.
     """
     matcher = _Matcher(claims, verdicts)
     matcher.by_exact_text()
