@@ -16,7 +16,8 @@ from veracity.judges import LLMJudge
 from veracity.judges.offline import OfflineJudge
 from veracity.metrics import Citations, Faithfulness, Metric, Models, SampleWork
 from veracity.metrics.cited_spans import cited_spans
-from veracity.types import Citation, MetricResult, Sample, Status
+from veracity.metrics.located import locate
+from veracity.types import Citation, ClaimVerdict, MetricResult, Sample, Status, Verdict
 
 CONTEXTS = (
     "The Eiffel Tower was completed in 1889 for the World's Fair.",
@@ -158,8 +159,10 @@ async def test_an_answer_citing_nothing_verifies_only_its_claims() -> None:
 
 
 async def test_an_unsupported_claim_and_a_dangling_citation_count_against() -> None:
+    # (A claim of six words or more that a context states word for word would be supported
+    # whatever the judge said: this one is shorter.)
     replies = [
-        json.dumps({"claims": CLAIMS}),
+        json.dumps({"claims": [CLAIMS[0], "The tower is 330 metres tall."]}),
         json.dumps(
             {
                 "verdicts": [
@@ -198,6 +201,40 @@ async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words()
     ]
     assert [c.get("located_by") for c in shown] == ["claim words", "claim words", None]
     assert recall.score == pytest.approx(2 / 3)
+
+
+async def test_a_claim_whose_words_every_passage_holds_is_located_by_its_sentences() -> None:
+    # "Watson Assistant is a service": its words are in both passages, its sentence's in
+    # the first only; the added citation of the second supports nothing.
+    contexts = (
+        "The Watson Assistant service combines machine learning and dialog tools.",
+        "Use the Watson Assistant service to build a branded assistant for any channel.",
+    )
+    replies = [
+        json.dumps({"claims": ["Watson Assistant is a service."]}),
+        _verdicts("Watson Assistant is offered as a service"),  # a quote no passage holds
+    ]
+    sample = Sample(
+        id="s", question="What is Watson Assistant?", contexts=contexts,
+        answer="The Watson Assistant service combines machine learning and dialog tools [1][2].",
+    )  # fmt: skip
+    (recall, precision), _ = await _score(
+        sample, Citations(), Citations("precision"), replies=replies
+    )
+    (shown,) = precision.details["claims"]
+    assert (shown["supported_by"], shown["located_by"]) == ([1], "claim words")
+    assert precision.score == pytest.approx(0.5) and recall.score == 1.0
+
+
+def test_claim_words_tied_in_the_sentence_too_keep_every_passage() -> None:
+    verdict = ClaimVerdict(
+        claim="Watson Assistant is a service.", verdict=Verdict.SUPPORTED, evidence="nowhere"
+    )
+    texts = ["Watson Assistant is a service.", "x", "The Watson Assistant service."]
+    assert locate(verdict, texts) == ((0, 2), "claim words")
+    assert locate(verdict, texts, "Watson Assistant is a service.") == ((0, 2), "claim words")
+    assert locate(verdict, texts, "Not one word in common") == ((0, 2), "claim words")
+    assert locate(verdict, texts, "") == ((0, 2), "claim words")
 
 
 async def test_an_answer_citing_nothing_is_no_citations_unscored_and_calls_nothing() -> None:

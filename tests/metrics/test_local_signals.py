@@ -115,7 +115,7 @@ def test_a_verbatim_claim_is_searched_for_not_copied_word_by_word() -> None:
     import tracemalloc
 
     from veracity.judges.offline.text import casefolded
-    from veracity.metrics.local_signals import _verbatim
+    from veracity.judges.verbatim import verbatim_in
 
     context = "Filler text, of no consequence; " * 160_000 + "It’s the last line of a long page."
     (found,) = claim_signals(["It's the last line of a long page"], [context])
@@ -123,7 +123,7 @@ def test_a_verbatim_claim_is_searched_for_not_copied_word_by_word() -> None:
     folded = (casefolded(context),)
     tracemalloc.start()
     try:
-        assert not _verbatim("It's the first line of a long page", folded)
+        assert not verbatim_in("It's the first line of a long page", folded)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -132,14 +132,44 @@ def test_a_verbatim_claim_is_searched_for_not_copied_word_by_word() -> None:
 
 async def test_a_verbatim_claim_the_judge_does_not_support_is_a_caveat() -> None:
     result, overall = await _judged(
-        ("The Eiffel Tower was completed in 1889 in Paris.", "not_enough_info"),
+        # Word for word, but part of a longer sentence ("… in Paris."): not overruled.
+        ("The Eiffel Tower was completed in 1889", "not_enough_info"),
         ("It is made of steel.", "not_enough_info"),
     )
     assert result.score == 0.0  # the caveat says so; it changes no verdict
+    assert "overruled" not in result.details
     assert result.details["verbatim_not_supported"] == 1
     assert [c["verbatim"] for c in result.details["local_signals"]["claims"]] == [True, False]
     assert overall["verbatim_not_supported"] == 1
     assert "not supported, yet word for word in a context 1/2" in caveats(overall)
+
+
+async def test_a_claim_a_context_states_word_for_word_is_supported_over_the_judge() -> None:
+    result, overall = await _judged(
+        ("The Eiffel Tower was completed in 1889 in Paris.", "not_enough_info"),
+        ("It is made of steel.", "not_enough_info"),
+    )
+    stated, other = result.details["claims"]
+    assert stated["verdict"] == "supported"
+    assert stated["overruled"] == "not_enough_info"
+    assert stated["reason"] == (
+        "context 1 states it word for word; the judge said not_enough_info (r)"
+    )
+    assert stated["evidence"] == "The Eiffel Tower was completed in 1889 in Paris."
+    assert other["verdict"] == "not_enough_info" and "overruled" not in other
+    assert result.score == 0.5
+    assert result.details["overruled"] == 1
+    assert "verbatim_not_supported" not in result.details
+    assert overall["overruled"] == 1
+    assert "supported over the judge, stated word for word in a context 1/2" in caveats(overall)
+
+
+async def test_a_contradicted_claim_stated_word_for_word_keeps_the_judges_verdict() -> None:
+    # Contexts that say both: the judge's contradiction is kept, and the caveat counts it.
+    result, _ = await _judged(("The Eiffel Tower was completed in 1889 in Paris.", "contradicted"))
+    (claim,) = result.details["claims"]
+    assert claim["verdict"] == "contradicted" and "overruled" not in claim
+    assert result.details["verbatim_not_supported"] == 1
 
 
 async def test_an_abstention_keeps_the_answer_overlap_for_calibration() -> None:

@@ -131,7 +131,9 @@ class Citations:
         for claim, span, sentence in drawn + own:
             verdict = verdicts[claim]
             cites = spans[span].cites if span is not None else ()
-            support, located = locate(verdict, contexts)
+            support, located = locate(
+                verdict, contexts, spans[span].text if span is not None else None
+            )
             found.append(
                 {
                     "claim": claim,

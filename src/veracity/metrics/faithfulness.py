@@ -59,7 +59,10 @@ class Faithfulness:
     names and numbers of a claim that no context has, negation flips.
     ``details["unbacked_support"]`` counts the claims the judge called supported although
     a name or number of theirs is nowhere in the contexts, ``details["verbatim_not_supported"]``
-    the claims it did not call supported although they stand word for word in a context.
+    the claims it did not call supported although they stand word for word in a context,
+    and ``details["overruled"]`` those an LLM judge called not_enough_info although a
+    context has them as one of its sentences, word for word: those are supported, the
+    judge's verdict kept in the claim's ``overruled``.
     """
 
     batch_verification: bool = True
@@ -198,6 +201,9 @@ class Faithfulness:
         )
         if overlooked:
             details["verbatim_not_supported"] = overlooked
+        overruled = sum(v.overruled is not None for v in verdicts)
+        if overruled:
+            details["overruled"] = overruled
         if status is Status.SCORED and all(v.p_supported is not None for v in verdicts):
             probabilities = [self._p_counted(v) for v in verdicts]
             score = sum(probabilities) / len(probabilities)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity.judges.offline import text as tx
+from veracity.judges.verbatim import verbatim_in
 
 # A sentence ends at . ! or ? before white space: cruder than the offline judge's
 # segmenter, and enough to find the sentence a claim leans on.
@@ -27,21 +28,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # A best-matching sentence sharing less than this share of the claim's words is not the
 # sentence the claim restates, so a negation in one and not the other says nothing.
 _NEGATION_OVERLAP = 0.5
-# A claim this many words long or longer found word for word in a context is there; a
-# shorter one ("It is tall.") may stand in a context about something else.
-VERBATIM_WORDS = 6
-# Between two words of a claim found word for word: anything but word characters.
-_BETWEEN = r"[^a-z0-9']+"
-
-
-def _verbatim(claim: str, texts: Sequence[str]) -> bool:
-    """Whether ``claim``'s words, in order, stand in one of ``texts`` (case-folded
-    contexts), case and punctuation aside. A search, not a copy: contexts may be large."""
-    said = tx.words(claim)
-    if len(said) < VERBATIM_WORDS:
-        return False
-    pattern = re.compile(rf"(?<![a-z0-9']){_BETWEEN.join(map(re.escape, said))}(?![a-z0-9'])")
-    return any(pattern.search(text) is not None for text in texts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +96,7 @@ def _claim(claim: str, ctx: _Contexts) -> ClaimSignals:
         ),
         missing_numbers=tuple(sorted(n for n in tx.numbers(claim) if n not in ctx.numbers)),
         negation_flip=flip,
-        verbatim=_verbatim(claim, ctx.texts),
+        verbatim=verbatim_in(claim, ctx.texts),
     )
 
 

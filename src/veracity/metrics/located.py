@@ -1,8 +1,9 @@
 """Where a supported verdict's support lies among some texts (contexts, or a
 conversation's turns): where its evidence quote is found; or, for a quote found nowhere
 (a small judge paraphrases its quotes), the text holding the most of the claim's own
-content words, at least :data:`CLAIM_WORDS_FOUND` of them. Support found nowhere is not
-located: the judge's word alone does not say where it is.
+content words, at least :data:`CLAIM_WORDS_FOUND` of them (several holding as many: those
+holding the most of the words of the sentence the claim was drawn from, where known).
+Support found nowhere is not located: the judge's word alone does not say where it is.
 """
 
 from __future__ import annotations
@@ -22,27 +23,44 @@ CLAIM_WORDS_FOUND = 0.6
 Located = Literal["evidence", "claim words"]
 
 
-def _by_claim_words(claim: str, texts: Sequence[str]) -> tuple[int, ...]:
-    """The text(s) holding the most of ``claim``'s content words, if enough."""
-    words = set(content_tokens(claim))
+def _shares(text: str, texts: Sequence[str]) -> list[float]:
+    """The share of ``text``'s content words each of ``texts`` holds (``[]`` if it has
+    none)."""
+    words = set(content_tokens(text))
     if not words:
-        return ()
-    shares = [len(words & set(content_tokens(text))) / len(words) for text in texts]
+        return []
+    return [len(words & set(content_tokens(one))) / len(words) for one in texts]
+
+
+def _by_claim_words(claim: str, texts: Sequence[str], sentence: str | None) -> tuple[int, ...]:
+    """The text(s) holding the most of ``claim``'s content words, if enough; of those,
+    where the claim's words tie, the ones holding the most of ``sentence``'s (the sentence
+    of the answer the claim was drawn from: a short claim's words may be in every text,
+    "Watson Assistant is a service", where its sentence's are in one)."""
+    shares = _shares(claim, texts)
     best = max(shares, default=0.0)
     if best < CLAIM_WORDS_FOUND:
         return ()
-    return tuple(i for i, share in enumerate(shares) if share == best)
+    tied = [i for i, share in enumerate(shares) if share == best]
+    by_sentence = _shares(sentence, [texts[i] for i in tied]) if sentence else []
+    if by_sentence:
+        most = max(by_sentence)
+        tied = [i for i, share in zip(tied, by_sentence, strict=True) if share == most]
+    return tuple(tied)
 
 
-def locate(verdict: ClaimVerdict, texts: Sequence[str]) -> tuple[tuple[int, ...], Located | None]:
+def locate(
+    verdict: ClaimVerdict, texts: Sequence[str], sentence: str | None = None
+) -> tuple[tuple[int, ...], Located | None]:
     """The 0-based indices of the ``texts`` ``verdict``'s support is in, and how they were
     found; ``((), None)`` when nowhere (the claim words are tried for a supported verdict
-    only)."""
+    only, ties broken by the words of ``sentence``, the answer's sentence the claim is
+    drawn from, where known)."""
     support = contexts_quoting(verdict.evidence, texts) if verdict.evidence else ()
     if support:
         return support, "evidence"
     if verdict.verdict is Verdict.SUPPORTED:
-        support = _by_claim_words(verdict.claim, texts)
+        support = _by_claim_words(verdict.claim, texts, sentence)
         if support:
             return support, "claim words"
     return (), None

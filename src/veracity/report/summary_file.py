@@ -64,6 +64,7 @@ class Stats(_Block):
     evidence_not_found: int | None = None
     unbacked_support: int | None = None
     verbatim_not_supported: int | None = None
+    overruled: int | None = None
     supported_by_conversation: int | None = None
     cut: int | None = None
     calibrated: Calibrated | None = None

@@ -93,6 +93,9 @@ class ClaimVerdict(BaseModel):
     # The judge called the claim supported on an evidence quote that is nowhere in the
     # contexts (kept or downgraded, as the judge's policy says).
     evidence_not_found: bool | None = None
+    # The judge's own verdict, where veracity set it aside: a claim that a context states
+    # word for word, as one of its sentences, is supported whatever the judge said.
+    overruled: Verdict | None = None
 
 
 class MetricResult(BaseModel):

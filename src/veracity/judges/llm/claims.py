@@ -15,6 +15,7 @@ from veracity.judges.parsing import (
     read_verdicts_reply,
     with_p_supported,
 )
+from veracity.judges.verbatim import stating_context
 from veracity.prompts import (
     CLAIM_EXTRACTION,
     CLAIM_VERIFICATION,
@@ -96,7 +97,9 @@ def _verdict(
 ) -> ClaimVerdict:
     """The verdict on ``claim``. A supported one whose evidence is not in the contexts is
     flagged ``evidence_not_found`` and, by ``policy`` "downgrade", not trusted: it becomes
-    not_enough_info with P(supported) 0."""
+    not_enough_info with P(supported) 0. A not_enough_info one on a claim that a context
+    states word for word is overruled: it is supported, with P(supported) 1 (a small judge
+    misses copied sentences; the judge's reason is kept)."""
     verdict = ClaimVerdict(
         claim=claim,
         verdict=raw.verdict,
@@ -104,6 +107,21 @@ def _verdict(
         evidence=raw.evidence,
         p_supported=raw.p_supported,
     )
+    if raw.verdict is Verdict.NOT_ENOUGH_INFO:
+        stating = stating_context(claim, contexts)
+        if stating is None:
+            return verdict
+        return verdict.model_copy(
+            update={
+                "verdict": Verdict.SUPPORTED,
+                "reason": f"context {stating + 1} states it word for word; the judge said "
+                f"not_enough_info ({raw.reason})",
+                # Its words are the context's, case and punctuation aside.
+                "evidence": claim,
+                "p_supported": None if raw.p_supported is None else 1.0,
+                "overruled": raw.verdict,
+            }
+        )
     if raw.verdict is not Verdict.SUPPORTED or quote_in_contexts(raw.evidence, contexts):
         return verdict
     if policy == "flag":
