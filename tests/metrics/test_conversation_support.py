@@ -164,3 +164,28 @@ async def test_support_no_turn_holds_is_not_the_conversations() -> None:
         note.startswith("1 claim(s) the judge called supported by the conversation, on evidence")
         for note in result.details["notes"]
     )
+
+
+async def test_a_sentence_an_earlier_turn_gave_word_for_word_is_the_conversations() -> None:
+    # The judge said not_enough_info against the contexts and against the turns alike; the
+    # assistant's earlier turn has the claim as one of its sentences, so it is supported
+    # there, and the judge's verdict is kept as overruled.
+    claim = "The Columbus store sells bikes and repairs them."
+    history = (
+        Turn(role="user", content="Where can I buy a bike?"),
+        Turn(role="assistant", content="The Columbus store sells bikes and repairs them. More?"),
+    )
+    chat = ScriptedChat(
+        [
+            claims_reply(claim),
+            verdicts_reply((claim, "not_enough_info", "not in the contexts", "")),
+            verdicts_reply((claim, "not_enough_info", "the turns do not say", "")),
+        ]
+    )
+    sample = make_sample(answer=claim, contexts=CONTEXTS, history=history)
+    result = await _score(chat, Faithfulness(), sample)
+    (shown,) = result.details["claims"]
+    assert shown["verdict"] == "supported_by_conversation"
+    assert shown["overruled"] == "not_enough_info"
+    assert shown["reason"].startswith("not in the contexts, but turn 2 (assistant) supports it")
+    assert result.details["overruled"] == 1 and result.score == 1.0
