@@ -7,7 +7,8 @@ import tracemalloc
 
 import pytest
 
-from veracity.judges.verbatim import VERBATIM_WORDS, stating_context
+from veracity.judges.llm.evidence import quotes_itself
+from veracity.judges.verbatim import VERBATIM_WORDS, stating_contexts
 
 CLAIM = "Peer to peer lending isn't FDIC insured."
 
@@ -26,9 +27,9 @@ CLAIM = "Peer to peer lending isn't FDIC insured."
 def test_a_sentence_of_the_context_is_stated(context: str) -> None:
     if ";" in context:
         # A clause before a semicolon is not a whole sentence.
-        assert stating_context(CLAIM, [context]) is None
+        assert stating_contexts(CLAIM, [context]) == ()
     else:
-        assert stating_context(CLAIM, [context]) == 0
+        assert stating_contexts(CLAIM, [context]) == (0,)
 
 
 @pytest.mark.parametrize(
@@ -45,24 +46,24 @@ def test_a_sentence_of_the_context_is_stated(context: str) -> None:
     ],
 )
 def test_words_inside_another_sentence_or_other_words_are_not_stated(context: str) -> None:
-    assert stating_context(CLAIM, [context]) is None
+    assert stating_contexts(CLAIM, [context]) == ()
 
 
 def test_a_decimal_point_does_not_end_the_sentence() -> None:
     claim = "The fee rose to 1 percent of the loan in 2020"
-    assert stating_context(claim, ["The fee rose to 1.5 percent of the loan in 2020."]) is None
-    assert stating_context(claim, ["The fee rose to 1 percent of the loan in 2020."]) == 0
+    assert stating_contexts(claim, ["The fee rose to 1.5 percent of the loan in 2020."]) == ()
+    assert stating_contexts(claim, ["The fee rose to 1 percent of the loan in 2020."]) == (0,)
 
 
-def test_the_first_context_that_states_it_is_named() -> None:
-    contexts = ["Nothing here.", "Framed: some say peer to peer lending isn't FDIC insured.", CLAIM]
-    assert stating_context(CLAIM, contexts) == 2
+def test_every_context_that_states_it_is_named() -> None:
+    contexts = [CLAIM, "Framed: some say peer to peer lending isn't FDIC insured.", CLAIM]
+    assert stating_contexts(CLAIM, contexts) == (0, 2)
 
 
 def test_a_short_claim_is_never_stated_its_words_may_be_about_anything() -> None:
     claim = "It is not insured."
     assert len(claim.split()) < VERBATIM_WORDS
-    assert stating_context(claim, ["It is not insured."]) is None
+    assert stating_contexts(claim, ["It is not insured."]) == ()
 
 
 @pytest.mark.parametrize(
@@ -71,10 +72,8 @@ def test_a_short_claim_is_never_stated_its_words_may_be_about_anything() -> None
 )
 def test_odd_claims_are_read_as_their_words(claim: str) -> None:
     contexts = ["(.*)+[a-z]{1,99}\\1 " * 3, "\x00\x1b[31m", "ünïcödé wörds ärë här tö stäy."]
-    found = stating_context(claim, contexts)
-    assert found in (None, 0, 2)
-    if claim.startswith("ü"):
-        assert found == 2
+    found = stating_contexts(claim, contexts)
+    assert found == ((2,) if claim.startswith("ü") else ())
 
 
 def test_a_huge_context_is_searched_not_copied_word_by_word() -> None:
@@ -82,10 +81,26 @@ def test_a_huge_context_is_searched_not_copied_word_by_word() -> None:
     context = filler + "Peer to peer lending isn't FDIC insured. " + "   " * 100_000
     tracemalloc.start()
     try:
-        assert stating_context(CLAIM, [context]) == 0
+        assert stating_contexts(CLAIM, [context]) == (0,)
         # Found 160,000 times, never as a sentence of its own.
-        assert stating_context("Filler text of no consequence filler text", [context]) is None
+        assert stating_contexts("Filler text of no consequence filler text", [context]) == ()
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < 3 * len(context)  # the case-folded copy, not a list of words
+
+
+@pytest.mark.parametrize(
+    ("quote", "itself"),
+    [
+        ("Peer to peer lending isn't FDIC insured.", True),
+        ("peer-to-peer lending", True),  # a part of the claim
+        ("Savings grow slowly. Peer to peer lending isn't FDIC insured!", True),  # holds it
+        ("This is a myth.", False),
+        ("lending is FDIC insured", False),
+        ("", False),
+        ("  ...  ", False),
+    ],
+)
+def test_a_quote_of_the_claims_own_words(quote: str, itself: bool) -> None:
+    assert quotes_itself(CLAIM, quote) is itself

@@ -183,7 +183,8 @@ async def test_an_unsupported_claim_and_a_dangling_citation_count_against() -> N
 
 
 async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words() -> None:
-    # A small judge's quotes are often its own words: the claim's are in context 2.
+    # A small judge's quotes are often its own words: the claim's are in context 2 (the
+    # second claim is context 2's sentence, word for word: located so, whatever the quote).
     replies = [
         json.dumps({"claims": [*CLAIMS, "Bananas grow on the Moon."]}),
         _verdicts("finished in the year 1889", "it measures 330 m", "moon bananas"),
@@ -199,8 +200,24 @@ async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words()
         ([2], "cited"),
         ([], "unsupported"),  # "supported", but in words no context holds enough of
     ]
-    assert [c.get("located_by") for c in shown] == ["claim words", "claim words", None]
+    assert [c.get("located_by") for c in shown] == ["claim words", "word for word", None]
     assert recall.score == pytest.approx(2 / 3)
+
+
+async def test_a_context_stating_the_claim_word_for_word_supports_it_whatever_the_quote() -> None:
+    # The judge quoted context 1 for a claim that is context 2's sentence: both hold it,
+    # so the claim's citation of context 2 is right.
+    replies = [
+        json.dumps({"claims": ["The Eiffel Tower is 330 metres tall."]}),
+        _verdicts("The Eiffel Tower was completed in 1889"),
+    ]
+    sample = _sample("The Eiffel Tower is 330 metres tall [2].")
+    (recall, precision), _ = await _score(
+        sample, Citations(), Citations("precision"), replies=replies
+    )
+    (shown,) = recall.details["claims"]
+    assert (shown["supported_by"], shown["located_by"]) == ([1, 2], "word for word")
+    assert recall.score == 1.0 and precision.score == 1.0
 
 
 async def test_a_claim_whose_words_every_passage_holds_is_located_by_its_sentences() -> None:

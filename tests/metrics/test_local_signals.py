@@ -164,12 +164,48 @@ async def test_a_claim_a_context_states_word_for_word_is_supported_over_the_judg
     assert "supported over the judge, stated word for word in a context 1/2" in caveats(overall)
 
 
-async def test_a_contradicted_claim_stated_word_for_word_keeps_the_judges_verdict() -> None:
-    # Contexts that say both: the judge's contradiction is kept, and the caveat counts it.
-    result, _ = await _judged(("The Eiffel Tower was completed in 1889 in Paris.", "contradicted"))
-    (claim,) = result.details["claims"]
-    assert claim["verdict"] == "contradicted" and "overruled" not in claim
+@pytest.mark.parametrize("evidence", ["", "It is not made of wood.", "completed in 1899"])
+async def test_a_contradiction_on_other_words_stands_though_a_context_states_the_claim(
+    evidence: str,
+) -> None:
+    # Contexts may say both ("… This is a myth."): a contradiction that quotes other words,
+    # or none, is kept, and the caveat counts it.
+    claim = "The Eiffel Tower was completed in 1889 in Paris."
+    result = await _contradicted(claim, evidence)
+    (shown,) = result.details["claims"]
+    assert shown["verdict"] == "contradicted" and "overruled" not in shown
     assert result.details["verbatim_not_supported"] == 1
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        "The Eiffel Tower was completed in 1889 in Paris.",
+        "completed in 1889",  # a part of the claim
+        "Paris",
+        "The Eiffel Tower was completed in 1889 in Paris. It is not made of wood.",  # holds it
+    ],
+)
+async def test_a_contradiction_quoting_the_claims_own_words_is_overruled(evidence: str) -> None:
+    claim = "The Eiffel Tower was completed in 1889 in Paris."
+    result = await _contradicted(claim, evidence)
+    (shown,) = result.details["claims"]
+    assert shown["verdict"] == "supported" and shown["overruled"] == "contradicted"
+    assert shown["reason"] == (
+        "context 1 states it word for word; the judge said contradicted, quoting the "
+        "claim's own words (r)"
+    )
+    assert result.score == 1.0 and result.details["overruled"] == 1
+
+
+async def _contradicted(claim: str, evidence: str) -> MetricResult:
+    chat = ScriptedChat(
+        [claims_reply(claim), verdicts_reply((claim, "contradicted", "r", evidence))]
+    )
+    metric = Faithfulness()
+    sample = make_sample(answer=claim, contexts=[CONTEXT])
+    work = SampleWork(sample, Models(LLMJudge(chat)), 0, {metric.name: metric})
+    return await metric.score(work)
 
 
 async def test_an_abstention_keeps_the_answer_overlap_for_calibration() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from veracity.judges.offline import text as tx
 
-__all__ = ["VERBATIM_WORDS", "stating_context", "verbatim_in"]
+__all__ = ["VERBATIM_WORDS", "stating_contexts", "verbatim_in"]
 
 # A claim this many words long or longer found word for word in a context is there; a
 # shorter one ("It is tall.") may stand in a context about something else.
@@ -56,14 +56,15 @@ def _whole_sentence(text: str, start: int, end: int) -> bool:
     return opens and _CLOSING.match(text, end) is not None
 
 
-def stating_context(claim: str, contexts: Sequence[str]) -> int | None:
-    """The 0-based index of the first of ``contexts`` that has ``claim`` as one of its
-    sentences, word for word (:data:`VERBATIM_WORDS` words or more); ``None`` if none."""
+def stating_contexts(claim: str, contexts: Sequence[str]) -> tuple[int, ...]:
+    """The 0-based indices of the ``contexts`` that have ``claim`` as one of their
+    sentences, word for word (:data:`VERBATIM_WORDS` words or more)."""
     pattern = _pattern(claim)
     if pattern is None:
-        return None
-    for index, context in enumerate(contexts):
-        folded = tx.casefolded(context)
-        if any(_whole_sentence(folded, m.start(), m.end()) for m in pattern.finditer(folded)):
-            return index
-    return None
+        return ()
+    return tuple(i for i, context in enumerate(contexts) if _states(pattern, context))
+
+
+def _states(pattern: re.Pattern[str], context: str) -> bool:
+    folded = tx.casefolded(context)
+    return any(_whole_sentence(folded, m.start(), m.end()) for m in pattern.finditer(folded))

@@ -3,7 +3,9 @@ conversation's turns): where its evidence quote is found; or, for a quote found 
 (a small judge paraphrases its quotes), the text holding the most of the claim's own
 content words, at least :data:`CLAIM_WORDS_FOUND` of them (several holding as many: those
 holding the most of the words of the sentence the claim was drawn from, where known).
-Support found nowhere is not located: the judge's word alone does not say where it is.
+A text that has the claim as one of its sentences, word for word, holds its support
+whatever the quote says. Support found nowhere is not located: the judge's word alone does
+not say where it is.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Literal
 
 from veracity.judges.llm.evidence import contexts_quoting
 from veracity.judges.offline.text import content_tokens
+from veracity.judges.verbatim import stating_contexts
 from veracity.types import ClaimVerdict, Verdict
 
 __all__ = ["CLAIM_WORDS_FOUND", "Located", "locate"]
@@ -20,7 +23,7 @@ __all__ = ["CLAIM_WORDS_FOUND", "Located", "locate"]
 # The share of a claim's content words a text must hold to be taken as its support when
 # the judge's evidence quote is in no text.
 CLAIM_WORDS_FOUND = 0.6
-Located = Literal["evidence", "claim words"]
+Located = Literal["evidence", "word for word", "claim words"]
 
 
 def _shares(text: str, texts: Sequence[str]) -> list[float]:
@@ -53,10 +56,16 @@ def locate(
     verdict: ClaimVerdict, texts: Sequence[str], sentence: str | None = None
 ) -> tuple[tuple[int, ...], Located | None]:
     """The 0-based indices of the ``texts`` ``verdict``'s support is in, and how they were
-    found; ``((), None)`` when nowhere (the claim words are tried for a supported verdict
-    only, ties broken by the words of ``sentence``, the answer's sentence the claim is
-    drawn from, where known)."""
+    found; ``((), None)`` when nowhere. For a supported verdict, a text that has the claim
+    as one of its sentences, word for word, is where its support is too, whatever the
+    quote names; and the claim words are tried for a supported verdict only, ties broken
+    by the words of ``sentence``, the answer's sentence the claim is drawn from, where
+    known."""
     support = contexts_quoting(verdict.evidence, texts) if verdict.evidence else ()
+    if verdict.verdict is Verdict.SUPPORTED:
+        stated = stating_contexts(verdict.claim, texts)
+        if not set(stated) <= set(support):
+            return tuple(sorted({*support, *stated})), "word for word"
     if support:
         return support, "evidence"
     if verdict.verdict is Verdict.SUPPORTED:

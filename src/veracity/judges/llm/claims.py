@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all, ask_once
-from veracity.judges.llm.evidence import UnfoundedSupport, quote_in_contexts
+from veracity.judges.llm.evidence import UnfoundedSupport, quote_in_contexts, quotes_itself
 from veracity.judges.parsing import (
     RawVerdict,
     match_verdicts,
@@ -15,7 +15,7 @@ from veracity.judges.parsing import (
     read_verdicts_reply,
     with_p_supported,
 )
-from veracity.judges.verbatim import stating_context
+from veracity.judges.verbatim import stating_contexts
 from veracity.prompts import (
     CLAIM_EXTRACTION,
     CLAIM_VERIFICATION,
@@ -97,9 +97,11 @@ def _verdict(
 ) -> ClaimVerdict:
     """The verdict on ``claim``. A supported one whose evidence is not in the contexts is
     flagged ``evidence_not_found`` and, by ``policy`` "downgrade", not trusted: it becomes
-    not_enough_info with P(supported) 0. A not_enough_info one on a claim that a context
-    states word for word is overruled: it is supported, with P(supported) 1 (a small judge
-    misses copied sentences; the judge's reason is kept)."""
+    not_enough_info with P(supported) 0. A claim that a context states word for word is
+    supported, with P(supported) 1, where the judge said not_enough_info, or contradicted
+    quoting nothing but the claim's own words (a small judge misses copied sentences; its
+    verdict and reason are kept). A contradiction quoting other words stands: the contexts
+    may say both ("This is a myth.")."""
     verdict = ClaimVerdict(
         claim=claim,
         verdict=raw.verdict,
@@ -107,15 +109,17 @@ def _verdict(
         evidence=raw.evidence,
         p_supported=raw.p_supported,
     )
-    if raw.verdict is Verdict.NOT_ENOUGH_INFO:
-        stating = stating_context(claim, contexts)
-        if stating is None:
-            return verdict
+    missed = raw.verdict is Verdict.NOT_ENOUGH_INFO or (
+        raw.verdict is Verdict.CONTRADICTED and quotes_itself(claim, raw.evidence)
+    )
+    stating = stating_contexts(claim, contexts) if missed else ()
+    if stating:
+        quoting = ", quoting the claim's own words" if raw.verdict is Verdict.CONTRADICTED else ""
         return verdict.model_copy(
             update={
                 "verdict": Verdict.SUPPORTED,
-                "reason": f"context {stating + 1} states it word for word; the judge said "
-                f"not_enough_info ({raw.reason})",
+                "reason": f"context {stating[0] + 1} states it word for word; the judge said "
+                f"{raw.verdict.value}{quoting} ({raw.reason})",
                 # Its words are the context's, case and punctuation aside.
                 "evidence": claim,
                 "p_supported": None if raw.p_supported is None else 1.0,

@@ -57,6 +57,13 @@ def contexts_quoting(quote: str, contexts: Sequence[str]) -> tuple[int, ...]:
     return tuple(i for i, one in enumerate(normal) if all(_found(p, [one]) for p in parts))
 
 
+def quotes_itself(claim: str, quote: str) -> bool:
+    """Whether ``quote`` is made of ``claim``'s own words: one holds the other, case,
+    whitespace and punctuation aside (an empty quote is not)."""
+    said, quoted = f" {_normal(claim)} ", f" {_normal(quote)} "
+    return bool(quoted.strip()) and (quoted in said or said in quoted)
+
+
 def _found(wanted: str, normal: Sequence[str]) -> bool:
     # Whole words only: "is" is not found in "this".
     if any(f" {wanted} " in f" {context} " for context in normal):
