@@ -95,7 +95,7 @@ def test_a_huge_context_is_searched_not_copied_word_by_word() -> None:
     [
         ("Peer to peer lending isn't FDIC insured.", True),
         ("peer-to-peer lending", True),  # a part of the claim
-        ("Savings grow slowly. Peer to peer lending isn't FDIC insured!", True),  # holds it
+        ("Peer to peer lending isn't FDIC insured. That is a myth.", False),  # more than it
         ("This is a myth.", False),
         ("lending is FDIC insured", False),
         ("", False),

@@ -164,7 +164,15 @@ async def test_a_claim_a_context_states_word_for_word_is_supported_over_the_judg
     assert "supported over the judge, stated word for word in a context 1/2" in caveats(overall)
 
 
-@pytest.mark.parametrize("evidence", ["", "It is not made of wood.", "completed in 1899"])
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        "",
+        "It is not made of wood.",
+        "completed in 1899",
+        "The Eiffel Tower was completed in 1889 in Paris. It is not made of wood.",  # more
+    ],
+)
 async def test_a_contradiction_on_other_words_stands_though_a_context_states_the_claim(
     evidence: str,
 ) -> None:
@@ -183,7 +191,6 @@ async def test_a_contradiction_on_other_words_stands_though_a_context_states_the
         "The Eiffel Tower was completed in 1889 in Paris.",
         "completed in 1889",  # a part of the claim
         "Paris",
-        "The Eiffel Tower was completed in 1889 in Paris. It is not made of wood.",  # holds it
     ],
 )
 async def test_a_contradiction_quoting_the_claims_own_words_is_overruled(evidence: str) -> None:

@@ -58,10 +58,11 @@ def contexts_quoting(quote: str, contexts: Sequence[str]) -> tuple[int, ...]:
 
 
 def quotes_itself(claim: str, quote: str) -> bool:
-    """Whether ``quote`` is made of ``claim``'s own words: one holds the other, case,
-    whitespace and punctuation aside (an empty quote is not)."""
-    said, quoted = f" {_normal(claim)} ", f" {_normal(quote)} "
-    return bool(quoted.strip()) and (quoted in said or said in quoted)
+    """Whether ``quote`` is made of ``claim``'s own words, all or part of them, case,
+    whitespace and punctuation aside (an empty quote is not). A quote holding more than
+    the claim is not: "… in Paris. That is a myth." may contradict it."""
+    quoted = _normal(quote)
+    return bool(quoted) and f" {quoted} " in f" {_normal(claim)} "
 
 
 def _found(wanted: str, normal: Sequence[str]) -> bool:
