@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import warnings
@@ -15,8 +16,9 @@ from veracity import evaluate
 from veracity.chat import ChatReply, OpenAIChat, ScriptedChat
 from veracity.chat.cache import CachedChat, CorruptCacheWarning, ResponseCache
 from veracity.judges import LLMJudge
-from veracity.prompts import ChatMessage
+from veracity.prompts import ChatMessage, OutputSpec
 from veracity.testing import FakeLLMServer
+from veracity.transport.errors import CallFailedError
 from veracity.types import Usage
 
 
@@ -184,3 +186,95 @@ def test_run_json_says_whose_cache_the_replies_went_through(
     # A run's own replies are gone once it completes; the shared cache stays.
     assert not (tmp_path / "run" / "replies.sqlite3").exists()
     assert (tmp_path / "shared.sqlite3").exists() is cache
+
+
+class _SlowChat:
+    """A chat model whose replies take a while, so that callers overlap; ``failing`` calls
+    (by number, from 1) raise instead of answering."""
+
+    name = "fake/slow"
+    concurrency = 8
+
+    def __init__(self, failing: frozenset[int] = frozenset()) -> None:
+        self.calls = 0
+        self.failing = failing
+
+    def describe(self) -> dict[str, str]:
+        return {"name": self.name}
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
+    ) -> ChatReply:
+        self.calls += 1
+        number = self.calls
+        await asyncio.sleep(0.05)
+        if number in self.failing:
+            raise CallFailedError(f"call {number} failed")
+        return ChatReply(
+            text=f"reply {number}", usage=Usage(calls=1, input_tokens=7), latency_s=0.05,
+            model=self.name,
+        )  # fmt: skip
+
+    async def aclose(self) -> None:
+        return None
+
+
+_ASKED = [ChatMessage("user", "Is Paris in France?")]
+_OUTPUT = OutputSpec("answer", {"type": "object"})
+
+
+async def test_a_prompt_asked_again_while_in_flight_is_one_call(tmp_path: Path) -> None:
+    model = _SlowChat()
+    chat = CachedChat(model, ResponseCache(tmp_path / "c.sqlite3"))
+    replies = await asyncio.gather(
+        *(chat.complete(_ASKED, _OUTPUT, iteration=0) for _ in range(5)),
+        chat.complete(_ASKED, _OUTPUT, iteration=1),  # another iteration: its own call
+    )
+    assert model.calls == 2
+    assert [r.text for r in replies[:5]] == ["reply 1"] * 5
+    # Paid once: the others are counted as cached, at no cost.
+    assert [r.usage.calls for r in replies[:5]] == [1, 0, 0, 0, 0]
+    assert [r.usage.cached_calls for r in replies[:5]] == [0, 1, 1, 1, 1]
+    assert len({r.cache_key for r in replies[:5]}) == 1 and replies[0].cache_key is not None
+    assert replies[5].text == "reply 2"
+
+
+async def test_a_failed_call_in_flight_leaves_the_waiting_caller_to_ask(tmp_path: Path) -> None:
+    model = _SlowChat(failing=frozenset({1}))
+    chat = CachedChat(model, ResponseCache(tmp_path / "c.sqlite3"))
+    first, second = await asyncio.gather(
+        chat.complete(_ASKED, _OUTPUT, iteration=0),
+        chat.complete(_ASKED, _OUTPUT, iteration=0),
+        return_exceptions=True,
+    )
+    assert isinstance(first, CallFailedError)
+    assert isinstance(second, ChatReply) and second.text == "reply 2"
+    assert second.usage.calls == 1 and model.calls == 2
+
+
+async def test_a_cancelled_call_in_flight_leaves_the_waiting_caller_to_ask(
+    tmp_path: Path,
+) -> None:
+    model = _SlowChat()
+    chat = CachedChat(model, ResponseCache(tmp_path / "c.sqlite3"))
+    first = asyncio.create_task(chat.complete(_ASKED, _OUTPUT, iteration=0))
+    await asyncio.sleep(0)
+    second = asyncio.create_task(chat.complete(_ASKED, _OUTPUT, iteration=0))
+    await asyncio.sleep(0.01)
+    first.cancel()
+    reply = await second
+    assert first.cancelled()
+    assert reply.text == "reply 2" and model.calls == 2
+    assert chat._asking == {}  # nothing left waiting
+
+
+async def test_a_cancelled_waiter_does_not_cancel_the_call_it_waits_on(tmp_path: Path) -> None:
+    model = _SlowChat()
+    chat = CachedChat(model, ResponseCache(tmp_path / "c.sqlite3"))
+    first = asyncio.create_task(chat.complete(_ASKED, _OUTPUT, iteration=0))
+    await asyncio.sleep(0)
+    second = asyncio.create_task(chat.complete(_ASKED, _OUTPUT, iteration=0))
+    await asyncio.sleep(0.01)
+    second.cancel()
+    assert (await first).text == "reply 1"
+    assert second.cancelled() and model.calls == 1

@@ -3,6 +3,7 @@ and what each endpoint accepted, so a run never pays for the same rejection twic
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -512,6 +513,11 @@ class CachedChat:
     so a re-run of a finished run makes no call at all, not even a rejected one. ``scope``
     says whose cache it is in ``run.json``: "shared" between runs, or "run" (a run's own
     replies, kept until it completes, when the shared cache is off).
+
+    A prompt already being asked is not asked again at the same time: the second caller
+    waits for the first one's reply and takes it as a cached one (two systems giving the
+    same answer share one call, and get the same verdicts, live as from the cache). If the
+    first call fails, the one waiting asks for itself.
     """
 
     def __init__(
@@ -521,6 +527,9 @@ class CachedChat:
         self.cache = cache
         self.scope = scope
         self._remembered: dict[str, Any] | None = None
+        # Each prompt being asked now (on an event loop), and its reply to come (None if
+        # none came). Callers on another loop, or thread, do not wait on it.
+        self._asking: dict[tuple[int, str], asyncio.Future[ChatReply | None]] = {}
         if isinstance(model, Negotiating):
             learnt = cache.negotiated(model.negotiation_key())
             if learnt is not None:
@@ -542,9 +551,32 @@ class CachedChat:
         self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
     ) -> ChatReply:
         key = cache_key(self.model, messages, output, iteration)
-        cached = await self.cache.fetch(key)
-        if cached is not None:
-            return cached
+        loop = asyncio.get_running_loop()
+        asked = (id(loop), key)
+        while True:
+            cached = await self.cache.fetch(key)
+            if cached is not None:
+                return cached
+            asking = self._asking.get(asked)
+            if asking is None:
+                break
+            # Shielded: a caller cancelled while waiting does not cancel the call it waits on.
+            answered = await asyncio.shield(asking)
+            if answered is not None:
+                return replace(answered, usage=Usage(cached_calls=1), latency_s=0.0)
+        future: asyncio.Future[ChatReply | None] = loop.create_future()
+        self._asking[asked] = future
+        reply: ChatReply | None = None
+        try:
+            reply = await self._ask(key, messages, output, iteration)
+            return reply
+        finally:
+            del self._asking[asked]
+            future.set_result(reply)
+
+    async def _ask(
+        self, key: str, messages: Sequence[ChatMessage], output: OutputSpec, iteration: int
+    ) -> ChatReply:
         reply = await self.model.complete(messages, output, iteration=iteration)
         if isinstance(self.model, Negotiating):
             state = self.model.negotiated()
