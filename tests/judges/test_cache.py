@@ -252,15 +252,23 @@ async def test_a_failed_call_in_flight_leaves_the_waiting_caller_to_ask(tmp_path
     assert second.usage.calls == 1 and model.calls == 2
 
 
-async def test_a_cancelled_call_in_flight_leaves_the_waiting_caller_to_ask(
+async def _two_in_flight(
     tmp_path: Path,
-) -> None:
+) -> tuple[_SlowChat, CachedChat, asyncio.Task[ChatReply], asyncio.Task[ChatReply]]:
+    """A call in flight, and a second caller of the same prompt waiting on it."""
     model = _SlowChat()
     chat = CachedChat(model, ResponseCache(tmp_path / "c.sqlite3"))
     first = asyncio.create_task(chat.complete(_ASKED, _OUTPUT, iteration=0))
     await asyncio.sleep(0)
     second = asyncio.create_task(chat.complete(_ASKED, _OUTPUT, iteration=0))
     await asyncio.sleep(0.01)
+    return model, chat, first, second
+
+
+async def test_a_cancelled_call_in_flight_leaves_the_waiting_caller_to_ask(
+    tmp_path: Path,
+) -> None:
+    model, chat, first, second = await _two_in_flight(tmp_path)
     first.cancel()
     reply = await second
     assert first.cancelled()
@@ -269,12 +277,7 @@ async def test_a_cancelled_call_in_flight_leaves_the_waiting_caller_to_ask(
 
 
 async def test_a_cancelled_waiter_does_not_cancel_the_call_it_waits_on(tmp_path: Path) -> None:
-    model = _SlowChat()
-    chat = CachedChat(model, ResponseCache(tmp_path / "c.sqlite3"))
-    first = asyncio.create_task(chat.complete(_ASKED, _OUTPUT, iteration=0))
-    await asyncio.sleep(0)
-    second = asyncio.create_task(chat.complete(_ASKED, _OUTPUT, iteration=0))
-    await asyncio.sleep(0.01)
+    model, _, first, second = await _two_in_flight(tmp_path)
     second.cancel()
     assert (await first).text == "reply 1"
     assert second.cancelled() and model.calls == 1
