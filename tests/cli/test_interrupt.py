@@ -38,7 +38,8 @@ def test_ctrl_c_keeps_the_results_says_so_and_exits_130(tmp_path: Path) -> None:
                     "id": f"q{i}",
                     "question": "Where is the Eiffel Tower?",
                     "contexts": ["The Eiffel Tower is a wrought-iron tower in Paris, France."],
-                    "answer": "The Eiffel Tower is in Paris.",
+                    # Each answer its own: the same prompt in flight is asked only once.
+                    "answer": f"The Eiffel Tower is in Paris ({i}).",
                 }
             )
             + "\n"

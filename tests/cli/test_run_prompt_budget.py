@@ -70,8 +70,9 @@ def test_over_the_budget_is_invalid_input_and_never_sent(tmp_path: Path) -> None
         )
     assert "about 250," in results["huge-answer"]["reason"]
     assert results["small"]["status"] == "scored"
-    # The small sample's two calls and the huge context's claim extraction; nothing bigger.
-    assert len(requests) == 3
+    # The small sample's two calls, the huge context's claim extraction being the small
+    # sample's own prompt (asked once, for both); nothing bigger.
+    assert len(requests) == 2
     assert max(_sent_chars(r) for r in requests) < 32_000 * 4
     settings = results["manifest"]["settings"]
     assert (settings["prompt_budget"], settings["truncate_contexts"]) == (32_000, False)
