@@ -19,17 +19,13 @@ CLAIM = "Peer to peer lending isn't FDIC insured."
         "Peer to peer lending isn't FDIC insured.",  # the whole context
         "Savings grow slowly. Peer to peer lending isn't FDIC insured. You can lose it all.",
         "Risks!  PEER TO PEER LENDING ISN’T FDIC INSURED",  # a layout break, case, apostrophe
-        "Risks\n* peer-to-peer lending isn't FDIC-insured; you can lose it all",
+        "Risks\n* peer-to-peer lending isn't FDIC-insured\nYou can lose it all.",  # a bullet
         'He said: no. "Peer to peer lending isn\'t FDIC insured." Then he left.',
         "Risks (read first)\n\tPeer to peer lending isn't FDIC insured\n\nMore below.",
     ],
 )
 def test_a_sentence_of_the_context_is_stated(context: str) -> None:
-    if ";" in context:
-        # A clause before a semicolon is not a whole sentence.
-        assert stating_contexts(CLAIM, [context]) == ()
-    else:
-        assert stating_contexts(CLAIM, [context]) == (0,)
+    assert stating_contexts(CLAIM, [context]) == (0,)
 
 
 @pytest.mark.parametrize(
@@ -39,6 +35,7 @@ def test_a_sentence_of_the_context_is_stated(context: str) -> None:
         "Peer to peer lending isn't FDIC insured, unless the platform is a bank.",  # qualified
         "Peer to peer lending isn't FDIC insured?",  # a question
         "Myth: peer to peer lending isn't FDIC insured.",  # a label before it
+        "Risks\n* peer-to-peer lending isn't FDIC-insured; you can lose it all",  # a clause
         "It is false that peer to peer lending isn't FDIC insured.",
         "Peer to peer lending isn't FDIC insured for 1.5 years.",
         "Peer to peer lending is FDIC insured.",
