@@ -183,10 +183,13 @@ async def test_an_unsupported_claim_and_a_dangling_citation_count_against() -> N
 
 
 async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words() -> None:
-    # A small judge's quotes are often its own words: the claim's are in context 2 (the
-    # second claim is context 2's sentence, word for word: located so, whatever the quote).
+    # A small judge's quotes are often its own words: the first claim's words are in
+    # context 1 (not word for word), the second claim is context 2's sentence, word for
+    # word: located so, whatever the quote.
     replies = [
-        json.dumps({"claims": [*CLAIMS, "Bananas grow on the Moon."]}),
+        json.dumps(
+            {"claims": ["The tower was completed in 1889.", CLAIMS[1], "Bananas grow on the Moon."]}
+        ),
         _verdicts("finished in the year 1889", "it measures 330 m", "moon bananas"),
     ]
     sample = _sample(
@@ -204,20 +207,40 @@ async def test_a_paraphrased_evidence_quote_is_located_by_the_claims_own_words()
     assert recall.score == pytest.approx(2 / 3)
 
 
-async def test_a_context_stating_the_claim_word_for_word_supports_it_whatever_the_quote() -> None:
-    # The judge quoted context 1 for a claim that is context 2's sentence: both hold it,
-    # so the claim's citation of context 2 is right.
-    replies = [
-        json.dumps({"claims": ["The Eiffel Tower is 330 metres tall."]}),
-        _verdicts("The Eiffel Tower was completed in 1889"),
-    ]
-    sample = _sample("The Eiffel Tower is 330 metres tall [2].")
+@pytest.mark.parametrize(
+    ("claim", "answer"),
+    [
+        ("The Eiffel Tower is 330 metres tall.", "The Eiffel Tower is 330 metres tall [1][2]."),
+        # Part of a sentence of context 2, six words or more, in order: as good as a whole.
+        ("The Eiffel Tower is 330 metres", "The Eiffel Tower is 330 metres tall [1][2]."),
+    ],
+)
+async def test_the_context_holding_the_claim_word_for_word_is_its_support_whatever_the_quote(
+    claim: str, answer: str
+) -> None:
+    # The judge quoted context 1 (the tower's completion) for a claim context 2 holds word
+    # for word: context 2 is where its support is, and the citation of context 1 supports
+    # nothing.
+    replies = [json.dumps({"claims": [claim]}), _verdicts("The Eiffel Tower was completed in 1889")]
     (recall, precision), _ = await _score(
-        sample, Citations(), Citations("precision"), replies=replies
+        _sample(answer), Citations(), Citations("precision"), replies=replies
     )
     (shown,) = recall.details["claims"]
-    assert (shown["supported_by"], shown["located_by"]) == ([1, 2], "word for word")
-    assert recall.score == 1.0 and precision.score == 1.0
+    assert (shown["supported_by"], shown["located_by"]) == ([2], "word for word")
+    assert recall.score == 1.0 and precision.score == pytest.approx(0.5)
+
+
+def test_every_context_holding_the_claim_word_for_word_holds_its_support() -> None:
+    claim = "The Eiffel Tower is 330 metres tall."
+    verdict = ClaimVerdict(claim=claim, verdict=Verdict.SUPPORTED, evidence="completed in 1889")
+    texts = [CONTEXTS[0], f"As everyone knows, {claim.lower()}", "Bananas.", claim]
+    assert locate(verdict, texts) == ((1, 3), "word for word")
+    # The quote where the claim is: located by the quote, as before.
+    quoted = verdict.model_copy(update={"evidence": "330 metres tall"})
+    assert locate(quoted, [CONTEXTS[0], claim]) == ((1,), "evidence")
+    # Not supported: not located by its words.
+    unsure = verdict.model_copy(update={"verdict": Verdict.NOT_ENOUGH_INFO, "evidence": ""})
+    assert locate(unsure, texts) == ((), None)
 
 
 async def test_a_claim_whose_words_every_passage_holds_is_located_by_its_sentences() -> None:

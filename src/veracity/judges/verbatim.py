@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from veracity.judges.offline import text as tx
 
-__all__ = ["VERBATIM_WORDS", "stating_contexts", "verbatim_in"]
+__all__ = ["VERBATIM_WORDS", "stating_contexts", "verbatim_contexts", "verbatim_in"]
 
 # A claim this many words long or longer found word for word in a context is there; a
 # shorter one ("It is tall.") may stand in a context about something else.
@@ -43,6 +43,15 @@ def verbatim_in(claim: str, folded: Sequence[str]) -> bool:
     case-folded by :func:`~veracity.judges.offline.text.casefolded`)."""
     pattern = _pattern(claim)
     return pattern is not None and any(pattern.search(text) for text in folded)
+
+
+def verbatim_contexts(claim: str, contexts: Sequence[str]) -> tuple[int, ...]:
+    """The 0-based indices of the ``contexts`` holding ``claim``'s words, in order
+    (:data:`VERBATIM_WORDS` words or more), wherever in their sentences."""
+    pattern = _pattern(claim)
+    if pattern is None:
+        return ()
+    return tuple(i for i, context in enumerate(contexts) if pattern.search(tx.casefolded(context)))
 
 
 def _whole_sentence(text: str, start: int, end: int) -> bool:

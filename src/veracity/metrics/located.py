@@ -3,9 +3,10 @@ conversation's turns): where its evidence quote is found; or, for a quote found 
 (a small judge paraphrases its quotes), the text holding the most of the claim's own
 content words, at least :data:`CLAIM_WORDS_FOUND` of them (several holding as many: those
 holding the most of the words of the sentence the claim was drawn from, where known).
-A text that has the claim as one of its sentences, word for word, holds its support
-whatever the quote says. Support found nowhere is not located: the judge's word alone does
-not say where it is.
+The texts holding a supported claim word for word (six words or more, in order) are where
+its support is, whatever the quote names: a small judge quotes a passage loosely related
+to a claim that another passage holds as it stands. Support found nowhere is not located:
+the judge's word alone does not say where it is.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Literal
 
 from veracity.judges.llm.evidence import contexts_quoting
 from veracity.judges.offline.text import content_tokens
-from veracity.judges.verbatim import stating_contexts
+from veracity.judges.verbatim import verbatim_contexts
 from veracity.types import ClaimVerdict, Verdict
 
 __all__ = ["CLAIM_WORDS_FOUND", "Located", "locate"]
@@ -56,16 +57,15 @@ def locate(
     verdict: ClaimVerdict, texts: Sequence[str], sentence: str | None = None
 ) -> tuple[tuple[int, ...], Located | None]:
     """The 0-based indices of the ``texts`` ``verdict``'s support is in, and how they were
-    found; ``((), None)`` when nowhere. For a supported verdict, a text that has the claim
-    as one of its sentences, word for word, is where its support is too, whatever the
-    quote names; and the claim words are tried for a supported verdict only, ties broken
-    by the words of ``sentence``, the answer's sentence the claim is drawn from, where
-    known."""
+    found; ``((), None)`` when nowhere. For a supported verdict, the texts holding the
+    claim word for word are where its support is, whatever the quote names; and the claim
+    words are tried for a supported verdict only, ties broken by the words of
+    ``sentence``, the answer's sentence the claim is drawn from, where known."""
     support = contexts_quoting(verdict.evidence, texts) if verdict.evidence else ()
     if verdict.verdict is Verdict.SUPPORTED:
-        stated = stating_contexts(verdict.claim, texts)
-        if not set(stated) <= set(support):
-            return tuple(sorted({*support, *stated})), "word for word"
+        verbatim = verbatim_contexts(verdict.claim, texts)
+        if verbatim and set(verbatim) != set(support):
+            return verbatim, "word for word"
     if support:
         return support, "evidence"
     if verdict.verdict is Verdict.SUPPORTED:
