@@ -63,6 +63,9 @@ class Faithfulness:
     and ``details["overruled"]`` those an LLM judge called not_enough_info although a
     context has them as one of its sentences, word for word: those are supported, the
     judge's verdict kept in the claim's ``overruled``.
+    ``details["supported_on_second_look"]`` counts the claims an LLM judge first called
+    not_enough_info and then supported, asked again about the claim alone against the
+    context(s) holding its words (the first verdict kept in the claim's ``first_look``).
     """
 
     batch_verification: bool = True
@@ -204,6 +207,9 @@ class Faithfulness:
         overruled = sum(v.overruled is not None for v in verdicts)
         if overruled:
             details["overruled"] = overruled
+        looked_again = sum(v.first_look is not None for v in verdicts)
+        if looked_again:
+            details["supported_on_second_look"] = looked_again
         if status is Status.SCORED and all(v.p_supported is not None for v in verdicts):
             probabilities = [self._p_counted(v) for v in verdicts]
             score = sum(probabilities) / len(probabilities)

@@ -49,13 +49,15 @@ class Group:
     # Claim verdicts (faithfulness-like metrics): how many, how many were supported on an
     # evidence quote that is not in the contexts, how many were supported although a
     # name or number of theirs is nowhere in the contexts, and how many were not although
-    # they stand word for word in a context, and how many veracity supported although the
-    # judge did not, since a context states them word for word.
+    # they stand word for word in a context, how many veracity supported although the
+    # judge did not, since a context states them word for word, and how many the judge
+    # supported only on a second look.
     claims: int | None = None
     evidence_not_found: int = 0
     unbacked_support: int = 0
     verbatim_not_supported: int = 0
     overruled: int = 0
+    supported_on_second_look: int = 0
     supported_by_conversation: int = 0
     # Results whose texts a local model read only the start of (``details["cut"]``).
     cut: int = 0
@@ -80,6 +82,7 @@ class Group:
             self.unbacked_support += int(record.details.get("unbacked_support", 0))
             self.verbatim_not_supported += int(record.details.get("verbatim_not_supported", 0))
             self.overruled += int(record.details.get("overruled", 0))
+            self.supported_on_second_look += int(record.details.get("supported_on_second_look", 0))
             self.supported_by_conversation += int(
                 record.details.get("supported_by_conversation", 0)
             )
@@ -114,6 +117,7 @@ class Group:
                     "unbacked_support": self.unbacked_support,
                     "verbatim_not_supported": self.verbatim_not_supported,
                     "overruled": self.overruled,
+                    "supported_on_second_look": self.supported_on_second_look,
                     "supported_by_conversation": self.supported_by_conversation,
                 }
             ),
@@ -139,7 +143,8 @@ def caveats(stats: Mapping[str, Any]) -> list[str]:
     verdicts on a quote the contexts do not hold or on a claim whose name or number the
     contexts lack, claims not supported that a context holds word for word, claims
     supported over the judge's not_enough_info since a context states them word for word,
-    texts a local model read only the start of. Shown beside the statuses in every report."""
+    claims the judge supported only on a second look, texts a local model read only the
+    start of. Shown beside the statuses in every report."""
     found = []
     if stats.get("evidence_not_found"):
         found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']}")
@@ -157,6 +162,11 @@ def caveats(stats: Mapping[str, Any]) -> list[str]:
         found.append(
             f"supported over the judge, stated word for word in a context {stats['overruled']}/"
             f"{stats['claims']}"
+        )
+    if stats.get("supported_on_second_look"):
+        found.append(
+            f"supported on a second look, the claim alone against the context holding its "
+            f"words {stats['supported_on_second_look']}/{stats['claims']}"
         )
     if stats.get("supported_by_conversation"):
         found.append(

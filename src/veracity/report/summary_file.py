@@ -65,6 +65,7 @@ class Stats(_Block):
     unbacked_support: int | None = None
     verbatim_not_supported: int | None = None
     overruled: int | None = None
+    supported_on_second_look: int | None = None
     supported_by_conversation: int | None = None
     cut: int | None = None
     calibrated: Calibrated | None = None

@@ -96,6 +96,9 @@ class ClaimVerdict(BaseModel):
     # The judge's own verdict, where veracity set it aside: a claim that a context states
     # word for word, as one of its sentences, is supported whatever the judge said.
     overruled: Verdict | None = None
+    # The judge's verdict on its first look, where a second look (the claim alone, against
+    # the one context holding its words) found the support the first missed.
+    first_look: Verdict | None = None
 
 
 class MetricResult(BaseModel):

@@ -6,8 +6,10 @@ import asyncio
 from collections.abc import Mapping, Sequence
 
 from veracity.judges.base import JudgeOutcome
+from veracity.judges.claim_signals import claim_signals
 from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all, ask_once
 from veracity.judges.llm.evidence import UnfoundedSupport, quote_in_contexts, quotes_itself
+from veracity.judges.offline.text import content_tokens
 from veracity.judges.parsing import (
     RawVerdict,
     match_verdicts,
@@ -75,6 +77,7 @@ async def _verify_group(
     exchange: Exchange,
     iteration: int,
     unfounded: UnfoundedSupport,
+    second_look: bool = True,
 ) -> list[ClaimVerdict]:
     async def ask_round(pending: list[int]) -> tuple[Mapping[int, RawVerdict], Sequence[int]]:
         asked = [claims[i] for i in pending]
@@ -87,8 +90,80 @@ async def _verify_group(
         return match.assigned, match.missing
 
     verdicts = await ask_for_all(len(claims), ask_round, exchange, "claim")
-    return [
+    judged = [
         _verdict(claim, v, contexts, unfounded) for claim, v in zip(claims, verdicts, strict=True)
+    ]
+    open_claims = [v.claim for v in judged if v.verdict is Verdict.NOT_ENOUGH_INFO]
+    if not second_look or not open_claims:
+        return judged
+    places = dict(zip(open_claims, holding_contexts(open_claims, contexts), strict=True))
+
+    async def look_again(verdict: ClaimVerdict) -> ClaimVerdict:
+        where = places.get(verdict.claim, ()) if verdict.verdict is Verdict.NOT_ENOUGH_INFO else ()
+        if not where or (len(claims) == 1 and len(where) == len(contexts)):
+            return verdict  # nowhere to look, or asked alone against these already
+        return await _second_look(asker, verdict, where, contexts, exchange, iteration, unfounded)
+
+    return list(await asyncio.gather(*map(look_again, judged)))
+
+
+async def _second_look(
+    asker: Asker,
+    verdict: ClaimVerdict,
+    where: tuple[int, ...],
+    contexts: Sequence[str],
+    exchange: Exchange,
+    iteration: int,
+    unfounded: UnfoundedSupport,
+) -> ClaimVerdict:
+    """The judge's verdict on a not_enough_info ``verdict``'s claim asked alone against
+    the contexts ``where`` its words are (:func:`holding_contexts`), where it finds support
+    there: among many passages and claims, a small judge misses what one passage says.
+    ``verdict`` otherwise (a second look that fails included)."""
+    part = Exchange()
+    try:
+        [again] = await _verify_group(
+            asker, [verdict.claim], [contexts[i] for i in where], part, iteration, unfounded,
+            second_look=False,
+        )  # fmt: skip
+    except Unusable as exc:
+        part.notes.append(f"second look at {_named(where)} gave no verdict: {exc}")
+        part.failed(asker.model, str(exc))  # its replies leave the cache: a re-run asks again
+        again = verdict
+    exchange.absorb(part)
+    if again.verdict is not Verdict.SUPPORTED:
+        return verdict
+    return again.model_copy(
+        update={
+            "reason": f"asked again against {_named(where)} alone: {again.reason} (first "
+            f"look: {verdict.verdict.value}, {verdict.reason})",
+            "first_look": verdict.verdict,
+        }
+    )
+
+
+def _named(contexts: Sequence[int]) -> str:
+    numbers = ", ".join(str(i + 1) for i in contexts)
+    return f"context{'s' if len(contexts) > 1 else ''} {numbers}"
+
+
+def holding_contexts(claims: Sequence[str], contexts: Sequence[str]) -> list[tuple[int, ...]]:
+    """For each claim, the 0-based indices of the contexts where a second look may find
+    its support: those holding every content word, name and number of it, with as many
+    negation words in the sentence it restates as it has. Shown one passage, the 1.5B
+    judge supports a copy of its sentence with one word swapped, or negated, as readily as
+    the sentence: the words must say it might be there."""
+    per_context = [claim_signals(claims, [context]) for context in contexts]
+    return [
+        tuple(
+            i
+            for i, signals in enumerate(per_context)
+            if content_tokens(claim)
+            and signals[n].overlap == 1.0
+            and signals[n].negations_agree
+            and not signals[n].unbacked
+        )
+        for n, claim in enumerate(claims)
     ]
 
 

@@ -187,3 +187,9 @@ def specific(word: str) -> bool:
 def negated(text: str) -> bool:
     """Whether ``text`` has a negation word (not, never, no, n't, without, …)."""
     return _NEGATION.search(casefolded(text)) is not None
+
+
+def negations(text: str) -> int:
+    """How many negation words ``text`` has: "is not" added to a sentence that already
+    has a "not" elsewhere leaves it negated, one more negation."""
+    return len(_NEGATION.findall(casefolded(text)))
