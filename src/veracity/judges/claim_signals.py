@@ -85,20 +85,22 @@ def _claim(claim: str, ctx: _Contexts) -> ClaimSignals:
         dict.fromkeys(tx.all_tokens(claim))
     )
     closest = max(ctx.sentences, key=lambda s: _share(s[0], words), default=None)
-    restated = closest is not None and _share(closest[0], words) >= _NEGATION_OVERLAP
+    # The sentence the claim restates, if one does: its negation words.
+    restated = (
+        closest[1]
+        if closest is not None and _share(closest[0], words) >= _NEGATION_OVERLAP
+        else None
+    )
     negations = tx.negations(claim)
-    flip = restated and closest is not None and (negations > 0) != (closest[1] > 0)
     return ClaimSignals(
         overlap=_share(ctx.tokens, words),
         missing_names=tuple(
             sorted(surface for key, surface in tx.names(claim).items() if key not in ctx.tokens)
         ),
         missing_numbers=tuple(sorted(n for n in tx.numbers(claim) if n not in ctx.numbers)),
-        negation_flip=flip,
+        negation_flip=restated is not None and (negations > 0) != (restated > 0),
         verbatim=verbatim_in(claim, ctx.texts),
-        negations_agree=negations == 0
-        if closest is None or not restated
-        else negations == closest[1],
+        negations_agree=negations == (restated or 0),
     )
 
 

@@ -158,11 +158,10 @@ def holding_contexts(claims: Sequence[str], contexts: Sequence[str]) -> list[tup
         tuple(
             i
             for i, signals in enumerate(per_context)
-            if content_tokens(claim)
-            and signals[n].overlap == 1.0
-            and signals[n].negations_agree
-            and not signals[n].unbacked
+            if signals[n].overlap == 1.0 and signals[n].negations_agree and not signals[n].unbacked
         )
+        if content_tokens(claim)
+        else ()
         for n, claim in enumerate(claims)
     ]
 
