@@ -185,9 +185,9 @@ async def test_a_second_look_quoting_what_no_context_holds_is_held_to_the_policy
         ("Ünïcödé bäñänäs wächsen", ("Ünïcödé bäñänäs wächsen überall",), (0,)),
         (CLAIM + " [(.*+?)]", ("x" * 1_000_000, CONTEXTS[1]), (1,)),
     ],
-    ids=["found", "negated", "never", "a word swapped", "negated twice", "negated alike", "number", "name",
-         "all there", "empty", "no content words", "control characters", "no contexts",
-         "empty contexts", "unicode", "metacharacters, huge context"],
+    ids=["found", "negated", "never", "a word swapped", "negated twice", "negated alike",
+         "number", "name", "all there", "empty", "no content words", "control characters",
+         "no contexts", "empty contexts", "unicode", "metacharacters, huge context"],
 )  # fmt: skip
 def test_where_a_second_look_may_find_support(
     claim: str, contexts: tuple[str, ...], expected: tuple[int, ...]
