@@ -223,6 +223,43 @@ def test_unfounded_evidence_is_marked(browser: Page, tmp_path: Path) -> None:
     assert browser.console_errors() == []
 
 
+def test_a_verdict_reached_other_than_on_the_judges_first_word_is_marked(
+    browser: Page, tmp_path: Path
+) -> None:
+    # Claim 1 is context 1's sentence, word for word: supported over the judge. Claim 2's
+    # words are all in context 2: asked again alone there, and supported. Claim 3 stays.
+    contexts = [
+        "The tower was completed in 1889 for the World's Fair.",
+        "At the time the tower is 330 metres tall, the tallest structure of its day.",
+    ]
+    claims = [
+        "The tower was completed in 1889 for the World's Fair.",
+        "The tower is 330 metres tall.",
+        "The tower is green.",
+    ]
+    first = [{"claim": n, "evidence": "", "reason": "r", "verdict": "not_enough_info"}
+             for n in (1, 2, 3)]  # fmt: skip
+    again = [{"claim": 1, "evidence": "330 metres tall", "reason": "ok",
+              "verdict": "supported"}]  # fmt: skip
+    replies = [
+        json.dumps({"claims": claims}),
+        json.dumps({"verdicts": first}),
+        json.dumps({"verdicts": again}),
+    ]
+    sample = {"id": "t", "question": "q", "contexts": contexts, "answer": " ".join(claims)}
+    off_loop(
+        evaluate, [sample], ["faithfulness"], LLMJudge(ScriptedChat(replies)), out=tmp_path / "run"
+    )
+    browser.open(write_report(tmp_path / "run").as_uri())
+    browser.evaluate("document.querySelector('tr.sample-row').click(); true")
+    marked = browser.evaluate(
+        "[...document.querySelectorAll('.detail-row li.verdict')]"
+        ".map(li => li.querySelector('.provenance')?.textContent ?? null)"
+    )
+    assert marked == ["over the judge's not enough info", "second look", None]
+    assert browser.console_errors() == []
+
+
 def test_filters_and_sorting(browser: Page, run_dir: Path) -> None:
     browser.open(write_report(run_dir).as_uri())
     _show_all(browser)

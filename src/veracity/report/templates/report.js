@@ -500,6 +500,14 @@
       if (isNum(item.p_supported)) {
         line.appendChild(el("span", "p-supported", "P(supported) " + item.p_supported.toFixed(2)));
       }
+      // Supported other than on the judge's first word: say so at a glance (the reason
+      // below says how).
+      if (typeof item.overruled === "string") {
+        var said = VERDICTS[item.overruled] || item.overruled;
+        line.appendChild(el("span", "provenance", "over the judge's " + said));
+      } else if (typeof item.first_look === "string") {
+        line.appendChild(el("span", "provenance", "second look"));
+      }
       li.appendChild(line);
       if (item.reason) { li.appendChild(el("p", "item-reason", item.reason)); }
       if (item.evidence) { li.appendChild(el("blockquote", "evidence", item.evidence)); }
