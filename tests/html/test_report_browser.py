@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -210,17 +211,26 @@ def test_unfounded_evidence_is_marked(browser: Page, tmp_path: Path) -> None:
     ]
     sample = {"id": "t", "question": "q", "contexts": ["The grey tower is in Paris."],
               "answer": " ".join(claims)}  # fmt: skip
+    marked = _claim_marks(
+        browser, tmp_path, sample, replies, "!!li.querySelector('.evidence-not-found')"
+    )
+    assert marked == [False, True]
+    assert browser.console_errors() == []
+
+
+def _claim_marks(
+    browser: Page, tmp_path: Path, sample: dict[str, Any], replies: list[str], mark: str
+) -> Any:
+    """``mark`` (JavaScript, of a claim's ``li``) for each claim of the HTML report of a
+    faithfulness run of ``sample`` with the scripted judge's ``replies``."""
     off_loop(
         evaluate, [sample], ["faithfulness"], LLMJudge(ScriptedChat(replies)), out=tmp_path / "run"
     )
     browser.open(write_report(tmp_path / "run").as_uri())
     browser.evaluate("document.querySelector('tr.sample-row').click(); true")
-    marked = browser.evaluate(
-        "[...document.querySelectorAll('.detail-row li.verdict')]"
-        ".map(li => !!li.querySelector('.evidence-not-found'))"
+    return browser.evaluate(
+        f"[...document.querySelectorAll('.detail-row li.verdict')].map(li => {mark})"
     )
-    assert marked == [False, True]
-    assert browser.console_errors() == []
 
 
 def test_a_verdict_reached_other_than_on_the_judges_first_word_is_marked(
@@ -247,14 +257,8 @@ def test_a_verdict_reached_other_than_on_the_judges_first_word_is_marked(
         json.dumps({"verdicts": again}),
     ]
     sample = {"id": "t", "question": "q", "contexts": contexts, "answer": " ".join(claims)}
-    off_loop(
-        evaluate, [sample], ["faithfulness"], LLMJudge(ScriptedChat(replies)), out=tmp_path / "run"
-    )
-    browser.open(write_report(tmp_path / "run").as_uri())
-    browser.evaluate("document.querySelector('tr.sample-row').click(); true")
-    marked = browser.evaluate(
-        "[...document.querySelectorAll('.detail-row li.verdict')]"
-        ".map(li => li.querySelector('.provenance')?.textContent ?? null)"
+    marked = _claim_marks(
+        browser, tmp_path, sample, replies, "li.querySelector('.provenance')?.textContent ?? null"
     )
     assert marked == ["over the judge's not enough info", "second look", None]
     assert browser.console_errors() == []
