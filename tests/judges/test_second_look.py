@@ -3,10 +3,13 @@ about again: alone, against the context(s) holding its words."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.helpers import claims_reply, make_sample, verdicts_reply
 from veracity.chat import ScriptedChat
+from veracity.chat.cache import CachedChat, ResponseCache
 from veracity.judges import LLMJudge
 from veracity.judges.llm.claims import holding_contexts
 from veracity.judges.llm.evidence import UnfoundedSupport
@@ -95,12 +98,31 @@ async def test_a_failed_second_look_keeps_the_first_verdict_and_says_so(
     )
 
 
+async def test_an_unusable_second_look_leaves_the_cache_and_a_rerun_asks_it_again(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "responses.sqlite3"
+    first = verdicts_reply((CLAIM, "not_enough_info", "first", ""))
+    unusable = ScriptedChat([first, "no JSON at all", "still none"])
+    await LLMJudge(CachedChat(unusable, ResponseCache(path))).verify_claims(
+        [CLAIM], CONTEXTS, iteration=0
+    )
+    # The first look is read from the cache; the second look is asked again, and answered.
+    again = ScriptedChat([verdicts_reply((CLAIM, "supported", "ok", "a live agent as backup"))])
+    outcome = await LLMJudge(CachedChat(again, ResponseCache(path))).verify_claims(
+        [CLAIM], CONTEXTS, iteration=0
+    )
+    assert len(again.calls) == 1 and CONTEXTS[0] not in again.calls[0].prompt
+    assert outcome.value is not None
+    assert outcome.value[0].first_look is Verdict.NOT_ENOUGH_INFO
+
+
 @pytest.mark.parametrize(
     ("first", "claims", "contexts"),
     [
         ("supported", [CLAIM], CONTEXTS),
         ("contradicted", [CLAIM], CONTEXTS),
-        # Most of its words in no context: nothing to look at again.
+        # A word of it in no context: nothing to look at again.
         ("not_enough_info", ["A live agent answers in Klingon on Sundays."], CONTEXTS),
         # Asked alone against that context alone already.
         ("not_enough_info", [CLAIM], (CONTEXTS[1],)),
