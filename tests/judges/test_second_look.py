@@ -197,6 +197,12 @@ async def test_a_second_look_quoting_what_no_context_holds_is_held_to_the_policy
             (0,),
         ),
         ("Bananas are yellow and grow in bunches of 40 on large plants.", CONTEXTS, ()),
+        # Every word there, but not the number: "2" and "5" are, "2.5" is not.
+        (
+            "The fee is 2.5 percent of the loan.",
+            ("The fee is 2 percent of the loan, or 5 percent for a late payment.",),
+            (),
+        ),
         ("Bananas are yellow and grow in bunches on large plants in Peru.", CONTEXTS, ()),
         ("Bananas are yellow and grow in bunches on large plants.", CONTEXTS, (0,)),
         ("", CONTEXTS, ()),
@@ -208,8 +214,9 @@ async def test_a_second_look_quoting_what_no_context_holds_is_held_to_the_policy
         (CLAIM + " [(.*+?)]", ("x" * 1_000_000, CONTEXTS[1]), (1,)),
     ],
     ids=["found", "negated", "never", "a word swapped", "negated twice", "negated alike",
-         "number", "name", "all there", "empty", "no content words", "control characters",
-         "no contexts", "empty contexts", "unicode", "metacharacters, huge context"],
+         "number", "number from its digits", "name", "all there", "empty", "no content words",
+         "control characters", "no contexts", "empty contexts", "unicode",
+         "metacharacters, huge context"],
 )  # fmt: skip
 def test_where_a_second_look_may_find_support(
     claim: str, contexts: tuple[str, ...], expected: tuple[int, ...]
