@@ -138,7 +138,7 @@ def test_a_judge_without_a_batch_api_is_refused(tmp_path: Path) -> None:
         evaluate(_samples(1), METRICS, LLMJudge(ScriptedChat()), embedder=None, batch=True)
 
 
-@pytest.mark.parametrize(("limit", "value"), [("max_requests", 2), ("max_bytes", 5_000)])
+@pytest.mark.parametrize(("limit", "value"), [("max_requests", 2), ("max_bytes", 6_000)])
 async def test_a_phase_over_the_providers_limits_goes_in_several_batches(
     tmp_path: Path, limit: str, value: int
 ) -> None:
@@ -163,7 +163,7 @@ async def test_a_phase_over_the_providers_limits_goes_in_several_batches(
             await judge.aclose()
         assert server.stats.completions == 5
     assert all(o.value for o in outcomes)
-    # One phase of five extractions (about 2 kB a line), in batches within the limit.
+    # One phase of five extractions (about 2.5 kB a line), in batches within the limit.
     assert len(submitted) == 3
     assert sum(map(len, submitted)) == 5
     for lines in submitted:

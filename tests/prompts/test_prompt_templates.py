@@ -135,6 +135,27 @@ def test_faithfulness_examples_show_every_kind_of_verdict_and_an_answer_without_
     assert [] in claims and any(claims)
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[\w']+", text.casefold())) - {"question", "answer"}
+
+
+def test_claim_extraction_examples_draw_their_claims_from_the_answer() -> None:
+    """Claims hold the answer's words and, for a pronoun or a short answer, the question's;
+    and one example's answer does not answer its question, its claims not either: a small
+    judge otherwise answers the question from its own knowledge."""
+    examples = [
+        (_words(e.blocks["question"]), _words(e.blocks["answer"]), e.reply.claims)  # type: ignore[attr-defined]
+        for e in CLAIM_EXTRACTION.examples
+    ]
+    for asked, said, claims in examples:
+        for claim in claims:
+            assert _words(claim) <= said | asked, claim
+    assert any(
+        claims and asked - said and all(_words(c) <= said for c in claims)
+        for asked, said, claims in examples
+    )
+
+
 def test_every_judge_question_bounds_its_reply() -> None:
     for template in EVERY_TEMPLATE:
         assert template.render(dict.fromkeys(_fields(template.user), "x")).output.max_tokens > 0

@@ -54,13 +54,15 @@ def render_verification(claims: list[str], contexts: tuple[str, ...]) -> dict[st
 
 CLAIM_EXTRACTION = PromptTemplate(
     id="claim_extraction",
-    version=3,
+    version=4,
     system=(
         "You split an answer into claims. A claim is one short sentence stating one fact "
-        "that the answer gives. Each claim must make sense on its own: replace pronouns "
-        "(it, he, she, they, this) with the names they stand for, using the question when "
-        "needed. Keep the answer's wording. Do not add facts the answer does not state, and "
-        "do not judge whether the claims are true. Greetings, thanks, apologies, questions "
+        "that the answer gives, in the answer's own words. Each claim must make sense on "
+        "its own: replace pronouns (it, he, she, they, this) with the names they stand for, "
+        'and complete a short answer ("In 1889.") from the question. The answer may not '
+        "answer the question, or only part of it: then the claims say only what the answer "
+        "says, never the question's answer from your own knowledge. Do not judge whether "
+        "the claims are true. Greetings, thanks, apologies, questions "
         'back to the user, and refusals or abstentions ("I don\'t know", "the documents '
         "don't say\") are not claims: an answer with nothing else gives an empty list.\n"
         + data_rule("question", "answer")
@@ -78,6 +80,21 @@ CLAIM_EXTRACTION = PromptTemplate(
                 claims=[
                     "The Eiffel Tower was designed by the company of Gustave Eiffel.",
                     "The Eiffel Tower was finished in 1889.",
+                ]
+            ),
+        ),
+        # Small models answer the question from their own knowledge when the answer
+        # does not: the claims here stay with what the answer says.
+        Example(
+            render_extraction(
+                "How tall is the Eiffel Tower?",
+                "Wrought iron was a new building material in the 1880s. Paris hosted the "
+                "World's Fair in 1889.",
+            ),
+            ExtractedClaims(
+                claims=[
+                    "Wrought iron was a new building material in the 1880s.",
+                    "Paris hosted the World's Fair in 1889.",
                 ]
             ),
         ),
