@@ -15,7 +15,7 @@ from veracity.evaluation.inputs import items_from
 from veracity.judges import LLMJudge
 from veracity.judges.offline import OfflineJudge
 from veracity.metrics import Citations, Faithfulness, Metric, Models, SampleWork
-from veracity.metrics.cited_spans import cited_spans
+from veracity.metrics.cited_spans import cited_spans, merged_spans
 from veracity.metrics.located import locate
 from veracity.types import Citation, ClaimVerdict, MetricResult, Sample, Status, Verdict
 
@@ -128,7 +128,10 @@ async def test_a_cited_sentence_no_claim_was_drawn_from_is_judged_in_its_own_wor
 
 async def test_dropping_the_citation_of_a_sentence_without_a_claim_lowers_recall() -> None:
     merged = "The Eiffel Tower was completed in 1889 and is 330 metres tall."
-    replies = [json.dumps({"claims": [merged]}), _verdicts("completed in 1889", "330 metres")]
+    replies = [
+        json.dumps({"claims": [merged]}),
+        _verdicts("completed in 1889", "completed in 1889", "330 metres"),
+    ]
     cited, _ = await _score(
         _sample("The tower was completed in 1889 [1]. It is 330 metres tall [2]."),
         Citations(), replies=list(replies),
@@ -140,6 +143,53 @@ async def test_dropping_the_citation_of_a_sentence_without_a_claim_lowers_recall
     assert len(cited[0].details["claims"]) == 2
     assert dropped[0].score is not None and cited[0].score is not None
     assert dropped[0].score < cited[0].score
+
+
+@pytest.mark.parametrize(
+    ("answer", "recall", "precision"),
+    [
+        ("The tower was completed in 1889 [1]. It is 330 metres tall [2].", 1.0, 1.0),
+        ("The tower was completed in 1889 [2]. It is 330 metres tall [1].", 0.0, 0.0),
+    ],
+    ids=["as cited", "citations swapped"],
+)
+async def test_a_claim_merging_two_cited_sentences_is_left_to_each_sentence(
+    answer: str, recall: float, precision: float
+) -> None:
+    """A claim restating both sentences would stand under the first one's citations alone,
+    so swapping the citations would not move it: each sentence is judged on its own."""
+    merged = "The Eiffel Tower was completed in 1889 and is 330 metres tall."
+    replies = [
+        json.dumps({"claims": [merged]}),
+        _verdicts("The Eiffel Tower is 330 metres tall.", "completed in 1889", "330 metres tall"),
+    ]
+    results, chat = await _score(
+        _sample(answer), Citations("recall"), Citations("precision"), replies=replies
+    )
+    assert [r.score for r in results] == [recall, precision]
+    details = results[0].details
+    assert details["merged_claims"] == [merged]
+    assert [c["claim"] for c in details["claims"]] == [
+        "The tower was completed in 1889.",
+        "It is 330 metres tall.",
+    ]
+    assert [c["supported_by"] for c in details["claims"]] == [[1], [2]]
+    asked = chat.calls[1].messages[-1].content.split("<claims>")[1]
+    assert merged in asked and "The tower was completed in 1889" in asked
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The Eiffel Tower was completed in 1889.",  # one sentence
+        "The tower is tall.",  # a few words of each, neither whole
+    ],
+)
+def test_a_claim_is_merged_only_when_it_restates_two_sentences_whole(claim: str) -> None:
+    spans, _ = cited_spans(_sample("The tower was completed in 1889 [1]. It is tall [2]."), 1)
+    assert merged_spans(claim, spans) == ()
+    both, _ = cited_spans(_sample("The tower was completed in 1889 [1]. It is 330 m tall [2]."), 1)
+    assert merged_spans("The tower, completed in 1889, is 330 m tall.", both) == (0, 1)
 
 
 async def test_a_sentence_that_states_nothing_is_not_judged_again() -> None:

@@ -4,8 +4,9 @@ the passages that support its claims?
 No call of their own: the answer's claims and their verdicts are faithfulness' (shared,
 asked once), and where each supported claim's support lies is where its verdict's
 evidence is found among the contexts. A sentence that states something but that the judge
-drew no claim from (two sentences merged into one claim, or one skipped) is verified in
-the same call, in its own words, and stands for itself. Each claim is then
+drew no claim from (one skipped), or only a claim restating it with another sentence (two
+merged into one, which belongs to neither's citations: ``details["merged_claims"]``), is
+verified in the same call, in its own words, and stands for itself. Each claim is then
 
 - ``cited``: supported by a passage its sentence cites;
 - ``misattributed``: supported, but only by a passage its sentence does not cite (or its
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
-from veracity.metrics.cited_spans import CitedSpan, cited_spans, span_of
+from veracity.metrics.cited_spans import CitedSpan, cited_spans, merged_spans, span_of
 from veracity.metrics.located import locate
 from veracity.types import Attribution, ClaimVerdict, MetricResult, Status, Usage, Verdict
 
@@ -104,6 +105,9 @@ class Citations:
             ],
             "index_base": self.index_base,
         }
+        if merged := [claim for claim in extracted.value if merged_spans(claim, spans)]:
+            # Left to their sentences, each judged in its own words.
+            details["merged_claims"] = merged
         if notes:
             details["notes"] = notes
         if self.measure == "recall":
@@ -124,8 +128,14 @@ class Citations:
         spans: Sequence[CitedSpan],
         contexts: Sequence[str],
     ) -> list[dict[str, Any]]:
-        """Each claim, then each sentence no claim was drawn from, attributed."""
-        drawn = [(claim, span_of(claim, spans), False) for claim in claims]
+        """Each claim, then each sentence no claim was drawn from, attributed. A claim
+        merging sentences is left to them (:func:`~veracity.metrics.cited_spans.unclaimed`
+        judged each in its own words)."""
+        drawn = [
+            (claim, span_of(claim, spans), False)
+            for claim in claims
+            if not merged_spans(claim, spans)
+        ]
         own = [(spans[n].text, n, True) for n in unclaimed]
         found = []
         for claim, span, sentence in drawn + own:

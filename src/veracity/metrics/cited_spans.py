@@ -19,7 +19,7 @@ from veracity.judges.offline.claims import extract
 from veracity.judges.offline.text import content_tokens
 from veracity.types import Sample
 
-__all__ = ["CitedSpan", "cited_spans", "span_of", "unclaimed", "without_markers"]
+__all__ = ["CitedSpan", "cited_spans", "merged_spans", "span_of", "unclaimed", "without_markers"]
 
 _NUMBERS = r"\d{1,4}(?:\s*(?:,|;|、|and|&)\s*\d{1,4})*"
 _SOURCE = (
@@ -110,14 +110,27 @@ def span_of(claim: str, spans: Sequence[CitedSpan]) -> int | None:
     return best
 
 
+def merged_spans(claim: str, spans: Sequence[CitedSpan]) -> tuple[int, ...]:
+    """The spans a claim restates whole (four fifths of the words of each, three words at
+    least), when it restates two or more: one claim for sentences that may cite different
+    passages belongs to neither's citations."""
+    words = set(content_tokens(claim))
+    held = tuple(
+        n
+        for n, span in enumerate(spans)
+        if len(own := set(content_tokens(span.text))) >= 3 and len(own & words) >= 0.8 * len(own)
+    )
+    return held if len(held) > 1 else ()
+
+
 def unclaimed(spans: Sequence[CitedSpan], claims: Sequence[str]) -> list[int]:
-    """In an answer that cites, the spans that state something yet no claim was drawn from:
-    a judge that merged two sentences into one claim, or skipped one, would otherwise leave
-    that sentence out of citation recall and its citations unjudged. Each is judged as a
-    claim in its own words."""
+    """In an answer that cites, the spans that state something yet no claim was drawn from
+    (or only a claim merging it with another span): a judge that merged two sentences into
+    one claim, or skipped one, would otherwise leave that sentence out of citation recall
+    and its citations unjudged. Each is judged as a claim in its own words."""
     if not any(span.cites for span in spans):
         return []
-    drawn = {span_of(claim, spans) for claim in claims}
+    drawn = {span_of(claim, spans) for claim in claims if not merged_spans(claim, spans)}
     return [
         n
         for n, span in enumerate(spans)
