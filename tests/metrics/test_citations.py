@@ -179,17 +179,19 @@ async def test_a_claim_merging_two_cited_sentences_is_left_to_each_sentence(
 
 
 @pytest.mark.parametrize(
-    "claim",
+    ("second", "claim", "merged"),
     [
-        "The Eiffel Tower was completed in 1889.",  # one sentence
-        "The tower is tall.",  # a few words of each, neither whole
+        ("It is 330 m tall", "The tower, completed in 1889, is 330 m tall.", (0, 1)),
+        ("It is 330 m tall", "The Eiffel Tower was completed in 1889.", ()),  # one sentence
+        ("It is 330 m tall", "The tower is tall.", ()),  # a few words of each, neither whole
+        ("It is tall", "The tower, completed in 1889, is tall.", ()),  # too short to count
     ],
 )
-def test_a_claim_is_merged_only_when_it_restates_two_sentences_whole(claim: str) -> None:
-    spans, _ = cited_spans(_sample("The tower was completed in 1889 [1]. It is tall [2]."), 1)
-    assert merged_spans(claim, spans) == ()
-    both, _ = cited_spans(_sample("The tower was completed in 1889 [1]. It is 330 m tall [2]."), 1)
-    assert merged_spans("The tower, completed in 1889, is 330 m tall.", both) == (0, 1)
+def test_a_claim_is_merged_only_when_it_restates_two_sentences_whole(
+    second: str, claim: str, merged: tuple[int, ...]
+) -> None:
+    spans, _ = cited_spans(_sample(f"The tower was completed in 1889 [1]. {second} [2]."), 1)
+    assert merged_spans(claim, spans) == merged
 
 
 async def test_a_sentence_that_states_nothing_is_not_judged_again() -> None:
