@@ -178,6 +178,23 @@ async def test_a_claim_merging_two_cited_sentences_is_left_to_each_sentence(
     assert merged in asked and "The tower was completed in 1889" in asked
 
 
+async def test_a_claim_merging_sentences_that_state_nothing_stands_for_itself() -> None:
+    # Neither sentence would be judged on its own: the judge's claim is all there is.
+    answer = (
+        "Sorry, I do not know the answer about the tower [1]. "
+        "Thank you so much for asking such great questions [2]."
+    )
+    merged = (
+        "Sorry, I do not know the answer about the tower; "
+        "thank you so much for asking such great questions."
+    )
+    replies = [json.dumps({"claims": [merged]}), _verdicts("The Eiffel Tower is 330 metres tall.")]
+    (recall,), _ = await _score(_sample(answer), Citations(), replies=replies)
+    assert recall.status is Status.SCORED and recall.score is not None
+    assert [c["claim"] for c in recall.details["claims"]] == [merged]
+    assert "merged_claims" not in recall.details
+
+
 @pytest.mark.parametrize(
     ("second", "claim", "merged"),
     [

@@ -86,7 +86,10 @@ class Citations:
         if shared.value is None:
             return judge_error(self.name, "claim verification", shared, usage, started)
         unclaimed = await work.unclaimed_sentences()
-        claims = self._claims(extracted.value, unclaimed, shared.value, spans, sample.contexts)
+        # Claims restating several sentences are left to them, each judged in its own words.
+        merged = [claim for claim in extracted.value if merged_spans(claim, spans)]
+        drawn = [claim for claim in extracted.value if claim not in merged]
+        claims = self._claims(drawn, unclaimed, shared.value, spans, sample.contexts)
         supporting = {
             (claim["span"], i)
             for claim in claims
@@ -105,8 +108,7 @@ class Citations:
             ],
             "index_base": self.index_base,
         }
-        if merged := [claim for claim in extracted.value if merged_spans(claim, spans)]:
-            # Left to their sentences, each judged in its own words.
+        if merged:
             details["merged_claims"] = merged
         if notes:
             details["notes"] = notes
@@ -128,14 +130,8 @@ class Citations:
         spans: Sequence[CitedSpan],
         contexts: Sequence[str],
     ) -> list[dict[str, Any]]:
-        """Each claim, then each sentence no claim was drawn from, attributed. A claim
-        merging sentences is left to them (:func:`~veracity.metrics.cited_spans.unclaimed`
-        judged each in its own words)."""
-        drawn = [
-            (claim, span_of(claim, spans), False)
-            for claim in claims
-            if not merged_spans(claim, spans)
-        ]
+        """Each claim, then each sentence no claim was drawn from, attributed."""
+        drawn = [(claim, span_of(claim, spans), False) for claim in claims]
         own = [(spans[n].text, n, True) for n in unclaimed]
         found = []
         for claim, span, sentence in drawn + own:

@@ -112,15 +112,22 @@ def span_of(claim: str, spans: Sequence[CitedSpan]) -> int | None:
 
 def merged_spans(claim: str, spans: Sequence[CitedSpan]) -> tuple[int, ...]:
     """The spans a claim restates whole (four fifths of the words of each, three words at
-    least), when it restates two or more: one claim for sentences that may cite different
-    passages belongs to neither's citations."""
+    least), when it restates two or more that state something: one claim for sentences that
+    may cite different passages belongs to neither's citations, and each of them is judged
+    in its own words instead (:func:`unclaimed`)."""
     words = set(content_tokens(claim))
     held = tuple(
         n
         for n, span in enumerate(spans)
-        if len(own := set(content_tokens(span.text))) >= 3 and len(own & words) >= 0.8 * len(own)
+        if len(own := set(content_tokens(span.text))) >= 3
+        and len(own & words) >= 0.8 * len(own)
+        and _states_something(span.text)
     )
     return held if len(held) > 1 else ()
+
+
+def _states_something(text: str) -> bool:
+    return bool(extract(text, split_clauses=False).claims)
 
 
 def unclaimed(spans: Sequence[CitedSpan], claims: Sequence[str]) -> list[int]:
@@ -131,8 +138,4 @@ def unclaimed(spans: Sequence[CitedSpan], claims: Sequence[str]) -> list[int]:
     if not any(span.cites for span in spans):
         return []
     drawn = {span_of(claim, spans) for claim in claims if not merged_spans(claim, spans)}
-    return [
-        n
-        for n, span in enumerate(spans)
-        if n not in drawn and extract(span.text, split_clauses=False).claims
-    ]
+    return [n for n, span in enumerate(spans) if n not in drawn and _states_something(span.text)]
