@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import TextIO
 
@@ -11,14 +12,15 @@ from rich.markup import escape
 from veracity._version import __version__
 from veracity.cli.agree import agree, calibrate
 from veracity.cli.cache import cache_app
-from veracity.cli.common import err_console, out_console
+from veracity.cli.common import EXIT_INTERNAL, err_console, out_console
+from veracity.cli.crash import crash_line
 from veracity.cli.demo import demo
 from veracity.cli.export import export
 from veracity.cli.report import compare, report
 from veracity.cli.run import estimate, run
 from veracity.cli.send import send
 from veracity.cli.testset import testset_app
-from veracity.report.terminal import visible_lines
+from veracity.report.terminal import visible, visible_lines
 
 app = typer.Typer(
     name="veracity",
@@ -93,5 +95,11 @@ def _show_warning(
 
 def main() -> None:
     warnings.showwarning = _show_warning
-    # Ctrl-C is handled by the commands that run (typer would exit 130 before it got here).
-    app()
+    # Ctrl-C is handled by the commands that run (typer exits 130 before it gets here), and
+    # typer's own exits (usage errors, typer.Exit) are SystemExit, not caught here.
+    try:
+        app()
+    except Exception as exc:  # a bug: one line here, the traceback in a file, exit 4
+        line = crash_line(exc, ["veracity", *sys.argv[1:]])
+        err_console.print(f"[bold red]error:[/] {escape(visible(line))}", highlight=False)
+        sys.exit(EXIT_INTERNAL)

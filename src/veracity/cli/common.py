@@ -16,6 +16,8 @@ from rich.markup import escape
 from veracity.report.terminal import visible_lines
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE_ERRORS = 0, 1, 2, 3
+# A bug (an error no command handles): never 1, which CI reads as a quality gate.
+EXIT_INTERNAL = 4
 # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
 
