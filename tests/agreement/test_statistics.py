@@ -186,6 +186,53 @@ def test_vectorised_bootstrap_equals_sklearn_on_resamples() -> None:
         assert replicates["ece"][row] == pytest.approx(ece, abs=1e-12)
 
 
+def _split_kappa(grades: Any, predicted: Any) -> float:
+    """scikit-learn's quadratic κ with each half-step grade counted half at each side."""
+    truth = np.concatenate([np.floor(grades), np.ceil(grades)]).astype(int)
+    return float(
+        cohen_kappa_score(
+            truth,
+            np.concatenate([predicted, predicted]),
+            weights="quadratic",
+            labels=[0, 1, 2, 3, 4],
+            sample_weight=np.full(len(truth), 0.5),
+        )
+    )
+
+
+def test_a_median_between_two_grades_counts_half_at_each() -> None:
+    # Two annotators graded items 3 and 4: the median 3.5 is no grade of the scale.
+    scores, positive, grades = _random(90, seed=17)
+    grades[::4] = np.clip(grades[::4] + 0.5, 1, 5)
+    figures = agreement_figures(
+        scores.tolist(), positive.tolist(), threshold=0.5, values=grades.tolist(),
+        grade_scale=(1, 5), resamples=100,
+    )  # fmt: skip
+    mapped = np.floor(scores * 4 + 0.5).astype(int)
+    assert figures.weighted_kappa is not None and figures.weighted_kappa.ci95 is not None
+    assert figures.weighted_kappa.value == pytest.approx(_split_kappa(grades - 1, mapped))
+    # Spearman ranks the half step between its two grades.
+    assert figures.spearman is not None
+    assert figures.spearman.value == pytest.approx(spearmanr(scores, grades).statistic)
+    labels = _labels(positive.tolist(), 90, grades.tolist(), (1, 5), None)
+    side, _ = _side(scores.tolist(), 0.5, True, labels, seed=1)
+    picks, weights = _weights(90, 30, seed=3)
+    replicates = boot.replicates(side, labels, weights)["weighted_kappa"]
+    assert side.predicted_grades is not None
+    for row, index in enumerate(picks):
+        expected = _split_kappa(grades[index] - 1, side.predicted_grades[index])
+        assert replicates[row] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_grade_off_the_half_steps_is_refused() -> None:
+    with pytest.raises(ValueError, match="half"):
+        agreement_figures([0.1, 0.9], [False, True], threshold=0.5, values=[1.25, 4],
+                          grade_scale=(1, 5))  # fmt: skip
+    with pytest.raises(ValueError, match="whole number of grades"):
+        agreement_figures([0.1, 0.9], [False, True], threshold=0.5, values=[1, 4],
+                          grade_scale=(1, 4.5))  # fmt: skip
+
+
 def test_vectorised_auroc_with_one_class_rows_is_undefined() -> None:
     positive = np.array([True, False, True])
     scores = boot.ties(np.array([0.9, 0.2, 0.4]))

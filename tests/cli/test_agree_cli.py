@@ -194,3 +194,32 @@ def test_agree_into_a_closed_pipe_or_a_full_stdout(run_dir: Path, labels: Path) 
     assert result.returncode == 2
     assert "cannot write to standard output" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_agree_on_grades_whose_annotators_split_between_two(
+    cli: CliRunner, run_dir: Path, tmp_path: Path
+) -> None:
+    """Two annotators grade s0 3 and 4 (median 3.5): agree works as calibrate does, the
+    half step counting half at each grade for weighted κ."""
+    rows = []
+    for i in range(30):
+        grade = 4 if scenario.kind_of(i) == "right" else 1
+        second = 3 if i == 0 else grade
+        rows += [{"id": f"s{i}", "annotator": "a", "faithfulness": grade},
+                 {"id": f"s{i}", "annotator": "b", "faithfulness": second}]  # fmt: skip
+    path = tmp_path / "grades.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "figures.json"
+    result = invoke(cli, "agree", str(run_dir), "--labels", str(path), "--scale",
+                    "faithfulness=1:4", "--resamples", "200", "--json", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    overall = json.loads(out.read_text())["agreement"][0][0]["overall"]
+    assert overall["n"] == 30 and overall["weighted_kappa"]["value"] is not None
+    assert overall["spearman"]["value"] is not None
+    # A vote that is no whole grade is a located bad row, not a crash.
+    path.write_text(path.read_text() + json.dumps({"id": "s1", "annotator": "c",
+                                                    "faithfulness": 2.5}) + "\n")  # fmt: skip
+    halves = invoke(cli, "agree", str(run_dir), "--labels", str(path), "--scale",
+                    "faithfulness=1:4", "--resamples", "100")  # fmt: skip
+    assert halves.exit_code == 0, halves.output
+    assert "2.5 is not a whole grade" in " ".join(halves.output.split())

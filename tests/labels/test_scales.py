@@ -96,6 +96,8 @@ def test_parse_scales_resolves_aliases() -> None:
         ("faithfulness=1:nan", "not a finite number"),
         ("two words=1:4", "not a metric name"),
         ("faithfulness=ternary", "expected NAME=LOW:HIGH"),
+        ("faithfulness=1:4.5", "whole number of grades apart"),
+        ("faithfulness=0:5000", "at most 1,001 grades"),
     ],
 )
 def test_parse_scales_names_the_bad_spec(spec: str, problem: str) -> None:

@@ -84,10 +84,11 @@ def test_declared_grades() -> None:
     assert [(i.sample_id, i.value, i.positive) for i in labels.items] == [
         ("a", 4.0, True),
         ("b", 2.0, False),
-        ("c", 2.5, True),
     ]
     assert labels.scales == {"faithfulness": Scale(LabelKind.GRADE, 1, 4)}
     assert [b.message for b in labels.bad_rows] == [
+        # A vote is a whole grade; only a median of two votes falls between grades.
+        "field 'faithfulness': 2.5 is not a whole grade on faithfulness's scale (grade 1–4)",
         "field 'faithfulness': 5 is outside faithfulness's scale (grade 1–4)",
         "field 'faithfulness': 0 is outside faithfulness's scale (grade 1–4)",
         "field 'faithfulness': true is not a grade on faithfulness's scale (grade 1–4)",

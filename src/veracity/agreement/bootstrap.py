@@ -62,7 +62,7 @@ class Labels:
     positive: Bools
     values: Floats | None
     value_ties: Ties | None
-    grades: Ints | None  # grade − low, when labels are grades
+    grades: Floats | None  # grade − low when labels are grades (x.5: a median of two)
     levels: int  # grades on the scale (0 without grades)
     group: Ints
     n_groups: int
@@ -81,12 +81,32 @@ class Side:
     score_ties: Ties
     # Per-item columns whose weighted sums give every figure but AUROC and Spearman —
     # positive, negative, 2×2 confusion, 2×2 out-of-fold confusion, squared error,
-    # per-bin (score − label), levels×levels grade confusion — stored columns × items,
-    # the way round OpenBLAS multiplies several times faster.
+    # per-bin (score − label), and the five grade moments of the quadratic-weighted κ
+    # (see ``_grade_moments``) — stored columns × items, the way round OpenBLAS
+    # multiplies several times faster.
     columns: Floats
 
 
-_GRADED = 11 + BINS  # where the grade confusion starts in Side.columns
+_GRADED = 11 + BINS  # where the grade moments start in Side.columns
+
+
+def _grade_moments(grades: Floats, predicted: Ints) -> Floats:
+    """Per item (g − p)², g, g², p, p² for the people's grade g and the mapped score p,
+    each the mean over the item's two middle grades (equal but for a median between two).
+
+    Quadratic-weighted κ is 1 − observed / expected disagreement, with observed
+    Σ w·(g − p)² and expected Σ w·g² + Σ w·p² − 2·(Σ w·g)(Σ w·p)/Σ w: scikit-learn's
+    κ from the levels × levels confusion, from five weighted sums however many grades."""
+    lower, upper, guess = np.floor(grades), np.ceil(grades), predicted.astype(np.float64)
+    return np.column_stack(
+        [
+            ((lower - guess) ** 2 + (upper - guess) ** 2) / 2,
+            grades,
+            (lower**2 + upper**2) / 2,
+            guess,
+            guess**2,
+        ]
+    )
 
 
 def side(
@@ -108,8 +128,7 @@ def side(
         _one_hot(calibration_bins(scores), BINS) * error[:, None],
     ]
     if labels.grades is not None and predicted_grades is not None:
-        pairs = labels.levels * labels.grades + predicted_grades
-        blocks.append(_one_hot(pairs, labels.levels**2))
+        blocks.append(_grade_moments(labels.grades, predicted_grades))
     columns = np.ascontiguousarray(np.hstack([np.asarray(b, dtype=np.float64) for b in blocks]).T)
     return Side(
         scores, predicted, out_of_fold, predicted_grades, probability_like, ties(scores), columns
@@ -231,10 +250,9 @@ def replicates(side: Side, labels: Labels, weights: Floats) -> dict[str, Floats]
             out["brier"] = sums[:, 10] / total
             out["ece"] = np.abs(sums[:, 11:_GRADED]).sum(axis=1) / total
         if labels.grades is not None:
-            grid = np.arange(labels.levels, dtype=np.float64)
-            quadratic = (grid[:, None] - grid[None, :]) ** 2
-            graded = sums[:, _GRADED:].reshape(-1, labels.levels, labels.levels)
-            out["weighted_kappa"] = kappa_from_confusion(graded, quadratic)
+            observed, grade, grade_sq, guess, guess_sq = sums[:, _GRADED : _GRADED + 5].T
+            expected = grade_sq + guess_sq - 2 * _safe_divide(grade * guess, total)
+            out["weighted_kappa"] = 1.0 - _safe_divide(observed, expected)
         if labels.value_ties is not None:
             out["spearman"] = weighted_spearman(weights, side.score_ties, labels.value_ties)
     return out

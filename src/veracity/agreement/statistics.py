@@ -41,6 +41,7 @@ from veracity.agreement.bootstrap import (
     side,
     ties,
 )
+from veracity.labels.scale import MAX_GRADES
 from veracity.report.statistics import CONFIDENCE, SEED
 
 RESAMPLES = 1_000
@@ -158,13 +159,7 @@ def _labels(
     if grade_scale is not None:
         if value_array is None:
             raise ValueError("grade_scale needs the grades as values")
-        low, high = round(grade_scale[0]), round(grade_scale[1])
-        rounded = np.round(value_array)
-        if high <= low or np.any(np.abs(rounded - value_array) > 1e-9):
-            raise ValueError("grades must be whole numbers on a scale low < high")
-        if np.any((rounded < low) | (rounded > high)):
-            raise ValueError("a grade lies outside grade_scale")
-        grades, levels = (rounded - low).astype(np.intp), high - low + 1
+        grades, levels = _grade_steps(value_array, grade_scale)
     if groups is None:
         group = np.arange(n, dtype=np.intp)
     else:
@@ -179,6 +174,24 @@ def _labels(
     n_groups = int(group.max()) + 1 if n else 0
     value_ties = None if value_array is None else ties(value_array)
     return Labels(positive, value_array, value_ties, grades, levels, group, n_groups, n_groups < n)
+
+
+def _grade_steps(values: Floats, grade_scale: tuple[float, float]) -> tuple[Floats, int]:
+    """Each label's grades above the scale's low end — whole, or a half step where an
+    item's annotators' median falls between two grades — and the grades on the scale."""
+    low, high = float(grade_scale[0]), float(grade_scale[1])
+    span = high - low
+    if not (span > 0 and span.is_integer() and span < MAX_GRADES):
+        raise ValueError(
+            f"grade_scale needs low < high a whole number of grades apart, at most {MAX_GRADES}"
+        )
+    halves = np.round((values - low) * 2)
+    if np.any(np.abs(halves - (values - low) * 2) > 1e-9):
+        raise ValueError("grades must be whole (or, for a median of two, half) steps from low")
+    if np.any((halves < 0) | (halves > 2 * span)):
+        raise ValueError("a grade lies outside grade_scale")
+    steps: Floats = halves / 2
+    return steps, int(span) + 1
 
 
 def _side(
@@ -308,11 +321,20 @@ def _points(one: Side, labels: Labels, cv_reason: str | None) -> dict[str, _Poin
     return points
 
 
-def _weighted_kappa(grades: Ints, predicted: Ints, levels: int) -> _Point:
-    # Undefined only when every grade and every mapped score is one and the same grade.
-    if np.ptp(grades) == 0 and np.ptp(predicted) == 0 and grades[0] == predicted[0]:
+def _weighted_kappa(grades: Floats, predicted: Ints, levels: int) -> _Point:
+    # An item whose median lies between two grades counts half at each (the two middle
+    # votes), so a 3-and-4 item is neither rounded up nor down.
+    truth = np.concatenate([np.floor(grades), np.ceil(grades)]).astype(np.intp)
+    if np.ptp(truth) == 0 and np.ptp(predicted) == 0 and truth[0] == predicted[0]:
+        # Undefined only when every grade and every mapped score is one and the same grade.
         return None, "the grades and the mapped scores are all one and the same grade"
-    kappa = cohen_kappa_score(grades, predicted, labels=np.arange(levels), weights="quadratic")
+    kappa = cohen_kappa_score(
+        truth,
+        np.concatenate([predicted, predicted]),
+        labels=np.arange(levels),
+        weights="quadratic",
+        sample_weight=np.full(len(truth), 0.5),
+    )
     return float(kappa), None
 
 

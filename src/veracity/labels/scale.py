@@ -6,8 +6,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from veracity.labels.names import is_metric_like, target_name
+
+#: The most grades a scale may have (0:1000): weighted κ compares grades on a grid of
+#: this size squared.
+MAX_GRADES: Final = 1001
 
 
 class LabelKind(StrEnum):
@@ -48,6 +53,18 @@ class Scale:
             )
         if self.kind is not LabelKind.GRADE and (self.low, self.high) != (0.0, 1.0):
             raise ValueError(f"a {self.kind} scale runs from 0 to 1, not {self.low}:{self.high}")
+        if self.kind is LabelKind.GRADE:
+            steps = self.high - self.low
+            if not steps.is_integer():
+                raise ValueError(
+                    f"a grade scale's ends must be a whole number of grades apart, "
+                    f"got {number_text(self.low)}:{number_text(self.high)}"
+                )
+            if steps + 1 > MAX_GRADES:
+                raise ValueError(
+                    f"a grade scale has at most {MAX_GRADES:,} grades, got "
+                    f"{number_text(self.low)}:{number_text(self.high)}"
+                )
 
     def positive(self, value: float) -> bool:
         """Whether a value counts as a yes (faithful, correct): the upper half."""
@@ -68,10 +85,17 @@ class Scale:
         return f"grade {number_text(self.low)}–{number_text(self.high)}"
 
     def admits(self, value: float) -> bool:
-        """Whether ``value`` is a label on this scale."""
+        """Whether ``value`` is a label on this scale (a grade: a whole number of grades
+        from the low end)."""
         if self.kind is LabelKind.BINARY:
             return value in (0.0, 1.0)
+        if self.kind is LabelKind.GRADE and not self.is_grade(value):
+            return False
         return self.low <= value <= self.high
+
+    def is_grade(self, value: float) -> bool:
+        """Whether ``value`` is a whole number of grades from the low end (3, not 3.5)."""
+        return float(value - self.low).is_integer()
 
 
 BINARY = Scale(LabelKind.BINARY)
@@ -113,7 +137,10 @@ def parse_scale(spec: str) -> tuple[str, Scale]:
         raise ValueError(f"--scale {spec!r}: the low end must be below the high end")
     if (low, high) == (0.0, 1.0):
         return target, PROBABILITY  # 0:1 is a probability; "binary" says yes/no
-    return target, Scale(LabelKind.GRADE, low, high)
+    try:
+        return target, Scale(LabelKind.GRADE, low, high)
+    except ValueError as exc:
+        raise ValueError(f"--scale {spec!r}: {exc}") from None
 
 
 def parse_scales(specs: Sequence[str]) -> dict[str, Scale]:

@@ -125,6 +125,8 @@ def checked_label(field: str, raw: object, target: str, scale: Scale | None) -> 
             problem = f"is a grade: declare its scale, e.g. {grade_hint(target, value)}"
         elif scale.kind is LabelKind.GRADE and not vote.numeric:
             problem = f"is not a grade on {target}'s scale ({scale.describe()})"
+        elif scale.kind is LabelKind.GRADE and not scale.is_grade(value):
+            problem = f"is not a whole grade on {target}'s scale ({scale.describe()})"
         elif not scale.admits(value):
             problem = f"is outside {target}'s scale ({scale.describe()})"
         else:
