@@ -14,12 +14,13 @@ from typer.testing import CliRunner, Result
 from tests.agreement import scenario
 from veracity.agreement import CalibrationWarning
 from veracity.cli.agree import agree, calibrate
+from veracity.cli.common import OptionalValueCommand
 from veracity.cli.run import run as run_command
 
 
 def invoke(runner: CliRunner, *args: str) -> Result:
     app = typer.Typer()
-    app.command()(agree)
+    app.command(cls=OptionalValueCommand)(agree)
     app.command()(calibrate)
     app.command("run")(run_command)
     return runner.invoke(app, list(args))
@@ -130,6 +131,8 @@ def test_calibrate_writes_nothing_where_it_cannot_help_unless_forced(
         (["agree", "{run}", "--labels", "{other}"], "no metric of the run has labels"),
         (["agree", "{run}", "--labels", "{labels}", "--scale", "faithfulness=4:1"], "scale"),
         (["agree", "{run}"], "give --labels"),
+        (["agree", "{run}", "--labels", "{grades}"], "--scale faithfulness=1:4"),
+        (["calibrate", "{run}", "--labels", "{grades}", "--out", "{out}"], "look like grades"),
         (["calibrate", "{run}", "--labels", "{other}", "--out", "{out}"], "no metric"),
         (["run", "{data}", "--judge", "offline", "--calibration", "{bad}"], "calibration"),
         (["run", "{data}", "--judge", "offline", "--calibration", "{missing}"], "not found"),
@@ -144,8 +147,12 @@ def test_every_mistake_is_a_message_with_exit_2(
     other.write_text('{"id": "s1", "answer_relevance": true}\n')
     data = tmp_path / "data.jsonl"
     data.write_text(json.dumps(scenario.rows(1)[0]) + "\n")
+    # Grades 1–4 and no --scale: read as yes/no, the worst grade would count as good.
+    grades = tmp_path / "grades.csv"
+    grades.write_text("id,faithfulness\n" + "".join(f"s{i},{1 + i % 4}\n" for i in range(8)))
     names = {"missing": tmp_path / "missing", "labels": labels, "bad": bad, "other": other,
-             "run": run_dir, "out": tmp_path / "o.json", "data": data}  # fmt: skip
+             "run": run_dir, "out": tmp_path / "o.json", "data": data,
+             "grades": grades}  # fmt: skip
     result = invoke(cli, *[a.format(**{k: str(v) for k, v in names.items()}) for a in args])
     assert result.exit_code == 2, result.output
     assert message in result.output

@@ -26,7 +26,7 @@ def test_dataframe() -> None:
         {
             "id": [1, 2, 3, 4],
             "annotator": ["x", "x", None, "x"],
-            "faithfulness": [1.0, 0.0, np.nan, 3.0],
+            "faithfulness": [1.0, 0.0, np.nan, "maybe"],
             "correctness": pd.array([True, None, False, True], dtype="boolean"),
             "stars": np.array([1, 2, 3, 4], dtype=np.int64),
         }
@@ -44,8 +44,8 @@ def test_dataframe() -> None:
     }
     (bad,) = labels.bad_rows
     assert str(bad) == (
-        "DataFrame row 3: field 'faithfulness': 3 is a grade: declare its scale, "
-        "e.g. --scale faithfulness=1:4"
+        "DataFrame row 3: field 'faithfulness': 'maybe' is not a label "
+        "(expected true/false, yes/no, pass/fail, a number, or empty for no label)"
     )
     assert labels.items[0].votes == (("x", 1.0),)
     assert isinstance(labels.items[0].votes[0][1], float)

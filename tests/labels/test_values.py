@@ -59,14 +59,27 @@ def test_values_that_are_no_label_are_bad_rows(raw: object, shown: str) -> None:
     assert "\x1b" not in str(bad)
 
 
-def test_a_grade_without_a_scale_says_how_to_declare_it() -> None:
-    labels = read_labels([{"id": "a", "faithfulness": 1}, {"id": "b", "faithfulness": 3}])
-    (bad,) = labels.bad_rows
-    assert bad.message == (
-        "field 'faithfulness': 3 is a grade: declare its scale, e.g. --scale faithfulness=1:4"
+def test_grades_without_a_scale_are_an_error_naming_scale() -> None:
+    """Read as yes/no, the grade 1 of a 1–4 file would count as good: no number of a
+    target is read while some of its numbers lie outside 0–1 and no scale is declared."""
+    rows = [{"id": "a", "faithfulness": 1}, {"id": "b", "faithfulness": 3},
+            {"id": "c", "faithfulness": 4}, {"id": "d", "correctness": 1}]  # fmt: skip
+    with pytest.raises(LabelError) as caught:
+        read_labels(rows)
+    assert str(caught.value) == (
+        "labels: labels that look like grades, on a scale nobody declared — read as yes/no, "
+        "a grade 1 (the worst) would count as good. faithfulness has 2 number(s) outside "
+        "0–1 (values from 1 to 4, the first at labels row 1): declare its scale, e.g. "
+        "--scale faithfulness=1:4"
     )
-    with pytest.raises(LabelError, match=r"-1 is a grade.*--scale faithfulness=-1:4"):
+    with pytest.raises(LabelError, match=r"from -1 to -1.*--scale faithfulness=-1:4"):
         read_labels([{"id": "b", "faithfulness": -1}])
+    with pytest.raises(LabelError, match=r"from 0 to 5.*--scale faithfulness=0:5"):
+        read_labels([{"id": "a", "faithfulness": 0}, {"id": "b", "label": 5}])
+    # Declared, the same rows are grades; 0–1 numbers need no scale.
+    declared = read_labels(rows[:3], scales=parse_scales(["faithfulness=1:4"]))
+    assert [i.positive for i in declared.items] == [False, True, True]
+    assert read_labels([{"id": "a", "faithfulness": 0.7}]).items[0].positive
 
 
 def test_declared_grades() -> None:

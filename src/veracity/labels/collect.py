@@ -17,6 +17,7 @@ from veracity.labels.names import MISSING_ID, target_name
 from veracity.labels.rows import ParsedRow, RowRules, TooLong, parse_row
 from veracity.labels.values import (
     EXPECTED,
+    GradeWithoutScale,
     LabelProblem,
     NotALabel,
     checked_label,
@@ -62,6 +63,17 @@ def _number(value: object) -> float | None:
     return None if vote is None or not vote.numeric else vote.value
 
 
+@dataclass(slots=True)
+class Graded:
+    """Numbers outside 0–1 given to a target with no declared scale: how many, their
+    range, and where the first is."""
+
+    count: int
+    lowest: float
+    highest: float
+    first: str  # where the first is, e.g. labels.jsonl:3
+
+
 @dataclass
 class Collected:
     """The good labels in reading order, the bad rows, and the counts."""
@@ -73,6 +85,8 @@ class Collected:
     ignored: dict[str, str] = field(default_factory=dict)
     #: The group of each sample id, from the first row that names one.
     groups: dict[str, str] = field(default_factory=dict)
+    #: Targets given numbers outside 0–1 without a declared scale (an error of the source).
+    graded: dict[str, Graded] = field(default_factory=dict)
 
 
 class Collector:
@@ -96,6 +110,7 @@ class Collector:
             try:
                 parsed = parse_row(raw.value, self.rules)
             except LabelProblem as exc:
+                self._note_grade(exc, position)
                 self._pending.append((position, exc.message))
                 continue
             for name in parsed.ignored:
@@ -121,9 +136,22 @@ class Collector:
                 location = RowError(self.name, line, item, "", row).location
                 self._settle(parsed, taken, location, seen, located)
             except LabelProblem as exc:
+                self._note_grade(exc, (line, item, row))
                 self._out.bad_rows.append(RowError(self.name, line, item, exc.message, row))
         self._pending.clear()
         return self._out
+
+    def _note_grade(self, problem: LabelProblem, position: _Position) -> None:
+        if not isinstance(problem, GradeWithoutScale):
+            return
+        value, found = problem.value, self._out.graded.get(problem.target)
+        if found is None:
+            line, item, row = position
+            first = RowError(self.name, line, item, "", row).location
+            self._out.graded[problem.target] = Graded(1, value, value, first)
+        else:
+            found.count += 1
+            found.lowest, found.highest = min(found.lowest, value), max(found.highest, value)
 
     def _settle(
         self,

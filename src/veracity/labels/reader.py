@@ -13,8 +13,9 @@ from veracity.labels.collect import Collected, Collector
 from veracity.labels.model import LabelError, LabelSet
 from veracity.labels.names import is_metric_like, target_name
 from veracity.labels.rows import DatasetView, RowRules
-from veracity.labels.scale import Scale
+from veracity.labels.scale import Scale, number_text
 from veracity.labels.sources import csv_dataset_view, file_rows, frame_rows, memory_rows
+from veracity.labels.values import grade_hint
 from veracity.types.sample import Sample
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ def _label_set(
     collector = Collector(source, rules)
     collector.add_all(raw_rows)
     collected = collector.finish()
+    if collected.graded:
+        raise _graded(source, collected)
     if not collected.labels:
         raise _no_label(source, collected)
     target_scales = infer_scales(collected.labels, declared)
@@ -74,6 +77,24 @@ def _label_set(
         unlabelled=collected.unlabelled,
         ignored=dict(collected.ignored),
         labels=tuple(collected.labels),
+    )
+
+
+def _graded(source: str, collected: Collected) -> LabelError:
+    """Numbers outside 0–1 without a declared scale: grades, most likely, so the target's
+    other numbers cannot be read as yes/no either (a grade 1, the worst, would be a yes)."""
+    parts = []
+    for target, graded in collected.graded.items():
+        lowest = min([graded.lowest, *(x.value for x in collected.labels if x.target == target)])
+        parts.append(
+            f"{target} has {graded.count} number(s) outside 0–1 (values from "
+            f"{number_text(lowest)} to {number_text(graded.highest)}, the first at "
+            f"{graded.first}): declare its scale, e.g. {grade_hint(target, graded.highest, lowest)}"
+        )
+    return LabelError(
+        f"{source}: labels that look like grades, on a scale nobody declared — read as "
+        f"yes/no, a grade 1 (the worst) would count as good. {'; '.join(parts)}",
+        collected.bad_rows,
     )
 
 

@@ -32,6 +32,16 @@ class LabelProblem(Exception):
         self.message = message
 
 
+class GradeWithoutScale(LabelProblem):
+    """A number outside 0–1 labelling a target whose scale nobody declared: a grade, most
+    likely, so none of that target's numbers can be read as yes/no (a grade 1 would count
+    as good)."""
+
+    def __init__(self, message: str, target: str, value: float) -> None:
+        super().__init__(message)
+        self.target, self.value = target, value
+
+
 class NotALabel(Exception):
     """A value that reads as no label word or number."""
 
@@ -99,11 +109,13 @@ def unit_label(raw: object) -> bool | None:
     return None if vote is None else 0.0 <= vote.value <= 1.0
 
 
-def grade_hint(target: str, value: float) -> str:
-    """``--scale target=1:4``, with ends that fit ``value``."""
-    if abs(value) >= 1e6:
+def grade_hint(target: str, value: float, lowest: float | None = None) -> str:
+    """``--scale target=1:4``, with ends that fit ``value`` (and ``lowest``, the smallest
+    value seen, where known)."""
+    lowest = value if lowest is None else min(lowest, value)
+    if max(abs(value), abs(lowest)) >= 1e6:
         return f"--scale {target}=1:4"  # no absurd hint for an absurd value
-    low = 1 if value >= 1 else math.floor(value)
+    low = 1 if lowest >= 1 else math.floor(lowest)
     high = max(4, math.ceil(value))
     return f"--scale {target}={low}:{high}"
 
@@ -123,7 +135,8 @@ def checked_label(field: str, raw: object, target: str, scale: Scale | None) -> 
             if 0.0 <= value <= 1.0:
                 return value
             problem = f"is a grade: declare its scale, e.g. {grade_hint(target, value)}"
-        elif scale.kind is LabelKind.GRADE and not vote.numeric:
+            raise GradeWithoutScale(f"field {show(field)}: {show(raw)} {problem}", target, value)
+        if scale.kind is LabelKind.GRADE and not vote.numeric:
             problem = f"is not a grade on {target}'s scale ({scale.describe()})"
         elif scale.kind is LabelKind.GRADE and not scale.is_grade(value):
             problem = f"is not a whole grade on {target}'s scale ({scale.describe()})"
