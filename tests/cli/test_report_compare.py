@@ -20,6 +20,7 @@ from typer.testing import CliRunner, Result
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.cli import report as report_module
+from veracity.cli.common import OptionalValueCommand
 from veracity.cli.report import compare, report
 
 GOOD, BAD = "The tower is in Paris.", "The tower is green."
@@ -56,8 +57,8 @@ def run(path: Path, data: list[dict[str, Any]], **options: Any) -> Path:
 
 def invoke(runner: CliRunner, *args: str) -> Result:
     app = typer.Typer()
-    app.command()(report)
-    app.command()(compare)
+    app.command(cls=OptionalValueCommand)(report)
+    app.command(cls=OptionalValueCommand)(compare)
     return runner.invoke(app, list(args))
 
 
@@ -122,9 +123,9 @@ def test_report_html_calls_the_writer_lazily(
 ) -> None:
     calls: list[Path] = []
 
-    def write_report(run_dir: Path) -> Path:
+    def write_report(run_dir: Path, out: Path | None = None) -> Path:
         calls.append(run_dir)
-        return run_dir / "report.html"
+        return out or run_dir / "report.html"
 
     fake = types.ModuleType("fake_html")
     fake.write_report = write_report  # type: ignore[attr-defined]

@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from veracity.cli.common import cannot_write, err_console, fail, out_console, writing_stdout
+from veracity.cli.common import (
+    cannot_write,
+    err_console,
+    fail,
+    html_option,
+    html_target,
+    out_console,
+    writing_stdout,
+)
 from veracity.store.layout import RESULTS
 
 if TYPE_CHECKING:  # the agreement stack (scikit-learn, scipy) loads when a command runs
@@ -75,12 +83,12 @@ def agree(  # noqa: PLR0913 - a command: one parameter a flag
         Path | None, typer.Option(help="Also write the figures as Markdown to this file.")
     ] = None,
     html: Annotated[
-        bool,
-        typer.Option(
-            help="Also write agreement.html into RUN_A: ROC curves, reliability diagrams, "
-            "the disagreements with their claims."
+        str | None,
+        html_option(
+            "a page of ROC curves, reliability diagrams and the disagreements with their claims",
+            "agreement.html in RUN_A",
         ),
-    ] = False,
+    ] = None,
     top: Annotated[int, typer.Option(min=0, help="Worst disagreements shown each way.")] = 5,
     resamples: Annotated[
         int, typer.Option(min=100, max=100_000, help="Bootstrap resamples per interval.")
@@ -110,7 +118,7 @@ def agree(  # noqa: PLR0913 - a command: one parameter a flag
         print_agreement(report, out_console)
     if not any(report.metrics):
         raise fail("no metric of the run has labels: nothing to compare")
-    _write_outputs(report, json_out, markdown, run_a / "agreement.html" if html else None)
+    _write_outputs(report, json_out, markdown, html_target(html, run_a / "agreement.html"))
 
 
 def _write_outputs(

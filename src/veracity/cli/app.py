@@ -12,7 +12,7 @@ from rich.markup import escape
 from veracity._version import __version__
 from veracity.cli.agree import agree, calibrate
 from veracity.cli.cache import cache_app
-from veracity.cli.common import EXIT_INTERNAL, err_console, out_console
+from veracity.cli.common import EXIT_INTERNAL, OptionalValueCommand, err_console, out_console
 from veracity.cli.crash import crash_line
 from veracity.cli.demo import demo
 from veracity.cli.export import export
@@ -50,13 +50,23 @@ def _options(
     """Evaluate Retrieval-Augmented-Generation systems."""
 
 
-app.command()(run)
+# --html [PATH]: an option whose value may be left out (OptionalValueCommand).
+app.command(cls=OptionalValueCommand)(run)
 app.command()(estimate)
 # One line each in the command list (the docstrings, wrapped for the code, would keep
 # their line breaks there).
-app.command(short_help="Print a run's summary, or write it as JUnit XML or Markdown.")(report)
-app.command(short_help="Compare two runs: paired differences with a CI and a p-value.")(compare)
-app.command(short_help="How far a run agrees with people's labels (AUROC, κ, Brier…).")(agree)
+app.command(
+    cls=OptionalValueCommand,
+    short_help="Print a run's summary, or write it as JUnit XML or Markdown.",
+)(report)
+app.command(
+    cls=OptionalValueCommand,
+    short_help="Compare two runs: paired differences with a CI and a p-value.",
+)(compare)
+app.command(
+    cls=OptionalValueCommand,
+    short_help="How far a run agrees with people's labels (AUROC, κ, Brier…).",
+)(agree)
 app.command(short_help="Fit a run's scores to people's labels; --calibration applies it.")(
     calibrate
 )

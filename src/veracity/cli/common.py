@@ -7,13 +7,17 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperCommand
 
 from veracity.report.terminal import visible_lines
+
+if TYPE_CHECKING:  # typer's own click, which its commands are built on
+    from typer._click import Context
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE_ERRORS = 0, 1, 2, 3
 # A bug (an error no command handles): never 1, which CI reads as a quality gate.
@@ -105,3 +109,52 @@ ConfigOption = Annotated[
         help="Config file (default ./veracity.yaml or \\[tool.veracity] in pyproject.toml).",
     ),
 ]
+
+
+# Options whose value may be left out: ``--html`` alone writes the command's default file.
+_OPTIONAL_VALUE = ("--html",)
+
+
+def _value_given(args: list[str], at: int) -> bool:
+    """Whether the token after ``args[at]`` is the option's value: there is one and it is
+    not the next option (``-`` alone is a value, as for click's optional values)."""
+    following = args[at + 1] if at + 1 < len(args) else None
+    return following is not None and not (following.startswith("-") and len(following) > 1)
+
+
+class OptionalValueCommand(TyperCommand):
+    """A command whose ``--html`` takes an optional value, ``--html [PATH]``. typer's parser
+    has no optional values (click's ``is_flag=False, flag_value=…`` is not passed on), so
+    ``--html`` with no value is read as ``--html=`` (an empty value: the default file)."""
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        given: list[str] = []
+        for at, arg in enumerate(args):
+            if arg == "--":  # what follows is positional
+                given += args[at:]
+                break
+            given.append(
+                f"{arg}=" if arg in _OPTIONAL_VALUE and not _value_given(args, at) else arg
+            )
+        return super().parse_args(ctx, given)
+
+
+def html_option(what: str, default: str) -> Any:
+    """``--html [PATH]``: the option of every command that writes an HTML page."""
+    return typer.Option(
+        "--html",
+        metavar="[PATH]",
+        help=f"Also write {what}: --html alone to {default}, --html PATH to that file (or "
+        "folder). After the positional arguments: --html RUN reads RUN as the page's path.",
+    )
+
+
+def html_target(given: str | None, default: Path) -> Path | None:
+    """Where ``--html`` writes: nowhere (not given), ``default`` (no value), the file given,
+    or ``default``'s name inside a folder given."""
+    if given is None:
+        return None
+    if not given:
+        return default
+    path = Path(given)
+    return path / default.name if path.is_dir() else path

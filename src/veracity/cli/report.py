@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from veracity.cli.common import cannot_write, err_console, fail, out_console, writing_stdout
+from veracity.cli.common import (
+    cannot_write,
+    err_console,
+    fail,
+    html_option,
+    html_target,
+    out_console,
+    writing_stdout,
+)
 from veracity.cli.report_formats import (
     FormatOption,
     GithubOption,
@@ -41,7 +49,9 @@ def _html_writer() -> Any:
 
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (written by veracity run).")],
-    html: Annotated[bool, typer.Option(help="Also write report.html into the run.")] = False,
+    html: Annotated[
+        str | None, html_option("the HTML report (self-contained)", "report.html in the run")
+    ] = None,
     report_format: FormatOption = ReportFormat.CONSOLE,
     out: OutOption = None,
     threshold: ThresholdOption = None,
@@ -62,8 +72,9 @@ def report(
     except ValueError as exc:  # a run that cannot be read (ReportError), a bad --threshold
         raise fail(str(exc)) from exc
     summary, rebuilt = run.summary, run.rebuilt
-    write_report = _html_writer() if html else None
-    if html and write_report is None:
+    page = html_target(html, run_dir / "report.html")
+    write_report = _html_writer() if page is not None else None
+    if page is not None and write_report is None:
         raise fail("--html is not available in this version")
     note = unfinished(run_dir)
     if note is not None:
@@ -77,16 +88,15 @@ def report(
             print_report(summary, out_console)
         else:
             write_format(run, report_format, out, github=github)
-    if write_report is not None:
-        target = run_dir / "report.html"
+    if write_report is not None and page is not None:
         try:
-            written = write_report(run_dir)
+            written = write_report(run_dir, page)
         except ResultsFileError as exc:  # names the file and the line
             raise fail(str(exc)) from exc
         except OSError as exc:
-            raise cannot_write(target, exc) from exc
+            raise cannot_write(page, exc) from exc
         with writing_stdout():
-            out_console.print(f"report: {visible(written or target)}", highlight=False)
+            out_console.print(f"report: {visible(written or page)}", highlight=False)
 
 
 def compare(
@@ -99,11 +109,11 @@ def compare(
         Path | None, typer.Option("--json", help="Also write the comparison to this JSON file.")
     ] = None,
     html: Annotated[
-        Path | None,
-        typer.Option(
-            "--html",
-            help="Also write the comparison as a self-contained HTML page (a chart of the "
-            "differences and their CIs, p-values, pair counts, the most regressed items).",
+        str | None,
+        html_option(
+            "the comparison as a self-contained page (a chart of the differences and their "
+            "CIs, p-values, pair counts, the most regressed items)",
+            "comparison.html",
         ),
     ] = None,
     top: Annotated[int, typer.Option(min=0, help="Regressed items shown per metric.")] = 10,
@@ -133,13 +143,14 @@ def compare(
             raise cannot_write(json_out, exc) from exc
         with writing_stdout():
             out_console.print(f"comparison written to {visible(json_out)}", highlight=False)
-    if html is not None:
+    page = html_target(html, Path("comparison.html"))
+    if page is not None:
         try:
-            write_comparison(comparison, html)
+            write_comparison(comparison, page)
         except OSError as exc:
-            raise cannot_write(html, exc) from exc
+            raise cannot_write(page, exc) from exc
         with writing_stdout():
-            out_console.print(f"comparison page: {visible(html)}", highlight=False)
+            out_console.print(f"comparison page: {visible(page)}", highlight=False)
 
 
 def _compare(run_a: Path, run_b: Path | None, systems: str | None, top: int) -> Comparison:

@@ -18,6 +18,8 @@ from veracity.cli.common import (
     check_dataset,
     err_console,
     fail,
+    html_option,
+    html_target,
     interrupted,
     out_console,
 )
@@ -187,7 +189,9 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     bert_model: Annotated[
         str, typer.Option(help="BERTScore model: auto, local or local:DIR (a model folder).")
     ] = "auto",
-    html: Annotated[bool, typer.Option(help="Also write report.html (self-contained).")] = False,
+    html: Annotated[
+        str | None, html_option("the HTML report (self-contained)", "report.html in the run")
+    ] = None,
     source: Annotated[
         str,
         typer.Option(
@@ -298,7 +302,7 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     except JudgeFatalError as exc:
         raise fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
 
-    _finish(result, run_dir, dataset, html=html, gates=gates)
+    _finish(result, run_dir, dataset, html=html_target(html, run_dir / REPORT), gates=gates)
 
 
 def _run_dir(given: str, source: str, project: str, out: Path | None) -> Path:
@@ -313,7 +317,12 @@ def _run_dir(given: str, source: str, project: str, out: Path | None) -> Path:
 
 
 def _finish(
-    result: EvaluationResult, run_dir: Path, dataset: Path, *, html: bool, gates: dict[str, float]
+    result: EvaluationResult,
+    run_dir: Path,
+    dataset: Path,
+    *,
+    html: Path | None,
+    gates: dict[str, float],
 ) -> None:
     """A finished run's summary, where it is, its report, and its gates."""
     from veracity.report import print_summary
@@ -324,23 +333,23 @@ def _finish(
     if resumed:
         out_console.print(f"resumed: {resumed} result(s) were already done", highlight=False)
     out_console.print(f"run directory: {run_dir}", highlight=False)
-    _html_report(run_dir, dataset, write=html)
+    _html_report(run_dir, dataset, html)
     _check_gates(result, gates, run_dir)
 
 
-def _html_report(run_dir: Path, dataset: Path, *, write: bool) -> None:
-    """Write the HTML report (``--html``), or say how to."""
+def _html_report(run_dir: Path, dataset: Path, page: Path | None) -> None:
+    """Write the HTML report (``--html [PATH]``) to ``page``, or say how to."""
     from veracity.report.html import write_report
 
-    if not write:
+    if page is None:
         out_console.print(
             f"HTML report: veracity report {run_dir} --html", highlight=False, markup=False
         )
         return
     try:
-        written = write_report(run_dir, dataset=dataset)
+        written = write_report(run_dir, page, dataset=dataset)
     except OSError as exc:
-        raise cannot_write(run_dir / REPORT, exc) from exc
+        raise cannot_write(page, exc) from exc
     out_console.print(f"report: {written}", highlight=False)
 
 
