@@ -11,6 +11,7 @@ sent. The keys come from ``LANGFUSE_PUBLIC_KEY`` and ``LANGFUSE_SECRET_KEY``.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -90,6 +91,7 @@ def send_to_langfuse(
     a :class:`~veracity.traces.TraceFileError` (nothing sent before it is lost: sending
     again updates)."""
     client = langfuse_client(base_url, http)
+    secret = os.environ.get("LANGFUSE_SECRET_KEY")
     results = list(traced_results(source, thresholds))
     scores = [_score(t) for t in results if t.record.score is not None]
     accepted = rejected = 0
@@ -103,6 +105,6 @@ def send_to_langfuse(
         counted = getattr(reply, "accepted", None)
         accepted += counted if isinstance(counted, int) else len(batch)
         rejected += getattr(reply, "rejected", 0) or 0
-        said = [scrub_secrets(str(e.message)) for e in getattr(reply, "errors", None) or []]
+        said = [scrub_secrets(str(e.message), secret) for e in getattr(reply, "errors", None) or []]
         errors += said[: 5 - len(errors)]
     return LangfuseSent(accepted, len(results) - len(scores), rejected, tuple(errors))
