@@ -56,5 +56,5 @@ def demo(
             raise interrupted(out) from exc
         except RunDirectoryError as exc:
             raise fail(str(exc)) from exc
-    print_summary(result.summary, out_console)
+    print_summary(result.summary, out_console, judge=result.manifest["judge"])
     out_console.print(f"run directory: {out}", highlight=False)

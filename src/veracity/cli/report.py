@@ -85,7 +85,7 @@ def report(
         err_console.print(f"summary rebuilt from {RESULTS} (not written)", highlight=False)
     with writing_stdout():
         if report_format is ReportFormat.CONSOLE:
-            print_report(summary, out_console)
+            print_report(summary, out_console, judge=run.judge)
         else:
             write_format(run, report_format, out, github=github)
     if write_report is not None and page is not None:

@@ -255,6 +255,7 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
         the_judge = settings.make_judge()
     except _settings_errors() as exc:
         raise fail(str(exc)) from exc
+    defaulted = _said_judge(settings, the_judge.name)
     try:
         if strict:
             errors = [row for row in read_dataset(dataset) if isinstance(row, RowError)]
@@ -302,7 +303,25 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     except JudgeFatalError as exc:
         raise fail(f"the judge cannot work: {exc} (results so far are in {run_dir})") from exc
 
-    _finish(result, run_dir, dataset, html=html_target(html, run_dir / REPORT), gates=gates)
+    page = html_target(html, run_dir / REPORT)
+    _finish(result, run_dir, dataset, html=page, gates=gates, defaulted=defaulted)
+
+
+def _said_judge(settings: RunConfig, name: str) -> bool:
+    """Say before the first call when the offline judge runs because no LLM judge was
+    configured (a user who meant one learns it now, not from the scores); whether so."""
+    from veracity.report.console import NO_JUDGE_CONFIGURED
+
+    if settings.judge is not None or not name.startswith("offline"):
+        return False
+    err_console.print(
+        f"note: judging with the offline judge ({NO_JUDGE_CONFIGURED}); "
+        "--judge openai/MODEL or anthropic/MODEL for an LLM judge",
+        style="yellow",
+        highlight=False,
+        markup=False,
+    )
+    return True
 
 
 def _run_dir(given: str, source: str, project: str, out: Path | None) -> Path:
@@ -323,12 +342,13 @@ def _finish(
     *,
     html: Path | None,
     gates: dict[str, float],
+    defaulted: bool = False,
 ) -> None:
     """A finished run's summary, where it is, its report, and its gates."""
     from veracity.report import print_summary
 
     _bad_rows(list(result.bad_rows), "bad row")
-    print_summary(result.summary, out_console)
+    print_summary(result.summary, out_console, judge=result.manifest["judge"], defaulted=defaulted)
     resumed = result.manifest["attempts"][-1]["results_resumed"]
     if resumed:
         out_console.print(f"resumed: {resumed} result(s) were already done", highlight=False)
@@ -391,6 +411,9 @@ def estimate(
         )
     except DatasetError as exc:
         raise fail(str(exc)) from exc
+    if settings.judge_spec == "offline":
+        _estimate_offline(settings, found.samples, len(chosen), found.over_budget)
+        return
     price = find_price(settings.judge_spec, settings.price_table)
     out_console.print(
         f"{found.samples} samples × {len(chosen)} metric(s) × {settings.iterations} "
@@ -426,3 +449,22 @@ def estimate(
     elif settings.rpm:
         minutes = found.calls / settings.rpm
         out_console.print(f"  time at {settings.rpm:g} rpm  ≥ {minutes:.1f} min", highlight=False)
+
+def _estimate_offline(settings: RunConfig, samples: int, metrics: int, over_budget: int) -> None:
+    """The offline judge's estimate: local models, so no call and no cost to predict."""
+    from veracity.report.console import NO_JUDGE_CONFIGURED
+
+    why = f" ({NO_JUDGE_CONFIGURED})" if settings.judge is None else ""
+    lines = [
+        f"{samples} samples × {metrics} metric(s) × {settings.iterations} iteration(s) with "
+        f"the offline judge{why}:",
+        "  judge calls     none: the offline judge runs local models",
+        "  cost            none",
+    ]
+    if over_budget:
+        lines.append(
+            f"  not sent        {over_budget:,} question(s) over the prompt budget of "
+            f"{settings.prompt_budget:,} tokens (invalid_input)"
+        )
+    for line in lines:
+        out_console.print(line, highlight=False, markup=False)

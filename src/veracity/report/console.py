@@ -17,7 +17,7 @@ from rich.text import Text
 
 from veracity.report.groups import calibrated_line, caveats, ci, judged, pct
 from veracity.report.keys import OVERALL
-from veracity.report.terminal import visible_tree
+from veracity.report.terminal import visible, visible_tree
 
 
 def others(stats: Mapping[str, Any]) -> str:
@@ -91,6 +91,23 @@ def usage_line(summary: Mapping[str, Any]) -> str:
     )
 
 
+# Said where a run judged offline because nothing named an LLM judge: a user who meant one
+# learns it from the first line, not from the scores.
+NO_JUDGE_CONFIGURED = "no --judge, and no OPENAI_API_KEY or OPENAI_BASE_URL configured"
+
+
+def judge_line(judge: Mapping[str, Any] | None, *, defaulted: bool = False) -> str:
+    """Which judge ran (a run's ``judge`` description): the offline judge said as such,
+    and ``defaulted`` when it was chosen because no LLM judge was configured."""
+    judge = judge or {}
+    name = str(judge.get("name") or judge.get("model") or "unknown")
+    if judge.get("provider") == "offline" or name.startswith("offline"):
+        why = f"; {NO_JUDGE_CONFIGURED}" if defaulted else ""
+        return f"judge: {name} (the offline judge: local models, no LLM call, no cost{why})"
+    base_url = judge.get("base_url")
+    return f"judge: {name}" + (f" at {base_url}" if base_url else "")
+
+
 def print_recommendations(summary: Mapping[str, Any], console: Console) -> None:
     found = (summary.get("analysis") or {}).get("recommendations") or []
     if not found:
@@ -100,14 +117,23 @@ def print_recommendations(summary: Mapping[str, Any], console: Console) -> None:
         console.print(Text("  • ") + Text(str(item["message"])))
 
 
-def print_summary(summary: dict[str, Any], console: Console) -> None:
-    """The short summary printed after a run: the metrics table, usage, recommendations;
-    every text of the summary with its control characters escaped."""
+def print_summary(
+    summary: dict[str, Any],
+    console: Console,
+    *,
+    judge: Mapping[str, Any] | None = None,
+    defaulted: bool = False,
+) -> None:
+    """The short summary printed after a run: the metrics table, the judge (its
+    description in run.json, when given), usage, recommendations; every text of the
+    summary with its control characters escaped."""
     summary = visible_tree(summary)
     console.print(metrics_table(summary, with_systems=True))
     console.print(thresholds_line(summary), style="dim", highlight=False)
     calibrated = calibrated_line(summary)
     if calibrated is not None:
         console.print(Text(calibrated))
+    if judge is not None:
+        console.print(Text(visible(judge_line(judge, defaulted=defaulted))))
     console.print(usage_line(summary), highlight=False)
     print_recommendations(summary, console)

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from veracity.report.console import (
+    judge_line,
     metrics_table,
     new_table,
     print_recommendations,
@@ -19,7 +20,7 @@ from veracity.report.console import (
     usage_line,
 )
 from veracity.report.groups import calibrated_line, pct
-from veracity.report.terminal import visible_tree
+from veracity.report.terminal import visible, visible_tree
 
 SECTION_TITLES = {
     "by_system": ("system", "per system"),
@@ -147,10 +148,15 @@ def _worst(analysis: Mapping[str, Any], console: Console, limit: int | None) -> 
 
 
 def print_report(
-    summary: Mapping[str, Any], console: Console, *, worst_limit: int | None = None
+    summary: Mapping[str, Any],
+    console: Console,
+    *,
+    worst_limit: int | None = None,
+    judge: Mapping[str, Any] | None = None,
 ) -> None:
-    """Metrics, groups, judge variance, labels, the analysis and the recommendations;
-    every text of the summary with its control characters escaped."""
+    """Metrics, groups, judge variance, labels, the analysis, the judge (its description
+    in run.json, when given) and the recommendations; every text of the summary with its
+    control characters escaped."""
     summary = visible_tree(summary)
     console.print(metrics_table(summary, with_systems=False))
     console.print(thresholds_line(summary), style="dim", highlight=False)
@@ -169,5 +175,7 @@ def print_report(
     if analysis:
         console.print(_severity_table(analysis))
         _worst(analysis, console, worst_limit)
+    if judge is not None:
+        console.print(Text(visible(judge_line(judge))))
     console.print(usage_line(summary), highlight=False)
     print_recommendations(summary, console)
