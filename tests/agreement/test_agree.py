@@ -103,6 +103,24 @@ def test_a_label_without_a_system_is_ambiguous_where_several_systems_answered() 
     assert len(one.pairs) == 1 and one.pairs[0].system == "a"
 
 
+def test_labels_naming_no_sample_or_system_of_the_run_say_so(result: EvaluationResult) -> None:
+    from veracity.agreement.join import NoSharedItems, join
+    from veracity.labels import read_labels
+
+    other_ids = [{"id": f"q{i}", "faithfulness": i % 2} for i in range(5)]
+    with pytest.raises(AgreementError, match=r"none of the 5 labelled sample id\(s\)"):
+        result.agreement(other_ids, resamples=200)
+    with pytest.raises(AgreementError, match=r"labels: 'q0', 'q1', 'q2', … \(5 in all\)"):
+        calibrate_run(result, other_ids)
+    other_systems = read_labels([{"id": "s1", "system": "rag-b", "faithfulness": 1}])
+    with pytest.raises(NoSharedItems, match="run's samples name no system"):
+        join(result.results, other_systems)
+    # Some ids of the run among others: the others are counted, not an error.
+    some = read_labels([*other_ids, *scenario.labels(6)])
+    (joined,) = join(result.results, some)
+    assert (len(joined.pairs), joined.without_result) == (6, 5)
+
+
 def test_two_runs_on_the_same_labels_are_paired(result: EvaluationResult, tmp_path: Path) -> None:
     fewer = scenario.run(n=24)
     report = result.agreement(scenario.labels(), other=fewer, resamples=200)

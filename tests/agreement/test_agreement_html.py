@@ -195,6 +195,14 @@ def test_charts_confusion_and_what_was_not_used(page: str) -> None:
     assert f"{ia.items} item(s) with two votes or more" in page
 
 
+def test_small_samples_and_the_resamples_are_explained(page: str) -> None:
+    # 18 items per system: fewer than 30, flagged; the count of resamples is the one drawn.
+    faithfulness = one_run().metrics[0][0]
+    assert any("few labelled items" in c for c in faithfulness.caveats())
+    assert "few labelled items (" in page and "below 30" in page
+    assert "(200 resamples of items)" in page
+
+
 def test_disagreements_in_both_directions_with_claims(page: str) -> None:
     faithfulness = one_run().metrics[0][0]
     assert faithfulness.overall.missed and faithfulness.overall.false_alarms

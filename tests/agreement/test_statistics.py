@@ -452,7 +452,9 @@ def test_as_dict() -> None:
         "roc",
         "reliability",
         "resamples",
+        "resamples_drawn",
     ]
+    assert (data["resamples"], data["resamples_drawn"]) == (964, 1000)  # 36 had one class
     assert set(data["auroc"]) == {"value", "ci95", "reason"}
     assert data["weighted_kappa"] is None
     assert isinstance(data["roc"][0], list)

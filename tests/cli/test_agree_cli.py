@@ -230,3 +230,49 @@ def test_agree_on_grades_whose_annotators_split_between_two(
                     "faithfulness=1:4", "--resamples", "100")  # fmt: skip
     assert halves.exit_code == 0, halves.output
     assert "2.5 is not a whole grade" in " ".join(halves.output.split())
+
+
+def test_labels_of_other_ids_say_so_with_ids_of_each_side(
+    cli: CliRunner, run_dir: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "other-ids.csv"
+    path.write_text("id,faithfulness\nq1,1\nq2,0\nq3,1\nq4,0\n")
+    for command in ("agree", "calibrate"):
+        result = invoke(cli, command, str(run_dir), "--labels", str(path), "--out",
+                        str(tmp_path / "c.json")) if command == "calibrate" else invoke(
+            cli, command, str(run_dir), "--labels", str(path))  # fmt: skip
+        assert result.exit_code == 2, result.output
+        said = " ".join(result.output.split())
+        assert "none of the 4 labelled sample id(s) is a sample the run scored" in said
+        assert "labels: 'q1', 'q2', 'q3', … (4 in all)" in said
+        assert "run: 's0', 's1', 's2', … (30 in all)" in said
+        assert "no metric of the run has labels" not in said
+
+
+def test_a_small_sample_is_flagged_and_agree_ends_with_the_next_step(
+    cli: CliRunner, run_dir: Path, tmp_path: Path
+) -> None:
+    # Twelve items, the contradicted ones against the right ones: the score separates
+    # them perfectly, so every resample does too and AUROC's interval is 1.00–1.00.
+    rows = [{"id": f"s{i}", "faithfulness": scenario.kind_of(i) == "right"}
+            for i in range(18) if scenario.kind_of(i) != "swapped"]  # fmt: skip
+    path = tmp_path / "few.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "few.json"
+    result = invoke(cli, "agree", str(run_dir), "--labels", str(path), "--resamples", "300",
+                    "--json", str(out), "--markdown", str(tmp_path / "few.md"))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "few labelled items (all: 12; below 30)" in said
+    assert "an interval of zero width (e.g. 1.00–1.00)" in said
+    # The count of resamples is the one asked for (the docs' 1,000 by default).
+    assert "(300 resamples of items)" in said
+    assert said.endswith(
+        f"next: veracity calibrate {run_dir} --labels {path} --out calibration.json — fits a "
+        "map from each result's signals to P(people call it good), cross-validated, and says "
+        "whether it beats the raw score"
+    )
+    metric = json.loads(out.read_text())["agreement"][0][0]
+    assert metric["overall"]["resamples_drawn"] == 300
+    assert any("few labelled items" in caveat for caveat in metric["caveats"])
+    assert "few labelled items" in (tmp_path / "few.md").read_text()

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.agreement.statistics import Estimate
+from veracity.agreement.statistics import FIGURE_NAMES, Estimate
 from veracity.report.terminal import visible
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to show itself
@@ -21,17 +21,6 @@ if TYPE_CHECKING:  # annotations only: the report imports this module to show it
         GroupAgreement,
         MetricAgreement,
     )
-
-FIGURE_NAMES = {
-    "auroc": "AUROC",
-    "balanced_accuracy": "bal. acc.",
-    "balanced_accuracy_cv": "bal. acc. (cv)",
-    "kappa": "κ",
-    "weighted_kappa": "weighted κ",
-    "spearman": "Spearman",
-    "brier": "Brier",
-    "ece": "ECE",
-}
 
 
 def number(value: float | None) -> str:
@@ -73,8 +62,8 @@ def metric_table(metric: MetricAgreement) -> Table:
     groups = (metric.overall, *metric.by_system)
     table = Table(
         caption=(
-            f"threshold {metric.threshold:g} · under each figure its 95 % bootstrap interval"
-            + (", resampling whole groups" if metric.grouped else "")
+            f"threshold {metric.threshold:g} · under each figure its 95 % bootstrap interval "
+            f"({metric.resampling()})"
         ),
     )
     table.add_column("")
@@ -141,6 +130,8 @@ def print_agreement(report: AgreementReport, console: Console) -> None:
                 )
             )
             console.print(metric_table(metric))
+            for caveat in metric.caveats():
+                console.print(Text(f"note: {visible(caveat)}", style="yellow"))
             unused = metric.not_used()
             if unused:
                 console.print(Text(f"not used: {', '.join(unused)}", style="yellow"))

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from veracity.agreement.console import FIGURE_NAMES, estimate, number
+from veracity.agreement.console import estimate, number
 from veracity.agreement.html_charts import Curve, reliability_chart, roc_chart
-from veracity.agreement.statistics import Estimate, Figures, PairedEstimate
+from veracity.agreement.statistics import FIGURE_NAMES, Estimate, Figures, PairedEstimate
 from veracity.report.html import page, scroll, section
 from veracity.report.html_charts import PALETTE
 from veracity.report.html_tables import e
@@ -270,15 +270,22 @@ def _disagreements(metric: MetricAgreement) -> str:
     return "".join(blocks)
 
 
+def _caveats(metric: MetricAgreement) -> str:
+    caveats = metric.caveats()
+    if not caveats:
+        return ""
+    return '<div class="notes-box">' + "".join(f"<p>{t(c)}</p>" for c in caveats) + "</div>"
+
+
 def _metric(metric: MetricAgreement, run: str, runs: int, key: str) -> str:
-    resampling = "whole groups" if metric.grouped else "items"
     body = (
         _facts(metric, run, runs)
         + _figures_table(metric)
         + f'<p class="chart-note">Each figure with its 95 % bootstrap interval '
-        f"({metric.overall.figures.resamples} resamples of {resampling}); balanced "
+        f"({e(metric.resampling())}); balanced "
         f"accuracy at the threshold {e(f'{metric.threshold:g}')} and, cross-validated, at "
         "the best threshold of the other folds.</p>"
+        + _caveats(metric)
         + f'<div class="charts">{_roc(metric)}{_reliability(metric)}{_confusion(metric)}</div>'
         + _not_used(metric)
         + _ceiling(metric)

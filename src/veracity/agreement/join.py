@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from veracity.labels import ItemLabel, LabelSet, Scale
+from veracity.labels.values import show
 from veracity.types import ResultRecord
 
 # The metrics a "correctness" label measures: each scores the answer against a reference.
@@ -68,34 +69,92 @@ class Joined:
         return sorted({p.system for p in self.pairs}, key=lambda s: (s is not None, s or ""))
 
 
-def _index(
-    records: Iterable[ResultRecord], ids: set[str], metrics: set[str]
-) -> dict[tuple[str, str], dict[str | None, list[ResultRecord]]]:
-    """(sample id, metric) → system → its results, for labelled samples only."""
-    found: dict[tuple[str, str], dict[str | None, list[ResultRecord]]] = defaultdict(
-        lambda: defaultdict(list)
-    )
+_Index = dict[tuple[str, str], dict[str | None, list[ResultRecord]]]
+
+
+@dataclass(slots=True)
+class _Run:
+    """What one pass over a run's results gives: the labelled samples' results by (sample
+    id, metric) and system, every metric the run has, and the ids and systems of the
+    labelled metrics' results, in order (for a message when the labels name none)."""
+
+    index: _Index
+    metrics: set[str] = field(default_factory=set)
+    ids: dict[str, None] = field(default_factory=dict)
+    systems: dict[str | None, None] = field(default_factory=dict)
+
+
+def _index(records: Iterable[ResultRecord], ids: set[str], metrics: set[str]) -> _Run:
+    run = _Run(defaultdict(lambda: defaultdict(list)))
     for record in records:
-        if record.sample_id in ids and record.metric in metrics:
-            found[(record.sample_id, record.metric)][record.system].append(record)
-    return found
+        run.metrics.add(record.metric)
+        if record.metric not in metrics:
+            continue
+        run.ids.setdefault(record.sample_id)
+        run.systems.setdefault(record.system)
+        if record.sample_id in ids:
+            run.index[(record.sample_id, record.metric)][record.system].append(record)
+    return run
+
+
+class NoSharedItems(ValueError):
+    """The labels name no sample (or no system) the run scored: nothing can be paired."""
+
+
+#: How many ids (or systems) of each side a message shows.
+SHOWN_IDS = 3
+
+
+def _shown(names: Iterable[str | None]) -> str:
+    """The first few names, quoted (escaped: they come from files), then how many."""
+    listed = list(names)
+    shown = ", ".join("none" if n is None else show(n) for n in listed[:SHOWN_IDS])
+    return shown + (f", … ({len(listed)} in all)" if len(listed) > SHOWN_IDS else "")
+
+
+def _no_shared_items(labels: LabelSet, run: _Run, metrics: Sequence[str]) -> str:
+    measured = ", ".join(metrics)
+    if not run.index:
+        label_ids = dict.fromkeys(item.sample_id for item in labels.items)
+        return (
+            f"none of the {len(label_ids)} labelled sample id(s) is a sample the run scored "
+            f"for {measured} (labels: {_shown(label_ids)}; run: {_shown(run.ids)}): the "
+            "labels are keyed by other ids than the run's dataset (a row without an id "
+            "gets a hash of its content as its id: see the run's results.jsonl)"
+        )
+    label_systems = dict.fromkeys(item.system for item in labels.items)
+    if list(run.systems) == [None]:
+        theirs = "the run's samples name no system: leave it out of the labels"
+    else:
+        theirs = (
+            f"run: {_shown(run.systems)}: label each item's system as the dataset names "
+            "it, or leave it out where one system answered"
+        )
+    return (
+        f"the labelled samples are in the run, but under other systems (labels: "
+        f"{_shown(label_systems)}; {theirs})"
+    )
 
 
 def join(records: Iterable[ResultRecord], labels: LabelSet) -> list[Joined]:
-    """Every (metric, target) that both the run and the labels have, in label order."""
+    """Every (metric, target) that both the run and the labels have, in label order.
+
+    ``NoSharedItems`` when the run has a metric the labels judge but no label names a
+    sample (and system) it scored: saying so beats an empty table."""
     wanted = {m for t in labels.targets() for m in metrics_of_target(t)}
     ids = {item.sample_id for item in labels.items}
-    index = _index(records, ids, wanted)
-    present = {metric for _, metric in index}
+    run = _index(records, ids, wanted)
     joined: list[Joined] = []
     for target in labels.targets():
         for metric in metrics_of_target(target):
-            if metric not in present:
+            if metric not in run.metrics:
                 continue
             one = Joined(metric, target, labels.scales[target])
             for item in labels.for_target(target):
-                _pair(one, item, index.get((item.sample_id, metric), {}))
+                _pair(one, item, run.index.get((item.sample_id, metric), {}))
             joined.append(one)
+    if joined and not any(j.pairs or j.unscored or j.ambiguous for j in joined):
+        raise NoSharedItems(_no_shared_items(labels, run, [j.metric for j in joined]))
     return joined
 
 

@@ -17,7 +17,7 @@ from veracity.agreement.calibration_file import (
     MetricCalibration,
     judge_identity,
 )
-from veracity.agreement.join import join
+from veracity.agreement.join import NoSharedItems, join
 from veracity.agreement.report import AgreementReport, agreement_report
 from veracity.agreement.signals import MissingSignals
 from veracity.agreement.statistics import RESAMPLES
@@ -101,16 +101,19 @@ def agree(
     names = [_name(run, data) for run, data in zip(runs, loaded, strict=True)]
     if len(names) == 2 and names[0] == names[1]:
         names = [f"A: {names[0]}", f"B: {names[1]}"]
-    return agreement_report(
-        [
-            (name, data.records(), {m: data.threshold(m) for m in data.metrics})
-            for name, data in zip(names, loaded, strict=True)
-        ],
-        label_set,
-        samples,
-        top=top,
-        resamples=resamples,
-    )
+    try:
+        return agreement_report(
+            [
+                (name, data.records(), {m: data.threshold(m) for m in data.metrics})
+                for name, data in zip(names, loaded, strict=True)
+            ],
+            label_set,
+            samples,
+            top=top,
+            resamples=resamples,
+        )
+    except NoSharedItems as exc:
+        raise AgreementError(str(exc)) from None
 
 
 def _name(run: Path | str | RunLike, data: RunData) -> str:
@@ -149,7 +152,10 @@ def calibrate_run(
     held = getattr(run, "samples", ())
     samples = read_samples(dataset_path(data, dataset), held)
     label_set = resolve_labels(labels, samples, scales=scales, default_target=default_target)
-    joined = [j for j in join(data.records(), label_set) if not metrics or j.metric in metrics]
+    try:
+        joined = [j for j in join(data.records(), label_set) if not metrics or j.metric in metrics]
+    except NoSharedItems as exc:
+        raise AgreementError(str(exc)) from None
     if not joined:
         have = ", ".join(label_set.targets()) or "none"
         raise AgreementError(

@@ -3,8 +3,9 @@ comment, ``$GITHUB_STEP_SUMMARY``, a wiki)."""
 
 from __future__ import annotations
 
-from veracity.agreement.console import FIGURE_NAMES, estimate, number
+from veracity.agreement.console import estimate, number
 from veracity.agreement.report import AgreementReport, MetricAgreement
+from veracity.agreement.statistics import FIGURE_NAMES
 from veracity.report.markdown import md
 
 
@@ -17,7 +18,8 @@ def _metric(metric: MetricAgreement, run: str) -> list[str]:
     lines = [
         f"### {md(metric.metric)} against people's '{md(metric.target)}' ({md(metric.scale)})",
         "",
-        f"Run {md(run)} · threshold {metric.threshold:g} · 95 % bootstrap intervals",
+        f"Run {md(run)} · threshold {metric.threshold:g} · 95 % bootstrap intervals "
+        f"({metric.resampling()})",
         "",
         "| items | n | good | " + " | ".join(FIGURE_NAMES[n] for n in names) + " |",
         "|---|---:|---:|" + "---:|" * len(names),
@@ -28,6 +30,9 @@ def _metric(metric: MetricAgreement, run: str) -> list[str]:
         cells = " | ".join(estimate(getattr(f, n)) for n in names)
         name = "all" if group.system is None else md(group.system)
         lines.append(f"| {name} | {f.n} | {rate} | {cells} |")
+    caveats = metric.caveats()
+    if caveats:
+        lines += ["", *(f"- ⚠ {md(caveat)}" for caveat in caveats)]
     ia = metric.inter_annotator
     if ia is not None and ia.items:
         lines += [

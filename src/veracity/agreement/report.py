@@ -12,8 +12,15 @@ from html import escape
 from io import StringIO
 from typing import Any
 
-from veracity.agreement.join import Joined, Pair, join, targets_without_metric
+from veracity.agreement.join import (
+    Joined,
+    NoSharedItems,
+    Pair,
+    join,
+    targets_without_metric,
+)
 from veracity.agreement.statistics import (
+    FIGURE_NAMES,
     RESAMPLES,
     Figures,
     PairedEstimate,
@@ -26,6 +33,8 @@ from veracity.report.keys import DEFAULT_THRESHOLD
 from veracity.types import ResultRecord, Sample
 
 TOP = 5
+#: Below this many labelled items, the figures are flagged as a rough guide.
+SMALL_SAMPLE = 30
 # Scores that read as a probability that the answer is good: a share of supported claims
 # or attributable statements, a correct/wrong verdict. Brier and calibration error are
 # computed for these (and for a calibrated probability) only.
@@ -120,6 +129,54 @@ class MetricAgreement:
             parts.append(f"{self.tied} item(s) whose votes tie")
         return parts
 
+    def resampling(self) -> str:
+        """How the intervals were drawn, e.g. ``1,000 resamples of whole groups``."""
+        drawn = self.overall.figures.resamples_drawn
+        what = "whole groups" if self.grouped else "items"
+        return f"{drawn:,} resamples of {what}" if drawn else "no resampling"
+
+    def caveats(self) -> list[str]:
+        """What to keep in mind reading the figures, in words ([] when nothing): few
+        items, intervals of zero width, resamples that held one class only."""
+        groups = (self.overall, *self.by_system)
+        notes = []
+        small = [g for g in groups if g.figures.n < SMALL_SAMPLE]
+        if small:
+            sizes = ", ".join(
+                f"{'all' if g.system is None else g.system}: {g.figures.n}" for g in small
+            )
+            notes.append(
+                f"few labelled items ({sizes}; below {SMALL_SAMPLE}): read every figure as a "
+                "rough guide — with so few, an interval is itself uncertain (often too "
+                "narrow), and only more labels firm the figures up"
+            )
+        flat = {
+            name: estimate.ci95[0]
+            for g in groups
+            for name in _FIGURES
+            if (estimate := getattr(g.figures, name)) is not None
+            and estimate.ci95 is not None
+            and estimate.ci95[0] == estimate.ci95[1]
+        }
+        if flat:
+            value = next(iter(flat.values()))
+            notes.append(
+                f"{', '.join(FIGURE_NAMES[n] for n in flat)}: an interval of zero width "
+                f"(e.g. {value:.2f}–{value:.2f}) means every resample of these items gave the "
+                "same figure — with few items a perfect (or constant) result repeats in "
+                "every resample; it describes the items seen, not a certainty"
+            )
+        drawn, used = self.overall.figures.resamples_drawn, self.overall.figures.resamples
+        if not drawn:
+            notes.append("no intervals: fewer than 2 items (or groups) to resample")
+        elif used < drawn:
+            notes.append(
+                f"{drawn - used:,} of the {drawn:,} resamples held labels of one class only: "
+                f"AUROC, balanced accuracy and κ have no value there, so their intervals "
+                f"come from the other {used:,}"
+            )
+        return notes
+
     def as_dict(self) -> dict[str, Any]:
         ia = self.inter_annotator
         return {
@@ -129,6 +186,7 @@ class MetricAgreement:
             "threshold": self.threshold,
             "probability_like": self.probability_like,
             "grouped": self.grouped,
+            "caveats": self.caveats(),
             "overall": self.overall.as_dict(),
             "by_system": [g.as_dict() for g in self.by_system],
             "not_used": {
@@ -357,6 +415,13 @@ def _paired(a: Joined, b: Joined, threshold_a: float, threshold_b: float) -> Pai
     return PairedMetric(a.metric, len(both), figures)
 
 
+def _joined(name: str, records: Iterable[ResultRecord], labels: LabelSet) -> list[Joined]:
+    try:
+        return join(records, labels)
+    except NoSharedItems as exc:
+        raise NoSharedItems(f"{name}: {exc}") from None
+
+
 def agreement_report(
     runs: Sequence[tuple[str, Iterable[ResultRecord], Mapping[str, float]]],
     labels: LabelSet,
@@ -370,7 +435,7 @@ def agreement_report(
     if not 1 <= len(runs) <= 2:
         raise ValueError("agreement compares one run, or two, with the labels")
     samples = samples or {}
-    joined = [join(records, labels) for _, records, _ in runs]
+    joined = [_joined(name, records, labels) for name, records, _ in runs]
     per_run = tuple(
         tuple(
             metric_agreement(

@@ -53,6 +53,18 @@ BOTH_CLASSES = "needs both positive and negative labels"
 FEW_ITEMS = "needs at least 2 items"
 _NO_RESAMPLING = "needs at least 2 groups (items) to resample"
 
+#: How each figure is written in tables.
+FIGURE_NAMES = {
+    "auroc": "AUROC",
+    "balanced_accuracy": "bal. acc.",
+    "balanced_accuracy_cv": "bal. acc. (cv)",
+    "kappa": "κ",
+    "weighted_kappa": "weighted κ",
+    "spearman": "Spearman",
+    "brier": "Brier",
+    "ece": "ECE",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
@@ -90,7 +102,8 @@ class Figures:
     confusion: dict[str, int]
     roc: tuple[tuple[float, float], ...]
     reliability: tuple[dict[str, float | int], ...]
-    resamples: int
+    resamples: int  # the resamples holding both classes (AUROC, κ… have a value in each)
+    resamples_drawn: int = 0  # all resamples drawn (0: fewer than 2 items or groups)
 
     def as_dict(self) -> dict[str, Any]:
         def optional(estimate: Estimate | None) -> dict[str, Any] | None:
@@ -114,6 +127,7 @@ class Figures:
             "roc": [list(point) for point in self.roc],
             "reliability": [dict(row) for row in self.reliability],
             "resamples": self.resamples,
+            "resamples_drawn": self.resamples_drawn,
         }
 
 
@@ -460,6 +474,7 @@ def agreement_figures(  # noqa: PLR0913 - the figures' options, each with its de
         roc=roc,
         reliability=tuple(_reliability(one.scores, positive)) if probability_like and n else (),
         resamples=used,
+        resamples_drawn=resamples if labels.n_groups >= 2 else 0,
     )
 
 

@@ -117,8 +117,30 @@ def agree(  # noqa: PLR0913 - a command: one parameter a flag
     with writing_stdout():
         print_agreement(report, out_console)
     if not any(report.metrics):
-        raise fail("no metric of the run has labels: nothing to compare")
+        judged = ", ".join(report.targets_without_metric) or "nothing"
+        raise fail(
+            f"no metric of the run has labels: the labels judge {judged}, which no metric "
+            "of the run measures: nothing to compare"
+        )
     _write_outputs(report, json_out, markdown, html_target(html, run_a / "agreement.html"))
+    out_console.print(
+        _next_step(run_a, labels, scale or [], label_metric), highlight=False, markup=False
+    )
+
+
+def _next_step(run: Path, labels: Path | None, scales: list[str], label_metric: str) -> str:
+    """The command that fits a calibration to the same labels: where agreement leads."""
+    import shlex
+
+    words = ["veracity", "calibrate", str(run)]
+    words += [] if labels is None else ["--labels", str(labels)]
+    words += [word for spec in scales for word in ("--scale", spec)]
+    words += [] if label_metric == "faithfulness" else ["--label-metric", label_metric]
+    words += ["--out", "calibration.json"]
+    return (
+        f"next: {shlex.join(words)} — fits a map from each result's signals to P(people "
+        "call it good), cross-validated, and says whether it beats the raw score"
+    )
 
 
 def _write_outputs(
