@@ -6,13 +6,18 @@ from veracity.prompts.answer_relevance import QUESTION_GENERATION, RELEVANCE_RAT
 from veracity.prompts.classification import ANSWER_CLASSIFICATION
 from veracity.prompts.context_precision import CHUNK_RELEVANCE
 from veracity.prompts.factual_accuracy import FACTUAL_ACCURACY
-from veracity.prompts.faithfulness import CLAIM_EXTRACTION, CLAIM_VERIFICATION
+from veracity.prompts.faithfulness import (
+    CLAIM_EXTRACTION,
+    CLAIM_VERIFICATION,
+    CLAIM_VERIFICATION_ALONE,
+)
 from veracity.prompts.rubric import DEFAULT_RUBRIC_TEMPLATE, RUBRIC_ID_PREFIX
 from veracity.prompts.testset import TESTSET_GENERATION
 
 ALL_TEMPLATES = (
     CLAIM_EXTRACTION,
     CLAIM_VERIFICATION,
+    CLAIM_VERIFICATION_ALONE,
     CHUNK_RELEVANCE,
     QUESTION_GENERATION,
     RELEVANCE_RATING,

@@ -52,6 +52,14 @@ def render_verification(claims: list[str], contexts: tuple[str, ...]) -> dict[st
     }
 
 
+# What each verdict means, the same in both verification prompts.
+_VERDICT_LABELS = (
+    "- supported: the contexts state the claim, with every name, number and date in it;\n"
+    "- contradicted: the contexts state something that conflicts with the claim, such "
+    "as another name, number or date;\n"
+    "- not_enough_info: the contexts do not mention it, or state only part of it.\n"
+)
+
 CLAIM_EXTRACTION = PromptTemplate(
     id="claim_extraction",
     version=4,
@@ -116,10 +124,7 @@ CLAIM_VERIFICATION = PromptTemplate(
         "own knowledge. For each claim, in order, give: `claim`, its number; `evidence`, the "
         "words of the contexts that decide the claim, copied exactly, at most one sentence "
         '("" if nothing does); `reason`, one short sentence; and `verdict`:\n'
-        "- supported: the contexts state the claim, with every name, number and date in it;\n"
-        "- contradicted: the contexts state something that conflicts with the claim, such "
-        "as another name, number or date;\n"
-        "- not_enough_info: the contexts do not mention it, or state only part of it.\n"
+        + _VERDICT_LABELS
         + data_rule("context", "claim")
     ),
     user="{contexts}\n{claims}",
@@ -164,4 +169,79 @@ CLAIM_VERIFICATION = PromptTemplate(
     ),
     max_tokens=128,
     max_tokens_per_item=160,
+)
+
+# A claim asked alone after a batched reply ran to its bound (a small judge copies whole
+# passages as evidence): the quote is bounded in words, and the reply in tokens to fit it.
+EVIDENCE_WORDS = 25
+
+CLAIM_VERIFICATION_ALONE = PromptTemplate(
+    id="claim_verification_alone",
+    version=1,
+    system=(
+        "You check one claim against contexts, using only what the contexts say, never "
+        "your own knowledge. Give: `claim`, its number; `evidence`, the few words of the "
+        f"contexts that decide the claim, copied exactly: quote at most {EVIDENCE_WORDS} "
+        'words, never a whole passage ("" if nothing does); `reason`, one short sentence; '
+        "and `verdict`:\n" + _VERDICT_LABELS + data_rule("context", "claim")
+    ),
+    user="{contexts}\n{claims}",
+    output_model=ClaimJudgements,
+    examples=(
+        Example(
+            render_verification(
+                ["The Eiffel Tower was built by the company of Gustave Eiffel."],
+                (
+                    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in "
+                    "Paris. It is named after the engineer Gustave Eiffel, whose company "
+                    "designed and built the tower from 1887 to 1889 as the entrance arch of "
+                    "the World's Fair.",
+                ),
+            ),
+            ClaimJudgements(
+                verdicts=[
+                    ClaimJudgement(
+                        claim=1,
+                        evidence="Gustave Eiffel, whose company designed and built the tower",
+                        reason="The context says Eiffel's company built it.",
+                        verdict="supported",
+                    )
+                ]
+            ),
+        ),
+        Example(
+            render_verification(
+                ["The Eiffel Tower was finished in 1901."],
+                ("The Eiffel Tower was finished in 1889 for the World's Fair.",),
+            ),
+            ClaimJudgements(
+                verdicts=[
+                    ClaimJudgement(
+                        claim=1,
+                        evidence="finished in 1889",
+                        reason="The context gives 1889, not 1901.",
+                        verdict="contradicted",
+                    )
+                ]
+            ),
+        ),
+        Example(
+            render_verification(
+                ["The Eiffel Tower is repainted every seven years."],
+                ("The Eiffel Tower was finished in 1889 for the World's Fair.",),
+            ),
+            ClaimJudgements(
+                verdicts=[
+                    ClaimJudgement(
+                        claim=1,
+                        evidence="",
+                        reason="The context says nothing about painting.",
+                        verdict="not_enough_info",
+                    )
+                ]
+            ),
+        ),
+    ),
+    # About 35 tokens of quote, 25 of reason and 30 of JSON: room to spare, not to run on.
+    max_tokens=160,
 )

@@ -44,6 +44,16 @@ class Unusable(Exception):
     """The judge's reply could not be used even after a re-ask."""
 
 
+class CutReply(Unusable):
+    """A reply cut at its bound (or JSON that breaks off), raised instead of asking the
+    same question again where the caller asks something smaller (see :func:`ask`)."""
+
+    def __init__(self, message: str, reply: ChatReply, bound: int) -> None:
+        super().__init__(message)
+        self.reply = reply
+        self.bound = bound
+
+
 @dataclass(frozen=True)
 class Asker:
     """A chat model, and the ``max_tokens`` a reply may take by question (template id),
@@ -121,9 +131,12 @@ async def ask(
     parse: Callable[[str], P | ParseFailure],
     exchange: Exchange,
     iteration: int,
+    *,
+    reask_cut: bool = True,
 ) -> tuple[P, ChatReply]:
     """The parsed reply to ``prompt`` and the reply itself; raises :class:`Unusable` when
-    the one re-ask does not mend it."""
+    the one re-ask does not mend it. With ``reask_cut=False`` a cut reply is not asked
+    again: it raises :class:`CutReply`, for the caller to ask less at a time."""
     messages: list[ChatMessage] = list(prompt.messages)
     output = prompt.output
     for attempt in (1, 2):
@@ -138,6 +151,8 @@ async def ask(
             if attempt == 2:
                 exchange.notes.append(f"{prompt.template_id}: usable after one re-ask")
             return parsed, reply
+        if parsed.kind == "truncated" and not reask_cut:
+            raise CutReply(parsed.message, reply, output.max_tokens)
         if attempt == 2:
             what = {"refusal": "refused", "truncated": "was cut off"}.get(
                 parsed.kind, "gave an unusable reply"

@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+from veracity.chat.base import ChatReply
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.claim_signals import claim_signals
-from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all, ask_once
+from veracity.judges.llm.asking import (
+    Asker,
+    CutReply,
+    Exchange,
+    Unusable,
+    ask,
+    ask_for_all,
+    ask_once,
+)
+from veracity.judges.llm.cut_replies import closed_items
 from veracity.judges.llm.evidence import UnfoundedSupport, quote_in_contexts, quotes_itself
 from veracity.judges.offline.text import content_tokens
 from veracity.judges.parsing import (
+    ParseFailure,
     RawVerdict,
     match_verdicts,
     read_claims_reply,
@@ -21,6 +34,8 @@ from veracity.judges.verbatim import stating_contexts
 from veracity.prompts import (
     CLAIM_EXTRACTION,
     CLAIM_VERIFICATION,
+    CLAIM_VERIFICATION_ALONE,
+    EVIDENCE_WORDS,
     render_extraction,
     render_verification,
 )
@@ -79,12 +94,21 @@ async def _verify_group(
     unfounded: UnfoundedSupport,
     second_look: bool = True,
 ) -> list[ClaimVerdict]:
+    asked_alone: set[str] = set()
+
     async def ask_round(pending: list[int]) -> tuple[Mapping[int, RawVerdict], Sequence[int]]:
         asked = [claims[i] for i in pending]
         prompt = asker.prompt(
             CLAIM_VERIFICATION, render_verification(asked, tuple(contexts)), items=len(asked)
         )
-        parsed, reply = await ask(asker.model, prompt, read_verdicts_reply, exchange, iteration)
+        try:
+            parsed, reply = await ask(
+                asker.model, prompt, read_verdicts_reply, exchange, iteration, reask_cut=False
+            )
+        except CutReply as cut:
+            found = await _after_cut(asker, asked, contexts, cut, exchange, iteration)
+            asked_alone.update(asked[i] for i in found.alone)
+            return found.verdicts, ()
         match = match_verdicts(asked, with_p_supported(parsed.value, reply.text, reply.tokens))
         exchange.notes.extend((*parsed.notes, *match.notes))
         return match.assigned, match.missing
@@ -100,11 +124,99 @@ async def _verify_group(
 
     async def look_again(verdict: ClaimVerdict) -> ClaimVerdict:
         where = places.get(verdict.claim, ()) if verdict.verdict is Verdict.NOT_ENOUGH_INFO else ()
-        if not where or (len(claims) == 1 and len(where) == len(contexts)):
+        alone = len(claims) == 1 or verdict.claim in asked_alone
+        if not where or (alone and len(where) == len(contexts)):
             return verdict  # nowhere to look, or asked alone against these already
         return await _second_look(asker, verdict, where, contexts, exchange, iteration, unfounded)
 
     return list(await asyncio.gather(*map(look_again, judged)))
+
+
+@dataclass(frozen=True)
+class _AfterCut:
+    """The verdicts on a batch of claims whose reply was cut (by position in the batch),
+    and the positions of the claims asked alone."""
+
+    verdicts: dict[int, RawVerdict]
+    alone: tuple[int, ...]
+
+
+async def _after_cut(
+    asker: Asker,
+    asked: list[str],
+    contexts: Sequence[str],
+    cut: CutReply,
+    exchange: Exchange,
+    iteration: int,
+) -> _AfterCut:
+    """Verdicts on ``asked`` after their reply was ``cut``: the question is not asked again
+    as it was (at temperature 0 a small judge copying whole passages as evidence runs on
+    to any bound again). The verdicts the reply closed before the cut are kept; every other
+    claim is asked alone, its evidence bounded to :data:`EVIDENCE_WORDS` words.
+    :class:`Unusable` when a claim asked alone gets no usable verdict either."""
+    kept = _closed_verdicts(asked, cut.reply)
+    alone = tuple(i for i in range(len(asked)) if i not in kept)
+    bound = CLAIM_VERIFICATION_ALONE.budget(1, asker.max_tokens.get(CLAIM_VERIFICATION_ALONE.id))
+    exchange.notes.append(
+        f"{CLAIM_VERIFICATION.id}: {cut}; not asked again as it was: kept the "
+        f"{len(kept)} verdict(s) it closed before the cut, asked the other {len(alone)} "
+        f"claim(s) one at a time, quoting at most {EVIDENCE_WORDS} words "
+        f"({bound} tokens a reply)"
+    )
+    parts = [Exchange() for _ in alone]
+    failure: Unusable | None = None
+    try:
+        async with asyncio.TaskGroup() as tasks:
+            found = [
+                tasks.create_task(_ask_alone(asker, asked[i], contexts, part, iteration))
+                for i, part in zip(alone, parts, strict=True)
+            ]
+    except* Unusable as failures:
+        failure = failures.exceptions[0]  # type: ignore[assignment]
+    for part in parts:
+        exchange.absorb(part)
+    if failure is not None:
+        raise Unusable(f"{cut}, and {failure}") from failure
+    answers = dict(zip(alone, (task.result() for task in found), strict=True))
+    return _AfterCut({**kept, **answers}, alone)
+
+
+def _closed_verdicts(asked: list[str], reply: ChatReply) -> dict[int, RawVerdict]:
+    """The verdicts, by position in ``asked``, that ``reply`` wrote in full before its cut."""
+    items = closed_items(reply.text)
+    if not items:
+        return {}
+    parsed = read_verdicts_reply(json.dumps({"verdicts": items}))
+    if isinstance(parsed, ParseFailure):
+        return {}
+    match = match_verdicts(asked, with_p_supported(parsed.value, reply.text, reply.tokens))
+    return dict(match.assigned)
+
+
+async def _ask_alone(
+    asker: Asker, claim: str, contexts: Sequence[str], exchange: Exchange, iteration: int
+) -> RawVerdict:
+    """The verdict on ``claim`` asked alone, its evidence bounded in words; a reply cut
+    again is :class:`Unusable` (no third try at the same claim)."""
+
+    async def ask_round(_: list[int]) -> tuple[Mapping[int, RawVerdict], Sequence[int]]:
+        prompt = asker.prompt(
+            CLAIM_VERIFICATION_ALONE, render_verification([claim], tuple(contexts)), items=1
+        )
+        parsed, reply = await ask(
+            asker.model, prompt, read_verdicts_reply, exchange, iteration, reask_cut=False
+        )
+        match = match_verdicts([claim], with_p_supported(parsed.value, reply.text, reply.tokens))
+        exchange.notes.extend((*parsed.notes, *match.notes))
+        return match.assigned, match.missing
+
+    try:
+        [verdict] = await ask_for_all(1, ask_round, exchange, "claim")
+    except CutReply as cut:
+        raise Unusable(f"asked alone, claim {claim!r} was cut off too: {cut}") from cut
+    except Unusable as exc:
+        raise Unusable(f"asked alone, claim {claim!r} got no verdict: {exc}") from exc
+    return verdict
 
 
 async def _second_look(
