@@ -14,13 +14,13 @@ from typer.testing import CliRunner, Result
 from tests.agreement import scenario
 from veracity.agreement import CalibrationWarning
 from veracity.cli.agree import agree, calibrate
-from veracity.cli.common import OptionalValueCommand
+from veracity.cli.common import Command
 from veracity.cli.run import run as run_command
 
 
 def invoke(runner: CliRunner, *args: str) -> Result:
     app = typer.Typer()
-    app.command(cls=OptionalValueCommand)(agree)
+    app.command(cls=Command)(agree)
     app.command()(calibrate)
     app.command("run")(run_command)
     return runner.invoke(app, list(args))

@@ -20,7 +20,7 @@ from typer.testing import CliRunner, Result
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.cli import report as report_module
-from veracity.cli.common import OptionalValueCommand
+from veracity.cli.common import Command
 from veracity.cli.report import compare, report
 
 GOOD, BAD = "The tower is in Paris.", "The tower is green."
@@ -57,8 +57,8 @@ def run(path: Path, data: list[dict[str, Any]], **options: Any) -> Path:
 
 def invoke(runner: CliRunner, *args: str) -> Result:
     app = typer.Typer()
-    app.command(cls=OptionalValueCommand)(report)
-    app.command(cls=OptionalValueCommand)(compare)
+    app.command(cls=Command)(report)
+    app.command(cls=Command)(compare)
     return runner.invoke(app, list(args))
 
 

@@ -3,6 +3,7 @@ says."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -136,3 +137,44 @@ def test_describe_other_details() -> None:
     text = describe(MetricResult(metric="m", score=0.0, status=Status.SCORED, reason="r",
                                  details=many))  # fmt: skip
     assert "… 18 more line(s)" in text
+
+
+def _reply(messages: Any, output: Any) -> str:
+    from tests.helpers import claims_reply, verdicts_reply
+
+    if any("BROKEN" in str(message.content) for message in messages):
+        return "not JSON"  # re-asked too: the conversation holds the answer
+    if getattr(output, "name", "") == "claim_extraction":
+        return claims_reply("It is in Paris.")
+    return verdicts_reply(("It is in Paris.", "supported", "stated", "It is in Paris."))
+
+
+def test_every_helper_takes_allow() -> None:
+    """Issue 48 item 10: the README says every helper takes ``allow``."""
+    from veracity import LLMJudge, ScriptedChat
+    from veracity.pytest_plugin import RagEval
+
+    results = [record("s1", "faithfulness", None, reason="the reply was not JSON")]
+    with pytest.raises(RagAssertionError, match="without a score"):
+        assert_faithful(results, 0.5)
+    assert_faithful(results, 0.5, allow=["judge_error"])
+
+    rag_eval = RagEval(LLMJudge(ScriptedChat(responder=_reply)))
+    context = ["It is in Paris."]
+    samples = [
+        {"id": "good", "question": "Where?", "answer": "It is in Paris.", "contexts": context},
+        {"id": "bad", "question": "Where?", "answer": "BROKEN in Paris.", "contexts": context},
+    ]
+    checks: list[Callable[[Sequence[str]], EvaluationResult]] = [
+        lambda allow: rag_eval.assert_faithful(samples, allow=allow),
+        lambda allow: rag_eval.assert_metric(samples, "faithfulness", allow=allow),
+        lambda allow: rag_eval.assert_metrics(samples, {"faithfulness": 0.5}, allow=allow),
+        lambda allow: rag_eval.assert_metrics(
+            samples, {"faithfulness": 0.5}, per_sample=True, allow=allow
+        ),
+    ]
+    for check in checks:
+        with pytest.raises(RagAssertionError, match="judge_error"):
+            check(())
+        statuses = sorted(r.status.value for r in check(["judge_error"]).results)
+        assert statuses == ["judge_error", "scored"]

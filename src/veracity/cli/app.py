@@ -12,7 +12,14 @@ from rich.markup import escape
 from veracity._version import __version__
 from veracity.cli.agree import agree, calibrate
 from veracity.cli.cache import cache_app
-from veracity.cli.common import EXIT_INTERNAL, OptionalValueCommand, err_console, out_console
+from veracity.cli.common import (
+    EXIT_INTERNAL,
+    Command,
+    Group,
+    MetricsCommand,
+    err_console,
+    out_console,
+)
 from veracity.cli.crash import crash_line
 from veracity.cli.demo import demo
 from veracity.cli.export import export
@@ -23,6 +30,7 @@ from veracity.cli.testset import testset_app
 from veracity.report.terminal import visible, visible_lines
 
 app = typer.Typer(
+    cls=Group,
     name="veracity",
     help="Evaluate Retrieval-Augmented-Generation systems.",
     no_args_is_help=True,
@@ -50,34 +58,37 @@ def _options(
     """Evaluate Retrieval-Augmented-Generation systems."""
 
 
-# --html [PATH]: an option whose value may be left out (OptionalValueCommand).
-app.command(cls=OptionalValueCommand)(run)
-app.command()(estimate)
+app.command(cls=MetricsCommand)(run)
+app.command(cls=MetricsCommand)(estimate)
 # One line each in the command list (the docstrings, wrapped for the code, would keep
 # their line breaks there).
 app.command(
-    cls=OptionalValueCommand,
+    cls=Command,
     short_help="Print a run's summary, or write it as JUnit XML or Markdown.",
 )(report)
 app.command(
-    cls=OptionalValueCommand,
+    cls=Command,
     short_help="Compare two runs: paired differences with a CI and a p-value.",
 )(compare)
 app.command(
-    cls=OptionalValueCommand,
+    cls=Command,
     short_help="How far a run agrees with people's labels (AUROC, κ, Brier…).",
 )(agree)
-app.command(short_help="Fit a run's scores to people's labels; --calibration applies it.")(
-    calibrate
+app.command(
+    cls=Command, short_help="Fit a run's scores to people's labels; --calibration applies it."
+)(calibrate)
+app.command(cls=Command)(demo)
+app.command(cls=Command, short_help="Write a run's results as a flat table (CSV, Parquet, JSONL).")(
+    export
 )
-app.command()(demo)
-app.command(short_help="Write a run's results as a flat table (CSV, Parquet, JSONL).")(export)
-app.command(short_help="Send a run's results back where its samples came from (Phoenix).")(send)
+app.command(
+    cls=Command, short_help="Send a run's results back where its samples came from (Phoenix)."
+)(send)
 app.add_typer(testset_app, name="testset")
 app.add_typer(cache_app, name="cache")
 
 
-@app.command()
+@app.command(cls=Command)
 def version() -> None:
     """Print veracity's version."""
     out_console.print(__version__)

@@ -11,13 +11,15 @@ import typer
 
 from veracity._suggest import did_you_mean
 from veracity._units import format_size, parse_age
-from veracity.cli.common import ConfigOption, fail, out_console
+from veracity.cli.common import Command, ConfigOption, Group, fail, out_console
 
 if TYPE_CHECKING:  # the cache and the config load when a command runs, not for --help
     from veracity.chat.cache import ResponseCache
     from veracity.config import RunConfig
 
-cache_app = typer.Typer(help="Inspect or clear the judge-response cache.", no_args_is_help=True)
+cache_app = typer.Typer(
+    cls=Group, help="Inspect or clear the judge-response cache.", no_args_is_help=True
+)
 
 
 def _config(config: Path | None) -> RunConfig:
@@ -60,7 +62,7 @@ def _line(label: str, value: str) -> None:
     _say(f"{label:<22}{value}")
 
 
-@cache_app.command()
+@cache_app.command(cls=Command)
 def info(config: ConfigOption = None) -> None:
     """Show the cache: where, its size and bound, its entries by judge and model.
 
@@ -113,7 +115,7 @@ def _models(cache: ResponseCache) -> list[str]:
     return sorted(names)
 
 
-@cache_app.command()
+@cache_app.command(cls=Command)
 def clear(
     older_than: Annotated[
         str | None,

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from veracity.report.terminal import visible_lines
 
 if TYPE_CHECKING:  # typer's own click, which its commands are built on
-    from typer._click import Context
+    from typer._click import Context, HelpFormatter
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_USAGE, EXIT_JUDGE_ERRORS = 0, 1, 2, 3
 # A bug (an error no command handles): never 1, which CI reads as a quality gate.
@@ -122,10 +122,23 @@ def _value_given(args: list[str], at: int) -> bool:
     return following is not None and not (following.startswith("-") and len(following) > 1)
 
 
-class OptionalValueCommand(TyperCommand):
-    """A command whose ``--html`` takes an optional value, ``--html [PATH]``. typer's parser
-    has no optional values (click's ``is_flag=False, flag_value=…`` is not passed on), so
-    ``--html`` with no value is read as ``--html=`` (an empty value: the default file)."""
+class Command(TyperCommand):
+    """Every veracity command: ``--html [PATH]``, an option whose value may be left out,
+    and a help without a type beside an on/off flag (``<bool>`` says nothing there).
+
+    typer's parser has no optional values (click's ``is_flag=False, flag_value=…`` is not
+    passed on), so ``--html`` with no value is read as ``--html=`` (an empty value: the
+    command's default file)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            _no_flag_type(param)
+
+    def get_help_option(self, ctx: Context) -> Any:
+        option = super().get_help_option(ctx)
+        _no_flag_type(option)
+        return option
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         given: list[str] = []
@@ -137,6 +150,43 @@ class OptionalValueCommand(TyperCommand):
                 f"{arg}=" if arg in _OPTIONAL_VALUE and not _value_given(args, at) else arg
             )
         return super().parse_args(ctx, given)
+
+
+class Group(TyperGroup):
+    """veracity and its groups of commands (testset, cache): a help without ``<bool>``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            _no_flag_type(param)
+
+    def get_help_option(self, ctx: Context) -> Any:
+        option = super().get_help_option(ctx)
+        _no_flag_type(option)
+        return option
+
+
+def _no_flag_type(param: object) -> None:
+    if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
+        param.metavar = ""
+
+
+class MetricsCommand(Command):
+    """``run`` and ``estimate``: their help ends with the metrics of the registry, loaded
+    for the help only (a command must start without the metrics' modules)."""
+
+    def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
+        from veracity.metrics.registry import METRICS
+
+        given = self.help
+        self.help = (
+            f"{given or ''}\n\nMetrics (--metrics): {', '.join(METRICS)}, and rubric:NAME for "
+            "a rubric of the config file."
+        )
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.help = given
 
 
 def html_option(what: str, default: str) -> Any:

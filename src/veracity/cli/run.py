@@ -225,12 +225,7 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
         ),
     ] = None,
 ) -> None:
-    """Evaluate a dataset and write a run directory.
-
-    Metrics: faithfulness, context_precision, context_recall, answer_relevance,
-    ragas_score, factual_accuracy, semantic_similarity, bert_score,
-    answer_classification, rubric, and rubric:NAME for a rubric of the config file.
-    """
+    """Evaluate a dataset and write a run directory."""
     from veracity.chat.batching import BatchSettings
     from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError, read_dataset
     from veracity.evaluation import aevaluate

@@ -107,6 +107,20 @@ def _flag_type(field: FieldInfo, name: str) -> Any:
     raise TypeError(f"setting {name!r} has no flag type; give it a reader")
 
 
+def _choices(field: FieldInfo) -> str | None:
+    """The values a setting of a ``Literal`` takes, shown beside its flag in the help
+    where its description does not name them."""
+    annotation = field.annotation
+    if get_origin(annotation) in (Union, UnionType):
+        annotation = next(k for k in get_args(annotation) if k is not type(None))
+    choices = [str(choice) for choice in get_args(annotation)]
+    if get_origin(annotation) is not Literal or all(
+        choice in (field.description or "") for choice in choices
+    ):
+        return None  # not a choice, or one the help already names every value of
+    return "<" + "|".join(choices) + ">"
+
+
 def _default_text(field: FieldInfo, kind: Any) -> str:
     default = field.get_default(call_default_factory=True)
     if kind is bool or default in (None, {}, ()):
@@ -129,7 +143,7 @@ def _option(name: str) -> inspect.Parameter:
     declared = f"{flag}/--no-{flag[2:]}" if kind is bool else flag
     # Escaped: help is rich markup, where the [ray] of veracity[ray] would be a tag.
     help_text = escape(f"{field.description or ''}{_default_text(field, kind)}")
-    option = typer.Option(declared, help=help_text, metavar=_METAVARS.get(name))
+    option = typer.Option(declared, help=help_text, metavar=_METAVARS.get(name) or _choices(field))
     return inspect.Parameter(
         name,
         inspect.Parameter.KEYWORD_ONLY,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from veracity.cli.common import err_console, fail, out_console
+from veracity.cli.common import Command, Group, err_console, fail, out_console
 from veracity.cli.settings import run_settings
 from veracity.config.model import RunConfig
 from veracity.testset.defaults import (
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the judges and the generator load when a command runs, not 
 MAX_SHOWN = 20
 
 testset_app = typer.Typer(
+    cls=Group,
     name="testset",
     help="Build a test set: sample it from query logs, or generate it from documents.",
     no_args_is_help=True,
@@ -72,7 +73,7 @@ def _print_logs_report(report: FromLogsReport) -> None:
         _say(f"  strata by {report.stratify}: {strata or 'none'}")
 
 
-@testset_app.command("from-logs")
+@testset_app.command("from-logs", cls=Command)
 def from_logs(
     logs: Annotated[Path, typer.Argument(help="Query log: JSONL, JSON or CSV.")],
     out: Annotated[Path, typer.Option(help="The test set to write (JSONL).")],
@@ -134,7 +135,7 @@ def _print_generate_report(report: GenerateReport, out: Path) -> None:
         )
 
 
-@testset_app.command("generate")
+@testset_app.command("generate", cls=Command)
 @run_settings("judge", "base_url", "concurrency", "rpm", "timeout", "structured_output", "cache")
 def generate(
     docs_dir: Annotated[Path, typer.Argument(help="Folder of .txt, .md and .markdown files.")],

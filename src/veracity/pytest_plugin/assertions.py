@@ -231,8 +231,11 @@ def assert_scores(
         raise RagAssertionError("\n".join(failures))
 
 
-def assert_faithful(results: Results, min_score: float = DEFAULT_MINIMUM) -> None:
+def assert_faithful(
+    results: Results, min_score: float = DEFAULT_MINIMUM, *, allow: Collection[str] = ()
+) -> None:
     """Assert every faithfulness result is scored and ≥ ``min_score`` (default 0.5, as
-    ``rag_eval.assert_faithful``, which evaluates samples first and asserts the same)."""
+    ``rag_eval.assert_faithful``, which evaluates samples first and asserts the same);
+    a result without a score fails unless its status is in ``allow``."""
     __tracebackhide__ = True
-    assert_scores(results, min_score, metrics=["faithfulness"])
+    assert_scores(results, min_score, metrics=["faithfulness"], allow=allow)

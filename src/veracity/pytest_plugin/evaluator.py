@@ -82,26 +82,30 @@ class RagEval:
         minimums: Mapping[str, float] | None = None,
         *,
         per_sample: bool = False,
+        allow: Sequence[str] = (),
     ) -> EvaluationResult:
         """Evaluate several metrics at once (``minimums``, default the configured
-        thresholds) and assert each mean — or with ``per_sample``, each result — meets it."""
+        thresholds) and assert each mean — or with ``per_sample``, each result — meets it;
+        a result without a score fails unless its status is in ``allow``."""
         __tracebackhide__ = True
         wanted = dict(minimums if minimums is not None else self.thresholds)
         if not wanted:
             raise ValueError("assert_metrics needs minimums (or --veracity-threshold)")
         result = self.evaluate(samples, list(wanted))
         if per_sample:
-            assert_scores(result, wanted, metrics=list(wanted))
+            assert_scores(result, wanted, metrics=list(wanted), allow=allow)
         else:
-            assert_scores(result, min_mean=wanted, metrics=list(wanted))
+            assert_scores(result, min_mean=wanted, metrics=list(wanted), allow=allow)
         return result
 
-    def assert_faithful(self, samples: Samples, min_score: float | None = None) -> EvaluationResult:
+    def assert_faithful(
+        self, samples: Samples, min_score: float | None = None, *, allow: Sequence[str] = ()
+    ) -> EvaluationResult:
         """Evaluate ``samples`` and assert what :func:`~veracity.pytest_plugin.assert_faithful`
-        asserts: every faithfulness result scored and ≥ ``min_score`` (default: the
-        configured threshold, else 0.5)."""
+        asserts: every faithfulness result scored (or its status in ``allow``) and ≥
+        ``min_score`` (default: the configured threshold, else 0.5)."""
         __tracebackhide__ = True
         floor = self.threshold("faithfulness") if min_score is None else min_score
         result = self.evaluate(samples, ["faithfulness"])
-        assert_faithful(result, floor)
+        assert_faithful(result, floor, allow=allow)
         return result
