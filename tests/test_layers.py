@@ -34,6 +34,7 @@ LAYER: dict[str, int] = {
     "_scrub": 0,
     "_suggest": 0,
     "_units": 0,
+    "_bounded": 0,
     "_version": 0,
     "types": 1,
     "prompts": 2,

@@ -16,6 +16,7 @@ from veracity import EvaluationResult
 from veracity.agreement import (
     AgreementError,
     CalibrationFile,
+    CalibrationMismatchError,
     CalibrationWarning,
     agree,
     calibrate_run,
@@ -168,11 +169,16 @@ def test_calibration_learns_the_missing_name_and_a_new_run_gets_probabilities(
     assert {r.score for r in again.results} == {r.score for r in result.results}
 
 
-def test_a_calibration_fitted_on_another_judge_warns(result: EvaluationResult) -> None:
+def test_a_calibration_fitted_on_another_judge_is_refused_unless_forced(
+    result: EvaluationResult,
+) -> None:
     fitted = result.calibrate(scenario.labels()).calibration
     other = fitted.model_copy(update={"judge": JudgeIdentity(name="openai/gpt-4o-mini")})
-    with pytest.warns(CalibrationWarning, match="another judge"):
+    with pytest.raises(CalibrationMismatchError, match="fitted on judge 'openai/gpt-4o-mini'"):
         scenario.run(n=3, calibration=other)
+    with pytest.warns(CalibrationWarning, match="forced"):
+        forced = scenario.run(n=3, calibration=other, force_calibration=True)
+    assert all(r.calibrated is not None for r in forced.results)
 
 
 def test_one_class_of_labels_cannot_be_calibrated(result: EvaluationResult) -> None:

@@ -4,7 +4,9 @@ load."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,12 @@ from typing import Any
 import pytest
 
 from veracity.agreement import CalibrationFileError, read_calibration
-from veracity.agreement.calibration_file import MAX_BYTES
+from veracity.agreement.calibration_file import (
+    CALIBRATION_ERROR,
+    MAX_BYTES,
+    CalibrationFailed,
+    with_calibration,
+)
 
 GOOD: dict[str, Any] = {
     "veracity_calibration": 1,
@@ -119,8 +126,36 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     path = write(tmp_path, changed(["run"], "x"))
     with path.open("ab") as handle:
         handle.truncate(MAX_BYTES + 1)
-    with pytest.raises(CalibrationFileError, match="is not a calibration file"):
+    with pytest.raises(CalibrationFileError, match=r"larger than .*not a calibration file"):
         read_calibration(path)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_an_endless_device_is_refused_having_read_no_more_than_the_limit() -> None:
+    """``stat`` says 0 bytes of /dev/zero: the read itself is bounded, not the size."""
+    with pytest.raises(CalibrationFileError, match=f"/dev/zero: larger than {MAX_BYTES:,}"):
+        read_calibration("/dev/zero")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes")
+def test_a_pipe_of_many_megabytes_is_refused_without_reading_it_all(tmp_path: Path) -> None:
+    pipe = tmp_path / "calibration.json"
+    os.mkfifo(pipe)
+    written = []
+
+    def feed() -> None:
+        with contextlib.suppress(BrokenPipeError), pipe.open("wb") as handle:
+            for _ in range(64):  # 64 MiB offered; the reader stops after the limit
+                handle.write(b" " * (1 << 20))
+                written.append(1)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    with pytest.raises(CalibrationFileError, match="larger than"):
+        read_calibration(pipe)
+    writer.join(timeout=30)
+    assert not writer.is_alive()
+    assert len(written) < 64
 
 
 def test_a_missing_file_and_a_directory_are_named(tmp_path: Path) -> None:
@@ -162,4 +197,9 @@ def test_a_result_with_damaged_signals_gets_no_calibrated_probability(tmp_path: 
     with pytest.raises(MissingSignals, match="answer_overlap"):
         signals_of(record)
     loaded = read_calibration(write(tmp_path, json.dumps(GOOD)))
-    assert loaded.calibrated(record) is None
+    with pytest.raises(CalibrationFailed, match="answer_overlap"):
+        loaded.calibrated(record)
+    # Applied, it keeps its raw score and says why it has no probability.
+    applied = with_calibration(record, loaded)
+    assert applied.score == 0.8 and applied.calibrated is None
+    assert "answer_overlap" in applied.details[CALIBRATION_ERROR]

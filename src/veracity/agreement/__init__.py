@@ -19,6 +19,7 @@ __all__ = [
     "AgreementReport",
     "CalibrationFile",
     "CalibrationFileError",
+    "CalibrationMismatchError",
     "CalibrationWarning",
     "Fitted",
     "agree",
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from veracity.agreement.calibration_file import (
         CalibrationFile,
         CalibrationFileError,
+        CalibrationMismatchError,
         CalibrationWarning,
         read_calibration,
     )

@@ -187,7 +187,8 @@ def calibrate(
     from the contexts) to P(people call the answer good): logistic regression on all of
     them, on the score or on word overlap alone, or isotonic on the score, whichever ranks
     the labels best out of fold. Reports the cross-validated AUROC and Brier, raw against
-    calibrated; writes only the metrics it helps unless --force."""
+    calibrated; writes only the metrics it helps unless --force. Where it writes nothing,
+    it exits 2 and removes an older --out file (no run applies a stale calibration)."""
     from veracity.agreement.load import AgreementError, calibrate_run
     from veracity.report.load import ReportError
     from veracity.store import ResultsFileError, write_json_atomic
@@ -206,11 +207,7 @@ def calibrate(
         err_console.print(Text(f"{name}: not calibrated: {why}", style="yellow"))
     chosen = fitted.calibration if force else fitted.helpful()
     if not chosen.metrics:
-        out_console.print(
-            "calibration does not help on these labels: nothing written (--force writes it anyway)",
-            highlight=False,
-        )
-        return
+        raise fail(_nothing_written(out, fitted_any=bool(fitted.calibration.metrics)))
     try:
         write_json_atomic(out, chosen.model_dump(mode="json"))
     except OSError as exc:
@@ -223,43 +220,29 @@ def calibrate(
     )
 
 
+def _nothing_written(out: Path, *, fitted_any: bool) -> str:
+    """Why no calibration was written; an older file at ``out`` is removed, so that
+    ``calibrate … && run --calibration …`` never applies a stale one."""
+    why = (
+        "calibration does not help on these labels: nothing written (--force writes it anyway)"
+        if fitted_any
+        else "no metric could be calibrated on these labels: nothing written"
+    )
+    if out.is_file() or out.is_symlink():
+        try:
+            out.unlink()
+        except OSError as exc:
+            raise cannot_write(out, exc) from exc
+        why += f"; the older {out} was removed, so that no run applies it"
+    return why
+
+
 def _print_calibration(calibration: CalibrationFile) -> None:
-    """Per metric: what was fitted, and its out-of-fold figures raw → calibrated."""
+    """Per metric: what was fitted, and its out-of-fold figures raw → calibrated (the
+    lines ``print(calibration)`` shows under its heading)."""
     for entry in calibration.metrics.values():
-        cv = entry.cv
-        signals = entry.model.signals
-        what = (
-            "isotonic on the score"
-            if entry.model.kind == "isotonic"
-            else "logistic regression on its signals"
-            if len(signals) > 1
-            else f"logistic regression on {signals[0]} alone"
-        )
-        out_console.print(
-            Text(
-                f"{entry.metric}: {entry.n} labelled item(s) ({entry.n_positive} good), "
-                f"{what}, {cv.folds}-fold cross-validated",
-                style="bold",
-            )
-        )
-        rows = (
-            ("AUROC", cv.auroc_raw, cv.auroc_calibrated, cv.auroc_diff, cv.auroc_diff_ci95),
-            ("Brier", cv.brier_raw, cv.brier_calibrated, cv.brier_diff, cv.brier_diff_ci95),
-            ("ECE", cv.ece_raw, cv.ece_calibrated, None, None),
-        )
-        for name, raw, calibrated, diff, ci in rows:
-            change = "" if diff is None else f"   calibrated − raw {_diff(diff, ci)}"
-            out_console.print(
-                Text(f"  {name:<6} raw {_n(raw)} → calibrated {_n(calibrated)}{change}")
-            )
-        out_console.print(Text(f"  {entry.verdict}", style="green" if entry.helps else "yellow"))
-
-
-def _n(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
-
-
-def _diff(value: float | None, ci: tuple[float, float] | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:+.3f}" + ("" if ci is None else f" ({ci[0]:+.3f}…{ci[1]:+.3f})")
+        heading, *figures, verdict = entry.summary_lines()
+        out_console.print(Text(heading, style="bold"))
+        for line in figures:
+            out_console.print(Text(line))
+        out_console.print(Text(verdict, style="green" if entry.helps else "yellow"))

@@ -6,7 +6,7 @@ import asyncio
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -224,6 +224,13 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
             "PATTERN (repeatable, all must hold).",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            help="Apply --calibration even where it was fitted on another judge (or other "
+            "prompts): refused otherwise, as its probabilities would not hold."
+        ),
+    ] = False,
 ) -> None:
     """Evaluate a dataset and write a run directory."""
     from veracity.chat.batching import BatchSettings
@@ -277,6 +284,7 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
                     if settings.batch
                     else False,
                     calibration=calibrator,
+                    force_calibration=force,
                 )
             )
     except KeyboardInterrupt as exc:
@@ -347,9 +355,30 @@ def _finish(
     resumed = result.manifest["attempts"][-1]["results_resumed"]
     if resumed:
         out_console.print(f"resumed: {resumed} result(s) were already done", highlight=False)
+    _recalibrated(result.manifest)
     out_console.print(f"run directory: {run_dir}", highlight=False)
     _html_report(run_dir, dataset, html)
     _check_gates(result, gates, run_dir)
+
+
+def _recalibrated(manifest: dict[str, Any]) -> None:
+    """Say when results an earlier attempt left were given this run's calibration: a run
+    directory has one calibration, the one its run.json names (re-applied, no judge call)."""
+    from veracity.report.terminal import visible
+
+    attempt = manifest["attempts"][-1]
+    changed = attempt.get("results_recalibrated")
+    if not changed:
+        return
+    source = attempt.get("calibration")
+    line = (
+        f"calibration {source}: re-applied to {changed} result(s) already done (from their "
+        "stored signals, no judge call)"
+        if source
+        else f"no calibration given: the calibrated probability of {changed} result(s) "
+        "already done was removed"
+    )
+    out_console.print(visible(line), highlight=False, markup=False)
 
 
 def _html_report(run_dir: Path, dataset: Path, page: Path | None) -> None:

@@ -11,13 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity._version import __version__
-from veracity.agreement.calibration_file import (
-    CalibrationFile,
-    CalibrationFileError,
-    CalibrationWarning,
-    judge_identity,
-    read_calibration,
-)
+from veracity.agreement.calibration_file import CalibrationFile
 from veracity.chat.batching import BatchSettings
 from veracity.chat.cache import ResponseCache, cache_max_bytes, remove_cache
 from veracity.chat.stack import check_batchable, open_cache, stack_chat
@@ -26,6 +20,7 @@ from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError
 from veracity.dataset.ids import dataset_identity
 from veracity.embeddings import BertScoring, Embedder, make_bert_scorer, make_embedder
 from veracity.evaluation.blocking import run_blocking
+from veracity.evaluation.calibrating import Calibrating, checked_calibration
 from veracity.evaluation.inputs import Samples, items_from, row_count
 from veracity.evaluation.notebook import NotebookProgress, in_notebook
 from veracity.evaluation.result import EvaluationResult
@@ -85,6 +80,7 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
     ray_address: str | UseConfig | None = USE_CONFIG,
     batch: bool | BatchSettings | UseConfig = USE_CONFIG,
     calibration: str | Path | CalibrationFile | UseConfig | None = USE_CONFIG,
+    force_calibration: bool = False,
 ) -> EvaluationResult:
     """Evaluate ``samples`` with ``metrics``: a dataset path, a list of dicts or samples, a
     pandas DataFrame or a Hugging Face ``datasets.Dataset`` (read a row at a time, with a
@@ -125,9 +121,11 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
     prices, phase by phase; with ``out``, a run killed while waiting polls its batches
     again when resumed. ``calibration`` (a file ``veracity calibrate`` wrote, or one read
     with :func:`~veracity.agreement.read_calibration`) gives each result of a metric it
-    calibrates a ``calibrated`` probability beside its untouched score; a
-    :class:`~veracity.agreement.CalibrationWarning` says when the run's judge or prompts
-    differ from those it was fitted on.
+    calibrates a ``calibrated`` probability beside its untouched score, and re-gives the
+    results a resumed run already holds this calibration's (or none, without one); one
+    fitted on another judge, or other prompts of its metrics, raises
+    :class:`~veracity.agreement.CalibrationMismatchError` before any judge call unless
+    ``force_calibration``.
 
     Bad rows are left out and listed in the result's ``bad_rows``, with a
     :class:`~veracity.dataset.BadRowsWarning` giving their count; when no row is valid,
@@ -167,8 +165,12 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
         the_judge, chosen, embedder_of(embedder, run),
         bert_scorer, run.base_url, run.concurrency,
     )  # fmt: skip
-    calibrator = _calibration(
-        calibration if isinstance(calibration, CalibrationFile) else run.calibration, models, chosen
+    calibrating = checked_calibration(
+        calibration if isinstance(calibration, CalibrationFile) else run.calibration,
+        run.calibration,
+        _describe_judge(models, chosen),
+        [m.name for m in chosen],
+        force=force_calibration,
     )
     price = (batch_price if run.batch else find_price)(
         the_judge.name, run.price_table | dict(prices or {})
@@ -178,14 +180,14 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
     manifest = _manifest(models, chosen, price, dataset_path, {
         **run.describe(), "iterations": run.iterations, "max_error_rate": run.max_error_rate,
         **(settings or {}),
-        **_calibration_settings(calibrator),
+        **calibrating.settings(),
     })  # fmt: skip
-    run_dir, models, own_replies = _open_run(out, manifest, run.cache, models)
+    run_dir, models, own_replies = _open_run(out, manifest, run.cache, models, calibrating)
     arrived = _Arrivals(chosen)
     bad_rows: list[RowError] = []
 
     def finished(record: ResultRecord, position: int) -> None:
-        record = _priced_and_calibrated(record, price, calibrator)
+        record = calibrating(_priced(record, price))
         if run_dir is not None:
             run_dir.add(record, position)
         else:
@@ -339,15 +341,22 @@ def _open_run(
     manifest: Mapping[str, Any],
     cache: bool | str,
     models: Models,
+    calibrating: Calibrating,
 ) -> tuple[RunDirectory | None, Models, ResponseCache | None]:
-    """The run directory in ``out`` (locked, resumed), the models to run with, and the
-    run's own reply store. Without the shared cache the judge still keeps its replies, in
-    the run directory until the run completes: a run killed at any instant then loses only
-    the calls in flight, not the replies of the samples it had not finished."""
+    """The run directory in ``out`` (locked, resumed, its results given this run's
+    calibration), the models to run with, and the run's own reply store. Without the
+    shared cache the judge still keeps its replies, in the run directory until the run
+    completes: a run killed at any instant then loses only the calls in flight, not the
+    replies of the samples it had not finished."""
     if out is None:
         return None, models, None
     run_dir = RunDirectory(Path(out))
     run_dir.open(manifest)
+    try:  # before any judge call: one calibration for every result of the run
+        calibrating.reapply(run_dir)
+    except BaseException:
+        run_dir.close()
+        raise
     if cache is not False:
         return run_dir, models, None
     own_replies = open_cache(run_dir.path / REPLIES, "run")
@@ -407,68 +416,11 @@ def evaluate(
     return result
 
 
-def _calibration(
-    given: str | Path | CalibrationFile | None, models: Models, metrics: Sequence[Metric]
-) -> CalibrationFile | None:
-    """The calibration to apply, read and checked before the run opens."""
-    if given is None:
-        return None
-    found = given if isinstance(given, CalibrationFile) else read_calibration(given)
-    _check_calibration(found, _describe_judge(models, metrics), metrics)
-    return found
-
-
-def _priced_and_calibrated(
-    record: ResultRecord, price: Price | None, calibrator: CalibrationFile | None
-) -> ResultRecord:
-    """``record`` with its cost, and its calibrated probability where it has one."""
-    update: dict[str, Any] = {}
-    if price is not None:
-        update["cost_usd"] = price.cost(record.usage)
-    if calibrator is not None and record.metric in calibrator.metrics:
-        update["calibrated"] = calibrator.calibrated(record)
-    return record.model_copy(update=update) if update else record
-
-
-def _calibration_settings(calibrator: CalibrationFile | None) -> dict[str, Any]:
-    if calibrator is None:
-        return {}
-    return {
-        "calibration": {
-            "metrics": sorted(calibrator.metrics),
-            "judge": calibrator.judge.name,
-            "labels": calibrator.labels,
-            **({"scoring": calibrator.scoring.name} if calibrator.scoring else {}),
-            "created_at": calibrator.created_at,
-        }
-    }
-
-
-def _check_calibration(
-    calibrator: CalibrationFile, judge: Mapping[str, Any], metrics: Sequence[Metric]
-) -> None:
-    """Warn when the calibration was fitted on another judge, or calibrates none of the
-    run's metrics: its probabilities would not mean what they say. A named scoring for
-    the other kind of judge is an error."""
-    differences = calibrator.differences(judge_identity(dict(judge)))
-    if differences and calibrator.scoring is not None:
-        # A named scoring's signals mean something else on the other kind of judge.
-        raise CalibrationFileError(differences[0])
-    if differences:
-        warnings.warn(
-            "the calibration was fitted on another judge: "
-            + "; ".join(differences)
-            + ": its probabilities may not hold for this run",
-            CalibrationWarning,
-            stacklevel=3,
-        )
-    if not any(m.name in calibrator.metrics for m in metrics):
-        warnings.warn(
-            f"the calibration covers {', '.join(sorted(calibrator.metrics)) or 'no metric'}, "
-            "none of this run's metrics: nothing is calibrated",
-            CalibrationWarning,
-            stacklevel=3,
-        )
+def _priced(record: ResultRecord, price: Price | None) -> ResultRecord:
+    """``record`` with its cost."""
+    if price is None:
+        return record
+    return record.model_copy(update={"cost_usd": price.cost(record.usage)})
 
 
 def _expected(

@@ -19,7 +19,7 @@ import json
 import sqlite3
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -324,6 +324,50 @@ class RunDirectory:
             self._appending.flush()
         if time.monotonic() - self._shown_at >= LIVE_EVERY_S:
             self._show_progress()
+
+    def rewrite(
+        self,
+        update: Callable[[ResultRecord], ResultRecord],
+        note: Mapping[str, Any],
+        *,
+        counted_as: str,
+    ) -> int:
+        """Replace every stored result ``update`` changes (a calibration re-applied: no
+        judge call), in one transaction, and ``results.jsonl`` with them; ``note`` and the
+        count (as ``counted_as``) go into this attempt in ``run.json``."""
+        db = self._database()
+        changed = 0
+        last = 0
+        with self._store_errors():
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                while rows := db.execute(
+                    "SELECT rowid, record FROM results WHERE rowid > ? ORDER BY rowid LIMIT 500",
+                    (last,),
+                ).fetchall():
+                    updates = []
+                    for rowid, text in rows:
+                        record = ResultRecord.model_validate_json(text)
+                        new = update(record)
+                        if new != record:
+                            updates.append((dumps(_keyed(new)), rowid))
+                    db.executemany("UPDATE results SET record = ? WHERE rowid = ?", updates)
+                    changed += len(updates)
+                    last = rows[-1][0]
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        self._manifest["attempts"][-1].update({**note, counted_as: changed})
+        with self._file_errors("the files of"):
+            if changed:  # the file appended to is replaced: append to the new one
+                if self._appending is not None:
+                    self._appending.close()
+                self._write_results()
+                self._appending = (self.path / RESULTS).open("a", encoding="utf-8")
+            self._show_progress()
+        return changed
 
     def records(self) -> Iterator[ResultRecord]:
         """Every result, in dataset order, then the run's metric order, then iteration."""

@@ -1,0 +1,127 @@
+"""A run's calibration: read and checked against the run's judge before any judge call,
+applied to each result as it arrives, and re-applied to the results a resumed run already
+holds, so every result of a run directory is calibrated by the calibration its
+``run.json`` names.
+
+One rule for a calibration file and a shipped scoring alike: fitted on another judge (or,
+for a file, other prompts of the metrics it calibrates), it is refused with a
+:class:`~veracity.agreement.calibration_file.CalibrationMismatchError` unless forced.
+Re-applying needs no judge call: a result keeps the signals its probability is computed
+from.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from veracity.agreement.calibration_file import (
+    CALIBRATION_ERROR,
+    CalibrationFile,
+    CalibrationMismatchError,
+    CalibrationWarning,
+    checked_calibration_file,
+    judge_identity,
+    read_calibration,
+    with_calibration,
+)
+from veracity.store import RunDirectory
+from veracity.types import ResultRecord
+
+# The attempt's fields in run.json: which calibration it applied, and how many results it
+# already held were given that calibration's probabilities.
+ATTEMPT_CALIBRATION = "calibration"
+ATTEMPT_RECALIBRATED = "results_recalibrated"
+_FORCE = "--force, or force_calibration=True in Python, applies it anyway"
+
+
+class Calibrating:
+    """The calibration of one run (or none), applied to its results; counts those it
+    could not calibrate (each keeps its raw score and says why in its details; the first
+    is a warning)."""
+
+    def __init__(self, calibration: CalibrationFile | None, source: str | None) -> None:
+        self.calibration = calibration
+        self.source = source if calibration is not None else None
+        self.failed = 0
+
+    def __call__(self, record: ResultRecord) -> ResultRecord:
+        done = with_calibration(record, self.calibration)
+        why = done.details.get(CALIBRATION_ERROR)
+        if why is not None and not self.failed:
+            warnings.warn(
+                f"result {record.sample_id!r} ({record.metric}) keeps its raw score only: "
+                f"{why} (details.{CALIBRATION_ERROR} of every result it befalls says why)",
+                CalibrationWarning,
+                stacklevel=2,
+            )
+        self.failed += why is not None
+        return done
+
+    def settings(self) -> dict[str, Any]:
+        """What run.json's settings say of the calibration."""
+        found = self.calibration
+        if found is None:
+            return {}
+        return {
+            "calibration": {
+                "source": self.source,
+                "metrics": sorted(found.metrics),
+                "judge": found.judge.name,
+                "labels": found.labels,
+                **({"scoring": found.scoring.name} if found.scoring else {}),
+                "created_at": found.created_at,
+            }
+        }
+
+    def reapply(self, run_dir: RunDirectory) -> int:
+        """Give every result ``run_dir`` already holds this calibration's probability (or
+        none, without a calibration), durably, before any judge call: a resumed run never
+        mixes two calibrations. Recorded in the attempt; the count of results changed."""
+        return run_dir.rewrite(
+            self, {ATTEMPT_CALIBRATION: self.source}, counted_as=ATTEMPT_RECALIBRATED
+        )
+
+
+def checked_calibration(
+    given: str | Path | CalibrationFile | None,
+    source: str | None,
+    judge: Mapping[str, Any],
+    metrics: Sequence[str],
+    *,
+    force: bool,
+) -> Calibrating:
+    """The calibration ``given`` (a path, a scoring's name or a file's contents; ``source``
+    names a file's contents), read and checked against the run's ``judge`` (as run.json
+    describes it) and ``metrics`` before the run opens."""
+    if given is None:
+        return Calibrating(None, None)
+    if isinstance(given, CalibrationFile):
+        name = source or (given.scoring.name if given.scoring else "given in Python")
+        found = checked_calibration_file(given, name)
+    else:
+        name = str(given)
+        found = read_calibration(given)
+    differences = found.differences(judge_identity(dict(judge)), metrics)
+    if differences and not force:
+        raise CalibrationMismatchError(
+            f"calibration {name}: {'; '.join(differences)}: its probabilities would not "
+            f"hold for this run ({_FORCE})"
+        )
+    if differences:
+        warnings.warn(
+            f"calibration {name} applied although {'; '.join(differences)} (forced): its "
+            "probabilities may not hold for this run",
+            CalibrationWarning,
+            stacklevel=3,
+        )
+    if not any(metric in found for metric in metrics):
+        warnings.warn(
+            f"calibration {name} covers {', '.join(sorted(found.metrics)) or 'no metric'}, "
+            "none of this run's metrics: nothing is calibrated",
+            CalibrationWarning,
+            stacklevel=3,
+        )
+    return Calibrating(found, name)
