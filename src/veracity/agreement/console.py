@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.agreement.statistics import FIGURE_NAMES, Estimate
+from veracity.agreement.statistics import FIGURE_NAMES, Estimate, PairedEstimate
 from veracity.report.terminal import visible
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to show itself
@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # annotations only: the report imports this module to show it
         Disagreement,
         GroupAgreement,
         MetricAgreement,
+        PairedMetric,
     )
 
 
@@ -135,6 +136,8 @@ def print_agreement(report: AgreementReport, console: Console) -> None:
             unused = metric.not_used()
             if unused:
                 console.print(Text(f"not used: {', '.join(unused)}", style="yellow"))
+            if metric.against_raw is not None:
+                console.print(_against_raw(metric.against_raw))
             ia = metric.inter_annotator
             if ia is not None and ia.items:
                 console.print(
@@ -158,6 +161,24 @@ def print_agreement(report: AgreementReport, console: Console) -> None:
         print_paired(report, console)
 
 
+def _interval(e: PairedEstimate) -> str:
+    return "—" if e.ci95 is None else f"{e.ci95[0]:+.3f}…{e.ci95[1]:+.3f}"
+
+
+def _against_raw(check: PairedMetric) -> Table:
+    """Calibrated − raw on the same items: the calibration's check on these labels."""
+    table = Table(
+        title=Text(f"{visible(check.metric)}: calibrated − raw on the same {check.n} item(s)"),
+        caption="paired bootstrap 95 % intervals; an interval that excludes 0 is a real difference",
+    )
+    for name in ("figure", "raw", "calibrated", "calibrated − raw", "95% CI"):
+        table.add_column(name, justify="left" if name == "figure" else "right")
+    for name, e in check.figures.items():
+        diff = "—" if e.diff is None else f"{e.diff:+.3f}"
+        table.add_row(FIGURE_NAMES.get(name, name), number(e.a), number(e.b), diff, _interval(e))
+    return table
+
+
 def print_paired(report: AgreementReport, console: Console) -> None:
     a, b = report.runs
     table = Table(
@@ -168,7 +189,6 @@ def print_paired(report: AgreementReport, console: Console) -> None:
         table.add_column(name, justify="left" if name in ("metric", "figure") else "right")
     for paired in report.paired:
         for name, e in paired.figures.items():
-            interval = "—" if e.ci95 is None else f"{e.ci95[0]:+.3f}…{e.ci95[1]:+.3f}"
             table.add_row(
                 Text(paired.metric),
                 FIGURE_NAMES.get(name, name),
@@ -176,6 +196,6 @@ def print_paired(report: AgreementReport, console: Console) -> None:
                 number(e.a),
                 number(e.b),
                 "—" if e.diff is None else f"{e.diff:+.3f}",
-                interval,
+                _interval(e),
             )
     console.print(table)

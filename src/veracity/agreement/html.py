@@ -286,6 +286,7 @@ def _metric(metric: MetricAgreement, run: str, runs: int, key: str) -> str:
         f"accuracy at the threshold {e(f'{metric.threshold:g}')} and, cross-validated, at "
         "the best threshold of the other folds.</p>"
         + _caveats(metric)
+        + _against_raw(metric)
         + f'<div class="charts">{_roc(metric)}{_reliability(metric)}{_confusion(metric)}</div>'
         + _not_used(metric)
         + _ceiling(metric)
@@ -295,13 +296,13 @@ def _metric(metric: MetricAgreement, run: str, runs: int, key: str) -> str:
     return section(key, title + (f" · {run}" if runs > 1 else ""), body)
 
 
-def _reading(name: str, value: PairedEstimate) -> tuple[str, str]:
+def _reading(name: str, value: PairedEstimate, who: str = "B") -> tuple[str, str]:
     if value.ci95 is None:
         return value.reason or "no interval", ""
     low, high = value.ci95
     if low > 0 or high < 0:
         better = (low > 0) != (name in _LOWER_BETTER)
-        return ("B better", "reading-better") if better else ("B worse", "reading-worse")
+        return (f"{who} better", "reading-better") if better else (f"{who} worse", "reading-worse")
     return "no clear difference", ""
 
 
@@ -327,8 +328,28 @@ def _paired(report: AgreementReport) -> str:
     )
 
 
-def _paired_row(name: str, value: PairedEstimate) -> str:
-    reading, css = _reading(name, value)
+def _against_raw(metric: MetricAgreement) -> str:
+    """Calibrated − raw on the same items: the calibration's check on these labels."""
+    check = metric.against_raw
+    if check is None:
+        return ""
+    head = "".join(
+        f'<th scope="col">{e(h)}</th>'
+        for h in ("figure", "calibrated − raw", "95 % CI", "reading", "raw", "calibrated")
+    )
+    rows = "".join(_paired_row(n, v, "calibrated") for n, v in check.figures.items())
+    return (
+        f"<h3>Calibrated − raw on the same {check.n} item(s)</h3>"
+        + scroll(
+            f'<table class="paired"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        )
+        + '<p class="chart-note">A paired bootstrap over the same items; the reading says '
+        "whether the interval excludes 0. For Brier and ECE lower is better.</p>"
+    )
+
+
+def _paired_row(name: str, value: PairedEstimate, who: str = "B") -> str:
+    reading, css = _reading(name, value, who)
     interval = "—" if value.ci95 is None else f"{value.ci95[0]:+.3f}…{value.ci95[1]:+.3f}"
     return (
         f'<tr><th scope="row">{e(FIGURE_NAMES.get(name, name))}</th>'

@@ -42,6 +42,9 @@ class Pair:
     score: float
     records: tuple[ResultRecord, ...]
     label: ItemLabel
+    #: The mean calibrated probability of the scored results, where each has one (a run
+    #: with ``--calibration``); ``None`` otherwise.
+    calibrated: float | None = None
 
     @property
     def sample_id(self) -> str:
@@ -173,12 +176,15 @@ def _pair(
     if not records:
         joined.without_result += 1
         return
-    scores = [r.score for r in records if r.score is not None]
-    if not scores:
+    scored = [r for r in records if r.score is not None]
+    if not scored:
         joined.unscored[records[0].status.value] += 1
         return
     ordered = tuple(sorted(records, key=lambda r: r.iteration))
-    joined.pairs.append(Pair(statistics.fmean(scores), ordered, item))
+    score = statistics.fmean(r.score for r in scored if r.score is not None)
+    probabilities = [r.calibrated for r in scored if r.calibrated is not None]
+    calibrated = statistics.fmean(probabilities) if len(probabilities) == len(scored) else None
+    joined.pairs.append(Pair(score, ordered, item, calibrated))
 
 
 def targets_without_metric(labels: LabelSet, joined: Sequence[Joined]) -> list[str]:

@@ -4,7 +4,7 @@ comment, ``$GITHUB_STEP_SUMMARY``, a wiki)."""
 from __future__ import annotations
 
 from veracity.agreement.console import estimate, number
-from veracity.agreement.report import AgreementReport, MetricAgreement
+from veracity.agreement.report import AgreementReport, MetricAgreement, PairedMetric
 from veracity.agreement.statistics import FIGURE_NAMES
 from veracity.report.markdown import md
 
@@ -33,6 +33,8 @@ def _metric(metric: MetricAgreement, run: str) -> list[str]:
     caveats = metric.caveats()
     if caveats:
         lines += ["", *(f"- ⚠ {md(caveat)}" for caveat in caveats)]
+    if metric.against_raw is not None:
+        lines += ["", *_against_raw(metric.against_raw)]
     ia = metric.inter_annotator
     if ia is not None and ia.items:
         lines += [
@@ -47,6 +49,22 @@ def _metric(metric: MetricAgreement, run: str) -> list[str]:
             lines.append(
                 f"| {md(d.sample_id)} | {d.score:.3f} | {d.label:g} | {md(d.reason)[:200]} |"
             )
+    return lines
+
+
+def _against_raw(check: PairedMetric) -> list[str]:
+    lines = [
+        f"Calibrated − raw on the same {check.n} item(s), paired bootstrap 95 % intervals:",
+        "",
+        "| figure | raw | calibrated | calibrated − raw | 95% CI |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for name, e in check.figures.items():
+        diff = "—" if e.diff is None else f"{e.diff:+.3f}"
+        ci = "—" if e.ci95 is None else f"{e.ci95[0]:+.3f} … {e.ci95[1]:+.3f}"
+        lines.append(
+            f"| {FIGURE_NAMES.get(name, name)} | {number(e.a)} | {number(e.b)} | {diff} | {ci} |"
+        )
     return lines
 
 

@@ -6,8 +6,9 @@ both directions with the claims and verdicts behind them, the people's own agree
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from io import StringIO
 from typing import Any
@@ -33,6 +34,11 @@ from veracity.report.keys import DEFAULT_THRESHOLD
 from veracity.types import ResultRecord, Sample
 
 TOP = 5
+#: A calibrated probability's metric name is the metric's with this suffix, as in
+#: ``--threshold faithfulness:calibrated=0.7``; at or above one half it counts as good.
+CALIBRATED = ":calibrated"
+CALIBRATED_THRESHOLD = 0.5
+NO_PROBABILITY = "no calibrated probability"
 #: Below this many labelled items, the figures are flagged as a rough guide.
 SMALL_SAMPLE = 30
 # Scores that read as a probability that the answer is good: a share of supported claims
@@ -117,6 +123,9 @@ class MetricAgreement:
     tied: int
     inter_annotator: InterAnnotator | None
     grouped: bool  # the labels name groups, resampled whole
+    #: For a calibrated probability (``faithfulness:calibrated``): calibrated − raw on the
+    #: same items, each figure with its paired-bootstrap interval.
+    against_raw: PairedMetric | None = None
 
     def not_used(self) -> list[str]:
         """What of the labels did not enter the figures, in words ([] when all did)."""
@@ -166,6 +175,12 @@ class MetricAgreement:
                 "same figure — with few items a perfect (or constant) result repeats in "
                 "every resample; it describes the items seen, not a certainty"
             )
+        if self.against_raw is not None:
+            notes.append(
+                "calibrated probabilities (P ≥ 0.5 counts as good): a fair check of the "
+                "calibration only on labels it was not fitted on — on its own labels they "
+                "flatter it"
+            )
         drawn, used = self.overall.figures.resamples_drawn, self.overall.figures.resamples
         if not drawn:
             notes.append("no intervals: fewer than 2 items (or groups) to resample")
@@ -187,6 +202,7 @@ class MetricAgreement:
             "probability_like": self.probability_like,
             "grouped": self.grouped,
             "caveats": self.caveats(),
+            "against_raw": None if self.against_raw is None else self.against_raw.as_dict(),
             "overall": self.overall.as_dict(),
             "by_system": [g.as_dict() for g in self.by_system],
             "not_used": {
@@ -364,7 +380,7 @@ def metric_agreement(
     resamples: int = RESAMPLES,
 ) -> MetricAgreement:
     usable = [p for p in joined.pairs if p.label.positive is not None]
-    probability_like = joined.metric in PROBABILITY_LIKE
+    probability_like = _probability_like(joined.metric)
 
     def group(system: str | None, pairs: Sequence[Pair]) -> GroupAgreement:
         return _group(joined, pairs, system, threshold, probability_like, samples, top, resamples)
@@ -392,14 +408,19 @@ def metric_agreement(
     )
 
 
-def _paired(a: Joined, b: Joined, threshold_a: float, threshold_b: float) -> PairedMetric:
+def _probability_like(metric: str) -> bool:
+    return metric in PROBABILITY_LIKE or metric.endswith(CALIBRATED)
+
+
+def _paired(
+    a: Joined, b: Joined, threshold_a: float, threshold_b: float, resamples: int
+) -> PairedMetric:
     def key(p: Pair) -> tuple[str, str | None]:
         return (p.sample_id, p.system)
 
     in_b = {key(p): p for p in b.pairs if p.label.positive is not None}
     both = [(p, in_b[key(p)]) for p in a.pairs if p.label.positive is not None and key(p) in in_b]
     scale = a.scale
-    probability_like = a.metric in PROBABILITY_LIKE
     figures = paired_figures(
         [pa.score for pa, _ in both],
         [pb.score for _, pb in both],
@@ -408,11 +429,62 @@ def _paired(a: Joined, b: Joined, threshold_a: float, threshold_b: float) -> Pai
         threshold_b=threshold_b,
         values=None if scale.kind is LabelKind.BINARY else [pa.label.value for pa, _ in both],
         grade_scale=(scale.low, scale.high) if scale.kind is LabelKind.GRADE else None,
-        probability_like_a=probability_like,
-        probability_like_b=probability_like,
+        probability_like_a=_probability_like(a.metric),
+        probability_like_b=_probability_like(b.metric),
         groups=[pa.label.group for pa, _ in both],
+        resamples=resamples,
     )
     return PairedMetric(a.metric, len(both), figures)
+
+
+def _calibrated(joined: Joined) -> Joined | None:
+    """The metric's calibrated probabilities as a metric of their own, on the items that
+    have one (``None`` where no result has one)."""
+    have = [replace(p, score=p.calibrated) for p in joined.pairs if p.calibrated is not None]
+    if not have:
+        return None
+    unscored = Counter(joined.unscored)
+    if len(have) < len(joined.pairs):
+        unscored[NO_PROBABILITY] += len(joined.pairs) - len(have)
+    return Joined(
+        joined.metric + CALIBRATED,
+        joined.target,
+        joined.scale,
+        pairs=have,
+        unscored=unscored,
+        without_result=joined.without_result,
+        ambiguous=joined.ambiguous,
+    )
+
+
+def _run_metrics(
+    joins: Sequence[Joined],
+    labels: LabelSet,
+    thresholds: Mapping[str, float],
+    samples: Mapping[tuple[str, str | None], Sample],
+    top: int,
+    resamples: int,
+) -> tuple[MetricAgreement, ...]:
+    """Each labelled metric of one run, and after it, where the run was calibrated, its
+    calibrated probability with the paired check calibrated − raw."""
+    found = []
+    for joined in joins:
+        threshold = thresholds.get(joined.metric, DEFAULT_THRESHOLD)
+        found.append(
+            metric_agreement(joined, labels, threshold, samples, top=top, resamples=resamples)
+        )
+        calibrated = _calibrated(joined)
+        if calibrated is None:
+            continue
+        raw = Joined(joined.metric, joined.target, joined.scale, pairs=[
+            p for p in joined.pairs if p.calibrated is not None
+        ])  # fmt: skip
+        check = _paired(raw, calibrated, threshold, CALIBRATED_THRESHOLD, resamples)
+        one = metric_agreement(
+            calibrated, labels, CALIBRATED_THRESHOLD, samples, top=top, resamples=resamples
+        )
+        found.append(replace(one, against_raw=check))
+    return tuple(found)
 
 
 def _joined(name: str, records: Iterable[ResultRecord], labels: LabelSet) -> list[Joined]:
@@ -437,17 +509,7 @@ def agreement_report(
     samples = samples or {}
     joined = [_joined(name, records, labels) for name, records, _ in runs]
     per_run = tuple(
-        tuple(
-            metric_agreement(
-                j,
-                labels,
-                thresholds.get(j.metric, DEFAULT_THRESHOLD),
-                samples,
-                top=top,
-                resamples=resamples,
-            )
-            for j in joins
-        )
+        _run_metrics(joins, labels, thresholds, samples, top, resamples)
         for joins, (_, _, thresholds) in zip(joined, runs, strict=True)
     )
     paired: tuple[PairedMetric, ...] = ()
@@ -459,6 +521,7 @@ def agreement_report(
                 in_b[(j.metric, j.target)],
                 runs[0][2].get(j.metric, DEFAULT_THRESHOLD),
                 runs[1][2].get(j.metric, DEFAULT_THRESHOLD),
+                resamples,
             )
             for j in joined[0]
             if (j.metric, j.target) in in_b
