@@ -12,12 +12,16 @@ from typing import Annotated, Any, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from veracity._bounded import FileTooLargeError, read_bounded
 from veracity.config.model import RunConfig
 
 __all__ = ["CONFIG_FILE_NAMES", "ConfigError", "load_config"]
 
 CONFIG_FILE_NAMES = ("veracity.yaml", "veracity.yml")
 PYPROJECT = "pyproject.toml"
+# Settings and rubrics fill a few pages; a file far larger (or endless: a pipe, a device)
+# is not a configuration, and is never read whole to find out.
+MAX_BYTES = 4 * 1024 * 1024
 
 
 class ConfigError(ValueError):
@@ -98,8 +102,12 @@ def _read(path: Path, file: str) -> object:
     if suffix not in (".yaml", ".yml", ".toml"):
         raise ConfigError(file, "", "unsupported file type (use .yaml, .yml or .toml)")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, MAX_BYTES).decode("utf-8")
         return tomllib.loads(text) if suffix == ".toml" else yaml.safe_load(text)
+    except FileTooLargeError as exc:
+        raise ConfigError(file, "", f"{exc}, which is not a configuration file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(file, "", "not UTF-8 text") from None
     except OSError as exc:
         raise ConfigError(file, "", f"cannot read the file: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
