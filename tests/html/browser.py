@@ -7,6 +7,7 @@ exceptions, requests and dialogs (dialogs are dismissed).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -83,3 +84,51 @@ class Page:
 
     def requested_urls(self) -> list[str]:
         return list(self.requests)
+
+
+# Every text of every visible chart that is smaller than 10 px on screen (its font size
+# times the scale its SVG is drawn at) or reaches outside its SVG's box.
+CHART_TEXT_PROBLEMS = """[...document.querySelectorAll('svg.chart')].flatMap(svg => {
+  const box = svg.getBoundingClientRect();
+  if (!box.width) { return []; }
+  return [...svg.querySelectorAll('text')].flatMap(t => {
+    const m = t.getScreenCTM();
+    const px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+    const r = t.getBoundingClientRect();
+    const found = [];
+    if (px < 10) { found.push(`${t.textContent}: ${px.toFixed(1)} px`); }
+    if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5
+        || r.bottom > box.bottom + 0.5) { found.push(`${t.textContent}: outside its chart`); }
+    return found;
+  });
+})"""
+
+# The words (runs of letters, digits and underscores in one text node) of the elements
+# ``selector`` finds that the browser broke across two lines: "insuli" / "n". A line may
+# still end at a hyphen or a bracket, where the rules of line breaking allow it.
+BROKEN_WORDS = """(selector => {
+  const broken = [];
+  document.querySelectorAll(selector).forEach(element => {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/[\\p{L}\\p{N}_]+/gu)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (lines.size > 1) { broken.push(m[0]); }
+      }
+    }
+  });
+  return broken;
+})"""
+
+
+def chart_text_problems(page: Page) -> list[str]:
+    problems: list[str] = page.evaluate(CHART_TEXT_PROBLEMS)
+    return problems
+
+
+def broken_words(page: Page, selector: str) -> list[str]:
+    words: list[str] = page.evaluate(f"{BROKEN_WORDS}({json.dumps(selector)})")
+    return words

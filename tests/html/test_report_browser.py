@@ -99,7 +99,7 @@ def test_charts_render(browser: Page, run_dir: Path) -> None:
         " histBars: document.querySelectorAll('#distributions svg.histogram rect.bar').length,"
         " systemBars: document.querySelectorAll('#systems svg rect.bar').length,"
         " typeBars: document.querySelectorAll('#question-types svg rect.bar').length,"
-        " whiskers: document.querySelectorAll('#systems svg path.ci').length,"
+        " whiskers: document.querySelectorAll('#systems svg .ci').length,"
         " drawn: [...document.querySelectorAll('svg rect.bar')]"
         "   .filter(r => r.getBoundingClientRect().height > 1).length})"
     )
@@ -115,20 +115,21 @@ def test_charts_render(browser: Page, run_dir: Path) -> None:
 
 
 def test_a_narrow_chart_keeps_its_legend_inside(browser: Page, tmp_path: Path) -> None:
-    # Four metrics by three question types: a chart narrower than four legend entries.
+    # Four metrics by three question types, on a phone: the legend wraps inside the page.
     groups = ["faithfulness", "citation_recall", "citation_precision", "answer_relevance"]
-    series = ["fact_retrieval", "policy", "a question type with a long name"]
+    series = ["fact_retrieval", "policy", "a question type with a long name " * 3]
     values = {(g, s): Bar(0.5, 0.4, 0.6, 3) for g in groups for s in series}
     page = tmp_path / "chart.html"
-    page.write_text(f"<!doctype html><body>{grouped_bars('by type', groups, series, values)}")
+    chart = grouped_bars("by type", groups, series, values)
+    page.write_text(f'<!doctype html><body style="margin:0;width:320px">{chart}')
+    browser.resize({"width": 320, "height": 700})
     browser.open(page.as_uri())
     spans = browser.evaluate(
-        "(() => { const svg = document.querySelector('svg');"
-        " return [...svg.querySelectorAll('rect.legend + text')].map(t => {"
-        " const b = t.getBBox(); return [b.x, b.x + b.width, svg.viewBox.baseVal.width]; }); })()"
+        "[...document.querySelectorAll('ul.legend li')].map(li => {"
+        " const b = li.getBoundingClientRect(); return [b.left, b.right]; })"
     )
     assert len(spans) == len(series)
-    assert all(start >= 0 and end <= width for start, end, width in spans), spans
+    assert all(left >= 0 and right <= 320 for left, right in spans), spans
 
 
 def test_drilldown_opens_with_claims_coloured_by_verdict(browser: Page, run_dir: Path) -> None:

@@ -198,7 +198,8 @@ def test_triage_facts_are_embedded_and_in_plain_words(tmp_path: Path) -> None:
     assert data["status_labels"]["no_contexts"] == "no contexts"
     # The summary's means carry their pass mark against the threshold, as text.
     assert '<span class="mark">✗</span> 0.625' in page and "0.700<" in page
-    assert '<span class="mark">✓</span> 0.900' in page and "0.500 (default)" in page
+    assert '<span class="mark">✓</span> 0.900' in page
+    assert '0.500 <span class="default">(default)</span>' in page
     assert "no claims 1, no contexts 1, judge error 1" in page
     # Severity and the worst items read as words, not summary keys.
     assert "1 failing result, 1 with a contradicted claim; claims: 1 contradicted" in page
@@ -218,6 +219,6 @@ def test_summary_scored_column_counts_judged_results_only() -> None:
         "counts_by_status": {"scored": 10, "no_claims": 1, "no_contexts": 2},
     }
     html = summary_table(as_read({"metrics": {"faithfulness": {"overall": stats}}})["metrics"])
-    cells = re.findall(r'<td class="num">([^<]*)</td>', html)
+    cells = re.findall(r'<td class="num[^"]*">([^<]*)</td>', html)
     assert cells[4:6] == ["13", "10"]  # results, then scored
     assert "no claims 1" in html and "no contexts 2" in html

@@ -138,7 +138,7 @@ def reliability_chart(bins: Sequence[Mapping[str, float | int]], label: str) -> 
             f'<line x1="{_n(_x(low))}" y1="{bottom}" x2="{_n(_x(low))}" y2="{bottom + 4}" '
             f'stroke="{_AXIS}"/>'
             f'<text class="bin-count" x="{centre}" y="{row}" text-anchor="middle" '
-            f'font-size="9" fill="#333">{n}<title>{tip}</title></text>'
+            f'fill="#333">{n}<title>{tip}</title></text>'
         )
     parts += dots + counts
     parts.append("</svg>")

@@ -47,8 +47,10 @@ def _num(x: float) -> str:
 
 
 def histogram(metric: str, bins: Sequence[int], unscored: int = 0) -> str:
-    """Counts of scores in equal-width bins over [0, 1]."""
-    width, height, left, right, top, bottom = 300, 170, 34, 8, 10, 34
+    """Counts of scores in equal-width bins over [0, 1]. The chart scales to its box; its
+    view box is no wider than the narrowest box it gets (a figure of the grid, 262 px and
+    up, on a 320 px phone too), so its text never shrinks below the 10 px it is drawn at."""
+    width, height, left, right, top, bottom = 260, 150, 30, 8, 10, 34
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(max(bins, default=0), 1)
     step = plot_w / max(len(bins), 1)
@@ -70,18 +72,31 @@ def histogram(metric: str, bins: Sequence[int], unscored: int = 0) -> str:
             f'width="{_num(step - 2)}" height="{_num(h)}" fill="{PALETTE[0]}">'
             f"<title>{_e(label)}</title></rect>"
         )
-    for tick in (0.0, 0.5, 1.0):
+    for tick, anchor in ((0.0, "start"), (0.5, "middle"), (1.0, "end")):
         x = left + plot_w * tick
         parts.append(
-            f'<text x="{_num(x)}" y="{top + plot_h + 13}" text-anchor="middle" '
+            f'<text x="{_num(x)}" y="{top + plot_h + 13}" text-anchor="{anchor}" '
             f'fill="#666">{tick:g}</text>'
         )
     caption = "score" + (f" · {unscored} unscored" if unscored else "")
     parts.append(
         f'<text x="{left + plot_w / 2}" y="{height - 4}" text-anchor="middle" '
-        f'fill="#444">{_e(caption)}</text></svg>'
+        f'fill="#444">{_e(_short(caption, 40))}</text></svg>'
     )
     return "".join(parts)
+
+
+# Grouped bars, in CSS pixels (no view box: nothing scales, text stays at its size).
+_LABEL_H, _BAR_H, _BAR_GAP, _GROUP_GAP, _AXIS_H = 18, 14, 3, 10, 20
+# Horizontal positions are percentages of the chart's width: the bars over [0, 1] take
+# the first 82 %, the means stand in the rest (room for "0.000" at 12 px from 210 px up).
+_PLOT_LEFT, _PLOT_SPAN = 0.5, 82.0
+_VALUE_AT = "84%"
+_NAME_CHARS = 34  # a group's name longer than this is cut (whole on hover): it fits 300 px
+
+
+def _at(value: float) -> str:
+    return f"{_PLOT_LEFT + _PLOT_SPAN * min(max(value, 0.0), 1.0):.2f}%"
 
 
 def grouped_bars(
@@ -90,71 +105,70 @@ def grouped_bars(
     series: Sequence[str],
     values: Mapping[tuple[str, str], Bar],
 ) -> str:
-    """Mean score per group (x axis) and series (coloured bars), whiskers for the 95 % CI."""
+    """Mean score per group (a block of rows, its name above) and series (a coloured
+    bar each, the colours named in the legend above the chart), whiskers for the 95 % CI.
+
+    Bars run left to right and every position across is a percentage, so the chart
+    takes its box's width at any screen size without scaling its text: names, means and
+    ticks keep their 12 px on a phone, and a name is cut to what fits, never clipped."""
     if not groups or not series:
         return ""
-    bar_w, gap, legend_w = 18, 26, 150
-    group_w = len(series) * bar_w + gap
-    left, plot_h = 110, 170
-    width = max(left + group_w * len(groups) + 10, 320)
-    per_row = max(1, (width - 10) // legend_w)  # the legend stays inside the chart's width
-    top = 16 + 14 * -(-len(series) // per_row)
-    height = top + plot_h + 80
+    row = _BAR_H + _BAR_GAP
+    group_h = _LABEL_H + row * len(series) + _GROUP_GAP
+    plot_h = group_h * len(groups)
+    height = plot_h + _AXIS_H
+    legend = "".join(
+        f'<li><span class="swatch" style="background:{PALETTE[i % len(PALETTE)]}"></span>'
+        f"{_e(name)}</li>"
+        for i, name in enumerate(series)
+    )
     parts = [
-        f'<svg class="chart bars" viewBox="0 0 {width} {height}" width="{width}" '
-        f'role="img" aria-label="{_e(label)}" {FONT} font-size="10">'
+        f'<div class="bars-chart"><ul class="legend">{legend}</ul>'
+        f'<svg class="chart bars" width="100%" height="{height}" role="img" '
+        f'aria-label="{_e(label)}" {FONT} font-size="12">'
     ]
-    for i, name in enumerate(series):
-        x, y = 10 + (i % per_row) * legend_w, 12 + (i // per_row) * 14
+    for tick, anchor in ((0.0, "start"), (0.25, "middle"), (0.5, "middle"),
+                         (0.75, "middle"), (1.0, "end")):  # fmt: skip
         parts.append(
-            f'<rect class="legend" x="{x}" y="{y - 8}" width="10" height="10" '
-            f'fill="{PALETTE[i % len(PALETTE)]}"/><text x="{x + 14}" y="{y + 1}" '
-            f'fill="#333">{_e(_short(name, 22))}<title>{_e(name)}</title></text>'
-        )
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
-        tick_y = top + plot_h * (1 - tick)
-        parts.append(
-            f'<line class="grid" x1="{left}" y1="{_num(tick_y)}" x2="{width - 6}" '
-            f'y2="{_num(tick_y)}" stroke="#e3e3e3"/><text x="{left - 4}" y="{_num(tick_y + 3)}" '
-            'text-anchor="end" '
+            f'<line class="grid" x1="{_at(tick)}" y1="0" x2="{_at(tick)}" y2="{plot_h}" '
+            f'stroke="{"#bbb" if tick == 0 else "#e3e3e3"}"/>'
+            f'<text class="tick" x="{_at(tick)}" y="{height - 5}" text-anchor="{anchor}" '
             f'fill="#666">{tick:g}</text>'
         )
     for g, group in enumerate(groups):
-        x0 = left + g * group_w + gap / 2
+        top = g * group_h
+        parts.append(
+            f'<text class="group" x="0" y="{top + 13}" fill="#333" font-weight="600">'
+            f"{_e(_short(group, _NAME_CHARS))}<title>{_e(group)}</title></text>"
+        )
         for s, name in enumerate(series):
             bar = values.get((group, name))
-            if bar is None:
-                continue
-            parts.append(_bar(x0 + s * bar_w, top, plot_h, bar_w, bar, group, name, s))
-        cx, label_y = x0 + len(series) * bar_w / 2, top + plot_h + 12
-        parts.append(
-            f'<text x="{_num(cx)}" y="{label_y}" text-anchor="end" fill="#333" '
-            f'transform="rotate(-30 {_num(cx)} {label_y})">{_e(_short(group, 24))}'
-            f"<title>{_e(group)}</title></text>"
-        )
-    parts.append("</svg>")
+            if bar is not None:
+                parts.append(_bar(top + _LABEL_H + s * row, bar, group, name, s))
+    parts.append("</svg></div>")
     return "".join(parts)
 
 
-def _bar(x: float, top: int, plot_h: int, w: int, bar: Bar, group: str, name: str, i: int) -> str:
-    def y(v: float) -> float:
-        return top + plot_h * (1 - min(max(v, 0.0), 1.0))
-
+def _bar(y: int, bar: Bar, group: str, name: str, i: int) -> str:
     tip = f"{group} · {name}: mean {bar.mean:.3f}"
     if bar.low is not None and bar.high is not None:
         tip += f" (95 % CI {bar.low:.3f}–{bar.high:.3f})"
     if bar.n is not None:
         tip += f", n={bar.n}"
+    width = _PLOT_SPAN * min(max(bar.mean, 0.0), 1.0)
     out = (
-        f'<rect class="bar" x="{_num(x + 1)}" y="{_num(y(bar.mean))}" width="{w - 2}" '
-        f'height="{_num(top + plot_h - y(bar.mean))}" fill="{PALETTE[i % len(PALETTE)]}">'
-        f"<title>{_e(tip)}</title></rect>"
+        f'<rect class="bar" x="{_at(0)}" y="{y}" width="{width:.2f}%" height="{_BAR_H}" '
+        f'fill="{PALETTE[i % len(PALETTE)]}"><title>{_e(tip)}</title></rect>'
+        f'<text class="mean" x="{_VALUE_AT}" y="{y + _BAR_H - 2}" fill="#333">'
+        f"{bar.mean:.3f}<title>{_e(tip)}</title></text>"
     )
     if bar.low is not None and bar.high is not None:
-        cx, lo, hi = x + w / 2, y(bar.low), y(bar.high)
+        mid, lo, hi = y + _BAR_H / 2, _at(bar.low), _at(bar.high)
         out += (
-            f'<path class="ci" d="M{_num(cx)} {_num(lo)}V{_num(hi)}M{_num(cx - 3)} {_num(lo)}'
-            f'h6M{_num(cx - 3)} {_num(hi)}h6" stroke="#222" stroke-width="1.2" fill="none"/>'
+            f'<g class="ci" stroke="#222" stroke-width="1.2">'
+            f'<line x1="{lo}" y1="{mid}" x2="{hi}" y2="{mid}"/>'
+            f'<line x1="{lo}" y1="{mid - 4}" x2="{lo}" y2="{mid + 4}"/>'
+            f'<line x1="{hi}" y1="{mid - 4}" x2="{hi}" y2="{mid + 4}"/></g>'
         )
     return out
 
@@ -195,18 +209,20 @@ def differences_chart(rows: Sequence[Difference]) -> str:
         f'aria-label="paired differences B − A per metric, with 95 % confidence intervals" '
         f'{FONT} font-size="12">'
     ]
-    for tick in (-half, -half / 2, 0.0, half / 2, half):
+    ticks = ((-half, "start"), (-half / 2, "middle"), (0.0, "middle"), (half / 2, "middle"),
+             (half, "end"))  # fmt: skip
+    for tick, anchor in ticks:  # the outermost inside the chart, whatever its width
         parts.append(
             f'<line class="{"zero" if tick == 0 else "grid"}" x1="{x(tick)}" y1="{top}" '
             f'x2="{x(tick)}" y2="{height - 18}" stroke="{"#555" if tick == 0 else "#e3e3e3"}"/>'
-            f'<text x="{x(tick)}" y="{height - 4}" text-anchor="middle" fill="#666">'
+            f'<text x="{x(tick)}" y="{height - 4}" text-anchor="{anchor}" fill="#666">'
             f"{f'{tick:+g}' if tick else '0'}</text>"
         )
     for i, row in enumerate(rows):
         y0 = top + i * row_h
         parts.append(
             f'<g class="difference"><title>{_e(row.note)}</title>'
-            f'<text x="{left}%" y="{y0 + 13}" fill="#333">{_e(row.metric)}</text>'
+            f'<text x="{left}%" y="{y0 + 13}" fill="#333">{_e(_short(row.metric, 40))}</text>'
         )
         cy = y0 + 27
         colour = "#888"

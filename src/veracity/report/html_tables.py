@@ -106,10 +106,12 @@ def _labels(stats: Mapping[str, Any]) -> str:
 
 
 def _threshold(value: Mapping[str, Any] | None) -> tuple[float | None, str]:
-    """The threshold's value and how it reads (``(default)`` when none was given)."""
+    """The threshold's value and its cell (marked ``(default)`` when none was given)."""
     if value is None:
         return None, "—"
-    shown = number(value["value"]) + (" (default)" if value["source"] == "default" else "")
+    shown = e(number(value["value"]))
+    if value["source"] == "default":
+        shown += ' <span class="default">(default)</span>'
     return value["value"], shown
 
 
@@ -134,16 +136,19 @@ def _mean_cell(mean: Any, threshold: float | None) -> str:
 
 def summary_table(metrics: Mapping[str, Any]) -> str:
     """One row per metric, the mean (against its threshold) first so it stays in view on
-    a narrow screen."""
-    head = ("metric", "mean", "threshold", "pass rate", "95 % CI", "results", "scored",
-            "median", "std", "min", "max", "other statuses", "labels")  # fmt: skip
+    a narrow screen; the labels column only where a metric has labels."""
+    head = ["metric", "mean", "threshold", "pass rate", "95 % CI", "results", "scored",
+            "median", "std", "min", "max", "other statuses"]  # fmt: skip
+    labels = {metric: _labels(groups[OVERALL]) for metric, groups in metrics.items()}
+    with_labels = any(text != "—" for text in labels.values())
+    if with_labels:
+        head.append("labels")
     rows = []
     for metric, groups in metrics.items():
         stats = groups[OVERALL]
         interval = stats["ci95"]
-        threshold, threshold_text = _threshold(groups["threshold"])
+        threshold, threshold_cell = _threshold(groups["threshold"])
         cells = [
-            threshold_text,
             percent(stats["pass_rate"]),
             "—" if interval is None else f"{interval[0]:.3f} – {interval[1]:.3f}",
             number(stats["n"]),
@@ -155,8 +160,11 @@ def summary_table(metrics: Mapping[str, Any]) -> str:
         ]
         rows.append(
             f'<tr><th scope="row">{e(metric)}</th>{_mean_cell(stats["mean"], threshold)}'
+            f'<td class="num threshold">{threshold_cell}</td>'
             + "".join(f'<td class="num">{e(c)}</td>' for c in cells)
-            + f"<td>{e(_statuses(stats))}</td><td>{e(_labels(stats))}</td></tr>"
+            + f"<td>{e(_statuses(stats))}</td>"
+            + (f"<td>{e(labels[metric])}</td>" if with_labels else "")
+            + "</tr>"
         )
     header = "".join(f'<th scope="col">{e(h)}</th>' for h in head)
     return (
