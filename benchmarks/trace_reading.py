@@ -86,15 +86,15 @@ def write(path: Path, spans: int) -> None:
 # "list": samples_from_traces, every sample returned at once (the Python API);
 # "stream": streamed_samples, each sample written out as its trace is whole (veracity run).
 READ = """
-import collections, json, os, resource, sys, time
+import json, os, resource, sys, time
 started = time.perf_counter()
-from veracity.traces import TraceQuery, samples_from_traces, streamed_samples
+from veracity.traces import TraceQuery, TraceTally, samples_from_traces, streamed_samples
 if sys.argv[2] == "list":
     n = len(samples_from_traces(sys.argv[1]).samples)
 else:
     with open(os.devnull, "w") as sink:
         n = 0
-        for sample in streamed_samples(sys.argv[1], TraceQuery(), collections.Counter()):
+        for sample in streamed_samples(sys.argv[1], TraceQuery(), TraceTally()):
             sink.write(sample.model_dump_json())
             n += 1
 elapsed = time.perf_counter() - started

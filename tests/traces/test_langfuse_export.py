@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from veracity.traces import TraceFileError, samples_from_traces
+from veracity.traces import UNREADABLE_LINE, TraceFileError, samples_from_traces
 
 QUESTION = "When was the Eiffel Tower finished?"
 DOCS = ["The Eiffel Tower was finished in 1889.", "It is 330 metres tall."]
@@ -72,11 +72,19 @@ def test_traces_without_an_answer_are_skipped_and_counted(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
-    [("[1, 2]", "trace 1: not a Langfuse trace"), ('{"id": "a"}\n{broken', ":2: not JSON")],
+    ("text", "message"), [("[1, 2]", "trace 1: not a Langfuse trace"), ("{broken", ":1: not JSON")]
 )
-def test_a_damaged_export_is_named(tmp_path: Path, text: str, message: str) -> None:
+def test_an_export_with_no_trace_is_named(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "lf.json"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(TraceFileError, match=message):
         samples_from_traces(path, kind="langfuse")
+
+
+def test_a_damaged_line_is_a_counted_located_skip(tmp_path: Path) -> None:
+    path = tmp_path / "lf.jsonl"
+    path.write_text(json.dumps(trace()) + "\n{broken\n", encoding="utf-8")
+    found = samples_from_traces(path, kind="langfuse")
+    assert [s.id for s in found.samples] == ["lf-1"]
+    assert found.skipped == {UNREADABLE_LINE: 1}
+    assert f"{path}:2: not JSON" in found.tally.where(UNREADABLE_LINE)

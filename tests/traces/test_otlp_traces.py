@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.cli.test_run_end_to_end import veracity
-from veracity.traces import TraceFileError, samples_from_traces
+from veracity.traces import UNREADABLE_LINE, TraceFileError, samples_from_traces
 
 QUESTION = "When was the Eiffel Tower finished?"
 DOCS = ["The Eiffel Tower was finished in 1889.", "It is 330 metres tall."]
@@ -133,16 +133,32 @@ def test_genai_json_messages_and_a_json_array_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"resourceSpans": []}\n{"resourceSp', ":2: not JSON"),
         ('{"spans": []}\n', ":1: not an OTLP trace export (no 'resourceSpans' array)"),
         ("\xff\xfe garbage\n", ":1: not JSON"),
+        (
+            '{"resourceSpans": ' + "[" * 1_500 + "]" * 1_500 + "}\n",
+            ":1: not JSON that can be read (nested too deep)",
+        ),
     ],
 )
-def test_a_damaged_file_is_named_by_line(tmp_path: Path, text: str, message: str) -> None:
+def test_a_file_with_no_export_request_is_named_by_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text(text, encoding="utf-8", errors="surrogateescape")
     with pytest.raises(TraceFileError, match=re.escape(message)):
         samples_from_traces(path)
+
+
+def test_a_damaged_line_is_a_counted_located_skip(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    good = json.dumps(_request(openinference_trace()))
+    path.write_text(f'{good}\n{{"resourceSp\n{{"spans": []}}\n', encoding="utf-8")
+    found = samples_from_traces(path)
+    assert [s.id for s in found.samples] == ["t1"]
+    assert found.skipped == {UNREADABLE_LINE: 2}
+    where = found.tally.where(UNREADABLE_LINE)
+    assert f"{path}:2: not JSON" in where and f"{path}:3: not an OTLP trace export" in where
 
 
 def test_odd_values_are_read_not_crashed_on(tmp_path: Path) -> None:

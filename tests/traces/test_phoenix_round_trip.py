@@ -109,9 +109,9 @@ def _pipeline(phoenix: str, llm_url: str) -> None:
         provider.shutdown()
 
 
-def _spans_in(client: Client) -> int:
+def _spans_in(client: Client, project: str = PROJECT) -> int:
     try:
-        return len(client.spans.get_spans(project_identifier=PROJECT, limit=100))
+        return len(client.spans.get_spans(project_identifier=project, limit=100))
     except httpx.HTTPStatusError:  # 404 until its first span creates the project
         return 0
 
@@ -153,3 +153,53 @@ def test_phoenix_round_trip(phoenix: str, tmp_path: Path) -> None:
         assert annotation["result"]["label"] == label
     rome = next(a for a in ours if by_trace[trace_of[a["span_id"]]]["score"] < 0.5)
     assert "Rome" in rome["result"]["explanation"]  # the failing claim, named
+
+
+@pytest.mark.filterwarnings("ignore:Calling .text\\(\\) as a method is deprecated")
+def test_a_langchain_chain_reads_the_same_from_phoenix_as_from_its_otlp_file(
+    phoenix: str, tmp_path: Path
+) -> None:
+    """A real LangChain retrieval chain (``{"input", "context", "answer"}`` at its root),
+    traced to Phoenix and to a file at once: both sources give the chain's answer, never its
+    question, and the same system (the project the trace is filed under)."""
+    pytest.importorskip("openinference.instrumentation.langchain")
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from tests.traces.test_framework_traces import QUESTION, WRONG, retrieval_chain, written
+    from veracity.traces import samples_from_traces
+
+    project = "langchain-rag"
+    provider = register(
+        endpoint=f"{phoenix}/v1/traces", project_name=project, batch=False,
+        set_global_tracer_provider=False, verbose=False,
+    )  # fmt: skip
+    exporter = InMemorySpanExporter()
+    # Phoenix's provider drops its own exporter for an added one unless told not to.
+    provider.add_span_processor(  # register's own provider, typed as the SDK's
+        SimpleSpanProcessor(exporter),
+        replace_default_processor=False,  # type: ignore[call-arg]
+    )
+    LangChainInstrumentor().instrument(tracer_provider=provider)
+    try:
+        retrieval_chain()
+        provider.force_flush()
+    finally:
+        LangChainInstrumentor().uninstrument()
+        provider.shutdown()
+    spans = exporter.get_finished_spans()
+    client = Client(base_url=phoenix)
+    deadline = time.monotonic() + 30
+    while (stored := _spans_in(client, project)) < len(spans):
+        assert time.monotonic() < deadline, f"{stored} of {len(spans)} spans reached Phoenix"
+        time.sleep(0.5)
+
+    from_file = samples_from_traces(written(spans, tmp_path / "t.jsonl"))
+    from_phoenix = samples_from_traces(phoenix, kind="phoenix", project=project)
+    (a,) = from_file.samples
+    (b,) = from_phoenix.samples
+    assert (a.question, a.answer) == (b.question, b.answer) == (QUESTION, WRONG)
+    assert a.contexts == b.contexts and len(a.contexts) == 2
+    assert a.system == b.system == project
+    assert a.metadata["span_id"] != "" and b.metadata["span_id"] != ""

@@ -7,19 +7,19 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from veracity.cli.common import cannot_write, err_console, fail
 from veracity.config.traces import TraceMappingSpec
 
 if TYPE_CHECKING:
     from veracity.traces import TraceQuery
+    from veracity.traces.tally import TraceTally
 
 __all__ = ["TRACE_SAMPLES", "TraceOptions", "samples_of_traces"]
 
@@ -59,11 +59,12 @@ def since_of(given: str | None) -> datetime | None:
 
 def samples_of_traces(
     given: str, run_dir: Path, options: TraceOptions, mapping: TraceMappingSpec | None
-) -> Path:
+) -> tuple[Path, dict[str, Any]]:
     """The RAG requests of ``given`` not evaluated into ``run_dir`` before, appended to the
     run directory's dataset of traces (so the run records them, resumes on them, reports
-    their texts, and a later window's run judges only the new ones); what was skipped,
-    said. Returns that dataset's path."""
+    their texts, and a later window's run judges only the new ones); what was skipped or
+    doubted, said. Returns that dataset's path, and what the reading found (for the run's
+    manifest: traces read, samples, skipped and doubted by reason)."""
     from veracity._suggest import one_of
     from veracity.store import write_text_atomic
     from veracity.traces import TRACE_SOURCES, TraceFilter, TraceQuery
@@ -81,7 +82,7 @@ def samples_of_traces(
         # The new samples wait in a temporary file: a source that fails leaves no run
         # directory behind, and a run directory's dataset is only ever appended to whole.
         with tempfile.TemporaryFile("w+", encoding="utf-8") as new:
-            found = _stream_new(given, query, new)
+            found, tally = _stream_new(given, query, new)
             chosen = _drawn([system for _, system in found], options)
             new.seek(0)
             run_dir.mkdir(parents=True, exist_ok=True)
@@ -93,7 +94,9 @@ def samples_of_traces(
                 write_text_atomic(written, _appended(written, new, kept))
     except OSError as exc:
         raise cannot_write(written, exc) from exc
-    return written
+    read = {"source": options.source, "traces": len(found) + sum(tally.skipped.values()),
+            "samples": len(found), **tally.as_json()}  # fmt: skip
+    return written, read
 
 
 @contextmanager
@@ -111,29 +114,48 @@ def _appending(run_dir: Path) -> Iterator[None]:
         lock.release()
 
 
-def _stream_new(given: str, query: TraceQuery, into: IO[str]) -> list[tuple[str, str | None]]:
+def _stream_new(
+    given: str, query: TraceQuery, into: IO[str]
+) -> tuple[list[tuple[str, str | None]], TraceTally]:
     """Write the source's new samples to ``into``, a line each; their ids and systems, in
-    order."""
+    order, and what was skipped or doubted (said)."""
     from veracity.traces import TraceFileError, streamed_samples
+    from veracity.traces.tally import TraceTally
 
-    skipped: Counter[str] = Counter()
+    tally = TraceTally()
     found: list[tuple[str, str | None]] = []
     try:
-        for sample in streamed_samples(given, query, skipped):
+        for sample in streamed_samples(given, query, tally):
             into.write(f"{sample.model_dump_json(exclude_defaults=True)}\n")
             found.append((sample.id, sample.system))
     except TraceFileError as exc:
         raise fail(str(exc)) from exc
-    said = ", ".join(f"{reason}: {n}" for reason, n in skipped.most_common())
+    _say_read(given, len(found), tally)
+    if not found and not query.seen:
+        raise fail(f"no trace in {given} is a RAG request with an answer; nothing to evaluate")
+    return found, tally
+
+
+def _say_read(given: str, samples: int, tally: TraceTally) -> None:
+    """How many traces became samples; each reason one was skipped, with where; each
+    doubt about an answer read, as a warning."""
+    said = ", ".join(f"{reason}: {n}" for reason, n in tally.skipped.most_common())
     err_console.print(
-        f"{len(found) + sum(skipped.values())} trace(s) in {given}: {len(found)} "
+        f"{samples + sum(tally.skipped.values())} trace(s) in {given}: {samples} "
         f"sample(s)" + (f", skipped ({said})" if said else ""),
         highlight=False,
         markup=False,
     )
-    if not found and not query.seen:
-        raise fail(f"no trace in {given} is a RAG request with an answer; nothing to evaluate")
-    return found
+    for reason in tally.skipped:
+        if where := tally.where(reason):
+            err_console.print(f"  {reason}: {where}", highlight=False, markup=False)
+    for doubt, n in tally.doubted.most_common():
+        err_console.print(
+            f"warning: {n} trace(s): {doubt}, so the answer is the last LLM call's output "
+            f"({tally.where(doubt)})",
+            highlight=False,
+            markup=False,
+        )
 
 
 def _drawn(systems: list[str | None], options: TraceOptions) -> set[int] | None:

@@ -241,11 +241,14 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     dataset = Path(given)
     run_dir = _run_dir(given, source, project, out)
     has_run = any((run_dir / name).exists() for name in (MANIFEST, DATABASE))
+    traces_read: dict[str, object] = {}  # what reading the traces found, for run.json
     if source != "file":
         from veracity.cli.from_traces import TraceOptions, samples_of_traces
 
         options = TraceOptions(source, project, since, tuple(filters or ()), sample, seed)
-        dataset = samples_of_traces(given, run_dir, options, settings.traces)
+        dataset, traces_read["traces_read"] = samples_of_traces(
+            given, run_dir, options, settings.traces
+        )
     if resume and not has_run:
         raise fail(f"--resume: there is no run to resume in {run_dir}")
     if retry_errors and not has_run:
@@ -279,7 +282,12 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
                     bert_scorer=bert_model,
                     retry_errors=retry_errors,
                     keep_results=False,
-                    settings={"strict": strict, "retry_errors": retry_errors, "thresholds": gates},
+                    settings={
+                        "strict": strict,
+                        "retry_errors": retry_errors,
+                        "thresholds": gates,
+                        **traces_read,
+                    },
                     batch=BatchSettings(poll_s=settings.batch_poll_s, on_status=progress.batch)
                     if settings.batch
                     else False,
@@ -473,6 +481,7 @@ def estimate(
     elif settings.rpm:
         minutes = found.calls / settings.rpm
         out_console.print(f"  time at {settings.rpm:g} rpm  ≥ {minutes:.1f} min", highlight=False)
+
 
 def _estimate_offline(settings: RunConfig, samples: int, metrics: int, over_budget: int) -> None:
     """The offline judge's estimate: local models, so no call and no cost to predict."""

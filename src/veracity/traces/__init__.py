@@ -1,10 +1,11 @@
 """Traces as a source of samples: what production did, evaluated where it lives."""
 
-from veracity.traces.otlp import TraceFileError, TraceWindowCut
-from veracity.traces.rag import NOT_RAG, TraceMapping
+from veracity.traces.otlp import UNREADABLE_LINE, TraceFileError, TraceWindowCut
+from veracity.traces.rag import ECHOED_QUESTION, NOT_RAG, ROOT_UNREAD, TraceMapping
 from veracity.traces.samples import (
     EVALUATED_BEFORE,
     TRACE_SOURCES,
+    UNREADABLE_TRACE,
     TraceQuery,
     TraceSamples,
     TraceSource,
@@ -14,18 +15,24 @@ from veracity.traces.samples import (
     streamed_samples,
 )
 from veracity.traces.select import FILTERED_OUT, TraceFilter
+from veracity.traces.tally import TraceTally
 
 __all__ = [
+    "ECHOED_QUESTION",
     "EVALUATED_BEFORE",
     "FILTERED_OUT",
     "NOT_RAG",
+    "ROOT_UNREAD",
     "TRACE_SOURCES",
+    "UNREADABLE_LINE",
+    "UNREADABLE_TRACE",
     "TraceFileError",
     "TraceFilter",
     "TraceMapping",
     "TraceQuery",
     "TraceSamples",
     "TraceSource",
+    "TraceTally",
     "TraceWindowCut",
     "is_url",
     "samples_from_spans",

@@ -16,7 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from veracity.traces.otlp import Span, TraceFileError
+from veracity.traces.otlp import UNREADABLE_LINE, OnSkip, Span, TraceFileError
+from veracity.traces.texts import loaded_json
 
 __all__ = ["observation_span", "read_langfuse_spans"]
 
@@ -26,9 +27,11 @@ _DOCUMENT_KEYS = ("page_content", "content", "text", "document")
 def _nanos(raw: Any) -> int:
     if isinstance(raw, datetime):
         return int(raw.timestamp() * 1e9)
+    if not isinstance(raw, str):
+        return 0
     try:
-        return int(datetime.fromisoformat(str(raw).replace("Z", "+00:00")).timestamp() * 1e9)
-    except ValueError:
+        return int(datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp() * 1e9)
+    except (ValueError, OverflowError):
         return 0
 
 
@@ -107,36 +110,79 @@ def _spans_of(trace: Any, where: str) -> Iterator[Span]:
     for key, attribute in (("input", "input.value"), ("output", "output.value")):
         if (text := _as_text(trace.get(key))) is not None:
             root[attribute] = text
+    observations = trace.get("observations") or []
+    service = _service(trace)
     yield Span(
         trace_id=trace_id, span_id=trace_id, parent_id="", name=str(trace.get("name") or ""),
         start=_nanos(trace.get("timestamp")), end=_nanos(trace.get("timestamp")),
-        attributes=root, service=trace.get("name") if isinstance(trace.get("name"), str) else None,
+        attributes=root, service=service, where=where,
+        problem=None if isinstance(observations, list) else
+        f"'observations' is {type(observations).__name__}, not a list",
     )  # fmt: skip
-    for observation in trace.get("observations") or []:
+    for observation in observations if isinstance(observations, list) else []:
         if isinstance(observation, Mapping):  # an id alone (the list endpoint) says nothing
-            yield observation_span(observation, trace_id, parent=trace_id)
+            try:
+                yield observation_span(observation, trace_id, parent=trace_id, service=service)
+            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+                yield Span(
+                    trace_id=trace_id, span_id=str(observation.get("id"))[:64], parent_id="",
+                    name="", start=0, end=0, where=where,
+                    problem=f"observation {str(observation.get('id'))[:64]!r}: {exc}",
+                )  # fmt: skip
 
 
-def read_langfuse_spans(path: str | Path) -> Iterator[Span]:
-    """Every trace of the Langfuse export ``path``, as spans."""
+def _service(trace: Mapping[str, Any]) -> str | None:
+    """The service a trace carries: the ``service.name`` of the resource that Langfuse
+    keeps in the metadata of a trace sent over OpenTelemetry (the trace's or an
+    observation's), else the trace's name (Langfuse keeps no other)."""
+    observations = trace.get("observations")
+    for item in [trace, *(observations if isinstance(observations, list) else [])]:
+        metadata = item.get("metadata") if isinstance(item, Mapping) else None
+        resource = metadata.get("resourceAttributes") if isinstance(metadata, Mapping) else None
+        named = resource.get("service.name") if isinstance(resource, Mapping) else None
+        if isinstance(named, str) and named.strip() and not named.startswith("unknown_service"):
+            return named
+    name = trace.get("name")
+    return name if isinstance(name, str) and name.strip() else None
+
+
+def read_langfuse_spans(path: str | Path, on_skip: OnSkip | None = None) -> Iterator[Span]:
+    """Every trace of the Langfuse export ``path``, as spans; a line or an item that is not
+    a trace skipped and told to ``on_skip``; none readable at all, the file's error."""
     file = Path(path)
     if not file.is_file():
         problem = "is not a file" if file.exists() else "does not exist"
         raise TraceFileError(f"{file}: the export {problem}")
     text = file.read_text(encoding="utf-8", errors="replace")
-    try:
-        loaded: Any = json.loads(text)
-        items = [(f"{file}: trace {n}", t) for n, t in enumerate(_traces(loaded), 1)]
-    except ValueError:  # one trace a line
+    loaded = loaded_json(text)
+    if loaded is not None:
+        items: list[tuple[str, Any]] = [
+            (f"{file}: trace {n}", t) for n, t in enumerate(_traces(loaded), 1)
+        ]
+    else:  # one trace a line
         items = []
         for number, line in enumerate(text.splitlines(), 1):
             if line.strip():
-                try:
-                    items.append((f"{file}:{number}", json.loads(line)))
-                except ValueError as exc:
-                    raise TraceFileError(f"{file}:{number}: not JSON ({exc})") from None
+                parsed = loaded_json(line)
+                at = f"{file}:{number}" + ("" if parsed is not None else ": not JSON")
+                items.append((at, parsed))
+    first: TraceFileError | None = None
+    read_one = False
     for where, trace in items:
-        yield from _spans_of(trace, where)
+        try:
+            if trace is None:
+                raise TraceFileError(where)
+            spans = list(_spans_of(trace, where))
+        except (TraceFileError, TypeError, ValueError, RecursionError) as exc:
+            said = exc if isinstance(exc, TraceFileError) else TraceFileError(f"{where}: {exc}")
+            first = first or said
+            if on_skip is not None:
+                on_skip(UNREADABLE_LINE, str(said))
+            continue
+        read_one = True
+        yield from spans
+    if not read_one and first is not None:
+        raise first
 
 
 def _traces(loaded: Any) -> list[Any]:

@@ -28,9 +28,12 @@ def _span(raw: Mapping[str, Any], project: str) -> Span | None:
     context = raw.get("context")
     if not isinstance(context, Mapping) or not context.get("trace_id"):
         return None
-    attributes = dict(raw.get("attributes") or {})
+    given = raw.get("attributes")
+    attributes = dict(given) if isinstance(given, Mapping) else {}
     # Phoenix keeps the span kind beside the attributes, not among them.
     attributes.setdefault("openinference.span.kind", raw.get("span_kind") or "")
+    # Phoenix keeps no resource: the service is known only where a span names it.
+    service = attributes.get("service.name")
     return Span(
         trace_id=str(context["trace_id"]),
         span_id=str(context.get("span_id", "")),
@@ -39,7 +42,9 @@ def _span(raw: Mapping[str, Any], project: str) -> Span | None:
         start=_nanos(raw.get("start_time")),
         end=_nanos(raw.get("end_time")),
         attributes=attributes,
-        service=project,
+        service=service if isinstance(service, str) and service.strip() else None,
+        project=project,
+        problem=None if given is None or isinstance(given, Mapping) else "attributes not an object",
     )
 
 

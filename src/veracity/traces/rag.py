@@ -4,25 +4,54 @@ OpenInference conventions (Arize Phoenix), OpenLLMetry's and the OTel GenAI ones
 default, other instrumentation by a mapping of its own.
 
 A trace with an answer becomes a sample: its id is the trace id, the spans it came from
-are in ``metadata`` (so results can go back to them), its system is the service's name.
-One with no answer is skipped, with the reason (counted by the caller, never an error);
-one with an answer but no retrieval is a sample without contexts.
+are in ``metadata`` (so results can go back to them). One with no answer is skipped, with
+the reason (counted by the caller, never an error); one with an answer but no retrieval
+is a sample without contexts.
+
+The answer is read from the keys the frameworks write it under (``answer``, ``result``,
+``output``, ``output_text``, ``response``…, the last AI message of ``messages``), never
+from the question a chain's output repeats beside it. A root output that holds none of
+them, or holds the question itself, gives way to the last LLM call's output, and is said
+(:func:`read_trace`'s doubt); with no LLM call to fall back on, the trace is skipped.
+
+The sample's system, one rule whatever the source: the first ``system`` attribute the
+mapping names, else the project the trace is filed under (OpenInference's
+``openinference.project.name`` resource attribute; Phoenix's project), else the service
+the trace carries (``service.name``; OpenTelemetry's ``unknown_service`` is none).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from veracity.traces.otlp import Span
+from veracity.traces.texts import (
+    AI_ROLES,
+    HUMAN_ROLES,
+    loaded_json,
+    message_role,
+    message_text,
+    same_text,
+    text_in,
+)
 from veracity.types import Sample, Turn
 
-__all__ = ["NOT_RAG", "TraceMapping", "sample_of"]
+__all__ = [
+    "ECHOED_QUESTION",
+    "NOT_RAG",
+    "ROOT_UNREAD",
+    "TraceMapping",
+    "read_trace",
+    "sample_of",
+]
 
 NOT_RAG = "no answer: not a RAG request"
+MAX_INDEX_DIGITS = 18  # a document's or message's index beyond this is no index
+ROOT_UNREAD = "root output holds no answer key"
+ECHOED_QUESTION = "the answer read is the question"
 
 
 def _indexed(prefix: str, suffix: str) -> re.Pattern[str]:
@@ -57,20 +86,17 @@ class TraceMapping:
     )
     json_input: tuple[str, ...] = ("gen_ai.input.messages",)
     json_output: tuple[str, ...] = ("gen_ai.output.messages",)
-    # Keys of a JSON input or output that hold the text itself.
-    text_keys: tuple[str, ...] = field(
-        default=(
-            "query",
-            "question",
-            "input",
-            "output",
-            "answer",
-            "response",
-            "text",
-            "content",
-            "page_content",
-        )
-    )
+    # Keys of a JSON object that hold its text: a document's (in a list of documents), a
+    # request's question (its input), a request's answer (its output; never the question
+    # keys, which chains echo beside the answer).
+    text_keys: tuple[str, ...] = ("page_content", "content", "text", "document")
+    question_keys: tuple[str, ...] = (
+        "question", "query", "input", "user_input", "query_str", "prompt",
+    )  # fmt: skip
+    answer_keys: tuple[str, ...] = (
+        "answer", "result", "output", "output_text", "response", "final_answer",
+        "generation", "text", "content",
+    )  # fmt: skip
     # An LLM span's prompt template variables (a JSON object): the context it was given,
     # and the question, under these names.
     template_variables: tuple[str, ...] = ("llm.prompt_template.variables",)
@@ -94,50 +120,33 @@ def _by_index(attributes: Mapping[str, Any], pattern: re.Pattern[str]) -> dict[i
     for key, value in attributes.items():
         m = pattern.match(key)
         if m is not None:
+            if len(m.group(1)) > MAX_INDEX_DIGITS:
+                raise ValueError(f"{key[:48]}…: an index of {len(m.group(1))} digits")
             found[int(m.group(1))] = value
     return found
 
 
-def _text(value: Any, mapping: TraceMapping) -> str | None:
-    """Text from an attribute: a string, or the text a JSON object holds under a known key."""
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped[:1] in ("{", "["):
-            try:
-                value = json.loads(stripped)
-            except ValueError:
-                return stripped
-        else:
-            return stripped
-    if isinstance(value, Mapping):
-        for key in mapping.text_keys:
-            if isinstance(value.get(key), str):
-                return str(value[key])
-    if isinstance(value, list) and value:  # a list of messages: the last one's text
-        return _part_text(value[-1])
-    return None
-
-
-def _part_text(message: Any) -> str | None:
-    if isinstance(message, str):
-        return message
-    if not isinstance(message, Mapping):
-        return None
-    if isinstance(message.get("content"), str):
-        return str(message["content"])
-    parts = message.get("parts")
-    if isinstance(parts, list):
-        texts = [p.get("content") or p.get("text") for p in parts if isinstance(p, Mapping)]
-        return "\n".join(t for t in texts if isinstance(t, str)) or None
-    return None
-
-
-def _first(span: Span | None, keys: Sequence[str], mapping: TraceMapping) -> str | None:
+def _question(span: Span | None, mapping: TraceMapping) -> str | None:
+    """The question a span's input holds."""
     if span is None:
         return None
-    for key in keys:
-        if key in span.attributes and (text := _text(span.attributes[key], mapping)):
-            return text
+    for key in mapping.question:
+        if key in span.attributes:
+            text = text_in(span.attributes[key], mapping.question_keys, HUMAN_ROLES)
+            if text:
+                return text
+    return None
+
+
+def _answer(span: Span | None, mapping: TraceMapping) -> str | None:
+    """The answer a span's output holds."""
+    if span is None:
+        return None
+    for key in mapping.answer:
+        if key in span.attributes:
+            text = text_in(span.attributes[key], mapping.answer_keys, AI_ROLES)
+            if text:
+                return text
     return None
 
 
@@ -148,7 +157,7 @@ def _messages(span: Span, mapping: TraceMapping) -> list[tuple[str, str]]:
         contents = _by_index(span.attributes, content_key)
         if contents:
             return [
-                (str(roles.get(i, "")), str(contents[i]))
+                (str(roles.get(i, "")).casefold(), str(contents[i]))
                 for i in sorted(contents)
                 if isinstance(contents[i], str)
             ]
@@ -157,9 +166,9 @@ def _messages(span: Span, mapping: TraceMapping) -> list[tuple[str, str]]:
         loaded = _text_json(raw)
         if isinstance(loaded, list):
             return [
-                (str(m.get("role", "")), text)
+                (message_role(m), text)
                 for m in loaded
-                if isinstance(m, Mapping) and (text := _part_text(m)) is not None
+                if isinstance(m, Mapping) and (text := message_text(m)) is not None
             ]
     return []
 
@@ -167,10 +176,7 @@ def _messages(span: Span, mapping: TraceMapping) -> list[tuple[str, str]]:
 def _text_json(raw: Any) -> Any:
     """A JSON array written as text, read; anything else (damaged JSON too) as it is."""
     if isinstance(raw, str) and raw.strip()[:1] == "[":
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return None
+        return loaded_json(raw)
     return raw
 
 
@@ -179,7 +185,12 @@ def _output(span: Span, mapping: TraceMapping) -> str | None:
         found = _by_index(span.attributes, pattern)
         if found and isinstance(found[max(found)], str):
             return str(found[max(found)])
-    return _first(span, (*mapping.json_output, *mapping.answer), mapping)
+    for key in (*mapping.json_output, *mapping.answer):
+        if key in span.attributes:
+            text = text_in(span.attributes[key], mapping.answer_keys, AI_ROLES)
+            if text:
+                return text
+    return None
 
 
 def _documents(span: Span, mapping: TraceMapping) -> list[str]:
@@ -193,7 +204,7 @@ def _documents(span: Span, mapping: TraceMapping) -> list[str]:
     for key in mapping.document_lists:
         listed = _text_json(span.attributes.get(key))
         for item in listed if isinstance(listed, list) else []:
-            text = item if isinstance(item, str) else _text(item, mapping)
+            text = item if isinstance(item, str) else text_in(item, mapping.text_keys, AI_ROLES)
             if text:
                 found.append(text)
     return found
@@ -205,10 +216,7 @@ def _template_variables(span: Span | None, mapping: TraceMapping) -> Mapping[str
     for key in mapping.template_variables:
         raw = span.attributes.get(key)
         if isinstance(raw, str) and raw.strip()[:1] == "{":
-            try:
-                raw = json.loads(raw)
-            except ValueError:
-                continue
+            raw = loaded_json(raw)
         if isinstance(raw, Mapping):
             return raw
     return {}
@@ -227,16 +235,45 @@ def _variable(variables: Mapping[str, Any], names: Sequence[str]) -> list[str]:
 
 
 def _system(spans: Sequence[Span], mapping: TraceMapping) -> str | None:
+    """The configured attribute, else the trace's project, else its service."""
     for key in mapping.system:
         for span in spans:
             value = span.attributes.get(key)
             if isinstance(value, str | int) and str(value).strip():
                 return str(value).strip()
-    return spans[0].service
+    for span in spans:
+        if span.project:
+            return span.project
+    return next((span.service for span in spans if span.service), None)
 
 
-def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sample | str:
-    """The sample of one trace's spans, or why there is none."""
+def _chosen_answer(
+    root: Span, final: Span | None, question: str | None, mapping: TraceMapping
+) -> tuple[str | None, Span | None, str | None]:
+    """The answer, the span it came from, and a doubt: the root's output where it holds an
+    answer that is not the question, else the last LLM call's (said, where the root had an
+    output that was not read). With no answer, the doubt is why."""
+    if root is final:
+        return _output(root, mapping), root, None
+    doubt = None
+    if (answer := _answer(root, mapping)) is not None:
+        if question is None or not same_text(answer, question):
+            return answer, root, None
+        doubt = ECHOED_QUESTION
+    elif any(key in root.attributes for key in mapping.answer):
+        doubt = ROOT_UNREAD
+    answer = _output(final, mapping) if final is not None else None
+    if answer is not None and question is not None and same_text(answer, question):
+        return None, None, ECHOED_QUESTION
+    return answer, final, doubt
+
+
+def read_trace(
+    spans: Sequence[Span], mapping: TraceMapping | None = None
+) -> tuple[Sample | str, str | None]:
+    """The sample of one trace's spans, or why there is none; and what is doubtful about
+    it (:data:`ROOT_UNREAD`, :data:`ECHOED_QUESTION`: the root's output was passed over
+    for the last LLM call's), or None."""
     mapping = mapping or TraceMapping()
     ids = {s.span_id for s in spans}
     ordered = sorted(spans, key=lambda s: (s.start, s.end))
@@ -246,22 +283,22 @@ def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sam
     final = llms[-1] if llms else None
     messages = _messages(final, mapping) if final is not None else []
     last_user = max(
-        (i for i, (role, _) in enumerate(messages) if role in ("user", "human")), default=None
+        (i for i, (role, _) in enumerate(messages) if role in HUMAN_ROLES), default=None
     )
-    answer = (_first(root, mapping.answer, mapping) if root is not final else None) or (
-        _output(final, mapping) if final is not None else None
-    )
-    if not answer:
-        return NOT_RAG if not retrievers else "no answer in the trace"
     variables = _template_variables(final, mapping)
     question = (
-        (_first(root, mapping.question, mapping) if root is not final else None)
-        or (_first(retrievers[0], mapping.question, mapping) if retrievers else None)
+        (_question(root, mapping) if root is not final else None)
+        or (_question(retrievers[0], mapping) if retrievers else None)
         or next(iter(_variable(variables, mapping.question_variables)), None)
         or (messages[last_user][1] if last_user is not None else None)
     )
+    answer, answered_by, doubt = _chosen_answer(root, final, question, mapping)
+    if not answer:
+        if doubt is not None:
+            return doubt, None
+        return (NOT_RAG if not retrievers else "no answer in the trace"), None
     if not question:
-        return "no question in the trace"
+        return "no question in the trace", None
     contexts = [doc for retriever in retrievers for doc in _documents(retriever, mapping)]
     # The context the prompt was given, but not the retrieved documents again.
     retrieved = "\n".join(contexts)
@@ -272,12 +309,11 @@ def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sam
     ]
     earlier = messages[:last_user] if last_user is not None else []
     history = tuple(
-        Turn(role="user" if role in ("user", "human") else "assistant", content=text)
+        Turn(role="user" if role in HUMAN_ROLES else "assistant", content=text)
         for role, text in earlier
-        if role in ("user", "human", "assistant", "ai")
+        if role in HUMAN_ROLES or role in AI_ROLES
     )
-    answered_by = root if root is not final and _first(root, mapping.answer, mapping) else final
-    return Sample(
+    sample = Sample(
         id=root.trace_id,
         question=question,
         contexts=tuple(dict.fromkeys(contexts)),
@@ -290,3 +326,9 @@ def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sam
             "retriever_span_ids": [r.span_id for r in retrievers],
         },
     )
+    return sample, doubt
+
+
+def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sample | str:
+    """The sample of one trace's spans, or why there is none."""
+    return read_trace(spans, mapping)[0]

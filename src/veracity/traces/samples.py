@@ -1,4 +1,8 @@
-"""A trace source's RAG requests as samples: read, grouped by trace, filtered, mapped."""
+"""A trace source's RAG requests as samples: read, grouped by trace, filtered, mapped.
+
+One bad trace never stops a source: a trace that cannot be read (a span's problem, or an
+error mapping it) is skipped, counted and named (trace id, file and line), and the others
+are evaluated."""
 
 from __future__ import annotations
 
@@ -11,15 +15,17 @@ from typing import Literal, get_args
 
 from veracity.traces.langfuse import read_langfuse_spans
 from veracity.traces.langfuse_api import read_langfuse_api_spans
-from veracity.traces.otlp import Span, read_spans
+from veracity.traces.otlp import OnSkip, Span, read_spans
 from veracity.traces.phoenix import read_phoenix_spans
-from veracity.traces.rag import TraceMapping, sample_of
+from veracity.traces.rag import NOT_RAG, TraceMapping, read_trace
 from veracity.traces.select import FILTERED_OUT, TraceFilter
+from veracity.traces.tally import TraceTally
 from veracity.types import Sample
 
 __all__ = [
     "EVALUATED_BEFORE",
     "TRACE_SOURCES",
+    "UNREADABLE_TRACE",
     "TraceQuery",
     "TraceSamples",
     "TraceSource",
@@ -30,6 +36,7 @@ __all__ = [
 ]
 
 EVALUATED_BEFORE = "evaluated before"
+UNREADABLE_TRACE = "unreadable trace"
 
 TraceSource = Literal["otlp", "phoenix", "langfuse"]
 TRACE_SOURCES: tuple[TraceSource, ...] = get_args(TraceSource)
@@ -37,10 +44,14 @@ TRACE_SOURCES: tuple[TraceSource, ...] = get_args(TraceSource)
 
 @dataclass(frozen=True)
 class TraceSamples:
-    """The samples of a trace source, and the traces skipped, counted by reason."""
+    """The samples of a trace source; the traces skipped, counted by reason; the samples
+    read with a doubt (their answer taken from the last LLM call, not the root's output),
+    counted by reason; and where the first few of each reason are (:attr:`tally`)."""
 
     samples: list[Sample]
     skipped: Counter[str] = field(default_factory=Counter)
+    doubted: Counter[str] = field(default_factory=Counter)
+    tally: TraceTally = field(default_factory=TraceTally)
 
     @property
     def traces(self) -> int:
@@ -75,8 +86,8 @@ def samples_from_spans(
     start; the other traces counted by why they were skipped: not a RAG request, not
     meeting ``where``, or among the trace ids ``seen`` (evaluated by an earlier run)."""
     query = TraceQuery(mapping=mapping, where=where or TraceFilter(), seen=seen)
-    skipped: Counter[str] = Counter()
-    return _sorted(_samples(_grouped(spans), query, skipped), skipped)
+    tally = TraceTally()
+    return _sorted(_samples(_grouped(spans), query, tally), tally)
 
 
 def samples_from_traces(
@@ -100,26 +111,25 @@ def samples_from_traces(
         where = [where]
     chosen = where if isinstance(where, TraceFilter) else TraceFilter.parse(where)
     query = TraceQuery(kind, project, since, mapping, chosen, seen)
-    skipped: Counter[str] = Counter()
-    return _sorted(_samples(_traces(source, query), query, skipped), skipped)
+    tally = TraceTally()
+    return _sorted(_samples(_traces(source, query, tally.skip), query, tally), tally)
 
 
-def streamed_samples(
-    source: str | Path, query: TraceQuery, skipped: Counter[str]
-) -> Iterator[Sample]:
+def streamed_samples(source: str | Path, query: TraceQuery, tally: TraceTally) -> Iterator[Sample]:
     """The samples of :func:`samples_from_traces`, one at a time as each trace is whole
     (a file's, in the order their last spans come), none held: for a source too large to
-    keep. ``skipped`` counts the traces left out, by reason."""
-    return (sample for _, sample in _samples(_traces(source, query), query, skipped))
+    keep. ``tally`` counts the traces left out and the samples doubted, by reason."""
+    return (sample for _, sample in _samples(_traces(source, query, tally.skip), query, tally))
 
 
-def _traces(source: str | Path, query: TraceQuery) -> Iterable[list[Span]]:
+def _traces(source: str | Path, query: TraceQuery, on_skip: OnSkip) -> Iterable[list[Span]]:
     if query.kind == "phoenix":
         return _grouped(read_phoenix_spans(str(source), query.project, since=query.since))
     if query.kind == "langfuse" and is_url(source):
         return _grouped(read_langfuse_api_spans(str(source), since=query.since))
     reader = read_langfuse_spans if query.kind == "langfuse" else read_spans
-    return _whole_traces(lambda: reader(source))  # a file: read twice rather than held
+    # A file: read twice rather than held; what it skips is told on the second pass only.
+    return _whole_traces(lambda: reader(source, None), lambda: reader(source, on_skip))
 
 
 def _grouped(spans: Iterable[Span]) -> Iterable[list[Span]]:
@@ -129,12 +139,14 @@ def _grouped(spans: Iterable[Span]) -> Iterable[list[Span]]:
     return by_trace.values()
 
 
-def _whole_traces(read: Callable[[], Iterable[Span]]) -> Iterator[list[Span]]:
+def _whole_traces(
+    count: Callable[[], Iterable[Span]], read: Callable[[], Iterable[Span]]
+) -> Iterator[list[Span]]:
     """Each trace's spans as soon as its last one is read, so that a file's traces are not
     all held at once: a first pass counts each trace's spans, the second holds only the
     traces still open. Spans a file gained between the passes (a collector still writing
     it) come with the open traces at the end, or, for a trace already given, are dropped."""
-    counts = Counter(span.trace_id for span in read())
+    counts = Counter(span.trace_id for span in count())
     open_traces: dict[str, list[Span]] = {}
     given: set[str] = set()
     for span in read():
@@ -149,20 +161,35 @@ def _whole_traces(read: Callable[[], Iterable[Span]]) -> Iterator[list[Span]]:
 
 
 def _samples(
-    traces: Iterable[list[Span]], query: TraceQuery, skipped: Counter[str]
+    traces: Iterable[list[Span]], query: TraceQuery, tally: TraceTally
 ) -> Iterator[tuple[int, Sample]]:
     """Each trace's sample with the trace's start; the traces left out counted."""
     for trace in traces:
-        if trace[0].trace_id in query.seen:
-            skipped[EVALUATED_BEFORE] += 1
-        elif not query.where.keeps(trace):
-            skipped[FILTERED_OUT] += 1
-        elif isinstance(made := sample_of(trace, query.mapping), Sample):
+        trace_id = trace[0].trace_id
+        where = f"trace {trace_id[:64]}" + (f" ({trace[0].where})" if trace[0].where else "")
+        if trace_id in query.seen:
+            tally.skip(EVALUATED_BEFORE)
+            continue
+        problem = next((span.problem for span in trace if span.problem), None)
+        if problem is not None:
+            tally.skip(UNREADABLE_TRACE, f"{where}: {problem}")
+            continue
+        try:
+            if not query.where.keeps(trace):
+                tally.skip(FILTERED_OUT)
+                continue
+            made, doubt = read_trace(trace, query.mapping)
+        except Exception as exc:  # one trace's data, never the whole source's end
+            tally.skip(UNREADABLE_TRACE, f"{where}: {type(exc).__name__}: {str(exc)[:200]}")
+            continue
+        if isinstance(made, Sample):
+            if doubt is not None:
+                tally.doubt(doubt, where)
             yield min(span.start for span in trace), made
-        else:
-            skipped[made] += 1
+        else:  # a trace of no RAG request is common and fine: counted, not placed
+            tally.skip(made, None if made == NOT_RAG else where)
 
 
-def _sorted(samples: Iterable[tuple[int, Sample]], skipped: Counter[str]) -> TraceSamples:
+def _sorted(samples: Iterable[tuple[int, Sample]], tally: TraceTally) -> TraceSamples:
     found = sorted(samples, key=lambda pair: pair[0])  # stable: ties keep their order
-    return TraceSamples([sample for _, sample in found], skipped)
+    return TraceSamples([sample for _, sample in found], tally.skipped, tally.doubted, tally)

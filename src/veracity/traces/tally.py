@@ -1,0 +1,52 @@
+"""What reading a trace source left out or doubted: counted by reason, and where (the first
+few places of each reason), so that nothing is passed over in silence."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["PLACES_KEPT", "TraceTally"]
+
+PLACES_KEPT = 5  # places named per reason: enough to find them, never a file's worth
+
+
+@dataclass
+class TraceTally:
+    """Traces skipped and traces read with a doubt, by reason, with where they are.
+
+    Mutable on purpose: the readers add to it as they stream a source."""
+
+    skipped: Counter[str] = field(default_factory=Counter)
+    doubted: Counter[str] = field(default_factory=Counter)
+    places: dict[str, list[str]] = field(default_factory=dict)
+
+    def skip(self, reason: str, where: str | None = None) -> None:
+        self.skipped[reason] += 1
+        self._place(reason, where)
+
+    def doubt(self, reason: str, where: str) -> None:
+        self.doubted[reason] += 1
+        self._place(reason, where)
+
+    def _place(self, reason: str, where: str | None) -> None:
+        kept = self.places.setdefault(reason, [])
+        if where is not None and len(kept) < PLACES_KEPT:
+            kept.append(where)
+
+    def where(self, reason: str) -> str:
+        """The places of ``reason``'s traces, as a phrase (``""`` when none is known)."""
+        kept = self.places.get(reason) or []
+        if not kept:
+            return ""
+        counted = self.skipped[reason] + self.doubted[reason]
+        more = f" and {counted - len(kept)} more" if counted > len(kept) else ""
+        return ", ".join(kept) + more
+
+    def as_json(self) -> dict[str, Any]:
+        """The counts, for a run's manifest."""
+        return {
+            "skipped": dict(self.skipped.most_common()),
+            "doubted": dict(self.doubted.most_common()),
+        }
