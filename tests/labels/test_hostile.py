@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -259,3 +260,9 @@ def test_a_file_read_while_another_process_appends_to_it(write_file: WriteFile) 
         writer.join()
     final = read_labels(path)
     assert final.bad_rows == () and len(final.items) == final.rows
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_an_endless_device_is_refused_by_name_not_read() -> None:
+    with pytest.raises(LabelError, match="/dev/zero: labels file is not a regular file"):
+        read_labels(Path("/dev/zero"))

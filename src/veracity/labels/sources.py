@@ -64,7 +64,14 @@ def file_rows(path: Path, name: str) -> Iterator[RawRow]:
     """The rows of a labels file; a missing file or an unknown extension raises at once
     (a missing one first: ``labels`` without its extension is most likely a typo)."""
     if not path.is_file():
-        problem = "is a directory, not a file" if path.is_dir() else "not found"
+        problem = (
+            "is a directory, not a file"
+            if path.is_dir()
+            # A pipe or a device (/dev/zero) could be endless: labels are read from files.
+            else "is not a regular file (a pipe or a device)"
+            if path.exists()
+            else "not found"
+        )
         raise LabelError(f"{name}: labels file {problem}")
     reader = _FILES.get(path.suffix.lower())
     if reader is None:
