@@ -129,8 +129,6 @@ class OpenAIBatches:
         )
 
     async def results(self, batch_id: str, latency_s: float) -> dict[str, Outcome]:
-        from openai.types.chat import ChatCompletion
-
         client = self.chat.client()
         batch = await self.chat.call(lambda: client.batches.retrieve(batch_id))
         found: dict[str, Outcome] = {}
@@ -150,9 +148,8 @@ class OpenAIBatches:
                     continue  # never tried: sent again
                 if response.get("status_code") == 200 and not error:
                     try:
-                        completion = ChatCompletion.model_validate(response["body"])
                         options = self.chat.options
-                        reply = self.chat.reply_from(completion, options, latency_s)
+                        reply = self.chat.reply_from(response.get("body"), options, latency_s)
                     except (CallFailedError, ValueError) as exc:  # a body of another shape
                         found[line["custom_id"]] = Failed(self.chat.scrubbed(str(exc)), None)
                     else:
