@@ -208,7 +208,8 @@ def test_triage_facts_are_embedded_and_in_plain_words(tmp_path: Path) -> None:
     assert SCRIPT not in page and "<img" not in page
 
 
-def test_summary_scored_column_counts_judged_results_only() -> None:
+def test_summary_scored_column_counts_the_results_with_a_score() -> None:
+    """Issue 48: scored is n_scored everywhere (what the mean and pass rate are over)."""
     from veracity.report.html_tables import summary_table
     from veracity.report.summary_file import as_read
 
@@ -220,5 +221,5 @@ def test_summary_scored_column_counts_judged_results_only() -> None:
     }
     html = summary_table(as_read({"metrics": {"faithfulness": {"overall": stats}}})["metrics"])
     cells = re.findall(r'<td class="num[^"]*">([^<]*)</td>', html)
-    assert cells[4:6] == ["13", "10"]  # results, then scored
+    assert cells[4:6] == ["13", "13"]  # results, then scored
     assert "no claims 1" in html and "no contexts 2" in html

@@ -69,3 +69,39 @@ def test_annotations_for_missed_thresholds_and_judge_errors() -> None:
     assert len(lines) == 2
     met = load_run(result(records()[:3], faithfulness=0.5))
     assert github_annotations(met) == []
+
+
+def test_scored_is_what_the_mean_is_over_and_by_rule_is_said() -> None:
+    """Issue 48 item 11: one definition of scored (n_scored) in every report."""
+    from veracity.types import Status
+
+    items = [
+        rec(0.5, sample_id="a"),
+        rec(1.0, sample_id="b", status=Status.NO_CLAIMS),
+        rec(None, sample_id="c"),
+    ]
+    run = load_run(result(items, faithfulness=0.5))
+    overall = run.metrics["faithfulness"]["overall"]
+    assert overall["n_scored"] == 2
+    row = table(markdown_summary(run))[2]
+    assert row[3] == "2/3 (1 by rule)"
+    assert row[1] == f"{overall['mean']:.3f}"
+
+
+def test_a_calibrated_gate_is_shown_as_github_checks_it() -> None:
+    """Issue 48 item 11: ``--threshold faithfulness:calibrated=V`` in the Markdown."""
+    items = [
+        rec(0.9, sample_id="a").model_copy(update={"calibrated": 0.6}),
+        rec(0.8, sample_id="b").model_copy(update={"calibrated": 0.4}),
+    ]
+    gates = {"faithfulness": 0.5, "faithfulness:calibrated": 0.7}
+    run = load_run(result(items, **gates))
+    text = markdown_summary(run)
+    rows = {row[0]: row for row in table(text)[2:]}
+    calibrated = rows["↳ *calibrated* (faithfulness:calibrated)"]
+    assert calibrated[1] == "0.500" and calibrated[3] == "2/2"
+    assert calibrated[-1] == "✗ < 0.7"
+    assert rows["**faithfulness**"][-1] == "✓ ≥ 0.5"
+    # The same verdict as the GitHub annotation's.
+    (annotation,) = github_annotations(run)
+    assert "faithfulness:calibrated" in annotation and "NOT met" in annotation

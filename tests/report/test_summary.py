@@ -160,4 +160,7 @@ def test_the_summary_table_fits_80_columns_without_cutting_a_name() -> None:
     assert any(line.startswith("semantic_similarity ") for line in lines)
     assert any("missing_reference 1" in line for line in lines)
     faithfulness = next(line for line in lines if line.startswith("faithfulness "))
-    assert " 1/3 " in faithfulness and "no_claims 1" in faithfulness
+    # Issue 48: scored is what the mean and the pass rate are over (n_scored), everywhere;
+    # the results scored by rule, not by a judgement, are said beside.
+    assert " 3/3 " in faithfulness and "no_claims 1" in faithfulness
+    assert "(2 of the scored by rule)" in text

@@ -15,18 +15,22 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.report.groups import calibrated_line, caveats, ci, judged, pct
+from veracity.report.groups import by_rule, calibrated_line, caveats, ci, pct
 from veracity.report.keys import OVERALL
 from veracity.report.terminal import visible, visible_tree
 
 
 def others(stats: Mapping[str, Any]) -> str:
-    """The results that are not ``scored`` by status, one per line, and the caveats."""
+    """The results that are not ``scored`` by status, one per line, those of them with a
+    score by rule, and the caveats."""
     found = [
         f"{status} {count}"
         for status, count in stats.get("counts_by_status", {}).items()
         if count and status != "scored"
     ]
+    rule = by_rule(stats)
+    if rule:
+        found.append(f"({rule} of the scored by rule)")
     return "\n".join([*found, *caveats(stats)]) or "—"
 
 
@@ -64,7 +68,7 @@ def stats_cells(stats: Mapping[str, Any]) -> list[str | Text]:
         pct(stats["mean"]),
         ci(stats),
         pct(stats.get("pass_rate")),
-        f"{judged(stats)}/{stats['n']}",
+        f"{stats['n_scored']}/{stats['n']}",
         Text(others(stats)),
     ]
 

@@ -19,11 +19,12 @@ from veracity.report.statistics import bootstrap_ci, describe, pass_rate
 from veracity.types import AnswerClass, ResultRecord, Status
 
 
-def judged(stats: Mapping[str, Any]) -> int:
-    """The results of a summary group that were judged: ``scored`` only, since
-    ``no_claims`` and ``no_contexts`` have a score by rule, not a judgement (reports list
-    them apart)."""
-    return int(stats.get("counts_by_status", {}).get("scored", 0))
+def by_rule(stats: Mapping[str, Any]) -> int:
+    """The results of a summary group with a score by rule, not a judgement (``no_claims``
+    1.0, ``no_contexts``): counted in ``n_scored``, the mean and the pass rate like the
+    others, and said apart where the statuses are listed."""
+    judged = int(stats.get("counts_by_status", {}).get("scored", 0))
+    return max(0, int(stats.get("n_scored", 0)) - judged)
 
 
 # Labels some metrics put in their details, counted in the summary (with rates over the

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from veracity.report.groups import caveats, judged
+from veracity.report.groups import caveats
 from veracity.report.html_charts import Bar
 from veracity.report.html_data import status_label
 from veracity.report.keys import OVERALL
@@ -152,7 +152,7 @@ def summary_table(metrics: Mapping[str, Any]) -> str:
             percent(stats["pass_rate"]),
             "—" if interval is None else f"{interval[0]:.3f} – {interval[1]:.3f}",
             number(stats["n"]),
-            number(judged(stats)),
+            number(stats["n_scored"]),
             number(stats["median"]),
             number(stats["std"]),
             number(stats["min"]),

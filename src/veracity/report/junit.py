@@ -20,7 +20,6 @@ from typing import Any
 
 from veracity._version import __version__
 from veracity.report.excerpts import cut, failing_claims, failing_dimensions
-from veracity.report.groups import judged
 from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData
 from veracity.report.thresholds import CALIBRATED, gated_metric
@@ -64,7 +63,7 @@ def _properties(run: RunData, gate: str) -> ET.Element:
         "threshold": f"{run.thresholds[gate]:g}",
         "mean": None if mean is None else f"{mean:.4f}",
         "ci95": None if not interval else f"{interval[0]:.4f}..{interval[1]:.4f}",
-        "scored": f"{judged(overall)}/{overall['n']}",
+        "scored": f"{overall['n_scored']}/{overall['n']}",
         "calibrated": None if stats is overall else str(stats.get("n", 0)),
         "veracity.version": __version__,
     }

@@ -13,10 +13,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from veracity.report.groups import calibrated_line, judged
+from veracity.report.groups import by_rule
 from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData
 from veracity.report.thresholds import (
+    CALIBRATED,
     DEFAULT_MAX_ERROR_RATE,
     ThresholdCheck,
     check_error_rate,
@@ -53,13 +54,14 @@ def _gate(mean: float | None, threshold: float | None) -> str:
 
 
 def _row(name: str, stats: Mapping[str, Any], threshold: float | None) -> str:
+    # The results with a score (those of the mean and the pass rate), as in every report;
+    # those scored by rule (no_claims, no_contexts) said beside.
+    rule = by_rule(stats)
     cells = [
         name,
         _score(stats["mean"]),
         _interval(stats),
-        # Judged results only, as in the console table: no_claims and no_contexts have a
-        # score by rule, not a judgement.
-        f"{judged(stats)}/{stats['n']}",
+        f"{stats['n_scored']}/{stats['n']}" + (f" ({rule} by rule)" if rule else ""),
         _rate(stats.get("pass_rate")),
         _gate(stats["mean"], threshold),
     ]
@@ -79,6 +81,7 @@ def markdown_summary(run: RunData, title: str = "veracity") -> str:
         "| metric | mean | 95 % CI | scored | pass rate | threshold |",
         "| :-- | --: | --: | --: | --: | :-- |",
     ]
+    calibrated_rows = False
     for metric, groups in run.metrics.items():
         threshold = run.thresholds.get(metric)
         lines.append(_row(f"**{md(metric)}**", groups[OVERALL], threshold))
@@ -86,9 +89,41 @@ def markdown_summary(run: RunData, title: str = "veracity") -> str:
         if len(systems) > 1:
             for system, stats in systems.items():
                 lines.append(_row(f"↳ {md(system)}", stats, threshold))
-    calibrated = calibrated_line(run.summary)
-    lines += ["", *([md(calibrated), ""] if calibrated else []), _footer(run), ""]
+        row = _calibrated_row(metric, groups[OVERALL], run.thresholds)
+        if row is not None:
+            lines.append(row)
+            calibrated_rows = True
+    notes = [CALIBRATED_NOTE, ""] if calibrated_rows else []
+    lines += ["", *notes, _footer(run), ""]
     return "\n".join(lines)
+
+
+CALIBRATED_NOTE = (
+    "*calibrated*: the calibrated probability that people call the answer good "
+    "(`--calibration`); its pass rate is the share at or above 0.5."
+)
+
+
+def _calibrated_row(
+    metric: str, overall: Mapping[str, Any], thresholds: Mapping[str, float]
+) -> str | None:
+    """The row of a metric's calibrated probabilities, with their gate
+    (``--threshold METRIC:calibrated=V``) as ``veracity run`` checks it; ``None`` for a
+    metric without them and without such a gate."""
+    gate = f"{metric}{CALIBRATED}"
+    stats = overall.get("calibrated")
+    if not isinstance(stats, Mapping) and gate not in thresholds:
+        return None
+    stats = stats if isinstance(stats, Mapping) else {}
+    cells = [
+        f"↳ *calibrated* ({md(gate)})",
+        _score(stats.get("mean")),
+        _interval(stats),
+        f"{stats.get('n', 0)}/{overall['n']}",
+        _rate(stats.get("pass_rate")),
+        _gate(stats.get("mean"), thresholds.get(gate)),
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def _footer(run: RunData) -> str:
