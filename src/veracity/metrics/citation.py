@@ -9,14 +9,16 @@ merged into one, which belongs to neither's citations: ``details["merged_claims"
 verified in the same call, in its own words, and stands for itself. Each claim is then
 
 - ``cited``: supported by a passage its sentence cites;
-- ``misattributed``: supported, but only by a passage its sentence does not cite (or its
-  sentence cites nothing): right, and pointing the reader elsewhere;
+- ``misattributed``: supported, but only by a passage its sentence does not cite: right,
+  and pointing the reader elsewhere — or nowhere, where its sentence cites nothing (ALCE
+  counts both alike; details name those ``uncited`` too, and the reports say so);
 - ``unsupported``: not supported, or supported on evidence that is in no context and in
   words no context holds.
 
 A supported claim whose evidence quote is in no context (a small judge paraphrases its
 quotes) is located by its own words instead (:mod:`~veracity.metrics.located`); details
-say which claims were located so.
+say which claims were located so. A claim citing a passage that does not exist (``[7]`` of
+three) names it in ``no_such_passage``, beside its other fields.
 
 Recall is the share of claims that are ``cited``; precision the share of citations (a
 sentence citing a passage) whose passage supports a claim of that sentence. An answer
@@ -98,14 +100,15 @@ class Citations:
         }
         precise = [(n, i) for n, i in citations if (n, i) in supporting]
         cited = [c for c in claims if c["attribution"] is Attribution.CITED]
+        misattributed = [c for c in claims if c["attribution"] is Attribution.MISATTRIBUTED]
         details: dict[str, Any] = {
-            "claims": [self._shown(c) for c in claims],
+            "claims": [self._shown(c, len(sample.contexts)) for c in claims],
             "citations": len(citations),
             "supporting_citations": len(precise),
             "cited_claims": len(cited),
-            "misattributed": [
-                c["claim"] for c in claims if c["attribution"] is Attribution.MISATTRIBUTED
-            ],
+            "misattributed": [c["claim"] for c in misattributed],
+            # Of those, the ones whose sentence cites nothing at all.
+            "uncited": [c["claim"] for c in misattributed if not c["cites"]],
             "index_base": self.index_base,
         }
         if merged:
@@ -118,8 +121,11 @@ class Citations:
         else:
             score = len(precise) / len(citations)
             why = f"{len(precise)} of {len(citations)} citation(s) support a claim they are on"
-        if details["misattributed"]:
-            why += f"; {len(details['misattributed'])} supported claim(s) cite another passage"
+        uncited = len(details["uncited"])
+        if len(misattributed) > uncited:
+            why += f"; {len(misattributed) - uncited} supported claim(s) cite another passage"
+        if uncited:
+            why += f"; {uncited} supported claim(s) cite nothing (uncited)"
         return self._result(score, Status.SCORED, why, details, started, usage)
 
     def _claims(
@@ -154,13 +160,16 @@ class Citations:
             )
         return found
 
-    def _shown(self, claim: dict[str, Any]) -> dict[str, Any]:
-        """A claim as details show it: context numbers as the answer writes them."""
+    def _shown(self, claim: dict[str, Any], contexts: int) -> dict[str, Any]:
+        """A claim as details show it: context numbers as the answer writes them, and
+        those it cites that are no context (``[7]`` of three) named beside it."""
+        missing = [i + self.index_base for i in claim["cites"] if not 0 <= i < contexts]
         return {
             "claim": claim["claim"],
             "verdict": claim["verdict"],
             "attribution": claim["attribution"].value,
             "cites": [i + self.index_base for i in claim["cites"]],
+            **({"no_such_passage": missing} if missing else {}),
             "supported_by": [i + self.index_base for i in claim["supported_by"]],
             **({"located_by": claim["located_by"]} if claim["located_by"] else {}),
             **(

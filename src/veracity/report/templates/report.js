@@ -8,12 +8,13 @@
   var shown = PAGE;
   var VERDICTS = { supported: "supported", contradicted: "contradicted", not_enough_info: "not enough info",
     supported_by_conversation: "by the conversation", misattributed: "misattributed",
-    unsupported: "unsupported" };
+    uncited: "uncited", unsupported: "unsupported" };
   var UNSUPPORTED = { contradicted: "contradicted by the contexts",
     not_enough_info: "not supported by the contexts (not enough info)",
     misattributed: "supported, but by a passage it does not cite",
+    uncited: "supported, but its sentence cites no passage",
     unsupported: "supported, but its support is in no passage" };
-  var WORST = { contradicted: 3, not_enough_info: 2, unsupported: 2, misattributed: 1 };
+  var WORST = { contradicted: 3, not_enough_info: 2, unsupported: 2, misattributed: 1, uncited: 1 };
   // Statuses that fail a result whatever its score: the judge or the input broke.
   var ERRORS = { judge_error: true, invalid_input: true };
   var MARKS = { pass: "✓", fail: "✗", error: "⚠" };
@@ -176,14 +177,24 @@
   }
 
   // How a listed claim stands, as report/excerpts.py claim_outcome says: its verdict, but
-  // a citation metric's supported claim fails on its attribution (misattributed, or its
-  // support in no passage); a statement judged without a call says only if attributed.
+  // a citation metric's supported claim fails on its attribution (misattributed — called
+  // uncited where its sentence cites nothing, as details.uncited names it — or its support
+  // in no passage); a statement judged without a call says only if attributed.
   function outcome(c) {
     if (!c.verdict) { return c.attributed ? "supported" : "not_enough_info"; }
     if (c.verdict === "supported" && c.attribution && c.attribution !== "cited") {
+      if (c.attribution === "misattributed" && Array.isArray(c.cites) && !c.cites.length) {
+        return "uncited";
+      }
       return String(c.attribution);
     }
     return String(c.verdict);
+  }
+
+  // The passages a claim cites that do not exist ("[7]" of three), as the citation
+  // metrics name them beside the claim.
+  function noSuchPassage(c) {
+    return Array.isArray(c.no_such_passage) ? c.no_such_passage : [];
   }
 
   // The unsupported and misattributed claims of a sample (every metric and iteration),
@@ -199,20 +210,39 @@
         var kind = outcome(c);
         if (!UNSUPPORTED[kind]) { return; }
         var seen = found[c.claim];
-        if (!seen) { list.push(found[c.claim] = { text: c.claim, verdict: kind, reason: c.reason || "" }); }
-        else if (WORST[kind] > WORST[seen.verdict]) { seen.verdict = kind; seen.reason = c.reason || seen.reason; }
+        if (!seen) {
+          list.push(found[c.claim] = { text: c.claim, verdict: kind, reason: c.reason || "",
+            missing: noSuchPassage(c) });
+        } else if (WORST[kind] > WORST[seen.verdict]) { seen.verdict = kind; seen.reason = c.reason || seen.reason; }
       });
     });
     return list;
   }
 
-  // "2 unsupported claims, 1 misattributed"
+  // "2 unsupported claims, 1 misattributed, 1 uncited"
   function unsupportedCount(list) {
-    var wrong = list.filter(function (c) { return c.verdict !== "misattributed"; }).length;
+    function count(kind) { return list.filter(function (c) { return c.verdict === kind; }).length; }
+    var wrong = list.length - count("misattributed") - count("uncited");
     var parts = [];
     if (wrong) { parts.push(wrong + (wrong === 1 ? " unsupported claim" : " unsupported claims")); }
-    if (wrong < list.length) { parts.push(list.length - wrong + " misattributed"); }
+    ["misattributed", "uncited"].forEach(function (kind) {
+      if (count(kind)) { parts.push(count(kind) + " " + kind); }
+    });
     return parts.join(", ");
+  }
+
+  // "cites [7], which does not exist", beside a claim; null when it cites none such.
+  function missingNote(missing) {
+    if (!missing.length) { return null; }
+    var one = missing.length === 1;
+    return el("span", "no-passage", "cites " + passages(missing) + (one ? ", which does" : ", which do") +
+      " not exist");
+  }
+
+  // What a listed claim's hover says: how it fails, the judge's reason, a citation of no passage.
+  function claimTip(c) {
+    var tip = UNSUPPORTED[c.verdict] + (c.reason ? ": " + c.reason : "");
+    return c.missing.length ? tip + " (cites " + passages(c.missing) + ", no such passage)" : tip;
   }
 
   // Where a claim stands in the answer: [start, end) or null. Exact text first (case
@@ -247,7 +277,7 @@
     spans.forEach(function (x) {
       text.appendChild(document.createTextNode(answer.slice(pos, x.at[0])));
       var mark = el("mark", "claim-" + token(x.claim.verdict), answer.slice(x.at[0], x.at[1]));
-      mark.title = UNSUPPORTED[x.claim.verdict] + (x.claim.reason ? ": " + x.claim.reason : "");
+      mark.title = claimTip(x.claim);
       text.appendChild(mark);
       pos = x.at[1];
     });
@@ -274,7 +304,9 @@
         var li = el("li", "claim-" + token(c.verdict));
         li.appendChild(el("span", "verdict-label", VERDICTS[c.verdict]));
         li.appendChild(el("span", "item-text", c.text));
-        li.title = UNSUPPORTED[c.verdict] + (c.reason ? ": " + c.reason : "");
+        var note = missingNote(c.missing);
+        if (note) { li.appendChild(note); }
+        li.title = claimTip(c);
         ul.appendChild(li);
       });
       box.appendChild(ul);
@@ -467,7 +499,7 @@
     var cited = cites.length ? "cites " + passages(cites) : "cites nothing";
     if (item.attribution === "cited") { return cited + ", which supports it"; }
     if (item.attribution === "misattributed") {
-      return cited + ", but its support is in " + passages(support);
+      return cited + (cites.length ? ", but" : ";") + " its support is in " + passages(support);
     }
     return cited + "; no passage supports it";
   }
@@ -497,6 +529,8 @@
       var line = el("div", "verdict-line");
       line.appendChild(el("span", "verdict-label", VERDICTS[verdict] || verdict));
       line.appendChild(el("span", "item-text", item[textKey]));
+      var missing = missingNote(noSuchPassage(item));
+      if (missing) { line.appendChild(missing); }
       if (isNum(item.p_supported)) {
         line.appendChild(el("span", "p-supported", "P(supported) " + item.p_supported.toFixed(2)));
       }
