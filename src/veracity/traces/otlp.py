@@ -92,7 +92,7 @@ def _wrapped(raw: Mapping[str, Any], kind: str) -> list[Any]:
     if wrapper is None or values is None:
         return []
     if not isinstance(values, list):
-        raise _BadSpan(f"a {kind} that is not {{'values': [...]}} ({str(wrapper)[:40]!r})")
+        raise _BadSpan(f"a {kind} whose values are a {type(values).__name__}, not a list")
     return values
 
 
@@ -117,7 +117,8 @@ def _nanos(raw: Any, name: str) -> int:
     except ValueError:
         nanos = -1
     if not 0 <= nanos <= MAX_NANOS:
-        raise _BadSpan(f"{name} {str(raw)[:40]!r} is not a time in nanoseconds")
+        shown = str(raw)[:40] if isinstance(raw, str | int | float) else type(raw).__name__
+        raise _BadSpan(f"{name} {shown!r} is not a time in nanoseconds")
     return nanos
 
 
@@ -133,7 +134,7 @@ def _spans_of(request: Any, where: str) -> Iterator[Span]:
                 _attributes(resource.get("attributes", [])) if isinstance(resource, Mapping) else {}
             )
             problem = None
-        except _BadSpan as exc:
+        except (ValueError, TypeError, RecursionError) as exc:
             attributes, problem = {}, f"its resource: {exc}"
         service, project = attributes.get("service.name"), attributes.get(PROJECT_KEY)
         scopes = resource_spans.get("scopeSpans", resource_spans.get("instrumentationLibrarySpans"))
@@ -159,7 +160,7 @@ def _spans_of(request: Any, where: str) -> Iterator[Span]:
                         end=_nanos(span.get("endTimeUnixNano"), "endTimeUnixNano"),
                         attributes=_attributes(span.get("attributes", [])),
                     )
-                except _BadSpan as exc:
+                except (ValueError, TypeError, RecursionError) as exc:  # _BadSpan, and worse
                     yield replace(read, problem=f"span {read.span_id[:40]!r}: {exc}")
 
 
