@@ -9,7 +9,7 @@ request's parts, tried before the OpenInference, OpenLLMetry and OTel GenAI conv
       retriever_kinds: [search]           # span kinds (kind_keys' values) of a retrieval
       llm_kinds: [generate]
       kind_keys: [app.span_kind]
-      system: [deployment.variant]        # the sample's system, else the service name
+      system: [deployment.variant]        # the sample's system, else project, else service
 """
 
 from __future__ import annotations
