@@ -218,6 +218,11 @@ def test_a_rerun_with_another_calibration_recalibrates_every_stored_result(
     overall = summary["metrics"]["faithfulness"]["overall"]["calibrated"]
     assert overall["mean"] >= 0.6
 
+    # The same calibration again: every result has it already, none is rewritten.
+    scenario.run(run_dir, n=6, calibration=second)
+    assert attempts(run_dir)[-1]["results_recalibrated"] == 0
+    assert {round(r["calibrated"] - 0.1 * r["score"], 9) for r in stored(run_dir)} == {0.6}
+
     # Without a calibration, none: run.json names none, and no result keeps one.
     scenario.run(run_dir, n=6)
     assert all(r["calibrated"] is None for r in stored(run_dir))

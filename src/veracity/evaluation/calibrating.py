@@ -12,6 +12,7 @@ from.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,6 +35,7 @@ from veracity.types import ResultRecord
 # already held were given that calibration's probabilities.
 ATTEMPT_CALIBRATION = "calibration"
 ATTEMPT_RECALIBRATED = "results_recalibrated"
+ATTEMPT_FINGERPRINT = "calibration_sha256"
 _FORCE = "--force, or force_calibration=True in Python, applies it anyway"
 
 
@@ -45,6 +47,12 @@ class Calibrating:
     def __init__(self, calibration: CalibrationFile | None, source: str | None) -> None:
         self.calibration = calibration
         self.source = source if calibration is not None else None
+        # What the calibration computes, whatever its file is called ("none": no calibration).
+        self.fingerprint = (
+            hashlib.sha256(calibration.model_dump_json().encode()).hexdigest()[:16]
+            if calibration is not None
+            else "none"
+        )
         self.failed = 0
 
     def __call__(self, record: ResultRecord) -> ResultRecord:
@@ -79,10 +87,17 @@ class Calibrating:
     def reapply(self, run_dir: RunDirectory) -> int:
         """Give every result ``run_dir`` already holds this calibration's probability (or
         none, without a calibration), durably, before any judge call: a resumed run never
-        mixes two calibrations. Recorded in the attempt; the count of results changed."""
-        return run_dir.rewrite(
-            self, {ATTEMPT_CALIBRATION: self.source}, counted_as=ATTEMPT_RECALIBRATED
-        )
+        mixes two calibrations. Recorded in the attempt; the count of results changed.
+
+        The attempt records the calibration's fingerprint once its results are rewritten
+        (never before: a run killed midway rolls back): where the last attempt's is this
+        one's, every result already has it, and the store is not read again."""
+        note = {ATTEMPT_CALIBRATION: self.source, ATTEMPT_FINGERPRINT: self.fingerprint}
+        earlier = run_dir.manifest["attempts"][:-1]
+        if earlier and earlier[-1].get(ATTEMPT_FINGERPRINT) == self.fingerprint:
+            run_dir.note_attempt({**note, ATTEMPT_RECALIBRATED: 0})
+            return 0
+        return run_dir.rewrite(self, note, counted_as=ATTEMPT_RECALIBRATED)
 
 
 def checked_calibration(

@@ -359,15 +359,20 @@ class RunDirectory:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
-        self._manifest["attempts"][-1].update({**note, counted_as: changed})
-        with self._file_errors("the files of"):
-            if changed:  # the file appended to is replaced: append to the new one
+        if changed:  # the file appended to is replaced: append to the new one
+            with self._file_errors("the results of"):
                 if self._appending is not None:
                     self._appending.close()
                 self._write_results()
                 self._appending = (self.path / RESULTS).open("a", encoding="utf-8")
-            self._show_progress()
+        self.note_attempt({**note, counted_as: changed})
         return changed
+
+    def note_attempt(self, fields: Mapping[str, Any]) -> None:
+        """Add ``fields`` to this attempt in ``run.json`` (written now)."""
+        self._manifest["attempts"][-1].update(fields)
+        with self._file_errors("the files of"):
+            self._show_progress()
 
     def records(self) -> Iterator[ResultRecord]:
         """Every result, in dataset order, then the run's metric order, then iteration."""
