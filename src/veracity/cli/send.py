@@ -13,6 +13,7 @@ from veracity.cli.common import fail, out_console
 from veracity.store.layout import RESULTS
 
 DEFAULT_URL = {"phoenix": "http://localhost:6006", "langfuse": "https://cloud.langfuse.com"}
+AGAIN = "sending again replaces what it holds, never duplicates it"
 
 
 def send(
@@ -34,56 +35,63 @@ def send(
             "Langfuse at $LANGFUSE_BASE_URL or $LANGFUSE_HOST, else Langfuse Cloud)."
         ),
     ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            help="Seconds each request may take in all, its reply included (a reply over "
+            "32 MB, or a redirect to another host, is refused too).",
+        ),
+    ] = 60.0,
 ) -> None:
     """Send a run's results back where its samples came from: to Arize Phoenix as
     annotations of the spans they evaluate, to Langfuse as scores of the traces (sending
     again replaces them)."""
+    from veracity.transport.limits import checked_timeout
+
     try:
         target = one_of(to, ("phoenix", "langfuse"), "--to")
+        checked_timeout(timeout)
     except ValueError as exc:
-        raise fail(str(exc)) from exc
+        raise fail(str(exc).replace("the timeout", "--timeout")) from exc
     if not (run_dir / RESULTS).is_file():
         raise fail(f"not a run directory (no {RESULTS}): {run_dir}")
     env_url = os.environ.get("LANGFUSE_BASE_URL") or os.environ.get("LANGFUSE_HOST")
     where = url or (env_url if target == "langfuse" and env_url else DEFAULT_URL[target])
-    if target == "langfuse":
-        _to_langfuse(run_dir, where)
-    else:
-        _to_phoenix(run_dir, where)
-
-
-def _to_phoenix(run_dir: Path, url: str) -> None:
+    from veracity.integrations.sending import SendError
     from veracity.report.load import ReportError
 
     try:
-        from veracity.integrations.phoenix import send_to_phoenix
+        if target == "langfuse":
+            _to_langfuse(run_dir, where, timeout)
+        else:
+            _to_phoenix(run_dir, where, timeout)
+    except (SendError, ReportError) as exc:
+        raise fail(str(exc)) from None
+    except ValueError as exc:  # a URL no request can go to
+        raise fail(str(exc)) from None
 
-        sent = send_to_phoenix(run_dir, url)
-    except ImportError as exc:
-        raise fail("sending to Phoenix needs its client: pip install 'veracity[phoenix]'") from exc
-    except ReportError as exc:
-        raise fail(str(exc)) from exc
-    except Exception as exc:  # the client raises httpx's errors and its own
-        raise fail(f"Phoenix at {url}: {exc}") from exc
+
+def _to_phoenix(run_dir: Path, url: str, timeout_s: float) -> None:
+    from veracity.integrations.phoenix import send_to_phoenix
+
+    sent = send_to_phoenix(run_dir, url, timeout_s=timeout_s)
     if sent:
         out_console.print(f"sent {sent} annotation(s) to {url}", highlight=False)
     else:
         _nothing(run_dir)
 
 
-def _to_langfuse(run_dir: Path, url: str) -> None:
+def _to_langfuse(run_dir: Path, url: str, timeout_s: float) -> None:
     from veracity.integrations.langfuse import send_to_langfuse
-    from veracity.report.load import ReportError
-    from veracity.traces import TraceFileError
 
-    try:
-        sent = send_to_langfuse(run_dir, url)
-    except (ReportError, TraceFileError) as exc:
-        raise fail(str(exc)) from exc
-    if not (sent.accepted or sent.unscored or sent.rejected):
+    sent = send_to_langfuse(run_dir, url, timeout_s=timeout_s)
+    if not (sent.sent or sent.unscored):
         _nothing(run_dir)
         return
-    out_console.print(f"sent {sent.accepted} score(s) to {url}", highlight=False)
+    if sent.sent:
+        out_console.print(
+            f"sent {sent.sent} score(s) to {url}: {sent.accepted} accepted", highlight=False
+        )
     if sent.unscored:
         out_console.print(
             f"not sent: {sent.unscored} unscored result(s) (no number to send; their status "
@@ -92,8 +100,14 @@ def _to_langfuse(run_dir: Path, url: str) -> None:
         )
     if sent.rejected:
         raise fail(
-            f"Langfuse rejected {sent.rejected} score(s): {'; '.join(sent.errors)} (sending "
-            "again updates the scores it holds, never duplicates them)"
+            f"Langfuse rejected {sent.rejected} score(s): {'; '.join(sent.errors)} ({AGAIN})"
+        )
+    unanswered = sent.sent - sent.accepted - sent.rejected
+    if unanswered > 0:
+        raise fail(
+            f"Langfuse at {url} took {sent.accepted} of the {sent.sent} score(s) sent and "
+            f"rejected {sent.rejected}: its reply says nothing of the other {unanswered} "
+            f"({AGAIN})"
         )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity.report.excerpts import failing_claims
-from veracity.report.run_data import RunLike, load_run
+from veracity.report.run_data import RunData, RunLike, load_run
 from veracity.types import ResultRecord
 
 __all__ = ["MAX_EXPLANATION", "TracedResult", "explanation", "traced_results"]
@@ -37,13 +37,13 @@ class TracedResult:
 
 
 def traced_results(
-    source: Path | str | RunLike, thresholds: Mapping[str, float] | None = None
+    source: Path | str | RunLike | RunData, thresholds: Mapping[str, float] | None = None
 ) -> Iterator[TracedResult]:
-    """The results of ``source`` (a run directory or the result of ``evaluate``) whose
-    samples came from traces; the others are left out."""
+    """The results of ``source`` (a run directory, the result of ``evaluate`` or a run
+    read already) whose samples came from traces; the others are left out."""
     from veracity.agreement.load import AgreementError, dataset_path, read_samples
 
-    run = load_run(source, thresholds)
+    run = source if isinstance(source, RunData) else load_run(source, thresholds)
     try:
         samples = read_samples(dataset_path(run))
     except AgreementError:

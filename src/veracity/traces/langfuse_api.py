@@ -22,7 +22,13 @@ if TYPE_CHECKING:
     import httpx
     from langfuse.api import LangfuseAPI
 
-__all__ = ["LANGFUSE_PAGE", "MAX_OBSERVATIONS", "langfuse_client", "read_langfuse_api_spans"]
+__all__ = [
+    "LANGFUSE_PAGE",
+    "MAX_OBSERVATIONS",
+    "langfuse_client",
+    "langfuse_keys",
+    "read_langfuse_api_spans",
+]
 
 LANGFUSE_PAGE = 1_000  # the API's largest page
 # Observations read at most: a window beyond it is cut, and said.
@@ -38,16 +44,22 @@ def langfuse_client(base_url: str, http: httpx.Client | None = None) -> Langfuse
         raise TraceFileError(
             "reading from or sending to Langfuse needs its SDK: pip install 'veracity[langfuse]'"
         ) from exc
+    public, secret = langfuse_keys(base_url)
+    return LangfuseAPI(
+        base_url=base_url.rstrip("/"), username=public, password=secret,
+        x_langfuse_public_key=public, timeout=60, httpx_client=http,
+    )  # fmt: skip
+
+
+def langfuse_keys(base_url: str) -> tuple[str, str]:
+    """The project's public and secret keys, from the environment."""
     public, secret = os.environ.get("LANGFUSE_PUBLIC_KEY"), os.environ.get("LANGFUSE_SECRET_KEY")
     if not public or not secret:
         raise TraceFileError(
             f"Langfuse at {base_url}: set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY (the "
             "project's API keys)"
         )
-    return LangfuseAPI(
-        base_url=base_url.rstrip("/"), username=public, password=secret,
-        x_langfuse_public_key=public, timeout=60, httpx_client=http,
-    )  # fmt: skip
+    return public, secret
 
 
 def failure(base_url: str, exc: Exception) -> TraceFileError:

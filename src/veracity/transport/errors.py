@@ -33,3 +33,7 @@ class OptionRejectedError(CallFailedError):
 
 class ReplyTooLargeError(Exception):
     """A reply's body is over the bound a reply may take: refused, never retried."""
+
+
+class CrossHostRedirectError(Exception):
+    """A service redirected a request to another host: not followed, never retried."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from veracity._scrub import scrub_secrets
+from veracity.transport.bounded import within_deadline
 from veracity.transport.errors import (
     CallFailedError,
     JudgeFatalError,
@@ -190,19 +191,6 @@ def _short(exc: BaseException, key: str | None, *, named: bool = True, limit: in
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-async def _bounded(attempt: Callable[[], Awaitable[R]], timeout_s: float | None) -> R:
-    """``attempt()`` within ``timeout_s`` seconds all told, a reply trickling in byte by
-    byte included (an HTTP client's timeouts bound each read, not the whole)."""
-    bound = asyncio.timeout(timeout_s)
-    try:
-        async with bound:
-            return await attempt()
-    except TimeoutError:
-        if not bound.expired():
-            raise
-        raise TimeoutError(f"no complete reply within {timeout_s:g} s") from None
-
-
 async def call_with_retries(  # noqa: PLR0912 - every outcome of an attempt, in one place
     attempt: Callable[[], Awaitable[R]],
     *,
@@ -229,7 +217,7 @@ async def call_with_retries(  # noqa: PLR0912 - every outcome of an attempt, in 
         attempts += 1
         try:
             async with limiter.slot():
-                value = await _bounded(attempt, timeout_s)
+                value = await within_deadline(attempt, timeout_s)
             limiter.succeeded()
             return value, attempts
         except (JudgeFatalError, CallFailedError):
