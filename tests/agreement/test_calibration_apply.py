@@ -282,3 +282,18 @@ def test_print_shows_a_summary_and_repr_stays_compact(fitted: CalibrationFile) -
         f"CalibrationFile(metrics=['faithfulness'], judge={fitted.judge.name!r}, "
         f"labels={fitted.labels!r}, created_at={fitted.created_at!r})"
     )
+
+
+def test_a_signal_that_is_not_a_number_gives_no_probability() -> None:
+    """An isotonic map interpolates NaN to NaN: never written as a probability."""
+    calibration = read_calibration_good()
+    entry = calibration.metrics["faithfulness"]
+    calibration = calibration.model_copy(
+        update={"metrics": {"faithfulness": entry.model_copy(update={"model": IsotonicModel(
+            signals=("score",), x=(0.0, 1.0), y=(0.2, 0.8))})}}
+    )  # fmt: skip
+    odd = record(claims=[], local_signals={"answer_overlap": 0.5}).model_copy(
+        update={"score": float("nan")}  # model_copy checks nothing: as a plug-in might
+    )
+    applied = with_calibration(odd, calibration)
+    assert applied.calibrated is None and "no probability" in applied.details[CALIBRATION_ERROR]

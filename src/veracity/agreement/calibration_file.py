@@ -312,7 +312,10 @@ class CalibrationFile(_Frozen):
         if missing:
             raise CalibrationFailed(f"{record.metric} results have no signal {missing[0]!r}")
         row = np.asarray([[signals[name] for name in found.model.signals]], dtype=np.float64)
-        return found.model.predict(row)[0]
+        value = found.model.predict(row)[0]
+        if not 0.0 <= value <= 1.0:  # NaN too: a signal that is not a number
+            raise CalibrationFailed(f"no probability for signals {signals}")
+        return value
 
     def differences(self, judge: JudgeIdentity, metrics: Iterable[str] | None = None) -> list[str]:
         """How ``judge`` differs from the judge this file was fitted on ([] if it does not),
