@@ -11,6 +11,7 @@ import ijson
 
 from veracity.dataset.errors import DatasetError
 from veracity.dataset.raw import BOM, RawRow
+from veracity.dataset.shapes import top_level_shape
 
 _PEEK = 1 << 16
 _WHITESPACE = b" \t\r\n"
@@ -62,6 +63,7 @@ def _items(  # noqa: PLR0912 - one state machine over the parser's events
     rows_depth: int | None = None if in_object else 1  # where the rows are, when inside
     key: str | None = None
     seen: str | None = None
+    top_keys: list[str] = []  # for a file of another shape: named with what reads it
     builder: Any = None
     row_depth = 0
     for event, value in events:
@@ -85,6 +87,7 @@ def _items(  # noqa: PLR0912 - one state machine over the parser's events
             continue
         if in_object and depth == 1 and event == "map_key":
             key = value
+            top_keys.append(value)
             continue
         if in_object and depth == 1 and key in arrays:
             if seen is not None:
@@ -96,8 +99,10 @@ def _items(  # noqa: PLR0912 - one state machine over the parser's events
             seen, key, rows_depth = key, None, 2
         depth += (event in _STARTS) - (event in _ENDS)
     if in_object and seen is None:
+        hint = top_level_shape(top_keys)
         raise DatasetError(
             f"{name}: the top-level object has no {arrays[0]!r} array; {_shape(arrays)}"
+            + (f"; {hint}" if hint else "")
         )
 
 

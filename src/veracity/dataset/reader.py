@@ -13,6 +13,7 @@ from veracity.dataset.json_array import read_json
 from veracity.dataset.jsonl import read_jsonl
 from veracity.dataset.normalize import normalize_row
 from veracity.dataset.raw import RawRow
+from veracity.dataset.shapes import FIRST_ROWS, row_shape
 from veracity.types.sample import Sample
 
 # Each reader gets the file, its name for messages, and which column holds which field.
@@ -56,7 +57,7 @@ def checked_rows(
     """
     # (id, system) of every sample so far, as 8-byte digests -> the position it was at.
     seen: dict[int, int] = {}
-    for row in raw_rows:
+    for row in _of_samples(raw_rows, name, columns):
         result = row.error if row.error is not None else normalize_row(row.value, columns)
         if isinstance(result, str):
             yield RowError(name, row.line, row.item, result, row.row)
@@ -74,6 +75,30 @@ def checked_rows(
         if duplicates:
             message = "duplicate sample " + "; ".join(duplicates)
             yield RowError(name, row.line, row.item, message, row.row)
+
+
+def _of_samples(raw_rows: Iterator[RawRow], name: str, columns: Columns) -> Iterator[RawRow]:
+    """``raw_rows``, unless its first rows all look like something other than samples (OTLP
+    traces, a chat log): then a ``DatasetError`` naming what the file looks like and what
+    reads it, rather than the same bad row over and over. Rows stay lazy: only rows of
+    another shape wait, and only until a row that is not, or the first few, decide."""
+    held: list[RawRow] = []
+    shapes: set[str] = set()
+    for row in raw_rows:
+        shape = row_shape(row.value, columns) if row.error is None else None
+        if shape is None:
+            yield from held
+            yield row
+            yield from raw_rows
+            return
+        held.append(row)
+        shapes.add(shape)
+        if len(held) == FIRST_ROWS:
+            break
+    if len(shapes) == 1:
+        raise DatasetError(f"{name}: {shapes.pop()}")
+    yield from held
+    yield from raw_rows
 
 
 def read_dataset(
