@@ -305,3 +305,67 @@ def test_a_calibrated_run_reports_the_calibrated_probability_beside_the_raw_scor
     assert "faithfulness:calibrated" in md.read_text()
     text = page.read_text()
     assert "Calibrated − raw on the same 30 item(s)" in text and "calibrated better" in text
+
+
+def test_a_gate_on_agreement_fails_ci_below_the_interval(
+    cli: CliRunner, run_dir: Path, labels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = tmp_path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    md, out = tmp_path / "gate.md", tmp_path / "gate.json"
+    common = ["agree", str(run_dir), "--labels", str(labels), "--resamples", "200"]
+    # AUROC 0.75 on 30 items: its interval's lower bound is below 0.8 (and above 0.5).
+    missed = invoke(cli, *common, "--min", "auroc=0.8", "--min", "κ=0.1", "--markdown",
+                    str(md), "--json", str(out), "--github")  # fmt: skip
+    assert missed.exit_code == 1, missed.output
+    said = " ".join(missed.output.split())
+    assert "gate: AUROC ≥ 0.8 (faithfulness · all, n=30): 95 % lower bound 0." in said
+    assert "1 of 2 gate(s) NOT met" in said
+    checks = {c["figure"]: c for c in json.loads(out.read_text())["gates"]}
+    assert checks["auroc"]["met"] is False and checks["auroc"]["ci95_low"] < 0.8
+    assert checks["kappa"]["met"] is True and checks["kappa"]["ci95_low"] >= 0.1
+    for text in (md.read_text(), summary.read_text()):
+        assert "### Gates: 1 NOT met" in text
+        assert "| AUROC ≥ 0.8 |" in text and "✗ NOT met" in text and "✓ met" in text
+    (annotation,) = [line for line in missed.output.splitlines() if line.startswith("::")]
+    assert annotation.startswith("::error title=veracity agree%3A AUROC ≥ 0.8 not met::")
+    met = invoke(cli, *common, "--min", "auroc=0.5", "--min", "faithfulness:balanced_accuracy=0.5")
+    assert met.exit_code == 0, met.output
+    assert "all 2 gate(s) met" in " ".join(met.output.split())
+
+
+def test_a_gate_on_a_figure_that_cannot_be_computed_fails_with_the_reason(
+    cli: CliRunner, run_dir: Path, tmp_path: Path
+) -> None:
+    # Every item labelled good: no AUROC, so the gate cannot pass.
+    good = tmp_path / "good.csv"
+    good.write_text("id,faithfulness\n" + "".join(f"s{i},1\n" for i in range(30)))
+    result = invoke(cli, "agree", str(run_dir), "--labels", str(good), "--resamples", "100",
+                    "--min", "auroc=0.1")  # fmt: skip
+    assert result.exit_code == 1, result.output
+    said = " ".join(result.output.split())
+    assert (
+        "AUROC ≥ 0.1 (faithfulness · all, n=30): NOT met, no figure to compare: needs both " in said
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("brier=0.2", "'brier' is not a figure a gate can name (allowed: auroc, balanced_accuracy"),
+        ("auroc=1.5", "AUROC runs from 0 to 1"),
+        ("auroc", "expected FIGURE=VALUE or METRIC:FIGURE=VALUE"),
+        ("auroc=high", "'high' is not a number"),
+        ("nope:auroc=0.8", "no metric 'nope' to gate (the report has faithfulness)"),
+        ("auroc=0.8 --min AUROC=0.7", "is already a gate"),
+    ],
+)
+def test_a_bad_gate_is_exit_2_naming_what_is_allowed(
+    cli: CliRunner, run_dir: Path, labels: Path, spec: str, message: str
+) -> None:
+    mins = [word for part in spec.split(" --min ") for word in ("--min", part)]
+    result = invoke(cli, "agree", str(run_dir), "--labels", str(labels), "--resamples", "100",
+                    *mins)  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split())
+    assert "Traceback" not in result.output

@@ -159,6 +159,24 @@ def print_agreement(report: AgreementReport, console: Console) -> None:
         )
     if report.paired:
         print_paired(report, console)
+    print_gates(report, console)
+
+
+def print_gates(report: AgreementReport, console: Console) -> None:
+    """Each gate checked, met or not, then how many were missed."""
+    if not report.gates:
+        return
+    several = len(report.runs) > 1
+    for check in report.gates:
+        run = f"{visible(check.run)} · " if several else ""
+        console.print(
+            Text(f"gate: {run}{visible(check.describe())}", style="green" if check.met else "red")
+        )
+    missed = sum(not check.met for check in report.gates)
+    if missed:
+        console.print(Text(f"{missed} of {len(report.gates)} gate(s) NOT met", style="bold red"))
+    else:
+        console.print(Text(f"all {len(report.gates)} gate(s) met", style="bold green"))
 
 
 def _interval(e: PairedEstimate) -> str:

@@ -25,6 +25,7 @@ from veracity.report.html_tables import e
 from veracity.store import write_text_atomic
 
 if TYPE_CHECKING:  # annotations only: the report imports this module to show itself
+    from veracity.agreement.gate import GateCheck
     from veracity.agreement.report import (
         AgreementReport,
         Disagreement,
@@ -376,6 +377,37 @@ def _notes(report: AgreementReport) -> str:
     return '<div class="notes-box">' + "".join(f"<p>{t(n)}</p>" for n in notes) + "</div>"
 
 
+def _gate_row(check: GateCheck) -> str:
+    low = "—" if check.low is None else f"{check.low:.3f}"
+    verdict = "met" if check.met else "NOT met"
+    if check.low is None:
+        verdict += f": {check.reason}"
+    return (
+        f'<tr><th scope="row">{t(check.gate)}</th><td>{t(check.metric)}</td>'
+        f"<td>{t('all' if check.system is None else check.system)}</td>"
+        f'<td class="num">{low}</td>'
+        f'<td class="{"reading-better" if check.met else "reading-worse"}">{t(verdict)}</td></tr>'
+    )
+
+
+def _gates(report: AgreementReport) -> str:
+    """Each gate checked (``--min``), first, since it decides the exit code."""
+    if not report.gates:
+        return ""
+    missed = sum(not check.met for check in report.gates)
+    head = "".join(
+        f'<th scope="col">{e(h)}</th>' for h in ("gate", "metric", "items", "lower bound", "")
+    )
+    rows = "".join(_gate_row(check) for check in report.gates)
+    table = f'<table class="paired"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    note = (
+        '<p class="chart-note">A gate is met where the 95 % interval&#x27;s lower bound '
+        "reaches its minimum, overall and in each system.</p>"
+    )
+    return section("gates", f"Gates: {missed} NOT met" if missed else "Gates: all met",
+                   scroll(table) + note)  # fmt: skip
+
+
 def render_agreement_html(report: AgreementReport) -> str:
     """The whole page as a string."""
     labels = report.labels
@@ -398,6 +430,7 @@ def render_agreement_html(report: AgreementReport) -> str:
         for m, metric in enumerate(metrics)
     ]
     paired = section("paired", "B − A on the same labelled items", _paired(report))
-    main = f'<div class="agree">{_notes(report)}{"".join(sections)}{paired}</div>'
+    gates = _gates(report)
+    main = f'<div class="agree">{_notes(report)}{gates}{"".join(sections)}{paired}</div>'
     name = Path(labels.source).name or labels.source
     return page(f"veracity agree · {clean(name)}", header, main)

@@ -95,4 +95,45 @@ def markdown_agreement(report: AgreementReport) -> str:
                     f"| {md(paired.metric)} | {FIGURE_NAMES.get(name, name)} | {paired.n} | "
                     f"{number(e.a)} | {number(e.b)} | {diff} | {ci} |"
                 )
+    lines += _gates(report)
     return "\n".join(lines) + "\n"
+
+
+def _gates(report: AgreementReport) -> list[str]:
+    if not report.gates:
+        return []
+    missed = sum(not check.met for check in report.gates)
+    verdict = f"{missed} NOT met" if missed else "all met"
+    lines = [
+        "",
+        f"### Gates: {verdict}",
+        "",
+        "The 95 % interval's lower bound must reach the minimum, overall and in each system.",
+        "",
+        "| gate | run | metric | items | n | lower bound | figure | |",
+        "|---|---|---|---|---:|---:|---:|---|",
+    ]
+    for check in report.gates:
+        system = "all" if check.system is None else md(check.system)
+        low = "—" if check.low is None else f"{check.low:.3f}"
+        mark = "✓ met" if check.met else "✗ NOT met"
+        if check.low is None:
+            mark += f": {md(check.reason)}"
+        lines.append(
+            f"| {md(str(check.gate))} | {md(check.run)} | {md(check.metric)} | {system} | "
+            f"{check.n} | {low} | {number(check.value)} | {mark} |"
+        )
+    return lines
+
+
+def github_annotations(report: AgreementReport) -> list[str]:
+    """``::error`` lines for the gates missed, as ``veracity report --github`` writes them
+    for thresholds."""
+    from veracity.report.markdown import _escape as escape  # the workflow-command escaping
+
+    lines = []
+    for check in report.gates:
+        if not check.met:
+            title = escape(f"veracity agree: {check.gate} not met", property_value=True)
+            lines.append(f"::error title={title}::{escape(f'{check.run}: {check.describe()}')}")
+    return lines

@@ -13,6 +13,7 @@ from html import escape
 from io import StringIO
 from typing import Any
 
+from veracity.agreement.gate import GateCheck, check_gates, parse_gates
 from veracity.agreement.join import (
     Joined,
     NoSharedItems,
@@ -246,6 +247,25 @@ class AgreementReport:
     metrics: tuple[tuple[MetricAgreement, ...], ...]  # one tuple per run
     paired: tuple[PairedMetric, ...]
     targets_without_metric: tuple[str, ...]
+    #: The gates checked (``gated``): each gate against each run, metric and system.
+    gates: tuple[GateCheck, ...] = ()
+
+    def gated(self, minimums: Sequence[str] | Mapping[str, float]) -> AgreementReport:
+        """This report with gates checked: ``["auroc=0.8", "kappa=0.4"]`` as ``--min``
+        takes them, or ``{"auroc": 0.8}``. A gate is met where the 95 % interval's lower
+        bound reaches it; :attr:`gates_met` says whether every one is. ``ValueError`` for
+        a bad gate."""
+        specs = (
+            [f"{name}={value}" for name, value in minimums.items()]
+            if isinstance(minimums, Mapping)
+            else list(minimums)
+        )
+        return replace(self, gates=check_gates(self, parse_gates(specs)))
+
+    @property
+    def gates_met(self) -> bool:
+        """Whether every gate checked is met (true without gates)."""
+        return all(check.met for check in self.gates)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -261,6 +281,7 @@ class AgreementReport:
             },
             "agreement": [[m.as_dict() for m in run] for run in self.metrics],
             "paired": [p.as_dict() for p in self.paired],
+            "gates": [check.as_dict() for check in self.gates],
         }
 
     def rows(self) -> list[dict[str, Any]]:

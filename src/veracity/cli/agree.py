@@ -3,6 +3,7 @@ labels, and a calibration fitted to them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -10,6 +11,7 @@ import typer
 from rich.text import Text
 
 from veracity.cli.common import (
+    EXIT_THRESHOLD,
     cannot_write,
     err_console,
     fail,
@@ -93,17 +95,40 @@ def agree(  # noqa: PLR0913 - a command: one parameter a flag
     resamples: Annotated[
         int, typer.Option(min=100, max=100_000, help="Bootstrap resamples per interval.")
     ] = 1000,
+    minimum: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--min",
+            help="A gate, e.g. auroc=0.8 (or faithfulness:auroc=0.8): exit 1 where the 95 % "
+            "interval's lower bound is below it, overall or in a system (repeatable; "
+            "auroc, balanced_accuracy, balanced_accuracy_cv, kappa, weighted_kappa, "
+            "spearman).",
+        ),
+    ] = None,
+    github: Annotated[
+        bool,
+        typer.Option(
+            "--github",
+            help="Append the Markdown to $GITHUB_STEP_SUMMARY and print ::error "
+            "annotations for the gates missed.",
+        ),
+    ] = False,
 ) -> None:
     """How far a run's scores agree with people's labels: AUROC, balanced accuracy (at
     the run's threshold and at a cross-validated best one), κ, Spearman for grades, Brier
     and calibration error, each with a 95 % bootstrap interval; the worst disagreements;
-    with RUN_B, the paired difference of each figure."""
+    with RUN_B, the paired difference of each figure; with --min, a gate (exit 1)."""
     from veracity.agreement.console import print_agreement
+    from veracity.agreement.gate import check_gates, parse_gates
     from veracity.agreement.load import AgreementError
     from veracity.agreement.load import agree as compute
     from veracity.report.load import ReportError
     from veracity.store import ResultsFileError
 
+    try:
+        gates = parse_gates(minimum or [])
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
     runs = [run_a] if run_b is None else [run_a, run_b]
     for run in runs:
         _check_run(run)
@@ -114,6 +139,10 @@ def agree(  # noqa: PLR0913 - a command: one parameter a flag
         )  # fmt: skip
     except (AgreementError, ReportError, ResultsFileError) as exc:
         raise fail(str(exc)) from exc
+    try:
+        report = replace(report, gates=check_gates(report, gates))
+    except ValueError as exc:  # a gate naming a metric the report does not have
+        raise fail(str(exc)) from exc
     with writing_stdout():
         print_agreement(report, out_console)
     if not any(report.metrics):
@@ -123,9 +152,24 @@ def agree(  # noqa: PLR0913 - a command: one parameter a flag
             "of the run measures: nothing to compare"
         )
     _write_outputs(report, json_out, markdown, html_target(html, run_a / "agreement.html"))
+    if github:
+        _to_github(report)
     out_console.print(
         _next_step(run_a, labels, scale or [], label_metric), highlight=False, markup=False
     )
+    if not report.gates_met:
+        raise typer.Exit(EXIT_THRESHOLD)
+
+
+def _to_github(report: AgreementReport) -> None:
+    """As ``veracity report --github``: the Markdown into the job's step summary, and an
+    ``::error`` annotation for each gate missed."""
+    from veracity.agreement.markdown import github_annotations, markdown_agreement
+    from veracity.cli.report_formats import _append_step_summary as append_step_summary
+
+    append_step_summary(markdown_agreement(report))
+    for line in github_annotations(report):
+        typer.echo(line)
 
 
 def _next_step(run: Path, labels: Path | None, scales: list[str], label_metric: str) -> str:
