@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.report.ci_runs import HOSTILE, records, result
 from tests.report.factory import rec
 from veracity.report.markdown import github_annotations, markdown_summary, md
@@ -53,7 +55,8 @@ def test_data_cannot_break_the_table() -> None:
     rows = table(text)
     # Every row keeps its six cells: the '|' in the name is escaped, its newline gone.
     assert {len(row) for row in rows} == {6}
-    assert md(HOSTILE) == 'a \\<b\\>\\&amp; "q" \\| \\*x\\* \\`y\\` 50% \x07bell ::error::'
+    # The bell is shown escaped (its backslash escaped in turn), never sent raw.
+    assert md(HOSTILE) == 'a \\<b\\>\\&amp; "q" \\| \\*x\\* \\`y\\` 50% \\\\x07bell ::error::'
 
 
 def test_annotations_for_missed_thresholds_and_judge_errors() -> None:
@@ -105,3 +108,45 @@ def test_a_calibrated_gate_is_shown_as_github_checks_it() -> None:
     # The same verdict as the GitHub annotation's.
     (annotation,) = github_annotations(run)
     assert "faithfulness:calibrated" in annotation and "NOT met" in annotation
+
+
+# An OSC 8 hyperlink, a clear-screen and a bidirectional override, as data might hold them.
+TERMINAL_ATTACK = "rag\x1b]8;;http://evil.example\x07click\x1b]8;;\x07\x1b[2J\u202eok"
+
+
+def _raw_controls(text: str) -> list[str]:
+    return [c for c in text if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) <= 0x9F
+            or c == "\u202e"]  # fmt: skip
+
+
+def test_report_markdown_escapes_control_characters_from_the_data() -> None:
+    """Issue 48 item 22: the Markdown escapes what the console escapes."""
+    items = [rec(0.9, sample_id="a", system=TERMINAL_ATTACK), rec(0.1, sample_id="a", system="b")]
+    run = load_run(result(items, faithfulness=0.5))
+    text = markdown_summary(run, title=TERMINAL_ATTACK)
+    assert _raw_controls(text) == []
+    assert "\\\\x1b" in text  # shown, escaped, so a reader sees what was there
+    for line in github_annotations(load_run(result(items, faithfulness=0.95))):
+        assert _raw_controls(line) == []
+
+
+def test_agree_markdown_escapes_control_characters_from_the_data(tmp_path: Path) -> None:
+    import json
+
+    from tests.agreement import scenario
+    from veracity import LLMJudge, ScriptedChat, evaluate
+    from veracity.agreement.load import agree
+    from veracity.agreement.markdown import markdown_agreement
+
+    rows = [dict(row, id=f"{row['id']}{TERMINAL_ATTACK}") for row in scenario.rows()]
+    judge = LLMJudge(ScriptedChat(responder=scenario.respond), unfounded_support="flag")
+    evaluate(rows, "faithfulness", judge, out=tmp_path / "run", progress=False)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(
+        json.dumps(dict(label, id=f"{label['id']}{TERMINAL_ATTACK}")) + "\n"
+        for label in scenario.labels()
+    ))  # fmt: skip
+    report = agree([tmp_path / "run"], labels, resamples=100)
+    text = markdown_agreement(report)
+    assert "worst disagreements" in text and "\\\\x1b" in text
+    assert _raw_controls(text) == []

@@ -16,6 +16,7 @@ from typing import Any
 from veracity.report.groups import by_rule
 from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData
+from veracity.report.terminal import visible
 from veracity.report.thresholds import (
     CALIBRATED,
     DEFAULT_MAX_ERROR_RATE,
@@ -29,8 +30,11 @@ _MARKUP = re.compile(r"([\\`*_{}\[\]<>()#+!|~&])")
 
 
 def md(text: object) -> str:
-    """``text`` as literal Markdown table-cell text: markup escaped, one line."""
-    return _MARKUP.sub(r"\\\1", " ".join(str(text).split()))
+    """``text`` as literal Markdown table-cell text: one line, control characters escaped
+    as on the terminal (an ESC or OSC sequence from the data must not reach the terminal
+    the file is shown on, nor a bell or a bidirectional override the reader), markup
+    escaped. Every Markdown output (``report``, ``agree``) passes its data through it."""
+    return _MARKUP.sub(r"\\\1", visible(" ".join(str(text).split())))
 
 
 def _score(value: float | None) -> str:
@@ -148,11 +152,12 @@ def _footer(run: RunData) -> str:
 
 
 def _escape(text: str, *, property_value: bool = False) -> str:
-    """Escaped for a GitHub Actions workflow command (its message, or a property)."""
+    """Escaped for a GitHub Actions workflow command (its message, or a property), the
+    other control characters as on the terminal (the command is printed there)."""
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if property_value:
         text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
+    return visible(text)
 
 
 def github_annotations(run: RunData) -> list[str]:
