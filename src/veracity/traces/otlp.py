@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -137,31 +137,31 @@ def _spans_of(request: Any, where: str) -> Iterator[Span]:
         except (ValueError, TypeError, RecursionError) as exc:
             attributes, problem = {}, f"its resource: {exc}"
         service, project = attributes.get("service.name"), attributes.get(PROJECT_KEY)
+        service = service if isinstance(service, str) and _named(service) else None
+        project = project if isinstance(project, str) and project else None
         scopes = resource_spans.get("scopeSpans", resource_spans.get("instrumentationLibrarySpans"))
         for scope in scopes if isinstance(scopes, list) else []:
             spans = scope.get("spans") if isinstance(scope, Mapping) else None
             for span in spans if isinstance(spans, list) else []:
                 if not isinstance(span, Mapping) or not span.get("traceId"):
                     continue
-                trace_id = _field(span["traceId"])
-                read = Span(
-                    trace_id=trace_id or f"(unreadable traceId at {where})",
-                    span_id=_field(span.get("spanId")), parent_id=_field(span.get("parentSpanId")),
-                    name=_field(span.get("name")), start=0, end=0, where=where,
-                    service=service if isinstance(service, str) and _named(service) else None,
-                    project=project if isinstance(project, str) and project else None,
-                )  # fmt: skip
+                trace_id, span_id = _field(span["traceId"]), _field(span.get("spanId"))
+                start = end = 0
+                attributes, bad = {}, None
                 try:
                     if problem is not None or not trace_id:
                         raise _BadSpan(problem or "a traceId that is not a string")
-                    yield replace(
-                        read,
-                        start=_nanos(span.get("startTimeUnixNano"), "startTimeUnixNano"),
-                        end=_nanos(span.get("endTimeUnixNano"), "endTimeUnixNano"),
-                        attributes=_attributes(span.get("attributes", [])),
-                    )
+                    start = _nanos(span.get("startTimeUnixNano"), "startTimeUnixNano")
+                    end = _nanos(span.get("endTimeUnixNano"), "endTimeUnixNano")
+                    attributes = _attributes(span.get("attributes", []))
                 except (ValueError, TypeError, RecursionError) as exc:  # _BadSpan, and worse
-                    yield replace(read, problem=f"span {read.span_id[:40]!r}: {exc}")
+                    bad = f"span {span_id[:40]!r}: {exc}"
+                yield Span(
+                    trace_id=trace_id or f"(unreadable traceId at {where})", span_id=span_id,
+                    parent_id=_field(span.get("parentSpanId")), name=_field(span.get("name")),
+                    start=start, end=end, attributes=attributes, service=service,
+                    project=project, where=where, problem=bad,
+                )  # fmt: skip
 
 
 def _field(raw: Any) -> str:
