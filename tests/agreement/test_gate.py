@@ -58,3 +58,22 @@ def test_a_gate_never_passes_on_nothing(result: EvaluationResult) -> None:
     (check,) = one_class.gated(["auroc=0"]).gates
     assert not check.met and check.low is None
     assert check.reason == "needs both positive and negative labels"
+
+
+def test_a_zero_width_interval_on_few_items_does_not_pass(result: EvaluationResult) -> None:
+    from veracity.agreement.html import render_agreement_html
+
+    # Twelve items the score ranks perfectly: every resample does too (1.00–1.00).
+    few = [{"id": f"s{i}", "faithfulness": scenario.kind_of(i) == "right"}
+           for i in range(18) if scenario.kind_of(i) != "swapped"]  # fmt: skip
+    report = result.agreement(few, resamples=200).gated(["auroc=0.7", "kappa=0.5"])
+    assert [(c.value, c.met) for c in report.gates] == [(1.0, False), (1.0, False)]
+    assert "zero width (1.00–1.00) on 12 item(s), fewer than 30" in str(report.gates[0].reason)
+    page = render_agreement_html(report)
+    assert "Gates: 2 NOT met" in page and "zero width" in page
+    # On thirty items the same perfect ranking is evidence enough.
+    thirty = [{"id": f"s{i}", "faithfulness": scenario.kind_of(i) == "right"} for i in range(45)
+              if scenario.kind_of(i) != "swapped"]  # fmt: skip
+    larger = scenario.run(n=45).agreement(thirty, resamples=200)
+    assert larger.metrics[0][0].overall.figures.n == 30
+    assert larger.gated(["auroc=0.7"]).gates_met

@@ -344,9 +344,8 @@ def test_a_gate_on_a_figure_that_cannot_be_computed_fails_with_the_reason(
                     "--min", "auroc=0.1")  # fmt: skip
     assert result.exit_code == 1, result.output
     said = " ".join(result.output.split())
-    assert (
-        "AUROC ≥ 0.1 (faithfulness · all, n=30): NOT met, no figure to compare: needs both " in said
-    )
+    assert "AUROC ≥ 0.1 (faithfulness · all, n=30): NOT met, no lower bound to compare" in said
+    assert "needs both positive and negative labels" in said
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,9 @@ A gate names a figure and a minimum, and optionally the metric it holds for
 included). It is met where the lower bound of the figure's 95 % interval reaches the
 minimum — overall and in each system — so a figure that happens to be high on a few items
 does not pass. A figure that cannot be computed (one class of labels only, too few items
-to resample) fails with its reason: a gate never passes by having nothing to look at.
+to resample), or whose interval has zero width on fewer than 30 items (1.00–1.00: every
+resample of a few perfectly ranked items ranks them perfectly), fails with its reason: a
+gate never passes by having nothing to look at.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from veracity.agreement.statistics import FIGURE_NAMES, Estimate
+from veracity.agreement.statistics import FIGURE_NAMES, SMALL_SAMPLE, Estimate
 
 if TYPE_CHECKING:
     from veracity.agreement.report import AgreementReport, GroupAgreement
@@ -70,7 +72,7 @@ class GateCheck:
         where = f"{self.metric} · {'all' if self.system is None else self.system}"
         head = f"{figure} ≥ {self.gate.minimum:g} ({where}, n={self.n})"
         if self.low is None:
-            return f"{head}: NOT met, no figure to compare: {self.reason}"
+            return f"{head}: NOT met, no lower bound to compare: {self.reason}"
         verdict = "met" if self.met else "NOT met"
         shown = "" if self.value is None else f", the figure {self.value:.3f}"
         return f"{head}: 95 % lower bound {self.low:.3f}{shown}: {verdict}"
@@ -159,6 +161,16 @@ def _check(gate: Gate, run: str, metric: str, group: GroupAgreement) -> GateChec
     if estimate is None:
         only = f"{FIGURE_NAMES[gate.figure]} is computed for grades only"
         return GateCheck(gate, run, metric, group.system, group.figures.n, None, None, only)
-    low = None if estimate.ci95 is None else estimate.ci95[0]
+    n, interval = group.figures.n, estimate.ci95
+    if interval is not None and interval[0] == interval[1] and n < SMALL_SAMPLE:
+        # Every resample of a few perfectly ranked items ranks them perfectly too: the
+        # interval 1.00–1.00 bounds nothing, and a gate must not pass on it.
+        flat = (
+            f"an interval of zero width ({interval[0]:.2f}–{interval[1]:.2f}) on {n} item(s), "
+            f"fewer than {SMALL_SAMPLE}: every resample gave the same figure, which bounds "
+            "nothing"
+        )
+        return GateCheck(gate, run, metric, group.system, n, estimate.value, None, flat)
+    low = None if interval is None else interval[0]
     why = None if low is not None else (estimate.reason or "no interval")
-    return GateCheck(gate, run, metric, group.system, group.figures.n, estimate.value, low, why)
+    return GateCheck(gate, run, metric, group.system, n, estimate.value, low, why)

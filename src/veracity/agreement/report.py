@@ -24,6 +24,7 @@ from veracity.agreement.join import (
 from veracity.agreement.statistics import (
     FIGURE_NAMES,
     RESAMPLES,
+    SMALL_SAMPLE,
     Figures,
     PairedEstimate,
     agreement_figures,
@@ -40,8 +41,6 @@ TOP = 5
 CALIBRATED = ":calibrated"
 CALIBRATED_THRESHOLD = 0.5
 NO_PROBABILITY = "no calibrated probability"
-#: Below this many labelled items, the figures are flagged as a rough guide.
-SMALL_SAMPLE = 30
 # Scores that read as a probability that the answer is good: a share of supported claims
 # or attributable statements, a correct/wrong verdict. Brier and calibration error are
 # computed for these (and for a calibrated probability) only.

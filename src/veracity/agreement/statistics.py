@@ -45,6 +45,8 @@ from veracity.labels.scale import MAX_GRADES
 from veracity.report.statistics import CONFIDENCE, SEED
 
 RESAMPLES = 1_000
+#: Below this many labelled items, the figures are a rough guide (and flagged so).
+SMALL_SAMPLE = 30
 FOLDS = 5
 # Balanced accuracies closer than this are ties (real differences are ≥ 1/(P·N) ≫ this).
 _TIE = 1e-12
