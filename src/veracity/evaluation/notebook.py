@@ -128,7 +128,8 @@ def summary_html(summary: Mapping[str, Any], run_dir: str | None) -> str:
 
 def _row(name: str, stats: Mapping[str, Any], threshold: float | None) -> str:
     at = "" if threshold is None else f" (≥ {threshold:g})"
-    scored = f"{stats.get('counts_by_status', {}).get('scored', 0)}/{stats.get('n', 0)}"
+    # Scored as every report counts it: the results the mean and pass rate are over.
+    scored = f"{stats.get('n_scored', 0)}/{stats.get('n', 0)}"
     cells = (pct(stats.get("mean")), ci(stats), pct(stats.get("pass_rate")) + at, scored)
     return (
         f"<tr><td>{name}</td>"
