@@ -331,3 +331,15 @@ def test_veracity_run_scores_the_chains_answer_and_says_what_it_doubted(
     read = json.loads((out / "run.json").read_text())["settings"]["traces_read"]
     assert read == {"source": "otlp", "traces": 2, "samples": 2, "skipped": {},
                     "doubted": {ECHOED_QUESTION: 1}}  # fmt: skip
+
+
+def test_an_llm_call_repeating_its_question_is_skipped(tmp_path: Path) -> None:
+    from tests.traces.test_otlp_traces import _request, _span
+
+    llm = [_span("echo", "chat", "", 0, {"gen_ai.operation.name": "chat",
+           "gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": QUESTION,
+           "gen_ai.completion.0.content": f"  {QUESTION.upper()} "})]  # fmt: skip
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(_request(llm)) + "\n", encoding="utf-8")
+    found = samples_from_traces(path)
+    assert found.samples == [] and found.skipped == {ECHOED_QUESTION: 1}

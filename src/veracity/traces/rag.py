@@ -253,8 +253,11 @@ def _chosen_answer(
     """The answer, the span it came from, and a doubt: the root's output where it holds an
     answer that is not the question, else the last LLM call's (said, where the root had an
     output that was not read). With no answer, the doubt is why."""
-    if root is final:
-        return _output(root, mapping), root, None
+    if root is final:  # an LLM call alone: its output, unless it repeats its question
+        answer = _output(root, mapping)
+        if answer is not None and question is not None and same_text(answer, question):
+            return None, None, ECHOED_QUESTION
+        return answer, root, None
     doubt = None
     if (answer := _answer(root, mapping)) is not None:
         if question is None or not same_text(answer, question):
