@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,14 +103,15 @@ class Calibrating:
 def checked_calibration(
     given: str | Path | CalibrationFile | None,
     source: str | None,
-    judge: Mapping[str, Any],
+    judge: Callable[[], Mapping[str, Any]],
     metrics: Sequence[str],
     *,
     force: bool,
 ) -> Calibrating:
     """The calibration ``given`` (a path, a scoring's name or a file's contents; ``source``
-    names a file's contents), read and checked against the run's ``judge`` (as run.json
-    describes it) and ``metrics`` before the run opens."""
+    names a file's contents), read and checked against the run's ``judge`` (a function
+    describing it as run.json does: called only when there is a calibration) and
+    ``metrics`` before the run opens."""
     if given is None:
         return Calibrating(None, None)
     if isinstance(given, CalibrationFile):
@@ -119,7 +120,7 @@ def checked_calibration(
     else:
         name = str(given)
         found = read_calibration(given)
-    differences = found.differences(judge_identity(dict(judge)), metrics)
+    differences = found.differences(judge_identity(dict(judge())), metrics)
     if differences and not force:
         raise CalibrationMismatchError(
             f"calibration {name}: {'; '.join(differences)}: its probabilities would not "
