@@ -343,3 +343,43 @@ def test_an_llm_call_repeating_its_question_is_skipped(tmp_path: Path) -> None:
     path.write_text(json.dumps(_request(llm)) + "\n", encoding="utf-8")
     found = samples_from_traces(path)
     assert found.samples == [] and found.skipped == {ECHOED_QUESTION: 1}
+
+
+LC_AI = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"],
+         "kwargs": {"content": WRONG, "type": "ai"}}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"query": QUESTION, "result": WRONG},  # RetrievalQA
+        {"result": WRONG},
+        {"input": QUESTION, "context": DOCS, "answer": WRONG},  # create_retrieval_chain
+        {"question": QUESTION, "chat_history": [], "answer": WRONG},  # Conversational…
+        {"input_documents": DOCS, "question": QUESTION, "output_text": WRONG},  # load_qa_chain
+        {"input": QUESTION, "output": WRONG},  # AgentExecutor
+        {"response": WRONG, "source_nodes": []},  # LlamaIndex
+        {"answer": {"type": "ai", "data": {"content": WRONG}}},  # a message as the answer
+        {"messages": [{"type": "human", "data": {"content": QUESTION}},
+                      {"type": "ai", "data": {"content": WRONG}},
+                      {"type": "tool", "data": {"content": "lookup done"}}]},  # LangGraph
+        {"messages": [{"role": "user", "content": QUESTION},
+                      {"role": "assistant", "content": [{"type": "text", "text": WRONG}]}]},
+        {"messages": [{"lc": 1, "type": "constructor", "id": ["HumanMessage"],
+                       "kwargs": {"content": QUESTION, "type": "human"}}, LC_AI]},
+    ],
+)  # fmt: skip
+def test_the_answer_keys_the_frameworks_write(output: dict[str, Any], tmp_path: Path) -> None:
+    from tests.traces.test_otlp_traces import _request, _span
+
+    spans = [
+        _span("t", "chain", "", 0, {"openinference.span.kind": "CHAIN",
+              "input.value": json.dumps({"question": QUESTION}),
+              "output.value": json.dumps(output)}),
+        _span("t", "retrieve", "chain", 1, {"openinference.span.kind": "RETRIEVER",
+              "retrieval.documents.0.document.content": DOCS[0]}),
+    ]  # fmt: skip
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(_request(spans)) + "\n", encoding="utf-8")
+    (sample,) = samples_from_traces(path).samples
+    assert (sample.question, sample.answer) == (QUESTION, WRONG)
