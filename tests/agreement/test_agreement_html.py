@@ -188,7 +188,8 @@ def test_charts_confusion_and_what_was_not_used(page: str) -> None:
     c = faithfulness.overall.figures.confusion
     assert f'<td class="agree-cell">{c["tp"]}</td><td class="disagree-cell">{c["fn"]}</td>' in page
     assert "1 unscored (judge_error)" in page
-    assert "1 label(s) without a result" in page
+    assert "1 label(s) without a result (e.g. id &#x27;ghost&#x27;)" in page
+    assert faithfulness.as_dict()["not_used"]["labels_without_result_ids"] == ["ghost"]
     ia = faithfulness.inter_annotator
     assert ia is not None and ia.items
     assert "People among themselves" in page

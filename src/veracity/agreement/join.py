@@ -66,6 +66,8 @@ class Joined:
     # Labelled items whose results all lack a score, by the status of their first result.
     unscored: Counter[str] = field(default_factory=Counter)
     without_result: int = 0
+    #: The first few ids of labels without a result, for a message.
+    missing_ids: list[str] = field(default_factory=list)
     ambiguous: int = 0
 
     def systems(self) -> list[str | None]:
@@ -175,6 +177,8 @@ def _pair(
         records = ()
     if not records:
         joined.without_result += 1
+        if len(joined.missing_ids) < SHOWN_IDS:
+            joined.missing_ids.append(item.sample_id)
         return
     scored = [r for r in records if r.score is not None]
     if not scored:

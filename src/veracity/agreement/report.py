@@ -31,6 +31,7 @@ from veracity.agreement.statistics import (
     paired_figures,
 )
 from veracity.labels import InterAnnotator, LabelKind, LabelSet
+from veracity.labels.values import show
 from veracity.report.excerpts import cut
 from veracity.report.keys import DEFAULT_THRESHOLD
 from veracity.types import ResultRecord, Sample
@@ -126,12 +127,16 @@ class MetricAgreement:
     #: For a calibrated probability (``faithfulness:calibrated``): calibrated − raw on the
     #: same items, each figure with its paired-bootstrap interval.
     against_raw: PairedMetric | None = None
+    #: The first few ids of the labels without a result.
+    missing_ids: tuple[str, ...] = ()
 
     def not_used(self) -> list[str]:
         """What of the labels did not enter the figures, in words ([] when all did)."""
         parts = [f"{n} unscored ({status})" for status, n in sorted(self.unscored.items())]
         if self.without_result:
-            parts.append(f"{self.without_result} label(s) without a result")
+            ids = ", ".join(show(i) for i in self.missing_ids)
+            shown = f" (e.g. id {ids})" if ids else ""
+            parts.append(f"{self.without_result} label(s) without a result{shown}")
         if self.ambiguous:
             parts.append(f"{self.ambiguous} label(s) without a system where several answered")
         if self.tied:
@@ -208,6 +213,7 @@ class MetricAgreement:
             "not_used": {
                 "unscored": dict(self.unscored),
                 "labels_without_result": self.without_result,
+                "labels_without_result_ids": list(self.missing_ids),
                 "ambiguous_system": self.ambiguous,
                 "tied_votes": self.tied,
             },
@@ -421,6 +427,7 @@ def metric_agreement(
         by_system=by_system,
         unscored=dict(joined.unscored),
         without_result=joined.without_result,
+        missing_ids=tuple(joined.missing_ids),
         ambiguous=joined.ambiguous,
         tied=len(joined.pairs) - len(usable),
         inter_annotator=labels.inter_annotator.get(joined.target),
@@ -473,6 +480,7 @@ def _calibrated(joined: Joined) -> Joined | None:
         pairs=have,
         unscored=unscored,
         without_result=joined.without_result,
+        missing_ids=joined.missing_ids,
         ambiguous=joined.ambiguous,
     )
 
