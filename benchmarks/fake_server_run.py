@@ -6,6 +6,7 @@ Shared by the benchmark scripts; run one of those, not this module.
 from __future__ import annotations
 
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -41,13 +42,14 @@ def run_against_fake_server(
         the_embedder = make_embedder(
             embedder, base_url=server.base_url, concurrency=concurrency
         ) if embedder else None  # fmt: skip
-        with tempfile.TemporaryDirectory() as out:
-            started = time.perf_counter()
+        with tempfile.TemporaryDirectory() as out, _InFlight(server) as in_flight:
+            started, cpu, own_cpu = time.perf_counter(), time.process_time(), time.thread_time()
             result = evaluate(
                 data, list(metrics), LLMJudge(chat), out=out, embedder=the_embedder,
                 bert_scorer=None,
             )  # fmt: skip
             wall = time.perf_counter() - started
+            cpu, own_cpu = time.process_time() - cpu, time.thread_time() - own_cpu
             files = {
                 p.name: p.read_text()
                 for p in Path(out).iterdir()
@@ -75,6 +77,14 @@ def run_against_fake_server(
         "max_calls_for_a_sample": max(per_sample.values()),
         "max_concurrent_requests": stats.max_concurrent,
         "wall_s": round(wall, 3),
+        # CPU seconds per result: the whole process (the fake server's thread included),
+        # and the thread running the evaluation (veracity's own work).
+        "cpu_ms_per_result": round(1000 * cpu / len(result.results), 2),
+        "own_cpu_ms_per_result": round(1000 * own_cpu / len(result.results), 2),
+        # Requests the server was handling, sampled every 10 ms between the first request
+        # and the last reply; and the time before the first request (start-up: the SDK's
+        # import, the run directory) and after the last reply (summary, output files).
+        **in_flight.figures(started, started + wall),
         "bound_s": round(bound, 3),
         "wall_over_bound": round(wall / bound, 3) if bound else None,
         # With a rate limit, the floor is the calls past the first burst at the allowed rate.
@@ -89,3 +99,36 @@ def run_against_fake_server(
         "nan_in_outputs": any("NaN" in text for text in files.values()),
         "means": {m: s["overall"]["mean"] for m, s in result.summary["metrics"].items()},
     }
+
+
+class _InFlight:
+    """Samples the fake server's requests in flight every 10 ms, on a thread of its own."""
+
+    def __init__(self, server: FakeLLMServer) -> None:
+        self.server = server
+        self.samples: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            self.samples.append((time.perf_counter(), self.server.stats.in_flight))
+
+    def __enter__(self) -> _InFlight:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def figures(self, started: float, ended: float) -> dict[str, float | None]:
+        busy = [t for t, n in self.samples if n]
+        if not busy:
+            return {"mean_in_flight": None, "before_first_call_s": None, "after_last_call_s": None}
+        judging = [n for t, n in self.samples if busy[0] <= t <= busy[-1]]
+        return {
+            "mean_in_flight": round(sum(judging) / len(judging), 2),
+            "before_first_call_s": round(busy[0] - started, 2),
+            "after_last_call_s": round(ended - busy[-1], 2),
+        }
