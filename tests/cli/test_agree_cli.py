@@ -368,3 +368,10 @@ def test_a_bad_gate_is_exit_2_naming_what_is_allowed(
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
     assert "Traceback" not in result.output
+
+
+def test_the_help_names_the_gate_and_scale_forms(cli: CliRunner) -> None:
+    result = invoke(cli, "agree", "--help")
+    assert result.exit_code == 0
+    assert "FIGURE=V" in result.output and "NAME=LOW:HIGH" in result.output
+    assert "list[str]" not in result.output

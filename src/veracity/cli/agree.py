@@ -45,6 +45,7 @@ ScaleOption = Annotated[
     list[str] | None,
     typer.Option(
         "--scale",
+        metavar="NAME=LOW:HIGH",
         help="A label's scale, e.g. faithfulness=1:4 for grades 1-4 (repeatable); "
         "binary and 0-1 labels are recognised without it.",
     ),
@@ -99,6 +100,7 @@ def agree(  # noqa: PLR0913 - a command: one parameter a flag
         list[str] | None,
         typer.Option(
             "--min",
+            metavar="FIGURE=V",
             help="A gate, e.g. auroc=0.8 (or faithfulness:auroc=0.8): exit 1 where the 95 % "
             "interval's lower bound is below it, overall or in a system (repeatable; "
             "auroc, balanced_accuracy, balanced_accuracy_cv, kappa, weighted_kappa, "
