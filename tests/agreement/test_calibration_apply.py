@@ -297,3 +297,19 @@ def test_a_signal_that_is_not_a_number_gives_no_probability() -> None:
     )
     applied = with_calibration(odd, calibration)
     assert applied.calibrated is None and "no probability" in applied.details[CALIBRATION_ERROR]
+
+
+def test_print_of_what_calibrate_found_is_the_summary_and_why_not(
+    result: EvaluationResult,
+) -> None:
+    from veracity.agreement import calibrate_run
+
+    found = calibrate_run(result, [{"id": f"s{i}", "faithfulness": True} for i in range(30)])
+    text = str(found)
+    assert text.startswith("calibration of no metric")
+    assert "faithfulness: not calibrated:" in text
+    assert (
+        str(result.calibrate(scenario.labels()))
+        .splitlines()[0]
+        .startswith("calibration of faithfulness")
+    )

@@ -136,6 +136,12 @@ class Fitted:
         kept = {m: c for m, c in self.calibration.metrics.items() if c.helps}
         return self.calibration.model_copy(update={"metrics": kept})
 
+    def __str__(self) -> str:
+        """The calibration's summary, then the metrics that could not be fitted, why."""
+        lines = self.calibration.summary_lines()
+        lines += [f"{metric}: not calibrated: {why}" for metric, why in self.not_fitted.items()]
+        return "\n".join(lines)
+
 
 def calibrate_run(
     run: Path | str | RunLike,
