@@ -45,7 +45,6 @@ __all__ = [
     "ROOT_UNREAD",
     "TraceMapping",
     "read_trace",
-    "sample_of",
 ]
 
 NOT_RAG = "no answer: not a RAG request"
@@ -330,8 +329,3 @@ def read_trace(
         },
     )
     return sample, doubt
-
-
-def sample_of(spans: Sequence[Span], mapping: TraceMapping | None = None) -> Sample | str:
-    """The sample of one trace's spans, or why there is none."""
-    return read_trace(spans, mapping)[0]
