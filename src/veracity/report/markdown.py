@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from veracity.report.groups import by_rule
+from veracity.report.groups import by_rule, calibrated_line
 from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData
 from veracity.report.terminal import visible
@@ -97,14 +97,16 @@ def markdown_summary(run: RunData, title: str = "veracity") -> str:
         if row is not None:
             lines.append(row)
             calibrated_rows = True
-    notes = [CALIBRATED_NOTE, ""] if calibrated_rows else []
+    calibrated = calibrated_line(run.summary)
+    notes = [md(calibrated), ""] if calibrated else []
+    notes += [CALIBRATED_NOTE, ""] if calibrated_rows else []
     lines += ["", *notes, _footer(run), ""]
     return "\n".join(lines)
 
 
 CALIBRATED_NOTE = (
-    "*calibrated*: the calibrated probability that people call the answer good "
-    "(`--calibration`); its pass rate is the share at or above 0.5."
+    "*calibrated* rows: the calibrated probabilities (`--calibration`); their pass rate is "
+    "the share at or above 0.5."
 )
 
 
