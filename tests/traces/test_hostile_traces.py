@@ -62,9 +62,9 @@ SKIPPED = [
     ("start 'Infinity'", _start('"Infinity"'),
      (UNREADABLE_TRACE, "startTimeUnixNano 'Infinity' is not a time in nanoseconds")),
     ("a kvlistValue of a string", _appended(2, "x", {"kvlistValue": "x"}),
-     (UNREADABLE_TRACE, "trace bad (FILE:2): span 'llm': a kvlistValue whose values are a str")),
+     (UNREADABLE_TRACE, "(FILE:2): span 'llm': kvlistValue: its values are not a list but str")),
     ("an arrayValue of a number", _appended(2, "x", {"arrayValue": {"values": 3}}),
-     (UNREADABLE_TRACE, "a arrayValue whose values are a int, not a list")),
+     (UNREADABLE_TRACE, "arrayValue: its values are not a list but int")),
     ("a rank of 5,000 digits", _appended(
         1, "retrieval.documents." + "9" * 5_000 + ".document.content", {"stringValue": "x"}),
      (UNREADABLE_TRACE, "trace bad (FILE:2): ValueError: retrieval.documents.999")),
@@ -136,8 +136,9 @@ def test_veracity_run_evaluates_the_good_traces_of_a_hostile_file(
     assert result.exception is None or isinstance(result.exception, SystemExit)
     said = " ".join(result.output.split())
     assert "Traceback" not in said
-    assert f"{len(SKIPPED) + 3} trace(s) in {path}: 3 sample(s)" in said
-    assert f"{UNREADABLE_LINE}: 2" in said and f"{UNREADABLE_TRACE}: {len(SKIPPED) - 2}" in said
+    # Two bad lines (no trace can be told in them) and the other bad traces.
+    assert f"{len(SKIPPED) + 1} trace(s) in {path}: 3 sample(s)" in said
+    assert f"({UNREADABLE_TRACE}: {len(SKIPPED) - 2}); 2 {UNREADABLE_LINE}(s) skipped" in said
     assert f"{path}:2: not JSON that can be read (nested too deep)" in said
     assert f"trace bad2 ({path}:4): span 'retrieve': startTimeUnixNano" in said
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
@@ -147,6 +148,7 @@ def test_veracity_run_evaluates_the_good_traces_of_a_hostile_file(
     assert status == {"g1": "scored", "g2": "scored", "brackets": "no_claims"}, rows
     read = json.loads((out / "run.json").read_text())["settings"]["traces_read"]
     assert read["skipped"] == {UNREADABLE_TRACE: len(SKIPPED) - 2, UNREADABLE_LINE: 2}
+    assert (read["traces"], read["samples"]) == (len(SKIPPED) + 1, 3)
 
 
 def test_veracity_run_from_a_langfuse_export_with_a_bad_trace(

@@ -94,9 +94,7 @@ def samples_of_traces(
                 write_text_atomic(written, _appended(written, new, kept))
     except OSError as exc:
         raise cannot_write(written, exc) from exc
-    read = {"source": options.source, "traces": len(found) + sum(tally.skipped.values()),
-            "samples": len(found), **tally.as_json()}  # fmt: skip
-    return written, read
+    return written, {"source": options.source, **tally.as_json(len(found))}
 
 
 @contextmanager
@@ -139,23 +137,30 @@ def _stream_new(
 def _say_read(given: str, samples: int, tally: TraceTally) -> None:
     """How many traces became samples; each reason one was skipped, with where; each
     doubt about an answer read, as a warning."""
-    said = ", ".join(f"{reason}: {n}" for reason, n in tally.skipped.most_common())
+    from veracity.traces import UNREADABLE_LINE
+
+    lines = tally.skipped[UNREADABLE_LINE]
+    said = ", ".join(
+        f"{reason}: {n}" for reason, n in tally.skipped.most_common() if reason != UNREADABLE_LINE
+    )
     err_console.print(
-        f"{samples + sum(tally.skipped.values())} trace(s) in {given}: {samples} "
-        f"sample(s)" + (f", skipped ({said})" if said else ""),
+        f"{samples + tally.traces_skipped} trace(s) in {given}: {samples} sample(s)"
+        + (f", skipped ({said})" if said else "")
+        + (f"; {lines} {UNREADABLE_LINE}(s) skipped" if lines else ""),
         highlight=False,
         markup=False,
     )
     for reason in tally.skipped:
-        if where := tally.where(reason):
-            err_console.print(f"  {reason}: {where}", highlight=False, markup=False)
+        for place in tally.named(reason):
+            err_console.print(f"  {reason}: {place}", highlight=False, markup=False)
     for doubt, n in tally.doubted.most_common():
         err_console.print(
-            f"warning: {n} trace(s): {doubt}, so the answer is the last LLM call's output "
-            f"({tally.where(doubt)})",
+            f"warning: {n} trace(s): {doubt}, so the answer is the last LLM call's output:",
             highlight=False,
             markup=False,
         )
+        for place in tally.named(doubt):
+            err_console.print(f"  {place}", highlight=False, markup=False)
 
 
 def _drawn(systems: list[str | None], options: TraceOptions) -> set[int] | None:

@@ -92,7 +92,7 @@ def _wrapped(raw: Mapping[str, Any], kind: str) -> list[Any]:
     if wrapper is None or values is None:
         return []
     if not isinstance(values, list):
-        raise _BadSpan(f"a {kind} whose values are a {type(values).__name__}, not a list")
+        raise _BadSpan(f"{kind}: its values are not a list but {type(values).__name__}")
     return values
 
 

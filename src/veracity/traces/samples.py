@@ -55,7 +55,7 @@ class TraceSamples:
 
     @property
     def traces(self) -> int:
-        return len(self.samples) + sum(self.skipped.values())
+        return len(self.samples) + self.tally.traces_skipped
 
 
 @dataclass(frozen=True)

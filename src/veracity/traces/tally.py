@@ -7,6 +7,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from veracity.traces.otlp import UNREADABLE_LINE
+
 __all__ = ["PLACES_KEPT", "TraceTally"]
 
 PLACES_KEPT = 5  # places named per reason: enough to find them, never a file's worth
@@ -21,6 +23,11 @@ class TraceTally:
     skipped: Counter[str] = field(default_factory=Counter)
     doubted: Counter[str] = field(default_factory=Counter)
     places: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def traces_skipped(self) -> int:
+        """The traces skipped (a line that could not be read is no trace)."""
+        return sum(self.skipped.values()) - self.skipped[UNREADABLE_LINE]
 
     def skip(self, reason: str, where: str | None = None) -> None:
         self.skipped[reason] += 1
@@ -37,16 +44,21 @@ class TraceTally:
 
     def where(self, reason: str) -> str:
         """The places of ``reason``'s traces, as a phrase (``""`` when none is known)."""
-        kept = self.places.get(reason) or []
-        if not kept:
-            return ""
-        counted = self.skipped[reason] + self.doubted[reason]
-        more = f" and {counted - len(kept)} more" if counted > len(kept) else ""
-        return ", ".join(kept) + more
+        return "; ".join(self.named(reason))
 
-    def as_json(self) -> dict[str, Any]:
-        """The counts, for a run's manifest."""
+    def named(self, reason: str) -> list[str]:
+        """The places of ``reason``'s traces kept, and how many more there are."""
+        kept = list(self.places.get(reason) or [])
+        counted = self.skipped[reason] + self.doubted[reason]
+        if kept and counted > len(kept):
+            kept.append(f"and {counted - len(kept)} more")
+        return kept
+
+    def as_json(self, samples: int) -> dict[str, Any]:
+        """The counts, for a run's manifest, with the ``samples`` read."""
         return {
+            "traces": samples + self.traces_skipped,
+            "samples": samples,
             "skipped": dict(self.skipped.most_common()),
             "doubted": dict(self.doubted.most_common()),
         }
