@@ -38,7 +38,8 @@ def test_a_choice_shows_its_values() -> None:
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "veracity")
-def test_no_type_beside_a_flag(command: list[str]) -> None:
+def test_no_python_types_in_the_help(command: list[str]) -> None:
     text = help_of(*command)
     assert "<bool>" not in text
+    assert "list[" not in text  # a repeatable option shows its form (METRIC=V), not a type
     assert "--help Show this message" in text

@@ -222,7 +222,8 @@ def calibrate(
     scale: ScaleOption = None,
     label_metric: LabelMetricOption = "faithfulness",
     metric: Annotated[
-        list[str] | None, typer.Option(help="Calibrate only this metric (repeatable).")
+        list[str] | None,
+        typer.Option(metavar="METRIC", help="Calibrate only this metric (repeatable)."),
     ] = None,
     force: Annotated[
         bool, typer.Option(help="Write the calibration even where it does not help.")

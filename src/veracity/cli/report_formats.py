@@ -40,7 +40,11 @@ OutOption = Annotated[
 ]
 ThresholdOption = Annotated[
     list[str] | None,
-    typer.Option("--threshold", help="metric=value: judge the run against it (repeatable)."),
+    typer.Option(
+        "--threshold",
+        metavar="METRIC=V",
+        help="metric=value: judge the run against it (repeatable).",
+    ),
 ]
 GithubOption = Annotated[
     bool,

@@ -87,7 +87,7 @@ _READERS: dict[str, Reader] = {
     "cache": lambda on, _: None if on else False,  # --cache keeps the file's cache setting
 }
 _FLAG_NAMES = {"thresholds": "threshold"}
-_METAVARS = {"cache_max_size": "SIZE"}
+_METAVARS = {"cache_max_size": "SIZE", "thresholds": "METRIC=V", "max_tokens": "QUESTION=N"}
 
 
 def _flag_type(field: FieldInfo, name: str) -> Any:
