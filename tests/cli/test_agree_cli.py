@@ -86,10 +86,11 @@ def test_calibrate_writes_a_file_that_run_applies(
         assert named in " ".join(result.output.split())
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in scenario.rows(3)))
-    # The CLI run uses the offline judge here: another judge than the file's, so it warns.
-    with pytest.warns(CalibrationWarning, match="fitted on another judge"):
+    # The CLI run uses the offline judge here: another judge than the file's, so it is
+    # refused unless forced, and forced it warns.
+    with pytest.warns(CalibrationWarning, match="forced"):
         applied = invoke(cli, "run", str(data), "--judge", "offline", "--out",
-                         str(tmp_path / "r"), "--calibration", str(out))  # fmt: skip
+                         str(tmp_path / "r"), "--calibration", str(out), "--force")  # fmt: skip
     assert applied.exit_code == 0, applied.output
     assert "calibrated P(people call it good)" in applied.output
     lines = (tmp_path / "r" / "results.jsonl").read_text().splitlines()
@@ -115,11 +116,15 @@ def test_calibrate_writes_nothing_where_it_cannot_help_unless_forced(
     )
     out = tmp_path / "c.json"
     result = invoke(cli, "calibrate", str(run_dir), "--labels", str(perfect), "--out", str(out))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # `calibrate … && run …` stops here
     assert "nothing written" in result.output and not out.exists()
     forced = invoke(cli, "calibrate", str(run_dir), "--labels", str(perfect), "--out", str(out),
                     "--force")  # fmt: skip
     assert forced.exit_code == 0 and out.is_file()
+    # Run again unforced: the older file goes, so no run applies a stale calibration.
+    again = invoke(cli, "calibrate", str(run_dir), "--labels", str(perfect), "--out", str(out))
+    assert again.exit_code == 2 and not out.exists()
+    assert f"the older {out} was removed" in " ".join(again.output.split())
 
 
 @pytest.mark.parametrize(
@@ -166,7 +171,7 @@ def test_a_gate_on_the_calibrated_probability(
     invoke(cli, "calibrate", str(run_dir), "--labels", str(labels), "--out", str(out))
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in scenario.rows(3)))
-    common = ["run", str(data), "--judge", "offline", "--calibration", str(out)]
+    common = ["run", str(data), "--judge", "offline", "--calibration", str(out), "--force"]
     with pytest.warns(CalibrationWarning):
         missed = invoke(cli, *common, "--out", str(tmp_path / "a"),
                         "--threshold", "faithfulness:calibrated=0.99")  # fmt: skip
