@@ -129,7 +129,7 @@ def _gates(report: AgreementReport) -> list[str]:
 def github_annotations(report: AgreementReport) -> list[str]:
     """``::error`` lines for the gates missed, as ``veracity report --github`` writes them
     for thresholds."""
-    from veracity.report.markdown import _escape as escape  # the workflow-command escaping
+    from veracity.report.markdown import workflow_escape as escape
 
     lines = []
     for check in report.gates:

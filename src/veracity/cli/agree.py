@@ -167,7 +167,7 @@ def _to_github(report: AgreementReport) -> None:
     """As ``veracity report --github``: the Markdown into the job's step summary, and an
     ``::error`` annotation for each gate missed."""
     from veracity.agreement.markdown import github_annotations, markdown_agreement
-    from veracity.cli.report_formats import _append_step_summary as append_step_summary
+    from veracity.cli.report_formats import append_step_summary
 
     append_step_summary(markdown_agreement(report))
     for line in github_annotations(report):

@@ -74,7 +74,7 @@ def _write(path: Path, text: str) -> None:
     err_console.print(f"report: {path}", highlight=False, markup=False)
 
 
-def _append_step_summary(text: str) -> None:
+def append_step_summary(text: str) -> None:
     target = os.environ.get(STEP_SUMMARY)
     if not target:
         err_console.print(
@@ -118,6 +118,6 @@ def write_format(
     else:
         typer.echo(text, nl=False)
     if github:
-        _append_step_summary(text)
+        append_step_summary(text)
         for line in github_annotations(run):
             typer.echo(line)

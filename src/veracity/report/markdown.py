@@ -153,7 +153,7 @@ def _footer(run: RunData) -> str:
     return f"{text}.<br>{' · '.join(parts)}"
 
 
-def _escape(text: str, *, property_value: bool = False) -> str:
+def workflow_escape(text: str, *, property_value: bool = False) -> str:
     """Escaped for a GitHub Actions workflow command (its message, or a property), the
     other control characters as on the terminal (the command is printed there)."""
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -168,10 +168,12 @@ def github_annotations(run: RunData) -> list[str]:
     lines = []
     for check in check_thresholds(run.summary, run.thresholds):
         if not check.met:
-            title = _escape(f"veracity: {check.metric} below its threshold", property_value=True)
-            lines.append(f"::error title={title}::{_escape(str(check))}")
+            title = workflow_escape(
+                f"veracity: {check.metric} below its threshold", property_value=True
+            )
+            lines.append(f"::error title={title}::{workflow_escape(str(check))}")
     errors = check_error_rate(run.summary, _max_error_rate(run))
     if not errors.met:
-        title = _escape("veracity: judge errors", property_value=True)
-        lines.append(f"::warning title={title}::{_escape(str(errors))}")
+        title = workflow_escape("veracity: judge errors", property_value=True)
+        lines.append(f"::warning title={title}::{workflow_escape(str(errors))}")
     return lines
