@@ -82,7 +82,8 @@ app.command(cls=Command, short_help="Write a run's results as a flat table (CSV,
     export
 )
 app.command(
-    cls=Command, short_help="Send a run's results back where its samples came from (Phoenix)."
+    cls=Command,
+    short_help="Send a run's results back where its samples came from: Phoenix, Langfuse, OTLP.",
 )(send)
 app.add_typer(testset_app, name="testset")
 app.add_typer(cache_app, name="cache")

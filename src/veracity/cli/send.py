@@ -25,14 +25,19 @@ def send(
         typer.Option(
             "--to",
             help="phoenix: annotations of the spans evaluated; langfuse: scores of the traces "
-            "evaluated (keys in LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY).",
+            "evaluated (keys in LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY); otlp: "
+            "gen_ai.evaluation.result events linked to the spans evaluated, to an OTLP/HTTP "
+            "endpoint or a file (OTLP JSON).",
         ),
     ] = "phoenix",
     url: Annotated[
         str | None,
         typer.Option(
             help="Where to send: the server's base URL (default: Phoenix on localhost:6006; "
-            "Langfuse at $LANGFUSE_BASE_URL or $LANGFUSE_HOST, else Langfuse Cloud)."
+            "Langfuse at $LANGFUSE_BASE_URL or $LANGFUSE_HOST, else Langfuse Cloud); for "
+            "otlp, an OTLP/HTTP endpoint (default: $OTEL_EXPORTER_OTLP_LOGS_ENDPOINT or "
+            "$OTEL_EXPORTER_OTLP_ENDPOINT, else localhost:4318) or a file to write, anew "
+            "each time."
         ),
     ] = None,
     timeout: Annotated[
@@ -44,23 +49,26 @@ def send(
     ] = 60.0,
 ) -> None:
     """Send a run's results back where its samples came from: to Arize Phoenix as
-    annotations of the spans they evaluate, to Langfuse as scores of the traces (sending
-    again replaces them)."""
+    annotations of the spans they evaluate, to Langfuse as scores of the traces, over OTLP
+    as events linked to the spans (sending again never duplicates them)."""
     from veracity.transport.limits import checked_timeout
 
     try:
-        target = one_of(to, ("phoenix", "langfuse"), "--to")
+        target = one_of(to, ("phoenix", "langfuse", "otlp"), "--to")
         checked_timeout(timeout)
     except ValueError as exc:
         raise fail(str(exc).replace("the timeout", "--timeout")) from exc
     if not (run_dir / RESULTS).is_file():
         raise fail(f"not a run directory (no {RESULTS}): {run_dir}")
-    env_url = os.environ.get("LANGFUSE_BASE_URL") or os.environ.get("LANGFUSE_HOST")
-    where = url or (env_url if target == "langfuse" and env_url else DEFAULT_URL[target])
     from veracity.integrations.sending import SendError
     from veracity.report.load import ReportError
 
     try:
+        if target == "otlp":
+            _to_otlp(run_dir, url, timeout)
+            return
+        env_url = os.environ.get("LANGFUSE_BASE_URL") or os.environ.get("LANGFUSE_HOST")
+        where = url or (env_url if target == "langfuse" and env_url else DEFAULT_URL[target])
         if target == "langfuse":
             _to_langfuse(run_dir, where, timeout)
         else:
@@ -108,6 +116,28 @@ def _to_langfuse(run_dir: Path, url: str, timeout_s: float) -> None:
             f"Langfuse at {url} took {sent.accepted} of the {sent.sent} score(s) sent and "
             f"rejected {sent.rejected}: its reply says nothing of the other {unanswered} "
             f"({AGAIN})"
+        )
+
+
+def _to_otlp(run_dir: Path, url: str | None, timeout_s: float) -> None:
+    from veracity.integrations.otlp import is_url, otlp_destination, send_to_otlp
+
+    where = otlp_destination(url)
+    sent = send_to_otlp(run_dir, where, timeout_s=timeout_s)
+    if not sent.events:
+        out_console.print(f"nothing to send: {run_dir} has no result", highlight=False)
+        return
+    verb = "sent" if is_url(where) else "wrote"
+    out_console.print(
+        f"{verb} {sent.events} gen_ai.evaluation.result event(s) to {where}, {sent.linked} "
+        "linked to the span they evaluate",
+        highlight=False,
+    )
+    if sent.rejected:
+        raise fail(
+            f"the OTLP endpoint rejected {sent.rejected} event(s): {sent.message or 'no reason'}"
+            " (each event carries a stable veracity.result_id: sending again repeats, never "
+            "adds, a result)"
         )
 
 

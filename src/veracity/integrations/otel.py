@@ -14,13 +14,19 @@ summary's pass rates use) for a scored result, else the result's status.
 A sample read from a trace (``veracity run --from otlp``) keeps the trace and span it came
 from: its result span links to that span, and its log record carries that span's ids, so
 the evaluation sits on the span evaluated.
+
+Each event carries ``veracity.result_id``, the same for the same result of the same run
+however often it is emitted, and each log record the run's start as its time: emitted
+again, a result gives an identical record, which a backend can recognise as a repeat.
 """
 
 from __future__ import annotations
 
 import base64
+import uuid
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +45,8 @@ SCORE_LABEL = "gen_ai.evaluation.score.label"
 EXPLANATION = "gen_ai.evaluation.explanation"
 ERROR_TYPE = "error.type"
 SCOPE = "veracity"
+RESULT_ID = "veracity.result_id"
+_IDS = uuid.UUID("0c5f3c4e-2b8e-4a57-9a65-6f5b0e7e2d31")  # veracity's namespace for event ids
 
 
 def evaluation_attributes(record: ResultRecord, threshold: float) -> dict[str, Any]:
@@ -67,6 +75,24 @@ def item_attributes(record: ResultRecord) -> dict[str, Any]:
     if record.question_type is not None:
         found["veracity.question_type"] = record.question_type
     return found
+
+
+def result_id(run_id: str, record: ResultRecord) -> str:
+    """The same result of the same run always gets the same id."""
+    key = "\x1f".join(
+        (run_id, record.sample_id, record.system or "", record.metric, str(record.iteration))
+    )
+    return str(uuid.uuid5(_IDS, key))
+
+
+def _run_time(started_at: str | None) -> int | None:
+    """The run's start in nanoseconds since the epoch, where its manifest says."""
+    if not started_at:
+        return None
+    try:
+        return int(datetime.fromisoformat(started_at).timestamp()) * 1_000_000_000
+    except ValueError:
+        return None
 
 
 def _span_id(raw: object, size: int) -> int | None:
@@ -118,6 +144,8 @@ def emit_results(
     from opentelemetry.trace import Link, SpanContext, TraceFlags
 
     run = load_run(source, thresholds)
+    run_id = str(run.manifest.started_at or "run")
+    when = _run_time(run.manifest.started_at)
     origins = traced_origins(run)
     sampled = TraceFlags(TraceFlags.SAMPLED)
     logger = None if logger_provider is None else logger_provider.get_logger(SCOPE, __version__)
@@ -137,6 +165,7 @@ def emit_results(
     with run_span:
         for record in run.records():
             attributes = evaluation_attributes(record, run.threshold(record.metric))
+            attributes[RESULT_ID] = result_id(run_id, record)
             origin = origins.get((record.sample_id, record.system))
             span: AbstractContextManager[Any] = nullcontext()
             if tracer is not None:
@@ -158,6 +187,8 @@ def emit_results(
                     )
                     logger.emit(
                         LogRecord(
+                            timestamp=when,
+                            observed_timestamp=when,
                             event_name=EVENT,
                             attributes=attributes,
                             severity_number=SeverityNumber.INFO,

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from veracity.traces.otlp import Span, TraceFileError, TraceWindowCut
+from veracity.traces.phoenix_client import phoenix_client
 
 __all__ = ["PHOENIX_PAGE", "read_phoenix_spans"]
 
@@ -54,12 +55,11 @@ def read_phoenix_spans(
     """The spans of ``project`` on the Phoenix at ``base_url`` (since ``since``); a server
     that cannot be reached or a project it does not have is a :class:`TraceFileError`."""
     try:
-        from phoenix.client import Client
+        client = phoenix_client().Client(base_url=base_url)
     except ImportError as exc:
         raise TraceFileError(
             "reading from Phoenix needs its client: pip install 'veracity[phoenix]'"
         ) from exc
-    client = Client(base_url=base_url)
     try:
         found = client.spans.get_spans(
             project_identifier=project, start_time=since, limit=limit, timeout=60
