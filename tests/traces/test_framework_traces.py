@@ -49,7 +49,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from veracity.traces import ECHOED_QUESTION, ROOT_UNREAD, samples_from_traces
+from veracity.traces import ECHOED_QUESTION, ROOT_UNREAD, TraceReadWarning, samples_from_traces
 
 # OpenInference's LangChain instrumentation calls a message's deprecated .text(): warned
 # by LangChain (an error here), which would cost the span its attributes.
@@ -273,14 +273,16 @@ def test_a_root_output_echoing_the_question_gives_way_to_the_llms_answer(
     spans = traced.get_finished_spans()
     echoed = {"input": QUESTION, "context": DOCS, "output": QUESTION}
     path = _with_root_output(written(spans, tmp_path / "t.jsonl"), json.dumps(echoed))
-    found = samples_from_traces(path)
+    with pytest.warns(TraceReadWarning, match=f"1 {ECHOED_QUESTION} \\(trace "):
+        found = samples_from_traces(path)
     (sample,) = found.samples
     assert sample.answer == WRONG  # the last LLM call's
     assert found.doubted == {ECHOED_QUESTION: 1}
     # With no LLM call to fall back on, the trace is skipped and counted, never scored.
     kept = [s for s in spans if (s.attributes or {}).get("openinference.span.kind") != "LLM"]
     path = _with_root_output(written(kept, tmp_path / "u.jsonl"), QUESTION)
-    found = samples_from_traces(path)
+    with pytest.warns(TraceReadWarning, match=ECHOED_QUESTION):
+        found = samples_from_traces(path)
     assert found.samples == [] and found.skipped == {ECHOED_QUESTION: 1}
     assert found.tally.where(ECHOED_QUESTION).startswith("trace ")
     assert f"({path}:1)" in found.tally.where(ECHOED_QUESTION)  # the file and line
@@ -292,10 +294,12 @@ def test_a_root_output_without_an_answer_key_is_said(
     retrieval_chain()
     spans = traced.get_finished_spans()
     odd = json.dumps({"input": QUESTION, "verdict": WRONG})
-    found = samples_from_traces(_with_root_output(written(spans, tmp_path / "t.jsonl"), odd))
+    with pytest.warns(TraceReadWarning, match=ROOT_UNREAD):
+        found = samples_from_traces(_with_root_output(written(spans, tmp_path / "t.jsonl"), odd))
     assert [s.answer for s in found.samples] == [WRONG] and found.doubted == {ROOT_UNREAD: 1}
     kept = [s for s in spans if (s.attributes or {}).get("openinference.span.kind") != "LLM"]
-    found = samples_from_traces(_with_root_output(written(kept, tmp_path / "u.jsonl"), odd))
+    with pytest.warns(TraceReadWarning, match=ROOT_UNREAD):
+        found = samples_from_traces(_with_root_output(written(kept, tmp_path / "u.jsonl"), odd))
     assert found.samples == [] and found.skipped == {ROOT_UNREAD: 1}
 
 
@@ -341,7 +345,8 @@ def test_an_llm_call_repeating_its_question_is_skipped(tmp_path: Path) -> None:
            "gen_ai.completion.0.content": f"  {QUESTION.upper()} "})]  # fmt: skip
     path = tmp_path / "t.jsonl"
     path.write_text(json.dumps(_request(llm)) + "\n", encoding="utf-8")
-    found = samples_from_traces(path)
+    with pytest.warns(TraceReadWarning, match=ECHOED_QUESTION):
+        found = samples_from_traces(path)
     assert found.samples == [] and found.skipped == {ECHOED_QUESTION: 1}
 
 

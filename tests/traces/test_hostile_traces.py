@@ -15,7 +15,12 @@ from typer.testing import CliRunner
 from tests.traces.test_langfuse_export import trace as langfuse_trace
 from tests.traces.test_otlp_traces import ANSWER, QUESTION, _request, openinference_trace
 from veracity.cli.app import app
-from veracity.traces import UNREADABLE_LINE, UNREADABLE_TRACE, samples_from_traces
+from veracity.traces import (
+    UNREADABLE_LINE,
+    UNREADABLE_TRACE,
+    TraceReadWarning,
+    samples_from_traces,
+)
 
 Spans = list[dict[str, Any]]
 
@@ -82,7 +87,8 @@ def test_a_bad_trace_is_a_counted_located_skip(
     bad: str, said: tuple[str, str], tmp_path: Path
 ) -> None:
     path = _file(tmp_path, _good("g1"), bad, _good("g2"))
-    found = samples_from_traces(path)
+    with pytest.warns(TraceReadWarning, match=f"reading traces: 1 {said[0]} \\("):
+        found = samples_from_traces(path)
     assert [s.id for s in found.samples] == ["g1", "g2"]
     reason, where = said
     assert found.skipped == {reason: 1}
@@ -106,7 +112,8 @@ def test_a_langfuse_trace_whose_observations_are_not_a_list_is_skipped(tmp_path:
     export = tmp_path / "lf.json"
     export.write_text(json.dumps({"data": [langfuse_trace(), bad]}), encoding="utf-8")
     for path, where in ((lines, f"({lines}:2)"), (export, f"({export}: trace 2)")):
-        found = samples_from_traces(path, kind="langfuse")
+        with pytest.warns(TraceReadWarning, match="'observations' is int"):
+            found = samples_from_traces(path, kind="langfuse")
         assert [s.id for s in found.samples] == ["lf-1"]
         assert found.skipped == {UNREADABLE_TRACE: 1}
         assert f"trace lf-bad {where}: 'observations' is int" in found.tally.where(UNREADABLE_TRACE)

@@ -10,7 +10,12 @@ from typing import Any
 
 import pytest
 
-from veracity.traces import UNREADABLE_LINE, TraceFileError, samples_from_traces
+from veracity.traces import (
+    UNREADABLE_LINE,
+    TraceFileError,
+    TraceReadWarning,
+    samples_from_traces,
+)
 
 QUESTION = "When was the Eiffel Tower finished?"
 DOCS = ["The Eiffel Tower was finished in 1889.", "It is 330 metres tall."]
@@ -84,7 +89,8 @@ def test_an_export_with_no_trace_is_named(tmp_path: Path, text: str, message: st
 def test_a_damaged_line_is_a_counted_located_skip(tmp_path: Path) -> None:
     path = tmp_path / "lf.jsonl"
     path.write_text(json.dumps(trace()) + "\n{broken\n", encoding="utf-8")
-    found = samples_from_traces(path, kind="langfuse")
+    with pytest.warns(TraceReadWarning, match=":2: not JSON"):
+        found = samples_from_traces(path, kind="langfuse")
     assert [s.id for s in found.samples] == ["lf-1"]
     assert found.skipped == {UNREADABLE_LINE: 1}
     assert f"{path}:2: not JSON" in found.tally.where(UNREADABLE_LINE)

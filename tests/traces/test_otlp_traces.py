@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 
 from tests.cli.test_run_end_to_end import veracity
-from veracity.traces import UNREADABLE_LINE, TraceFileError, samples_from_traces
+from veracity.traces import (
+    UNREADABLE_LINE,
+    TraceFileError,
+    TraceReadWarning,
+    samples_from_traces,
+)
 
 QUESTION = "When was the Eiffel Tower finished?"
 DOCS = ["The Eiffel Tower was finished in 1889.", "It is 330 metres tall."]
@@ -154,7 +159,8 @@ def test_a_damaged_line_is_a_counted_located_skip(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     good = json.dumps(_request(openinference_trace()))
     path.write_text(f'{good}\n{{"resourceSp\n{{"spans": []}}\n', encoding="utf-8")
-    found = samples_from_traces(path)
+    with pytest.warns(TraceReadWarning, match=f"2 {UNREADABLE_LINE}"):
+        found = samples_from_traces(path)
     assert [s.id for s in found.samples] == ["t1"]
     assert found.skipped == {UNREADABLE_LINE: 2}
     where = found.tally.where(UNREADABLE_LINE)

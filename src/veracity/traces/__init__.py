@@ -15,7 +15,7 @@ from veracity.traces.samples import (
     streamed_samples,
 )
 from veracity.traces.select import FILTERED_OUT, TraceFilter
-from veracity.traces.tally import TraceTally
+from veracity.traces.tally import TraceReadWarning, TraceTally
 
 __all__ = [
     "ECHOED_QUESTION",
@@ -30,6 +30,7 @@ __all__ = [
     "TraceFilter",
     "TraceMapping",
     "TraceQuery",
+    "TraceReadWarning",
     "TraceSamples",
     "TraceSource",
     "TraceTally",

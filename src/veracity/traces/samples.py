@@ -15,9 +15,9 @@ from typing import Literal, get_args
 
 from veracity.traces.langfuse import read_langfuse_spans
 from veracity.traces.langfuse_api import read_langfuse_api_spans
-from veracity.traces.otlp import OnSkip, Span, read_spans
+from veracity.traces.otlp import UNREADABLE_LINE, OnSkip, Span, read_spans
 from veracity.traces.phoenix import read_phoenix_spans
-from veracity.traces.rag import NOT_RAG, TraceMapping, read_trace
+from veracity.traces.rag import ECHOED_QUESTION, NOT_RAG, ROOT_UNREAD, TraceMapping, read_trace
 from veracity.traces.select import FILTERED_OUT, TraceFilter
 from veracity.traces.tally import TraceTally
 from veracity.types import Sample
@@ -37,6 +37,9 @@ __all__ = [
 
 EVALUATED_BEFORE = "evaluated before"
 UNREADABLE_TRACE = "unreadable trace"
+# Skips a caller of the Python API is warned of (TraceReadWarning): a trace whose answer
+# could not be trusted, or that could not be read at all.
+DOUBTFUL = frozenset({ECHOED_QUESTION, ROOT_UNREAD, UNREADABLE_TRACE, UNREADABLE_LINE})
 
 TraceSource = Literal["otlp", "phoenix", "langfuse"]
 TRACE_SOURCES: tuple[TraceSource, ...] = get_args(TraceSource)
@@ -87,7 +90,9 @@ def samples_from_spans(
     meeting ``where``, or among the trace ids ``seen`` (evaluated by an earlier run)."""
     query = TraceQuery(mapping=mapping, where=where or TraceFilter(), seen=seen)
     tally = TraceTally()
-    return _sorted(_samples(_grouped(spans), query, tally), tally)
+    found = _sorted(_samples(_grouped(spans), query, tally), tally)
+    tally.warn(DOUBTFUL)
+    return found
 
 
 def samples_from_traces(
@@ -106,19 +111,24 @@ def samples_from_traces(
     Langfuse server's URL (``kind="langfuse"``, its keys in ``LANGFUSE_PUBLIC_KEY`` /
     ``LANGFUSE_SECRET_KEY``, observations since ``since``). ``where``: conditions a trace
     must meet (``"service.name=rag-prod"``, see :class:`TraceFilter`); ``seen``: trace ids
-    to leave out, as evaluated before. :class:`TraceFileError` names what cannot be read."""
+    to leave out, as evaluated before. :class:`TraceFileError` names a source that cannot
+    be read at all; a :class:`TraceReadWarning` names the traces whose answer was doubted
+    or that could not be read (counted in ``skipped`` / ``doubted``)."""
     if isinstance(where, str):  # one condition, not its characters
         where = [where]
     chosen = where if isinstance(where, TraceFilter) else TraceFilter.parse(where)
     query = TraceQuery(kind, project, since, mapping, chosen, seen)
     tally = TraceTally()
-    return _sorted(_samples(_traces(source, query, tally.skip), query, tally), tally)
+    found = _sorted(_samples(_traces(source, query, tally.skip), query, tally), tally)
+    tally.warn(DOUBTFUL)
+    return found
 
 
 def streamed_samples(source: str | Path, query: TraceQuery, tally: TraceTally) -> Iterator[Sample]:
     """The samples of :func:`samples_from_traces`, one at a time as each trace is whole
     (a file's, in the order their last spans come), none held: for a source too large to
-    keep. ``tally`` counts the traces left out and the samples doubted, by reason."""
+    keep. ``tally`` counts the traces left out and the samples doubted, by reason (no
+    warning: the caller says them)."""
     return (sample for _, sample in _samples(_traces(source, query, tally.skip), query, tally))
 
 

@@ -3,15 +3,21 @@ few places of each reason), so that nothing is passed over in silence."""
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from veracity.traces.otlp import UNREADABLE_LINE
 
-__all__ = ["PLACES_KEPT", "TraceTally"]
+__all__ = ["PLACES_KEPT", "TraceReadWarning", "TraceTally"]
 
 PLACES_KEPT = 5  # places named per reason: enough to find them, never a file's worth
+
+
+class TraceReadWarning(UserWarning):
+    """Traces whose answer was doubted or that could not be read (the Python API's word;
+    the CLI says it on the console)."""
 
 
 @dataclass
@@ -62,3 +68,13 @@ class TraceTally:
             "skipped": dict(self.skipped.most_common()),
             "doubted": dict(self.doubted.most_common()),
         }
+
+    def warn(self, doubtful: frozenset[str]) -> None:
+        """A :class:`TraceReadWarning` naming the doubted traces and those skipped for one
+        of the ``doubtful`` reasons, with where; nothing where there are none."""
+        reasons = [*self.doubted, *(r for r in self.skipped if r in doubtful)]
+        if reasons:
+            said = "; ".join(
+                f"{self.skipped[r] + self.doubted[r]} {r} ({self.where(r)})" for r in reasons
+            )
+            warnings.warn(f"reading traces: {said}", TraceReadWarning, stacklevel=3)
