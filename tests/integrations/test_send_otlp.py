@@ -179,3 +179,26 @@ def test_the_top_level_help_names_every_destination(cli: CliRunner) -> None:
     send_help = cli.invoke(app, ["send", "--help"]).output
     for destination in ("phoenix", "langfuse", "otlp"):
         assert destination in send_help
+
+
+def test_a_run_made_with_a_relative_out_is_linked_from_another_directory(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.integrations.traced_runs import write_traces
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(project)
+    write_traces(project / "traces.jsonl")
+    made = cli.invoke(
+        app,
+        ["run", "traces.jsonl", "--from", "otlp", "--judge", "offline", "--metrics",
+         "faithfulness", "--out", "runs/prod"],
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    monkeypatch.chdir(elsewhere)
+    out = elsewhere / "events.jsonl"
+    sent = cli.invoke(app, ["send", str(project / "runs/prod"), "--to", "otlp", "--url", str(out)])
+    assert sent.exit_code == 0 and "2 linked to the span they evaluate" in sent.output, sent.output
+    assert {e["traceId"] for e in events_in_json(out)} == {trace_id(n) for n in range(len(ANSWERS))}

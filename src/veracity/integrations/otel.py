@@ -111,14 +111,10 @@ def _span_id(raw: object, size: int) -> int | None:
 def traced_origins(run: RunData) -> dict[tuple[str, str | None], tuple[int, int]]:
     """The trace and span each sample of a run came from, where its dataset says (samples
     read from traces keep ``trace_id`` and ``span_id`` in their metadata)."""
-    from veracity.agreement.load import AgreementError, dataset_path, read_samples
+    from veracity.integrations.traced import run_samples
 
-    try:
-        samples = read_samples(dataset_path(run))
-    except AgreementError:
-        return {}
     found = {}
-    for key, sample in samples.items():
+    for key, sample in run_samples(run).items():
         trace = _span_id(sample.metadata.get("trace_id"), 16)
         span = _span_id(sample.metadata.get("span_id"), 8)
         if trace and span:

@@ -10,9 +10,9 @@ from typing import Any
 
 from veracity.report.excerpts import failing_claims
 from veracity.report.run_data import RunData, RunLike, load_run
-from veracity.types import ResultRecord
+from veracity.types import ResultRecord, Sample
 
-__all__ = ["MAX_EXPLANATION", "TracedResult", "explanation", "traced_results"]
+__all__ = ["MAX_EXPLANATION", "TracedResult", "explanation", "run_samples", "traced_results"]
 
 MAX_EXPLANATION = 4_000
 
@@ -25,6 +25,23 @@ def explanation(reason: str, details: Mapping[str, Any]) -> str:
         lines.append(f"… and {more} more failing claim(s)")
     text = "\n".join(lines)
     return text if len(text) <= MAX_EXPLANATION else text[: MAX_EXPLANATION - 1] + "…"
+
+
+def run_samples(run: RunData) -> dict[tuple[str, str | None], Sample]:
+    """The samples of ``run``'s dataset, by (id, system); none if it cannot be read. A run
+    from traces keeps them in its directory, recorded by the path it was given: from
+    another working directory, they are found there by name."""
+    from veracity.agreement.load import AgreementError, dataset_path, read_samples
+
+    path = dataset_path(run)
+    recorded = run.manifest.dataset.path
+    if path is None and recorded and run.run_dir is not None:
+        beside = run.run_dir / Path(recorded).name
+        path = beside if beside.is_file() else None
+    try:
+        return read_samples(path)
+    except AgreementError:
+        return {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +58,8 @@ def traced_results(
 ) -> Iterator[TracedResult]:
     """The results of ``source`` (a run directory, the result of ``evaluate`` or a run
     read already) whose samples came from traces; the others are left out."""
-    from veracity.agreement.load import AgreementError, dataset_path, read_samples
-
     run = source if isinstance(source, RunData) else load_run(source, thresholds)
-    try:
-        samples = read_samples(dataset_path(run))
-    except AgreementError:
-        samples = {}
+    samples = run_samples(run)
     run_id = str(run.manifest.started_at or "run")
     for record in run.records():
         sample = samples.get((record.sample_id, record.system))
