@@ -372,6 +372,7 @@ LC_AI = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages
                       {"role": "assistant", "content": [{"type": "text", "text": WRONG}]}]},
         {"messages": [{"lc": 1, "type": "constructor", "id": ["HumanMessage"],
                        "kwargs": {"content": QUESTION, "type": "human"}}, LC_AI]},
+        {"messages": [["user", QUESTION], ["assistant", WRONG]]},  # LangChain's pairs
     ],
 )  # fmt: skip
 def test_the_answer_keys_the_frameworks_write(output: dict[str, Any], tmp_path: Path) -> None:
@@ -388,3 +389,24 @@ def test_the_answer_keys_the_frameworks_write(output: dict[str, Any], tmp_path: 
     path.write_text(json.dumps(_request(spans)) + "\n", encoding="utf-8")
     (sample,) = samples_from_traces(path).samples
     assert (sample.question, sample.answer) == (QUESTION, WRONG)
+
+
+def test_a_langgraph_asked_in_langchains_message_pairs(
+    traced: InMemorySpanExporter, tmp_path: Path
+) -> None:
+    # graph.invoke({"messages": [("user", question)]}): the root's input holds the pair.
+    model = FakeListChatModel(responses=[WRONG])
+
+    def generate(state: MessagesState) -> dict[str, list[BaseMessage]]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("generate", generate)
+    graph.add_edge(START, "generate")
+    graph.add_edge("generate", END)
+    asked: Any = {"messages": [("user", QUESTION)]}  # coerced by LangGraph, not typed so
+    graph.compile().invoke(asked)
+    spans = traced.get_finished_spans()
+    kept = [s for s in spans if (s.attributes or {}).get("openinference.span.kind") != "LLM"]
+    (sample,) = samples_from_traces(written(kept, tmp_path / "t.jsonl")).samples
+    assert (sample.question, sample.answer, sample.contexts) == (QUESTION, WRONG, ())

@@ -2,7 +2,8 @@
 keys say what it is (a LangChain chain's ``{"query", "result"}``, ``{"input", "context",
 "answer"}``, LlamaIndex's ``{"response", …}``), or a list of chat messages in any of the
 shapes they serialise (OpenAI's ``{role, content}``, OTel GenAI's ``parts``, LangChain's
-``{type, data}`` and ``{lc, kwargs}``, LangGraph's ``{"messages": […]}``).
+``{type, data}``, ``{lc, kwargs}`` and ``["user", "text"]`` pairs, LangGraph's
+``{"messages": […]}``).
 
 The question and the answer are read with different keys and roles, so that an answer is
 never an echo of the question a chain's output repeats beside it.
@@ -47,8 +48,19 @@ def _body(message: Mapping[str, Any]) -> Mapping[str, Any]:
     return message
 
 
+def _pair(message: Any) -> tuple[str, str] | None:
+    """A message written as LangChain accepts it, ``("user", "text")`` (JSON: a list)."""
+    if isinstance(message, list | tuple) and len(message) == 2:
+        role, text = message
+        if isinstance(role, str) and isinstance(text, str):
+            return role, text
+    return None
+
+
 def message_role(message: Any) -> str:
     """A message's role, casefolded (``""`` where it has none)."""
+    if (pair := _pair(message)) is not None:
+        return pair[0].casefold()
     if not isinstance(message, Mapping):
         return ""
     body = _body(message)
@@ -64,6 +76,8 @@ def message_text(message: Any) -> str | None:
     text of its GenAI ``parts``."""
     if isinstance(message, str):
         return message.strip() or None
+    if (pair := _pair(message)) is not None:
+        return pair[1].strip() or None
     if not isinstance(message, Mapping):
         return None
     body = _body(message)
