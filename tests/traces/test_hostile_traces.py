@@ -180,3 +180,20 @@ def test_a_file_with_nothing_readable_exits_2_naming_it(cli: CliRunner, tmp_path
     assert result.exit_code == 2
     assert f"{path}:1: not JSON that can be read" in " ".join(result.output.split())
     assert not (tmp_path / "run" / "run.json").exists()
+
+
+def test_a_langfuse_servers_degenerate_output_is_text_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("langfuse")
+    from tests.traces.fake_langfuse import PUBLIC, SECRET, FakeLangfuse, serving
+    from tests.traces.test_langfuse_api import observations
+
+    monkeypatch.setenv("LANGFUSE_PUBLIC_KEY", PUBLIC)
+    monkeypatch.setenv("LANGFUSE_SECRET_KEY", SECRET)
+    degenerate = observations("t2")
+    degenerate[0]["output"] = "[" * 1_500  # the API's JSON text, too deep to be JSON
+    with serving(FakeLangfuse(observations("t1") + degenerate)) as url:
+        found = samples_from_traces(url, kind="langfuse")
+    assert {s.id: s.answer for s in found.samples}["t2"] == "[" * 1_500
+    assert [s.id for s in found.samples] == ["t1", "t2"]

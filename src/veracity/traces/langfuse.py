@@ -19,7 +19,7 @@ from typing import Any
 from veracity.traces.otlp import UNREADABLE_LINE, OnSkip, Span, TraceFileError
 from veracity.traces.texts import loaded_json
 
-__all__ = ["observation_span", "read_langfuse_spans"]
+__all__ = ["observation_span", "read_langfuse_spans", "readable_observation"]
 
 _DOCUMENT_KEYS = ("page_content", "content", "text", "document")
 
@@ -121,14 +121,23 @@ def _spans_of(trace: Any, where: str) -> Iterator[Span]:
     )  # fmt: skip
     for observation in observations if isinstance(observations, list) else []:
         if isinstance(observation, Mapping):  # an id alone (the list endpoint) says nothing
-            try:
-                yield observation_span(observation, trace_id, parent=trace_id, service=service)
-            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
-                yield Span(
-                    trace_id=trace_id, span_id=str(observation.get("id"))[:64], parent_id="",
-                    name="", start=0, end=0, where=where,
-                    problem=f"observation {str(observation.get('id'))[:64]!r}: {exc}",
-                )  # fmt: skip
+            yield readable_observation(observation, trace_id, trace_id, service, where)
+
+
+def readable_observation(
+    raw: Mapping[str, Any], trace_id: str, parent: str, service: str | None, where: str
+) -> Span:
+    """:func:`observation_span`, or, where the observation cannot be read, a span saying
+    why (its trace is skipped, named)."""
+    try:
+        return observation_span(raw, trace_id, parent=parent, service=service)
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        named = raw.get("id")
+        shown = named[:64] if isinstance(named, str) else type(named).__name__
+        return Span(
+            trace_id=trace_id, span_id=shown, parent_id="", name="", start=0, end=0,
+            where=where, problem=f"observation {shown!r}: {exc}",
+        )  # fmt: skip
 
 
 def _service(trace: Mapping[str, Any]) -> str | None:

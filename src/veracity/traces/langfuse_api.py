@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from veracity._scrub import scrub_secrets
-from veracity.traces.langfuse import observation_span
+from veracity.traces.langfuse import readable_observation
 from veracity.traces.otlp import Span, TraceFileError, TraceWindowCut
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def _decoded(value: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # text, or too deep to read: the text it is
             return value
     return value
 
@@ -114,7 +114,9 @@ def read_langfuse_api_spans(
                 "startTime": observation.start_time,
                 "endTime": observation.end_time,
             }
-            yield observation_span(raw, observation.trace_id, service=observation.trace_name)
+            yield readable_observation(
+                raw, observation.trace_id, "", observation.trace_name, base_url
+            )
         read += len(page.data)
         cursor = page.meta.cursor
         if not cursor or not page.data:
