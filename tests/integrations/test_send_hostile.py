@@ -1,6 +1,6 @@
-"""Issue 48 items 20 and 21: ``veracity send`` against servers that misbehave — a reply
-without end, a reply dripping in, a redirect to another host, a reply that takes nothing,
-an error that echoes the credentials it was sent."""
+"""Issue 48 items 20 and 21: ``veracity send`` to Phoenix, Langfuse and OTLP against
+servers that misbehave — a reply without end, a reply dripping in, a redirect to another
+host, a reply that takes nothing, an error that echoes the credentials it was sent."""
 
 from __future__ import annotations
 
@@ -28,16 +28,20 @@ from veracity.integrations import sending
 
 pytest.importorskip("langfuse")
 pytest.importorskip("phoenix.client")
+pytest.importorskip("opentelemetry.exporter.otlp.proto.common")
 
 # What each destination answers when it takes the run's two results.
 TAKEN: dict[str, dict[str, Any]] = {
     "langfuse": {"accepted": 2, "rejected": 0, "errors": []},
     "phoenix": {"data": [{"id": "a1"}, {"id": "a2"}]},
+    "otlp": {"partialSuccess": {}},  # OTLP/HTTP's JSON encoding of a full success
 }
 NOTHING_TAKEN: dict[str, dict[str, Any]] = {
     "langfuse": {"accepted": 0, "rejected": 0, "errors": []},
     "phoenix": {"data": []},
+    "otlp": {"partialSuccess": {"rejectedLogRecords": 2, "errorMessage": "over quota"}},
 }
+DESTINATIONS = list(TAKEN)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +67,7 @@ def send(cli: CliRunner, run_dir: Path, to: str, url: str, *more: str) -> tuple[
     return result.exit_code, result.output.replace("\n", " ")
 
 
-@pytest.mark.parametrize("to", ["langfuse", "phoenix"])
+@pytest.mark.parametrize("to", DESTINATIONS)
 def test_a_reply_without_end_is_refused_at_the_bound(
     run_dir: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch, to: str
 ) -> None:
@@ -76,7 +80,7 @@ def test_a_reply_without_end_is_refused_at_the_bound(
     assert server.written < total / 4  # the rest was never asked for
 
 
-@pytest.mark.parametrize("to", ["langfuse", "phoenix"])
+@pytest.mark.parametrize("to", DESTINATIONS)
 def test_a_reply_dripping_in_is_cut_at_the_deadline(run_dir: Path, cli: CliRunner, to: str) -> None:
     # Each byte comes well within any read timeout; the reply as a whole never would.
     with misbehaving(dripping_reply(TAKEN[to], every_s=0.25)) as server:
@@ -85,7 +89,7 @@ def test_a_reply_dripping_in_is_cut_at_the_deadline(run_dir: Path, cli: CliRunne
     assert server.written < len(json.dumps(TAKEN[to]))
 
 
-@pytest.mark.parametrize("to", ["langfuse", "phoenix"])
+@pytest.mark.parametrize("to", DESTINATIONS)
 def test_a_redirect_to_another_host_is_not_followed(run_dir: Path, cli: CliRunner, to: str) -> None:
     # 127.0.0.2 is loopback too, and another host for HTTP.
     elsewhere_reply = misbehaving(json_reply(TAKEN[to]), host="127.0.0.2")
@@ -95,7 +99,7 @@ def test_a_redirect_to_another_host_is_not_followed(run_dir: Path, cli: CliRunne
     assert len(server.received) == 1 and elsewhere.received == []
 
 
-@pytest.mark.parametrize("to", ["langfuse", "phoenix"])
+@pytest.mark.parametrize("to", DESTINATIONS)
 def test_a_redirect_on_the_same_host_is_followed(run_dir: Path, cli: CliRunner, to: str) -> None:
     with (
         misbehaving(json_reply(TAKEN[to])) as moved,
@@ -106,15 +110,19 @@ def test_a_redirect_on_the_same_host_is_followed(run_dir: Path, cli: CliRunner, 
     assert len(moved.received) == 1
 
 
-@pytest.mark.parametrize("to", ["langfuse", "phoenix"])
+@pytest.mark.parametrize("to", DESTINATIONS)
 def test_a_reply_that_takes_nothing_is_said_not_taken_for_nothing_to_send(
     run_dir: Path, cli: CliRunner, to: str
 ) -> None:
     with misbehaving(json_reply(NOTHING_TAKEN[to])) as server:
         code, said = send(cli, run_dir, to, server.url)
     assert code == 2 and "nothing to send" not in said
-    taken = "took 0 of the 2 score(s) sent" if to == "langfuse" else "names 0 as taken"
-    assert taken in said, said
+    taken = {
+        "langfuse": "took 0 of the 2 score(s) sent",
+        "phoenix": "names 0 as taken",
+        "otlp": "rejected 2 event(s): over quota",
+    }
+    assert taken[to] in said, said
 
 
 def test_a_timeout_that_bounds_nothing_is_refused(run_dir: Path, cli: CliRunner) -> None:
