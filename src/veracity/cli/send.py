@@ -24,6 +24,7 @@ def send(
         str,
         typer.Option(
             "--to",
+            metavar="phoenix|langfuse|otlp",
             help="phoenix: annotations of the spans evaluated; langfuse: scores of the traces "
             "evaluated (keys in LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY); otlp: "
             "gen_ai.evaluation.result events linked to the spans evaluated, to an OTLP/HTTP "
@@ -33,16 +34,18 @@ def send(
     url: Annotated[
         str | None,
         typer.Option(
+            metavar="URL|FILE",
             help="Where to send: the server's base URL (default: Phoenix on localhost:6006; "
             "Langfuse at $LANGFUSE_BASE_URL or $LANGFUSE_HOST, else Langfuse Cloud); for "
             "otlp, an OTLP/HTTP endpoint (default: $OTEL_EXPORTER_OTLP_LOGS_ENDPOINT or "
             "$OTEL_EXPORTER_OTLP_ENDPOINT, else localhost:4318) or a file to write, anew "
-            "each time."
+            "each time.",
         ),
     ] = None,
     timeout: Annotated[
         float,
         typer.Option(
+            metavar="SECONDS",
             help="Seconds each request may take in all, its reply included (a reply over "
             "32 MB, or a redirect to another host, is refused too).",
         ),
