@@ -410,3 +410,54 @@ def test_a_langgraph_asked_in_langchains_message_pairs(
     kept = [s for s in spans if (s.attributes or {}).get("openinference.span.kind") != "LLM"]
     (sample,) = samples_from_traces(written(kept, tmp_path / "t.jsonl")).samples
     assert (sample.question, sample.answer, sample.contexts) == (QUESTION, WRONG, ())
+
+
+@pytest.mark.parametrize(
+    "history",
+    [
+        [("What is insulin?", "A hormone.")],  # LangChain's (human, ai) exchanges
+        [HumanMessage(content="What is insulin?"), AIMessage(content="A hormone.")],
+    ],
+    ids=["exchanges", "messages"],
+)
+def test_a_conversational_chains_history_is_the_samples(
+    history: list[Any], traced: InMemorySpanExporter, tmp_path: Path
+) -> None:
+    # Its answering LLM call sees only the rephrased question: the conversation is in the
+    # chain's input, and a follow-up question is unreadable without it.
+    follow_up = "Which organ makes it?"
+    chain = ConversationalRetrievalChain.from_llm(
+        FakeListLLM(responses=[QUESTION, WRONG]), retriever=ToyRetriever()
+    )
+    chain.invoke({"question": follow_up, "chat_history": history})
+    found = samples_from_traces(written(traced.get_finished_spans(), tmp_path / "t.jsonl"))
+    (sample,) = found.samples
+    assert (sample.question, sample.answer) == (follow_up, WRONG)
+    assert [(t.role, t.content) for t in sample.history] == [
+        ("user", "What is insulin?"),
+        ("assistant", "A hormone."),
+    ]
+
+
+def test_a_langgraphs_earlier_messages_are_the_history(
+    traced: InMemorySpanExporter, tmp_path: Path
+) -> None:
+    model = FakeListChatModel(responses=[WRONG])
+
+    def generate(state: MessagesState) -> dict[str, list[BaseMessage]]:
+        return {"messages": [model.invoke(state["messages"][-1:])]}  # the last turn only
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("generate", generate)
+    graph.add_edge(START, "generate")
+    graph.add_edge("generate", END)
+    asked: Any = {"messages": [("user", "What is insulin?"), ("assistant", "A hormone."),
+                               ("user", QUESTION)]}  # fmt: skip
+    graph.compile().invoke(asked)
+    found = samples_from_traces(written(traced.get_finished_spans(), tmp_path / "t.jsonl"))
+    (sample,) = found.samples
+    assert (sample.question, sample.answer) == (QUESTION, WRONG)
+    assert [(t.role, t.content) for t in sample.history] == [
+        ("user", "What is insulin?"),
+        ("assistant", "A hormone."),
+    ]

@@ -31,6 +31,7 @@ from veracity.traces.otlp import Span
 from veracity.traces.texts import (
     AI_ROLES,
     HUMAN_ROLES,
+    earlier_turns,
     loaded_json,
     message_role,
     message_text,
@@ -246,6 +247,17 @@ def _system(spans: Sequence[Span], mapping: TraceMapping) -> str | None:
     return next((span.service for span in spans if span.service), None)
 
 
+def _root_turns(root: Span, mapping: TraceMapping) -> list[tuple[str, str]]:
+    """The conversation the request's input holds before its question (a chain's
+    ``chat_history``, a LangGraph's earlier ``messages``)."""
+    for key in mapping.question:
+        raw = root.attributes.get(key)
+        loaded = loaded_json(raw.strip()) if isinstance(raw, str) else raw
+        if isinstance(loaded, Mapping):
+            return earlier_turns(loaded)
+    return []
+
+
 def _chosen_answer(
     root: Span, final: Span | None, question: str | None, mapping: TraceMapping
 ) -> tuple[str | None, Span | None, str | None]:
@@ -310,6 +322,8 @@ def read_trace(
         if text not in retrieved and not (contexts and all(doc in text for doc in contexts))
     ]
     earlier = messages[:last_user] if last_user is not None else []
+    if not earlier and root is not final:  # the LLM call was not given the conversation
+        earlier = _root_turns(root, mapping)
     history = tuple(
         Turn(role="user" if role in HUMAN_ROLES else "assistant", content=text)
         for role, text in earlier

@@ -18,6 +18,7 @@ from typing import Any
 __all__ = [
     "AI_ROLES",
     "HUMAN_ROLES",
+    "earlier_turns",
     "loaded_json",
     "message_role",
     "message_text",
@@ -27,6 +28,8 @@ __all__ = [
 
 AI_ROLES = frozenset({"assistant", "ai", "aimessage", "aimessagechunk", "model", "bot"})
 HUMAN_ROLES = frozenset({"user", "human", "humanmessage", "humanmessagechunk"})
+# The roles a ("role", "text") pair can name: any other pair is a (human, ai) exchange.
+PAIR_ROLES = AI_ROLES | HUMAN_ROLES | {"system", "tool", "function", "developer"}
 
 
 def loaded_json(text: str) -> Any:
@@ -52,7 +55,7 @@ def _pair(message: Any) -> tuple[str, str] | None:
     """A message written as LangChain accepts it, ``("user", "text")`` (JSON: a list)."""
     if isinstance(message, list | tuple) and len(message) == 2:
         role, text = message
-        if isinstance(role, str) and isinstance(text, str):
+        if isinstance(role, str) and role.casefold() in PAIR_ROLES and isinstance(text, str):
             return role, text
     return None
 
@@ -131,6 +134,32 @@ def text_in(value: Any, keys: Sequence[str], roles: frozenset[str]) -> str | Non
     if isinstance(value, list):
         return _last_message(value, roles)
     return None
+
+
+def earlier_turns(value: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The conversation before the question a request's input holds, (role, text) oldest
+    first: its ``chat_history`` (messages, or LangChain's ``(human, ai)`` exchanges), else
+    its ``messages`` before the last human one."""
+    history = value.get("chat_history")
+    if isinstance(history, list):
+        turns: list[tuple[str, str]] = []
+        for item in history:
+            role, text = message_role(item), message_text(item)
+            if role and text:
+                turns.append((role, text))
+            elif (
+                isinstance(item, list | tuple)
+                and len(item) == 2
+                and all(isinstance(t, str) for t in item)
+            ):
+                turns += [("human", item[0]), ("ai", item[1])]
+        return turns
+    messages = value.get("messages")
+    if not isinstance(messages, list):
+        return []
+    turns = [(message_role(m), text) for m in messages if (text := message_text(m)) is not None]
+    last_human = max((i for i, (role, _) in enumerate(turns) if role in HUMAN_ROLES), default=0)
+    return turns[:last_human]
 
 
 def same_text(a: str, b: str) -> bool:
