@@ -34,16 +34,13 @@ class AgreementError(ValueError):
 
 
 def dataset_path(run: RunData, given: Path | None = None) -> Path | None:
-    """The run's dataset: ``given``, else the path its ``run.json`` records, if it is
+    """The run's dataset: ``given``, else the one its ``run.json`` records, if it is
     still there."""
     if given is not None:
         if not given.is_file():
             raise AgreementError(f"dataset not found: {given}")
         return given
-    path = run.manifest.dataset.path
-    if path is not None and Path(path).is_file():
-        return Path(path)
-    return None
+    return run.dataset_file()
 
 
 def read_samples(path: Path | None, held: Iterable[Sample] = ()) -> SampleIndex:

@@ -28,19 +28,15 @@ def explanation(reason: str, details: Mapping[str, Any]) -> str:
 
 
 def run_samples(run: RunData) -> dict[tuple[str, str | None], Sample]:
-    """The samples of ``run``'s dataset, by (id, system); none if it cannot be read. A run
-    from traces keeps them in its directory, recorded by the path it was given: from
-    another working directory, they are found there by name."""
-    from veracity.agreement.load import AgreementError, dataset_path, read_samples
+    """The samples of ``run``'s dataset, by (id, system); none if it cannot be read."""
+    from veracity.dataset import DatasetError, read_dataset
 
-    path = dataset_path(run)
-    recorded = run.manifest.dataset.path
-    if path is None and recorded and run.run_dir is not None:
-        beside = run.run_dir / Path(recorded).name
-        path = beside if beside.is_file() else None
+    path = run.dataset_file()
+    if path is None:
+        return {}
     try:
-        return read_samples(path)
-    except AgreementError:
+        return {(s.id, s.system): s for s in read_dataset(path) if isinstance(s, Sample)}
+    except DatasetError:
         return {}
 
 

@@ -54,6 +54,18 @@ class RunData:
         assert self.run_dir is not None  # one of the two is always set by load_run
         return read_results(self.run_dir)
 
+    def dataset_file(self) -> Path | None:
+        """The run's dataset, if it is still there: the path ``run.json`` records, else a
+        file of that name in the run directory (a run from traces keeps its samples there,
+        recorded relative to the working directory it ran in)."""
+        recorded = self.manifest.dataset.path
+        if not recorded:
+            return None
+        if Path(recorded).is_file():
+            return Path(recorded)
+        beside = self.run_dir / Path(recorded).name if self.run_dir is not None else None
+        return beside if beside is not None and beside.is_file() else None
+
     @property
     def judge(self) -> dict[str, Any]:
         return self.manifest.judge.model_dump(mode="json", exclude_unset=True)
