@@ -108,6 +108,20 @@ async def test_rejected_logprobs_are_dropped_once() -> None:
     assert any("rejected logprobs" in note for note in model.notes)
 
 
+async def test_log_probabilities_are_asked_for_only_where_they_are_read() -> None:
+    # Claim extraction reads none (a list of claims); verification reads the verdicts'.
+    # The first call asks for them whatever its question: it finds out what the endpoint
+    # takes, so that a rejection costs one call for the whole run.
+    with FakeLLMServer() as server:
+        judge = LLMJudge(chat(server))
+        for _ in range(2):
+            await judge.extract_claims("q", "Paris is in France.", iteration=0)
+            await judge.verify_claims(["Paris is in France."], ["Paris is in France."], iteration=0)
+        await judge.aclose()
+        asked = [body.get("logprobs") for body in server.requests]
+    assert asked == [True, True, None, True]
+
+
 async def test_every_request_carries_its_questions_reply_bound() -> None:
     with FakeLLMServer() as server:
         judge = LLMJudge(chat(server), max_tokens={"claim_extraction": 77})

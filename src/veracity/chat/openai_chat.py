@@ -77,7 +77,9 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
         }
         if options.temperature is not None:
             params["temperature"] = options.temperature
-        if options.logprobs:
+        # Asked for where the reply's probabilities are read, and on every call until the
+        # endpoint's options are settled: the first call finds out whether it takes them.
+        if options.logprobs and (output.logprobs or not self._settled):
             params["logprobs"] = True
             params["top_logprobs"] = TOP_LOGPROBS
         mode = options.structured_output

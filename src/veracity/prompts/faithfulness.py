@@ -114,6 +114,7 @@ CLAIM_EXTRACTION = PromptTemplate(
         ),
     ),
     max_tokens=768,
+    logprobs=False,  # a list of claims: no probability is read from it
 )
 
 CLAIM_VERIFICATION = PromptTemplate(

@@ -11,6 +11,7 @@ can enforce it (``response_format`` json_schema, Anthropic's tool input).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -34,11 +35,13 @@ class ChatMessage:
 
 @dataclass(frozen=True, slots=True)
 class OutputSpec:
-    """What a judge's reply must look like: a named JSON schema, and how long it may be."""
+    """What a judge's reply must look like: a named JSON schema, and how long it may be.
+    ``logprobs``: whether anything reads the reply's token log-probabilities."""
 
     name: str
     json_schema: Mapping[str, Any]
     max_tokens: int = 1024
+    logprobs: bool = True
 
 
 # Every tag veracity's prompts use to delimit data; untrusted text may contain none of them.
@@ -105,6 +108,9 @@ class PromptTemplate:
     examples: tuple[Example, ...] = field(default=())
     max_tokens: int = 512
     max_tokens_per_item: int = 0
+    # Whether the reply's token log-probabilities are read (verdicts, ratings): replies
+    # that only list things (claims, questions) need not carry them.
+    logprobs: bool = True
 
     def __post_init__(self) -> None:
         for example in self.examples:
@@ -117,6 +123,7 @@ class PromptTemplate:
             name=self.id,
             json_schema=self.output_model.model_json_schema(),
             max_tokens=self.max_tokens,
+            logprobs=self.logprobs,
         )
 
     @cached_property
@@ -161,7 +168,7 @@ class PromptTemplate:
         output = self.output
         budget = self.budget(items, max_tokens)
         if budget != output.max_tokens:
-            output = OutputSpec(output.name, output.json_schema, budget)
+            output = dataclasses.replace(output, max_tokens=budget)
         return RenderedPrompt(
             template_id=self.id,
             fingerprint=self.fingerprint,

@@ -9,6 +9,7 @@ runs on to any bound). A reply is never trusted as complete when it was cut.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -163,7 +164,7 @@ async def ask(
         shown = reply.text
         if parsed.kind == "truncated":
             exchange.notes.append(f"{prompt.template_id}: {parsed.message}; asked again")
-            output = OutputSpec(output.name, output.json_schema, output.max_tokens * 2)
+            output = dataclasses.replace(output, max_tokens=output.max_tokens * 2)
             if len(shown) > SHOWN_OF_A_CUT_REPLY:
                 shown = shown[:SHOWN_OF_A_CUT_REPLY] + " …"
         messages += [
