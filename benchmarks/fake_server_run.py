@@ -49,11 +49,14 @@ def run_against_fake_server(
         the_embedder = make_embedder(
             embedder, base_url=server.base_url, concurrency=concurrency
         ) if embedder else None  # fmt: skip
-        with tempfile.TemporaryDirectory() as out, _InFlight(server) as in_flight:
+        # A response cache of the run's own: the user's shared one would serve a later run
+        # whose fake server got the same port (the port is part of the cache key).
+        with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as cache, \
+                _InFlight(server) as in_flight:  # fmt: skip
             started, cpu, own_cpu = time.perf_counter(), time.process_time(), time.thread_time()
             result = evaluate(
                 data, list(metrics), LLMJudge(chat), out=out, embedder=the_embedder,
-                bert_scorer=None,
+                bert_scorer=None, cache=Path(cache) / "responses.sqlite3",
             )  # fmt: skip
             wall = time.perf_counter() - started
             cpu, own_cpu = time.process_time() - cpu, time.thread_time() - own_cpu

@@ -223,3 +223,18 @@ async def test_against_a_server_the_runaway_costs_one_cut_call_then_small_ones()
     bounds = [body["max_tokens"] for body in requests if "max_tokens" in body][1:]
     batched = CLAIM_VERIFICATION.budget(3)
     assert bounds == [batched] + [CLAIM_VERIFICATION_ALONE.max_tokens] * 3
+
+
+async def test_a_reply_running_on_past_its_verdicts_keeps_them_and_asks_nothing_more() -> None:
+    # Seen with the 1.5B judge on a WiCE item: one claim, its verdict closed, then more
+    # verdicts for the same claim, each copying another passage, until the bound.
+    first = verdict(1, CONTEXTS[0], "supported")
+    again = [verdict(1, CONTEXTS[1], "supported")] * 3
+    text = json.dumps({"verdicts": [first, *again]})[:-30]
+    chat = ScriptedChat([cut(text)])
+    outcome = await LLMJudge(chat).verify_claims([CLAIMS[0]], CONTEXTS, iteration=0)
+    assert outcome.value is not None, outcome.error
+    assert [(v.verdict, v.evidence) for v in outcome.value] == [(Verdict.SUPPORTED, CONTEXTS[0])]
+    assert len(chat.calls) == 1  # nothing left to ask
+    assert any("duplicate" in note for note in outcome.notes)
+    assert any("kept the 1 verdict" in note for note in outcome.notes)

@@ -154,7 +154,8 @@ async def _after_cut(
     to any bound again). The verdicts the reply closed before the cut are kept; every other
     claim is asked alone, its evidence bounded to :data:`EVIDENCE_WORDS` words.
     :class:`Unusable` when a claim asked alone gets no usable verdict either."""
-    kept = _closed_verdicts(asked, cut.reply)
+    kept, notes = _closed_verdicts(asked, cut.reply)
+    exchange.notes.extend(notes)
     alone = tuple(i for i in range(len(asked)) if i not in kept)
     bound = CLAIM_VERIFICATION_ALONE.budget(1, asker.max_tokens.get(CLAIM_VERIFICATION_ALONE.id))
     exchange.notes.append(
@@ -181,16 +182,19 @@ async def _after_cut(
     return _AfterCut({**kept, **answers}, alone)
 
 
-def _closed_verdicts(asked: list[str], reply: ChatReply) -> dict[int, RawVerdict]:
-    """The verdicts, by position in ``asked``, that ``reply`` wrote in full before its cut."""
+def _closed_verdicts(
+    asked: list[str], reply: ChatReply
+) -> tuple[dict[int, RawVerdict], tuple[str, ...]]:
+    """The verdicts, by position in ``asked``, that ``reply`` wrote in full before its cut,
+    and the notes of reading them (a verdict repeated for the same claim is dropped)."""
     items = closed_items(reply.text)
     if not items:
-        return {}
+        return {}, ()
     parsed = read_verdicts_reply(json.dumps({"verdicts": items}))
     if isinstance(parsed, ParseFailure):
-        return {}
+        return {}, ()
     match = match_verdicts(asked, with_p_supported(parsed.value, reply.text, reply.tokens))
-    return dict(match.assigned)
+    return dict(match.assigned), (*parsed.notes, *match.notes)
 
 
 async def _ask_alone(
