@@ -122,13 +122,10 @@ def _value_given(args: list[str], at: int) -> bool:
     return following is not None and not (following.startswith("-") and len(following) > 1)
 
 
-class Command(TyperCommand):
-    """Every veracity command: ``--html [PATH]``, an option whose value may be left out,
-    and a help without a type beside an on/off flag (``<bool>`` says nothing there).
+class _FlagsWithoutType:
+    """A help without a type beside an on/off flag (``<bool>`` says nothing there)."""
 
-    typer's parser has no optional values (click's ``is_flag=False, flag_value=…`` is not
-    passed on), so ``--html`` with no value is read as ``--html=`` (an empty value: the
-    command's default file)."""
+    params: list[Any]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -136,9 +133,18 @@ class Command(TyperCommand):
             _no_flag_type(param)
 
     def get_help_option(self, ctx: Context) -> Any:
-        option = super().get_help_option(ctx)
+        option = super().get_help_option(ctx)  # type: ignore[misc]
         _no_flag_type(option)
         return option
+
+
+class Command(_FlagsWithoutType, TyperCommand):
+    """Every veracity command: ``--html [PATH]``, an option whose value may be left out,
+    and no ``<bool>`` in its help.
+
+    typer's parser has no optional values (click's ``is_flag=False, flag_value=…`` is not
+    passed on), so ``--html`` with no value is read as ``--html=`` (an empty value: the
+    command's default file)."""
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         given: list[str] = []
@@ -152,18 +158,8 @@ class Command(TyperCommand):
         return super().parse_args(ctx, given)
 
 
-class Group(TyperGroup):
+class Group(_FlagsWithoutType, TyperGroup):
     """veracity and its groups of commands (testset, cache): a help without ``<bool>``."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            _no_flag_type(param)
-
-    def get_help_option(self, ctx: Context) -> Any:
-        option = super().get_help_option(ctx)
-        _no_flag_type(option)
-        return option
 
 
 def _no_flag_type(param: object) -> None:
