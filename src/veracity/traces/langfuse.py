@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from veracity.traces.otlp import UNREADABLE_LINE, OnSkip, Span, TraceFileError
+from veracity.traces.otlp import OnSkip, Span, TraceFileError, readable_parts
 from veracity.traces.texts import loaded_json
 
 __all__ = ["observation_span", "read_langfuse_spans", "readable_observation"]
@@ -102,6 +102,17 @@ def observation_span(
     )
 
 
+def _checked_spans(trace: Any, where: str) -> list[Span]:
+    """The spans of one trace of an export; whatever stops its reading, a located
+    :class:`TraceFileError` (one bad trace never ends the file)."""
+    try:
+        return list(_spans_of(trace, where))
+    except TraceFileError:
+        raise
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise TraceFileError(f"{where}: {exc}") from exc
+
+
 def _spans_of(trace: Any, where: str) -> Iterator[Span]:
     if not isinstance(trace, Mapping) or not isinstance(trace.get("id"), str):
         raise TraceFileError(f"{where}: not a Langfuse trace (an object with an 'id')")
@@ -173,25 +184,11 @@ def read_langfuse_spans(path: str | Path, on_skip: OnSkip | None = None) -> Iter
         for number, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 parsed = loaded_json(line)
-                at = f"{file}:{number}" + ("" if parsed is not None else ": not JSON")
-                items.append((at, parsed))
-    first: TraceFileError | None = None
-    read_one = False
-    for where, trace in items:
-        try:
-            if trace is None:
-                raise TraceFileError(where)
-            spans = list(_spans_of(trace, where))
-        except (TraceFileError, TypeError, ValueError, RecursionError) as exc:
-            said = exc if isinstance(exc, TraceFileError) else TraceFileError(f"{where}: {exc}")
-            first = first or said
-            if on_skip is not None:
-                on_skip(UNREADABLE_LINE, str(said))
-            continue
-        read_one = True
-        yield from spans
-    if not read_one and first is not None:
-        raise first
+                at = f"{file}:{number}"
+                items.append(
+                    (at, parsed if parsed is not None else TraceFileError(at + ": not JSON"))
+                )
+    yield from readable_parts(items, _checked_spans, on_skip)
 
 
 def _traces(loaded: Any) -> list[Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -193,11 +193,11 @@ def read_spans(path: str | Path, on_skip: OnSkip | None = None) -> Iterator[Span
         if head == b"[" or file.suffix.lower() == ".json":
             loaded = _json(handle.read(), str(file))
             items = loaded if isinstance(loaded, list) else [loaded]
-            yield from _readable(
-                ((f"{file}: item {n}", item) for n, item in enumerate(items, 1)), on_skip
+            yield from readable_parts(
+                ((f"{file}: item {n}", item) for n, item in enumerate(items, 1)), _spans_of, on_skip
             )
             return
-        yield from _readable(_lines(handle, file), on_skip)
+        yield from readable_parts(_lines(handle, file), _spans_of, on_skip)
 
 
 def _lines(handle: IO[bytes], file: Path) -> Iterator[tuple[str, Any]]:
@@ -220,16 +220,21 @@ def _json(raw: bytes, where: str) -> Any:
         raise TraceFileError(f"{where}: not JSON that can be read (nested too deep)") from None
 
 
-def _readable(parts: Iterator[tuple[str, Any]], on_skip: OnSkip | None) -> Iterator[Span]:
-    """The spans of each export request; a request that cannot be read skipped and told.
-    None readable at all is the file's error (the first request's)."""
+def readable_parts(
+    parts: Iterable[tuple[str, Any]],
+    spans_of: Callable[[Any, str], Iterable[Span]],
+    on_skip: OnSkip | None,
+) -> Iterator[Span]:
+    """The spans ``spans_of`` reads from each part of a file (an export request, a trace);
+    a part that cannot be read (a :class:`TraceFileError` in its place, or raised reading
+    it) skipped and told. None readable at all is the file's error (the first part's)."""
     first_problem: TraceFileError | None = None
     read_one = False
-    for where, request in parts:
+    for where, part in parts:
         try:
-            if isinstance(request, TraceFileError):
-                raise request
-            spans = list(_spans_of(request, where))
+            if isinstance(part, TraceFileError):
+                raise part
+            spans = list(spans_of(part, where))
         except TraceFileError as exc:
             first_problem = first_problem or exc
             if on_skip is not None:
