@@ -3,9 +3,13 @@ benchmark's job (benchmarks/startup.py); this checks the cause: which modules lo
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+from veracity.testing import FakeLLMServer, synthetic_samples
 
 # Each is heavy to import (numpy, the SDKs, the statistics and the evaluation stack) and
 # none is needed to print help.
@@ -24,9 +28,18 @@ HEAVY = (
 )
 
 
-def _loaded_after(code: str) -> list[str]:
-    probe = f"import sys\n{code}\nprint('LOADED', *(m for m in {HEAVY!r} if m in sys.modules))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+# The local models' stack (seconds to import): a run judged by an LLM, faithfulness only,
+# needs none of it (issue 48 item 15: the whole process is timed beside ragas').
+LOCAL_MODEL_STACK = ("torch", "sentence_transformers", "transformers", "scipy", "sklearn")
+
+
+def _loaded_after(
+    code: str, modules: tuple[str, ...] = HEAVY, env: dict[str, str] | None = None
+) -> list[str]:
+    probe = f"import sys\n{code}\nprint('LOADED', *(m for m in {modules!r} if m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env
+    )
     return done.stdout.splitlines()[-1].split()[1:]
 
 
@@ -51,6 +64,33 @@ def test_a_command_loads_what_it_needs(tmp_path: Path) -> None:
     )
     loaded = _loaded_after(code)
     assert "veracity.metrics.base" in loaded and "veracity.types" in loaded
+
+
+def test_an_llm_judged_faithfulness_run_loads_no_local_model(tmp_path: Path) -> None:
+    data, out = tmp_path / "data.jsonl", tmp_path / "run"
+    rows = [
+        {"id": s.id, "question": s.question, "answer": s.answer, "contexts": list(s.contexts)}
+        for s in synthetic_samples(3, seed=1)
+    ]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with FakeLLMServer() as server:
+        arguments = [
+            "run", str(data), "--metrics", "faithfulness", "--judge", "openai/fake-judge",
+            "--base-url", server.base_url, "--no-cache", "--out", str(out),
+        ]  # fmt: skip
+        code = (
+            "from veracity.cli.app import app\n"
+            "try:\n"
+            f"    app({arguments!r})\n"
+            "except SystemExit as end:\n"
+            "    assert not end.code, end.code"
+        )
+        env = {**os.environ, "OPENAI_API_KEY": "test"}
+        loaded = _loaded_after(code, (*LOCAL_MODEL_STACK, "openai"), env)
+        assert server.stats.completions == 6  # the run did judge: 2 calls a sample
+    assert loaded == ["openai"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["metrics"]["faithfulness"]["overall"]["n"] == 3
 
 
 def test_every_commands_help_prints() -> None:
