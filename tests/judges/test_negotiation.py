@@ -149,6 +149,28 @@ async def test_the_outcome_of_a_negotiation_is_remembered_by_the_cache(tmp_path:
     assert second.options.structured_output == "json_object_schema" and second.notes
 
 
+async def test_a_run_after_an_answered_one_asks_no_first_call_alone(tmp_path: Path) -> None:
+    # The first call of a run finds out which options the endpoint takes while the others
+    # wait (a whole call's time); once the cache knows a call was answered, the next run's
+    # calls all go at once, and extraction asks for no log-probabilities it would not read.
+    cache = tmp_path / "cache.sqlite3"
+    in_flight = []
+    with FakeLLMServer(latency_s=0.2) as server:
+        for run in ("first", "next"):
+            server.reset_stats()
+            judge = LLMJudge(CachedChat(chat(server, concurrency=4), ResponseCache(cache)))
+            outcomes = await asyncio.gather(
+                *(judge.extract_claims("q", f"{run} fact {i} holds.", iteration=0)
+                  for i in range(4))
+            )  # fmt: skip
+            await judge.aclose()
+            assert all(o.ok for o in outcomes)
+            in_flight.append(server.stats.max_concurrent)
+        asked = [body.get("logprobs") for body in server.requests]
+    assert in_flight == [3, 4]
+    assert asked == [None] * 4
+
+
 async def test_calls_that_waited_out_a_negotiation_are_cached_as_they_were_asked(
     tmp_path: Path,
 ) -> None:

@@ -212,15 +212,23 @@ class SDKChat(Generic[ClientT]):
         )
 
     def negotiated(self) -> dict[str, Any]:
-        return {"options": dataclasses.asdict(self.options), "notes": list(self.notes)}
+        return {
+            "options": dataclasses.asdict(self.options),
+            "notes": list(self.notes),
+            "settled": self._settled,
+        }
 
     def adopt(self, state: Mapping[str, Any]) -> None:
-        """Start from what an earlier run learnt of this endpoint (no failed call again)."""
+        """Start from what an earlier run learnt of this endpoint: no failed call again and,
+        once a call was answered with these options, no first call asked alone (a run would
+        wait out one whole call before its others went; should the endpoint have changed
+        since, each call in flight steps down as it is refused)."""
         try:
             self.options = RequestOptions(**state["options"])
             self.notes = [str(note) for note in state["notes"]]
         except (KeyError, TypeError):
             return  # a record of another version: negotiate afresh
+        self._settled = self._settled or state.get("settled") is True
 
     def rejection(self, status: int | None, message: str) -> OptionRejectedError | None:
         """The endpoint's error (``status``, ``message``) as the rejection of an option,
