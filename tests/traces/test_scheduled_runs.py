@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -88,6 +89,21 @@ def test_filter_conditions_choose_the_traces(tmp_path: Path) -> None:
     assert len(by_kind.samples) == 3
     assert samples_from_traces(path, where=["no.such.attribute=*"]).samples == []
     assert len(samples_from_traces(path, where=["no.such.attribute!=*"]).samples) == 3
+
+
+def test_a_filter_on_the_project_a_trace_is_filed_under(tmp_path: Path) -> None:
+    def filed(trace_id: str, project: str) -> dict[str, Any]:
+        request = _request(trace(trace_id))
+        resource = request["resourceSpans"][0]["resource"]["attributes"]
+        resource.append({"key": "openinference.project.name", "value": {"stringValue": project}})
+        return request
+
+    path = _write(tmp_path / "t.jsonl", filed("p1", "rag-prod"), filed("p2", "rag-lab"))
+    kept = samples_from_traces(path, where=["project=rag-prod"])
+    assert [s.id for s in kept.samples] == ["p1"]
+    assert kept.skipped == {"left out by --filter": 1}
+    # The project is not the service: a filter on the service names the service.
+    assert samples_from_traces(path, where=["service.name=rag-prod"]).samples == []
 
 
 @pytest.mark.parametrize("bad", ["", "=x", "service.name", "!x", "   "])

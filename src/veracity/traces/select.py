@@ -2,7 +2,9 @@
 
 A condition is ``KEY=PATTERN`` or ``KEY!=PATTERN``; the pattern is a shell-style glob
 (``*``, ``?``, ``[…]``) matched against the whole value, case-sensitively. ``KEY`` is a
-span attribute, or ``service.name`` (the resource's service) or ``name`` (the span's name).
+span attribute, or ``service.name`` (the resource's service), ``project`` (the project the
+trace is filed under: OpenInference's ``openinference.project.name``, Phoenix's project)
+or ``name`` (the span's name).
 A trace passes ``KEY=PATTERN`` when one of its spans has a matching value, and
 ``KEY!=PATTERN`` when none has; it is evaluated when it passes every condition.
 """
@@ -38,6 +40,8 @@ def _values(spans: Sequence[Span], key: str) -> list[str]:
     def of(span: Span) -> Any:
         if key == "service.name":
             return span.service
+        if key == "project":
+            return span.project
         if key == "name":
             return span.name
         return span.attributes.get(key)
