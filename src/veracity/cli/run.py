@@ -221,7 +221,7 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
             "--filter",
             metavar="KEY=PATTERN",
             help="With --from: evaluate only the traces with a span where KEY=PATTERN (or "
-            "none where KEY!=PATTERN); KEY a span attribute, service.name or name; a glob "
+            "none where KEY!=PATTERN); KEY a span attribute, service.name, project or name; a glob "
             "PATTERN (repeatable, all must hold).",
         ),
     ] = None,
