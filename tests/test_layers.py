@@ -44,6 +44,7 @@ LAYER: dict[str, int] = {
     "store": 3,  # a run directory's files: the judges' response cache keeps its own there
     "labels": 3,  # people's labels, read like a dataset
     "chat": 4,  # chat models over the transport: SDKs, the response cache, batch APIs
+    "decisions": 4,  # decision models over the transport: System One, OpenAI Decisions
     "judges": 5,
     "embeddings": 5,
     "report": 5,  # runs read back from their files, whatever judged them
