@@ -33,3 +33,17 @@ def test_overrides_win_and_add_models() -> None:
     overrides = {"gpt-4o": Price(1.0, 2.0), "my-local-llama": Price(0.0, 0.0)}
     assert find_price("gpt-4o", overrides) == Price(1.0, 2.0)
     assert find_price("my-local-llama", overrides) == Price(0.0, 0.0)
+
+
+@pytest.mark.parametrize("judge", ["openai-decisions/gpt-6-luna", "systemone/gpt-6-luna"])
+def test_decision_models_bill_their_input_only(judge: str) -> None:
+    price = find_price(judge)
+    assert price == Price(0.10, 0.0)
+    usage = Usage(calls=1, input_tokens=2_000_000, output_tokens=1_000)
+    assert price.cost(usage) == pytest.approx(0.20)
+
+
+def test_a_decision_models_override_keeps_no_output_price() -> None:
+    overrides = {"laya": Price(0.05, 1.0)}
+    assert find_price("systemone/laya", overrides) == Price(0.05, 0.0)
+    assert find_price("systemone/unknown-decider") is None  # never guessed

@@ -9,7 +9,7 @@ from veracity.types import Usage
 
 # List prices per million tokens when this table was written; providers change them, so
 # the config file's ``prices`` section overrides any entry (or adds a model).
-PRICES_AS_OF = "2025-10"
+PRICES_AS_OF = "2026-12"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +46,16 @@ BUILT_IN_PRICES: Mapping[str, Price] = {
     "claude-sonnet-4": Price(3.00, 15.00),
     "claude-opus-4-5": Price(5.00, 25.00),
     "claude-opus-4": Price(15.00, 75.00),
+    # A chat model's list price; through the Decisions API it bills its input only.
+    "gpt-6-luna": Price(0.10, 0.50),
     "text-embedding-3-small": Price(0.02, 0.0),
     "text-embedding-3-large": Price(0.13, 0.0),
 }
 
+
+# Judges of decision models, which generate no text: they bill input tokens only, whatever
+# the model's output price when it chats.
+INPUT_ONLY_PROVIDERS = frozenset({"systemone", "openai-decisions"})
 
 # What a request sent through a provider's batch API costs, as a share of the list price
 # (OpenAI Batch and Anthropic Message Batches: half, for replies within 24 hours).
@@ -67,10 +73,15 @@ def batch_price(model: str, overrides: Mapping[str, Price] | None = None) -> Pri
 def find_price(model: str, overrides: Mapping[str, Price] | None = None) -> Price | None:
     """The price of ``model`` (``provider/`` prefix and date suffixes allowed): an exact
     override, else the longest built-in or override name it starts with; ``None`` when
-    unknown — a cost is never guessed."""
-    name = model.split("/", 1)[-1].strip().lower()
+    unknown — a cost is never guessed. A decision model's price has no output part."""
+    provider, slash, name = model.strip().lower().partition("/")
+    if not slash:
+        provider, name = "", provider
     table = {**BUILT_IN_PRICES, **{k.lower(): v for k, v in (overrides or {}).items()}}
-    if name in table:
-        return table[name]
-    matches = [key for key in table if name.startswith(key + "-")]
-    return table[max(matches, key=len)] if matches else None
+    price = table.get(name)
+    if price is None:
+        matches = [key for key in table if name.startswith(key + "-")]
+        price = table[max(matches, key=len)] if matches else None
+    if price is not None and provider in INPUT_ONLY_PROVIDERS:
+        return Price(price.input_per_million, 0.0)
+    return price
