@@ -38,6 +38,8 @@ class RelevanceRating(_Frozen):
     # The probability-weighted rating on 0–1, where the judge's token log-probabilities
     # give one (a rating written as one token).
     expected: float | None = Field(default=None, ge=0.0, le=1.0)
+    # A decision model's probability for each level, by the level's label.
+    probabilities: dict[str, float] | None = None
 
 
 class CriterionScore(_Frozen):
@@ -47,6 +49,8 @@ class CriterionScore(_Frozen):
     reasoning: str = ""
     # The probability-weighted score, where the judge's token log-probabilities give one.
     expected: float | None = Field(default=None, ge=0.0, le=100.0)
+    # A decision model's probability for each level, by the level's label.
+    probabilities: dict[str, float] | None = None
 
 
 class FactualGrades(_Frozen):
@@ -115,3 +119,5 @@ class DimensionScore(_Frozen):
     reasoning: str = ""
     # The probability-weighted score, where the judge's token log-probabilities give one.
     expected: float | None = Field(default=None, ge=1.0, le=5.0)
+    # A decision model's probability for each level, by the level's label.
+    probabilities: dict[str, float] | None = None
