@@ -44,28 +44,13 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
     option_words = _OPTION_WORDS
 
     def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
-        import openai
-
-        from veracity.transport.bounded import bounded_hooks
-
-        # No timeout of the SDK's: it would bound each read, and each call is bounded whole.
-        http = openai.DefaultAsyncHttpxClient(timeout=None, event_hooks=bounded_hooks())
-        return openai.AsyncOpenAI(
-            api_key=api_key, base_url=self.base_url, timeout=None, max_retries=0, http_client=http
-        )
+        return openai_client(api_key, self.base_url)
 
     async def _close_client(self, client: openai.AsyncOpenAI) -> None:
         await client.close()
 
     def _classify(self, exc: BaseException) -> ErrorClass | None:
-        import openai
-
-        kind = classify_sdk_error(
-            exc,
-            (openai.APIConnectionError, openai.APIResponseValidationError),
-            public_url(self.base_url),
-            self._api_key,
-        )
+        kind = classify_openai_error(exc, self.base_url, self._api_key)
         return as_rejection(kind, self.option_words)
 
     def request_params(
@@ -141,6 +126,34 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
         return self.reply_from(body, options, time.perf_counter() - started)
 
 
+def openai_client(api_key: str, base_url: str | None) -> openai.AsyncOpenAI:
+    """The SDK's client as every OpenAI-compatible model of veracity's uses it: replies
+    bounded in size, no retries or timeouts of its own (each call is retried and bounded
+    whole by the transport)."""
+    import openai
+
+    from veracity.transport.bounded import bounded_hooks
+
+    http = openai.DefaultAsyncHttpxClient(timeout=None, event_hooks=bounded_hooks())
+    return openai.AsyncOpenAI(
+        api_key=api_key, base_url=base_url, timeout=None, max_retries=0, http_client=http
+    )
+
+
+def classify_openai_error(
+    exc: BaseException, base_url: str | None, api_key: str | None
+) -> ErrorClass | None:
+    """How to treat an error of the ``openai`` SDK's (see :func:`classify_sdk_error`)."""
+    import openai
+
+    return classify_sdk_error(
+        exc,
+        (openai.APIConnectionError, openai.APIResponseValidationError),
+        public_url(base_url),
+        api_key,
+    )
+
+
 async def _post_completion(client: openai.AsyncOpenAI, params: dict[str, Any]) -> object:
     """The JSON body of a chat completion, through the SDK's documented raw request
     (``client.post`` with ``cast_to=httpx.Response``): the same client, headers, errors and
@@ -148,12 +161,12 @@ async def _post_completion(client: openai.AsyncOpenAI, params: dict[str, Any]) -
     is already in the API's shape) and its model of the reply, token log-probabilities and
     all: on a fast endpoint the two took a third of the judge's CPU time. A body that is no
     JSON raises :class:`json.JSONDecodeError`, retried like a broken connection."""
-    response = await client.post("/chat/completions", body=params, cast_to=_sdk_response())
+    response = await client.post("/chat/completions", body=params, cast_to=sdk_response())
     return json.loads(response.content)
 
 
 @functools.cache
-def _sdk_response() -> Any:
+def sdk_response() -> Any:
     """The response class of the HTTP library the SDK's client is built on (httpx, or
     httpx2 from openai 3): importing the other one would only cost a process 40 ms."""
     import openai

@@ -105,19 +105,12 @@ class ChatOptions(TypedDict, total=False):
     seed: int | None
 
 
-class SDKChat(Generic[ClientT]):
-    """A provider's SDK behind :class:`~veracity.chat.base.ChatModel`.
-
-    The key and base URL come from the arguments, else from the provider's environment
-    variables; the key is held in memory only and never described or written.
-
-    Negotiation: ``structured_output`` and ``logprobs`` are what to ask for first. An
-    endpoint that rejects one of them (:class:`OptionRejectedError`) costs one failed call:
-    the model steps down (json_schema → json_object_schema → json_object → text;
-    logprobs off) for every later call and notes why. Until a first call has succeeded the
-    calls queue behind it, so a run pays for a rejection once, not once per call in flight;
-    an HTTP error that names no option (a 500 of a failing server) opens the queue at once,
-    the options being no part of it.
+class SDKClient(Generic[ClientT]):
+    """A provider's SDK client behind a model of veracity's: the key and base URL from the
+    arguments, else from the provider's environment variables (the key is held in memory
+    only, never described or written), a client per event loop, retries through the
+    :class:`RetryPolicy` and one :class:`RequestLimiter`, and the words of an endpoint
+    scrubbed of keys.
 
     A run whose calls all fail (``retry.max_unanswered_calls`` in a row, each after all its
     attempts) with none ever answered stops with :class:`JudgeFailingError`.
@@ -126,6 +119,131 @@ class SDKChat(Generic[ClientT]):
     provider: str = ""
     key_env: str = ""
     base_url_env: str = ""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rpm: float | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        retry: RetryPolicy | None = None,
+        seed: int | None = None,
+    ) -> None:
+        endpoint = resolve_endpoint(
+            f"{self.provider} judge",
+            base_url,
+            api_key,
+            key_env=self.key_env,
+            base_url_env=self.base_url_env,
+        )
+        self.model = model
+        self.base_url = endpoint.base_url
+        self._api_key = endpoint.api_key
+        self.timeout_s = checked_timeout(timeout_s)
+        self.retry = retry or RetryPolicy()
+        self.limiter = RequestLimiter(concurrency, rpm)
+        self._unanswered: tuple[asyncio.AbstractEventLoop | None, int] = (None, 0)
+        self._rng = random.Random(seed)
+        self._client: ClientT | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy in another process (a Ray worker) opens its own client, on its own loop.
+        return {**self.__dict__, "_client": None, "_client_loop": None, "_unanswered": (None, 0)}
+
+    @property
+    def name(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+    @property
+    def concurrency(self) -> int:
+        return self.limiter.concurrency
+
+    def _attempt_failed(self, kind: ErrorClass) -> None:
+        """Hears of each failed attempt as it is classified (nothing to do by default)."""
+
+    def _make_client(self, api_key: str) -> ClientT:
+        raise NotImplementedError
+
+    async def _close_client(self, client: ClientT) -> None:
+        raise NotImplementedError
+
+    def _classify(self, exc: BaseException) -> ErrorClass | None:
+        raise NotImplementedError
+
+    def client(self) -> ClientT:
+        # SDK clients hold connection pools bound to one event loop; each asyncio.run gets
+        # a fresh one.
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = self._make_client(self._api_key or PLACEHOLDER_KEY)
+            self._client_loop = loop
+        return self._client
+
+    async def call(
+        self, attempt: Callable[[], Awaitable[R]], *, timeout_s: float | None = None
+    ) -> R:
+        """``attempt`` with retries, each bounded by ``timeout_s`` (default: the model's)."""
+        try:
+            value, _ = await call_with_retries(
+                attempt,
+                classify=self._classify,
+                policy=self.retry,
+                limiter=self.limiter,
+                rng=self._rng,
+                timeout_s=self.timeout_s if timeout_s is None else timeout_s,
+                on_failure=self._attempt_failed,
+            )
+        except RetriesExhaustedError as exc:
+            self._gave_up(exc)
+            raise
+        self._unanswered = (asyncio.get_running_loop(), 0)
+        return value
+
+    def _gave_up(self, exc: RetriesExhaustedError) -> None:
+        """Count a call that failed every attempt; raise :class:`JudgeFailingError` when
+        enough have in a row and none of the run (this event loop) was ever answered."""
+        if self.limiter.answered:
+            return
+        loop = asyncio.get_running_loop()
+        counted_loop, failed = self._unanswered
+        failed = failed + 1 if counted_loop is loop else 1
+        self._unanswered = (loop, failed)
+        if failed >= self.retry.max_unanswered_calls:
+            raise JudgeFailingError(
+                f"{failed} calls in a row failed {self.retry.max_attempts} attempts each and "
+                "no call of this run has been answered: the server is failing, not busy "
+                "(check its logs, or try again once it answers; slowing down will not help); "
+                f"{exc}"
+            ) from None
+
+    def scrubbed(self, text: str, limit: int = 300) -> str:
+        """An endpoint's words on one line, without the key (or anything like one)."""
+        return scrub_secrets(" ".join(text.split()), self._api_key)[:limit]
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        # A client of an event loop that has ended has nothing left to close.
+        if client is not None and self._client_loop is asyncio.get_running_loop():
+            await self._close_client(client)
+
+
+class SDKChat(SDKClient[ClientT]):
+    """A provider's SDK behind :class:`~veracity.chat.base.ChatModel` (see
+    :class:`SDKClient` for the endpoint, retries and failing endpoints).
+
+    Negotiation: ``structured_output`` and ``logprobs`` are what to ask for first. An
+    endpoint that rejects one of them (:class:`OptionRejectedError`) costs one failed call:
+    the model steps down (json_schema → json_object_schema → json_object → text;
+    logprobs off) for every later call and notes why. Until a first call has succeeded the
+    calls queue behind it, so a run pays for a rejection once, not once per call in flight;
+    an HTTP error that names no option (a 500 of a failing server) opens the queue at once,
+    the options being no part of it.
+    """
+
     # What an error message names when it is about an option, by the option to drop.
     option_words: Sequence[tuple[str, tuple[str, ...]]] = ()
 
@@ -144,49 +262,25 @@ class SDKChat(Generic[ClientT]):
         retry: RetryPolicy | None = None,
         seed: int | None = None,
     ) -> None:
-        endpoint = resolve_endpoint(
-            f"{self.provider} judge",
-            base_url,
-            api_key,
-            key_env=self.key_env,
-            base_url_env=self.base_url_env,
+        super().__init__(
+            model,
+            base_url=base_url,
+            api_key=api_key,
+            concurrency=concurrency,
+            rpm=rpm,
+            timeout_s=timeout_s,
+            retry=retry,
+            seed=seed,
         )
-        base_url, api_key = endpoint.base_url, endpoint.api_key
-        self.model = model
-        self.base_url = base_url
-        self._api_key = api_key
-        self.timeout_s = checked_timeout(timeout_s)
         self.requested = RequestOptions(structured_output, logprobs, temperature)
         self.options = self.requested
-        self.retry = retry or RetryPolicy()
-        self.limiter = RequestLimiter(concurrency, rpm)
         self.notes: list[str] = []
         self._settled = False
         self._probing = False  # a call is finding out which options the endpoint takes
         self._negotiating: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
-        self._unanswered: tuple[asyncio.AbstractEventLoop | None, int] = (None, 0)
-        self._rng = random.Random(seed)
-        self._client: ClientT | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        # A copy in another process (a Ray worker) opens its own client, on its own loop.
-        return {
-            **self.__dict__,
-            "_client": None,
-            "_client_loop": None,
-            "_negotiating": None,
-            "_probing": False,
-            "_unanswered": (None, 0),
-        }
-
-    @property
-    def name(self) -> str:
-        return f"{self.provider}/{self.model}"
-
-    @property
-    def concurrency(self) -> int:
-        return self.limiter.concurrency
+        return {**super().__getstate__(), "_negotiating": None, "_probing": False}
 
     def describe(self) -> dict[str, Any]:
         described = {
@@ -304,70 +398,3 @@ class SDKChat(Generic[ClientT]):
         self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec
     ) -> ChatReply:
         raise NotImplementedError
-
-    # ------------------------------------------------------------------ the SDK client
-
-    def _make_client(self, api_key: str) -> ClientT:
-        raise NotImplementedError
-
-    async def _close_client(self, client: ClientT) -> None:
-        raise NotImplementedError
-
-    def _classify(self, exc: BaseException) -> ErrorClass | None:
-        raise NotImplementedError
-
-    def client(self) -> ClientT:
-        # SDK clients hold connection pools bound to one event loop; each asyncio.run gets
-        # a fresh one.
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = self._make_client(self._api_key or PLACEHOLDER_KEY)
-            self._client_loop = loop
-        return self._client
-
-    async def call(
-        self, attempt: Callable[[], Awaitable[R]], *, timeout_s: float | None = None
-    ) -> R:
-        """``attempt`` with retries, each bounded by ``timeout_s`` (default: the model's)."""
-        try:
-            value, _ = await call_with_retries(
-                attempt,
-                classify=self._classify,
-                policy=self.retry,
-                limiter=self.limiter,
-                rng=self._rng,
-                timeout_s=self.timeout_s if timeout_s is None else timeout_s,
-                on_failure=self._attempt_failed,
-            )
-        except RetriesExhaustedError as exc:
-            self._gave_up(exc)
-            raise
-        self._unanswered = (asyncio.get_running_loop(), 0)
-        return value
-
-    def _gave_up(self, exc: RetriesExhaustedError) -> None:
-        """Count a call that failed every attempt; raise :class:`JudgeFailingError` when
-        enough have in a row and none of the run (this event loop) was ever answered."""
-        if self.limiter.answered:
-            return
-        loop = asyncio.get_running_loop()
-        counted_loop, failed = self._unanswered
-        failed = failed + 1 if counted_loop is loop else 1
-        self._unanswered = (loop, failed)
-        if failed >= self.retry.max_unanswered_calls:
-            raise JudgeFailingError(
-                f"{failed} calls in a row failed {self.retry.max_attempts} attempts each and "
-                "no call of this run has been answered: the server is failing, not busy "
-                "(check its logs, or try again once it answers; slowing down will not help); "
-                f"{exc}"
-            ) from None
-
-    def scrubbed(self, text: str, limit: int = 300) -> str:
-        """An endpoint's words on one line, without the key (or anything like one)."""
-        return scrub_secrets(" ".join(text.split()), self._api_key)[:limit]
-
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        # A client of an event loop that has ended has nothing left to close.
-        if client is not None and self._client_loop is asyncio.get_running_loop():
-            await self._close_client(client)
