@@ -134,6 +134,11 @@ def test_run_from_langfuse_and_scores_back_without_duplicates(
         assert score["value"] == pytest.approx(row["score"])
         assert score["comment"].startswith(row["reason"])
         assert score["metadata"]["label"] in ("pass", "fail")
+        # The offline judge's P(supported) of each claim goes with its score.
+        sent_claims = score["metadata"]["probabilities"]["claims"]
+        assert [c["probabilities"]["supported"] for c in sent_claims] == pytest.approx(
+            [c["p_supported"] for c in row["details"]["claims"]]
+        )
     again = cli.invoke(app, ["send", str(run), "--to", "langfuse", "--url", url])
     assert again.exit_code == 0, again.output
     assert fake.score_posts == 2 and len(fake.scores) == 2  # updated, not duplicated

@@ -151,6 +151,11 @@ def test_phoenix_round_trip(phoenix: str, tmp_path: Path) -> None:
         assert annotation["result"]["explanation"].startswith(result["reason"])
         label = "pass" if result["score"] >= 0.5 else "fail"
         assert annotation["result"]["label"] == label
+        # The claims' probabilities travel with the score, into Phoenix and back.
+        sent_claims = annotation["metadata"]["probabilities"]["claims"]
+        assert [c["probabilities"]["supported"] for c in sent_claims] == pytest.approx(
+            [c["p_supported"] for c in result["details"]["claims"]]
+        )
     rome = next(a for a in ours if by_trace[trace_of[a["span_id"]]]["score"] < 0.5)
     assert "Rome" in rome["result"]["explanation"]  # the failing claim, named
 

@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING
 from veracity._scrub import scrub_secrets
 from veracity.evaluation.blocking import run_blocking
 from veracity.integrations.sending import SEND_TIMEOUT_S, SendError, failure, send_client
-from veracity.integrations.traced import TracedResult, explanation, traced_results
+from veracity.integrations.traced import (
+    TracedResult,
+    explanation,
+    probability_metadata,
+    traced_results,
+)
 from veracity.report.run_data import RunLike
 from veracity.traces import TraceFileError
 from veracity.traces.langfuse_api import langfuse_keys
@@ -79,6 +84,7 @@ def _score(traced: TracedResult) -> CreateScoreRequest:
             "sample_id": record.sample_id,
             "iteration": record.iteration,
             **({"system": record.system} if record.system else {}),
+            **probability_metadata(record.details),
         },
     )
 

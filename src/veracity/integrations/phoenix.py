@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from veracity.evaluation.blocking import run_blocking
 from veracity.integrations.otel import evaluation_attributes
 from veracity.integrations.sending import SEND_TIMEOUT_S, SendError, failure, send_client
-from veracity.integrations.traced import explanation, traced_results
+from veracity.integrations.traced import explanation, probability_metadata, traced_results
 from veracity.report.run_data import RunData, RunLike, load_run
 from veracity.traces.phoenix_client import phoenix_client
 from veracity.transport.bounded import within_deadline
@@ -77,7 +77,11 @@ def send_to_phoenix(
                 "annotator_kind": kind,
                 "result": result,
                 "identifier": f"veracity {traced.run_id} iteration {record.iteration}",
-                "metadata": {"status": record.status.value, "sample_id": record.sample_id},
+                "metadata": {
+                    "status": record.status.value,
+                    "sample_id": record.sample_id,
+                    **probability_metadata(record.details),
+                },
             }
         )
     if not annotations:
