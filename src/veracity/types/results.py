@@ -90,6 +90,9 @@ class ClaimVerdict(BaseModel):
     # The judge's probability that the claim is supported, where it has one: the offline
     # judge's model, or an LLM judge's token log-probabilities.
     p_supported: float | None = Field(default=None, ge=0.0, le=1.0)
+    # The probability of each verdict (supported, contradicted, not_enough_info), where the
+    # judge gives them all: a decision model's answer to the claim's choice question.
+    probabilities: dict[str, float] | None = None
     # The judge called the claim supported on an evidence quote that is nowhere in the
     # contexts (kept or downgraded, as the judge's policy says).
     evidence_not_found: bool | None = None
