@@ -70,6 +70,12 @@ def _base_url(url: str, _: RunConfig) -> str | None:
     return checked_base_url(url, "--base-url") if url else None
 
 
+def _claims_base_url(url: str, _: RunConfig) -> str | None:
+    from veracity.transport.urls import checked_base_url
+
+    return checked_base_url(url, "--claims-base-url") if url else None
+
+
 def _choice(name: str) -> Reader:
     """A setting whose values are a ``Literal``'s: the flag must name one."""
     from veracity._suggest import one_of
@@ -84,6 +90,7 @@ _READERS: dict[str, Reader] = {
     "max_tokens": _reply_bounds,
     "thresholds": _thresholds,
     "base_url": _base_url,
+    "claims_base_url": _claims_base_url,
     "cache": lambda on, _: None if on else False,  # --cache keeps the file's cache setting
 }
 _FLAG_NAMES = {"thresholds": "threshold"}
@@ -178,6 +185,8 @@ def settings_from(config_path: Path | None, flags: Mapping[str, object]) -> RunC
             given[name] = read
     if config.base_url and "base_url" not in given:
         checked_base_url(config.base_url, "base_url of the config file")
+    if config.claims_base_url and "claims_base_url" not in given:
+        checked_base_url(config.claims_base_url, "claims_base_url of the config file")
     # The file's values are checked already: what fails here is a flag.
     settings = config.overridden(given, _flag)
     cache_max_bytes(settings.cache_max_size)  # a bad $VERACITY_CACHE_MAX_SIZE fails now

@@ -114,11 +114,23 @@ class RunConfig(_Spec):
     rubrics: dict[RubricName, RubricSpec] = Field(default_factory=dict)
     judge: str | None = Field(
         default=None,
-        description="offline, openai/MODEL or anthropic/MODEL (default: openai/gpt-4o-mini "
-        "when OPENAI_API_KEY or OPENAI_BASE_URL is set, else offline).",
+        description="offline, openai/MODEL, anthropic/MODEL, or a decision model: "
+        "systemone/MODEL or openai-decisions/MODEL (default: openai/gpt-4o-mini when "
+        "OPENAI_API_KEY or OPENAI_BASE_URL is set, else offline).",
     )
     base_url: str | None = Field(
-        default=None, description="An OpenAI-compatible base URL (or OPENAI_BASE_URL)."
+        default=None,
+        description="The judge's base URL: OpenAI-compatible (or OPENAI_BASE_URL), or a "
+        "System One server's API root (or SYSTEMONE_BASE_URL).",
+    )
+    claims_judge: str | None = Field(
+        default=None,
+        description="Who draws a decision judge's claims: offline (sentence segmentation, "
+        "the default) or a chat judge, openai/MODEL or anthropic/MODEL.",
+    )
+    claims_base_url: str | None = Field(
+        default=None,
+        description="The claims judge's base URL (default: its provider's, e.g. OPENAI_BASE_URL).",
     )
     metrics: tuple[str, ...] = Field(
         default=("faithfulness",), min_length=1, description="Comma-separated metric names."
@@ -291,6 +303,8 @@ class RunConfig(_Spec):
             max_tokens=self.max_tokens,
             prompt_budget=self.budget,
             unfounded_support=self.unfounded_support,
+            claims_judge=self.claims_judge,
+            claims_base_url=self.claims_base_url,
         )
 
     def resolved_metrics(

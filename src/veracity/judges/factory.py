@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from veracity.chat.modes import StructuredOutput
 from veracity.chat.openai_chat import OpenAIChat
@@ -18,9 +18,17 @@ from veracity.transport.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from veracity.chat.anthropic_chat import AnthropicChat
+    from veracity.decisions.base import DecisionModel
+    from veracity.decisions.openai_decisions import OpenAIDecisions
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 PROVIDERS = ("openai", "anthropic")
+# Decision models: typed questions answered with a probability per option, no text.
+DECISION_PROVIDERS = ("systemone", "openai-decisions")
+KNOWN = (
+    "openai/MODEL, anthropic/MODEL, systemone/MODEL (with --base-url), "
+    "openai-decisions/MODEL or offline"
+)
 
 
 class JudgeSpecError(ValueError):
@@ -50,18 +58,45 @@ def make_judge(  # noqa: PLR0913 - the public factory: a judge's options, each w
     max_tokens: Mapping[str, int] | None = None,
     prompt_budget: PromptBudget | None = None,
     unfounded_support: UnfoundedSupport = DEFAULT_UNFOUNDED_SUPPORT,
+    claims_judge: str | None = None,
+    claims_base_url: str | None = None,
 ) -> Judge:
     """The judge ``spec`` names; ``max_tokens`` bounds an LLM judge's replies by question,
     ``prompt_budget`` what any judge is given to read in one call, ``unfounded_support``
-    what an LLM judge makes of a supported verdict whose evidence is not in the contexts."""
+    what an LLM judge makes of a supported verdict whose evidence is not in the contexts.
+
+    A decision judge (``systemone/MODEL``, ``openai-decisions/MODEL``) draws its claims by
+    the offline segmentation, or with the chat judge ``claims_judge`` names
+    (``openai/MODEL``, ``anthropic/MODEL``; ``offline`` is the segmentation) at
+    ``claims_base_url`` (else its provider's environment variable)."""
     provider, _, model = spec.partition("/")
     retry = RetryPolicy() if max_attempts is None else RetryPolicy(max_attempts=max_attempts)
+    if claims_judge is not None and provider not in DECISION_PROVIDERS:
+        raise JudgeSpecError(
+            f"--claims-judge {claims_judge!r} is for a decision judge "
+            f"({', '.join(p + '/MODEL' for p in DECISION_PROVIDERS)}), not {spec!r}"
+        )
     if provider == "offline":
         return _offline_judge(prompt_budget)
-    if provider not in PROVIDERS or not model:
-        raise JudgeSpecError(
-            f"unknown judge {spec!r}: expected openai/MODEL, anthropic/MODEL or offline"
+    if provider in DECISION_PROVIDERS and model:
+        decisions = _decision_model(
+            provider, model, base_url, concurrency=concurrency, rpm=rpm, timeout_s=timeout_s,
+            retry=retry,
+        )  # fmt: skip
+        claims = _claims_judge(
+            claims_judge,
+            base_url=claims_base_url,
+            concurrency=concurrency,
+            rpm=rpm,
+            timeout_s=timeout_s,
+            structured_output=structured_output,
+            max_attempts=max_attempts,
+            max_tokens=max_tokens,
+            prompt_budget=prompt_budget,
         )
+        return _decision_judge(decisions, claims, prompt_budget)
+    if provider not in PROVIDERS or not model:
+        raise JudgeSpecError(f"unknown judge {spec!r}: expected {KNOWN}")
     if provider == "openai":
         chat_class: type[OpenAIChat | AnthropicChat] = OpenAIChat
     else:
@@ -104,3 +139,62 @@ def _offline_judge(prompt_budget: PromptBudget | None) -> Judge:
         return OfflineJudge(prompt_budget=prompt_budget)
     except (MissingLocalModelError, ParamsError) as exc:
         raise JudgeSpecError(str(exc)) from exc
+
+
+def _decision_model(
+    provider: str,
+    model: str,
+    base_url: str | None,
+    *,
+    concurrency: int,
+    rpm: float | None,
+    timeout_s: float,
+    retry: RetryPolicy,
+) -> DecisionModel:
+    # Imported here: a decision model's client loads only when one is chosen.
+    if provider == "systemone":
+        from veracity.decisions.systemone import SystemOne
+
+        client: type[SystemOne | OpenAIDecisions] = SystemOne
+    else:
+        from veracity.decisions.openai_decisions import OpenAIDecisions
+
+        client = OpenAIDecisions
+    try:
+        return client(
+            model,
+            base_url=base_url,
+            concurrency=concurrency,
+            rpm=rpm,
+            timeout_s=timeout_s,
+            retry=retry,
+        )
+    except ValueError as exc:
+        raise JudgeSpecError(str(exc)) from exc
+
+
+def _claims_judge(spec: str | None, **options: Any) -> Judge | None:
+    """The chat judge ``spec`` names to draw a decision judge's claims; ``None`` for the
+    offline segmentation."""
+    if spec is None or spec == "offline":
+        return None
+    provider, _, model = spec.partition("/")
+    if provider not in PROVIDERS or not model:
+        raise JudgeSpecError(
+            f"unknown claims judge {spec!r}: expected openai/MODEL, anthropic/MODEL or offline"
+        )
+    return make_judge(spec, **options)
+
+
+def _decision_judge(
+    model: DecisionModel, claims: Judge | None, prompt_budget: PromptBudget | None
+) -> Judge:
+    from veracity.embeddings.weights import MissingLocalModelError
+    from veracity.judges.decision import DecisionJudge
+
+    try:
+        return DecisionJudge(model, claims_judge=claims, prompt_budget=prompt_budget)
+    except MissingLocalModelError as exc:
+        raise JudgeSpecError(
+            f"{exc}; or have a chat judge draw the claims: --claims-judge openai/MODEL"
+        ) from exc

@@ -1,5 +1,6 @@
-"""A judge's chat model, read and replaced from outside the judge: how a run puts the
-response cache and batching around it (:mod:`veracity.chat.stack` builds them)."""
+"""A judge's models, read and replaced from outside the judge: how a run puts the response
+cache and batching around its chat model (:mod:`veracity.chat.stack` builds them), and
+the cache around a decision judge's decision model."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ from collections.abc import Callable
 from typing import overload
 
 from veracity.chat.base import ChatModel
+from veracity.decisions.base import DecisionModel
 from veracity.judges.base import Judge
+from veracity.judges.decision.judge import DecisionJudge
 from veracity.judges.llm import LLMJudge
 
 
 def chat_of(judge: Judge) -> ChatModel | None:
-    """The chat model ``judge`` asks; ``None`` for a judge without one (the offline judge)."""
+    """The chat model ``judge`` asks for its verdicts; ``None`` for a judge without one (the
+    offline judge, a decision judge: its verdicts are no chat model's, so it has no batch
+    API even where a chat judge draws its claims)."""
     return judge.model if isinstance(judge, LLMJudge) else None
 
 
@@ -21,5 +26,20 @@ def rechat(judge: LLMJudge, build: Callable[[ChatModel], ChatModel]) -> LLMJudge
 @overload
 def rechat(judge: Judge, build: Callable[[ChatModel], ChatModel]) -> Judge: ...
 def rechat(judge: Judge, build: Callable[[ChatModel], ChatModel]) -> Judge:
-    """``judge`` asking ``build(its chat model)`` instead; a judge without one as it is."""
-    return judge.using(build(judge.model)) if isinstance(judge, LLMJudge) else judge
+    """``judge`` asking ``build(its chat model)`` instead (a decision judge: the chat judge
+    drawing its claims, if any); a judge without one as it is."""
+    if isinstance(judge, LLMJudge):
+        return judge.using(build(judge.model))
+    if isinstance(judge, DecisionJudge) and judge.claims_judge is not None:
+        return judge.using(claims_judge=rechat(judge.claims_judge, build))
+    return judge
+
+
+def decisions_of(judge: Judge) -> DecisionModel | None:
+    """The decision model ``judge`` asks; ``None`` for a judge without one."""
+    return judge.model if isinstance(judge, DecisionJudge) else None
+
+
+def redecide(judge: Judge, build: Callable[[DecisionModel], DecisionModel]) -> Judge:
+    """``judge`` asking ``build(its decision model)`` instead; a judge without one as it is."""
+    return judge.using(build(judge.model)) if isinstance(judge, DecisionJudge) else judge

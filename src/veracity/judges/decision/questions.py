@@ -143,6 +143,7 @@ def read_relevance(answer: Answer) -> RelevanceRating:
         score=likely / top,
         expected=min(1.0, expected / top),
         reason=f"expected level {expected:.2f} of 0–{top} {BY}",
+        probabilities=dict(answer.probabilities),
     )
 
 
@@ -170,7 +171,10 @@ def read_factual(answers: Sequence[Answer]) -> FactualGrades:
         expected = sum(FACTUAL_LEVELS[i] * p for i, (_, p) in enumerate(answer.probabilities))
         expected = min(100.0, max(0.0, expected))
         scores[name] = CriterionScore(
-            score=round(expected), expected=expected, reasoning=f"expected {expected:.1f} {BY}"
+            score=round(expected),
+            expected=expected,
+            reasoning=f"expected {expected:.1f} {BY}",
+            probabilities=dict(answer.probabilities),
         )
     return FactualGrades(**scores)
 
@@ -190,6 +194,7 @@ def read_rubric(names: Sequence[str], answers: Sequence[Answer]) -> tuple[Dimens
                 expected=min(5.0, expected + 1),
                 reasoning=f"P({level}) {answer.probability(answer.most_likely()):.2f}, "
                 f"expected {expected + 1:.2f} {BY}",
+                probabilities=dict(answer.probabilities),
             )
         )
     return tuple(scores)
