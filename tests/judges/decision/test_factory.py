@@ -19,7 +19,7 @@ def test_systemone_judge_over_its_client() -> None:
     described = judge.describe()
     assert described["provider"] == "systemone" and described["model"] == "laya-1"
     assert described["claims"]["source"] == "offline segmentation"
-    assert set(described["questions"]) >= {"claim_support", "chunk_useful", "relevance_level"}
+    assert set(described["prompts"]) >= {"claim_support", "chunk_useful", "relevance_level"}
     assert described["limits"]["max_questions"] >= 1
 
 

@@ -113,7 +113,8 @@ class DecisionJudge:
             **self.model.describe(),
             "judge": "decision",
             "claims": claims,
-            "questions": {t.id: t.fingerprint for t in DECISION_TEMPLATES},
+            # Named as a chat judge's prompts, so calibrations and agreement tell judges apart.
+            "prompts": {t.id: t.fingerprint for t in DECISION_TEMPLATES},
             "grouping_window_s": self.window_s,
             "prompt_budget": dataclasses.asdict(self.prompt_budget),
         }
