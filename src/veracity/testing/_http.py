@@ -7,12 +7,24 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
-from veracity.testing._backend import Backend, Reply
+from veracity.testing._backend import Reply
 
 _MAX_BODY = 64 * 1024 * 1024
+
+
+class ServesRequests(Protocol):
+    """What a fake server answers with: bytes in, a :class:`Reply` out; ``stopping`` is set
+    when the server stops, so that replies waiting out a latency end early."""
+
+    stopping: threading.Event
+
+    def handle(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
+    ) -> Reply: ...
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -100,7 +112,7 @@ class LLMHTTPServer(ThreadingHTTPServer):
     block_on_close = False  # stop() joins the handler threads itself, with a deadline
     request_queue_size = 512
 
-    def __init__(self, backend: Backend, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, backend: ServesRequests, host: str = "127.0.0.1", port: int = 0) -> None:
         self.backend = backend
         self._tracked_lock = threading.Lock()
         self._connections: set[socket.socket] = set()

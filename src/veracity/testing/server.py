@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import threading
-from types import TracebackType
 from typing import Any
 
 from veracity.testing._backend import Backend
 from veracity.testing._batches import BatchBehaviour
-from veracity.testing._http import LLMHTTPServer
+from veracity.testing._loopback import LoopbackServer
 from veracity.testing._request import Latency, Responder
 from veracity.testing.faults import FaultInjector, Faults
 from veracity.testing.rule_based import RuleBasedResponder
 from veracity.testing.stats import ServerStats
 
 _NO_FAULTS = Faults()
-_STOP_TIMEOUT_S = 5.0
 
 
-class FakeLLMServer:
+class FakeLLMServer(LoopbackServer):
     """A fake LLM HTTP server on ``127.0.0.1`` (a free port), run in a background thread.
 
     Endpoints: ``POST /v1/chat/completions`` (OpenAI), ``POST /v1/messages`` (Anthropic,
@@ -72,79 +69,12 @@ class FakeLLMServer:
             api_key=api_key,
             record_requests=record_requests,
         )
-        self._lock = threading.Lock()
-        self._httpd: LLMHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # lifecycle -------------------------------------------------------------------------
-
-    def start(self) -> FakeLLMServer:
-        """Bind a free loopback port and serve in a daemon thread; returns ``self``."""
-        with self._lock:
-            if self._httpd is not None:
-                raise RuntimeError("FakeLLMServer is already running")
-            self._backend.stopping.clear()
-            httpd = LLMHTTPServer(self._backend)
-            thread = threading.Thread(
-                target=httpd.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name=f"veracity-fake-llm-{httpd.port}",
-                daemon=True,
-            )
-            thread.start()
-            self._httpd, self._thread = httpd, thread
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close every connection, open keep-alive ones included.
-
-        Requests still waiting out their latency are cut short. Idempotent.
-        """
-        with self._lock:
-            httpd, thread = self._httpd, self._thread
-            self._httpd = self._thread = None
-        if httpd is None or thread is None:
-            return
-        self._backend.stopping.set()
-        httpd.shutdown()
-        httpd.server_close()
-        httpd.close_connections()
-        thread.join(_STOP_TIMEOUT_S)
-        httpd.join_handlers(_STOP_TIMEOUT_S)
-
-    def __enter__(self) -> FakeLLMServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    # addresses -------------------------------------------------------------------------
-
-    @property
-    def running(self) -> bool:
-        return self._httpd is not None
-
-    @property
-    def port(self) -> int:
-        httpd = self._httpd
-        if httpd is None:
-            raise RuntimeError("FakeLLMServer is not running: call start() or use `with`")
-        return httpd.port
+        super().__init__(self._backend)
 
     @property
     def anthropic_base_url(self) -> str:
         """The server root, as the Anthropic SDK wants it (it appends ``/v1/messages``)."""
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def base_url(self) -> str:
-        """``…/v1``, as the OpenAI SDK wants it (it appends ``/chat/completions``)."""
-        return f"{self.anthropic_base_url}/v1"
+        return self.root_url
 
     # behaviour -------------------------------------------------------------------------
 
