@@ -11,7 +11,7 @@ from veracity.decisions.scripted import ScriptedDecisions
 _WORD = re.compile(r"[a-z0-9]+")
 _CLAIM = re.compile(r"<claim>\n(.*?)\n</claim>", re.DOTALL)
 _PASSAGE = re.compile(r'<context index="(\d+)">\n(.*?)\n</context>', re.DOTALL)
-_INDEX = re.compile(r"Passage \[(\d+)\]")
+_INDEX = re.compile(r"passage \[(\d+)\]")
 
 
 def _words(text: str) -> set[str]:
