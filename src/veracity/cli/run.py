@@ -160,9 +160,9 @@ def _progress(
 
 
 @run_settings(
-    "metrics", "judge", "base_url", "claims_judge", "claims_base_url", "concurrency", "rpm",
-    "iterations", "timeout", "structured_output", "max_tokens", "prompt_budget",
-    "truncate_contexts",
+    "metrics", "judge", "base_url", "claims_judge", "claims_base_url", "grouping_ms",
+    "concurrency", "rpm", "iterations", "timeout", "structured_output", "max_tokens",
+    "prompt_budget", "truncate_contexts",
     "unfounded_support", "cache", "cache_max_size", "thresholds", "embedder",
     "max_error_rate", "executor", "ray_address", "batch", "calibration",
     "citation_index_base", "supported_by_conversation",

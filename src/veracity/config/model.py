@@ -23,6 +23,7 @@ from veracity._units import parse_size
 from veracity.agreement.scorings import NAMES as SCORINGS
 from veracity.chat.modes import StructuredOutput
 from veracity.config.traces import TraceMappingSpec
+from veracity.judges.decision.grouping import DEFAULT_WINDOW_S
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.prompts.budget import DEFAULT_PROMPT_BUDGET, PromptBudget
 from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
@@ -127,6 +128,13 @@ class RunConfig(_Spec):
         default=None,
         description="Who draws a decision judge's claims: offline (sentence segmentation, "
         "the default) or a chat judge, openai/MODEL or anthropic/MODEL.",
+    )
+    grouping_ms: StrictInt = Field(
+        default=round(DEFAULT_WINDOW_S * 1000),
+        ge=0,
+        le=10_000,
+        description="A decision judge holds a sample's questions about one text this many "
+        "milliseconds of quiet (and while its claims are drawn) so they go in one request.",
     )
     claims_base_url: str | None = Field(
         default=None,
@@ -305,6 +313,7 @@ class RunConfig(_Spec):
             unfounded_support=self.unfounded_support,
             claims_judge=self.claims_judge,
             claims_base_url=self.claims_base_url,
+            grouping_s=self.grouping_ms / 1000,
         )
 
     def resolved_metrics(

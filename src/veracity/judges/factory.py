@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from veracity.chat.modes import StructuredOutput
 from veracity.chat.openai_chat import OpenAIChat
 from veracity.judges.base import Judge
+from veracity.judges.decision.grouping import DEFAULT_WINDOW_S
 from veracity.judges.llm import LLMJudge
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.prompts import PromptBudget
@@ -60,6 +61,7 @@ def make_judge(  # noqa: PLR0913 - the public factory: a judge's options, each w
     unfounded_support: UnfoundedSupport = DEFAULT_UNFOUNDED_SUPPORT,
     claims_judge: str | None = None,
     claims_base_url: str | None = None,
+    grouping_s: float = DEFAULT_WINDOW_S,
 ) -> Judge:
     """The judge ``spec`` names; ``max_tokens`` bounds an LLM judge's replies by question,
     ``prompt_budget`` what any judge is given to read in one call, ``unfounded_support``
@@ -68,7 +70,8 @@ def make_judge(  # noqa: PLR0913 - the public factory: a judge's options, each w
     A decision judge (``systemone/MODEL``, ``openai-decisions/MODEL``) draws its claims by
     the offline segmentation, or with the chat judge ``claims_judge`` names
     (``openai/MODEL``, ``anthropic/MODEL``; ``offline`` is the segmentation) at
-    ``claims_base_url`` (else its provider's environment variable)."""
+    ``claims_base_url`` (else its provider's environment variable); it holds a sample's
+    questions about one text for ``grouping_s`` of quiet, so they go in one request."""
     provider, _, model = spec.partition("/")
     retry = RetryPolicy() if max_attempts is None else RetryPolicy(max_attempts=max_attempts)
     if claims_judge is not None and provider not in DECISION_PROVIDERS:
@@ -94,7 +97,7 @@ def make_judge(  # noqa: PLR0913 - the public factory: a judge's options, each w
             max_tokens=max_tokens,
             prompt_budget=prompt_budget,
         )
-        return _decision_judge(decisions, claims, prompt_budget)
+        return _decision_judge(decisions, claims, prompt_budget, grouping_s)
     if provider not in PROVIDERS or not model:
         raise JudgeSpecError(f"unknown judge {spec!r}: expected {KNOWN}")
     if provider == "openai":
@@ -187,13 +190,18 @@ def _claims_judge(spec: str | None, **options: Any) -> Judge | None:
 
 
 def _decision_judge(
-    model: DecisionModel, claims: Judge | None, prompt_budget: PromptBudget | None
+    model: DecisionModel,
+    claims: Judge | None,
+    prompt_budget: PromptBudget | None,
+    grouping_s: float,
 ) -> Judge:
     from veracity.embeddings.weights import MissingLocalModelError
     from veracity.judges.decision import DecisionJudge
 
     try:
-        return DecisionJudge(model, claims_judge=claims, prompt_budget=prompt_budget)
+        return DecisionJudge(
+            model, claims_judge=claims, prompt_budget=prompt_budget, window_s=grouping_s
+        )
     except MissingLocalModelError as exc:
         raise JudgeSpecError(
             f"{exc}; or have a chat judge draw the claims: --claims-judge openai/MODEL"

@@ -43,10 +43,12 @@ def test_claims_from_a_named_chat_judge(monkeypatch: pytest.MonkeyPatch) -> None
         base_url=URL,
         claims_judge="openai/qwen2.5-7b",
         claims_base_url="http://127.0.0.1:8/v1",
+        grouping_ms=50,
     )
     judge = settings.make_judge()
     assert isinstance(judge, DecisionJudge)
     assert isinstance(judge.claims_judge, LLMJudge)
+    assert judge.describe()["grouping_window_s"] == 0.05
     claims = judge.describe()["claims"]
     assert claims["source"] == "chat judge"
     assert claims["judge"]["model"] == "qwen2.5-7b"
