@@ -67,6 +67,8 @@ SAME_LAYER = {
     # The offline judge compares embeddings, and make_judge builds the embedder it needs;
     # no embedder uses a judge.
     ("judges", "embeddings"),
+    # Decision models go through the chat models' SDK client, retries and response cache.
+    ("decisions", "chat"),
 }
 
 

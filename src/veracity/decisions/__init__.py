@@ -7,12 +7,15 @@ from veracity._lazy import lazy_exports
 
 __all__ = [
     "Answer",
+    "CachedDecisions",
     "DecisionModel",
     "DecisionReply",
     "DecisionRequest",
+    "OpenAIDecisions",
     "Option",
     "Question",
     "ServerLimits",
+    "SystemOne",
 ]
 
 if TYPE_CHECKING:
@@ -25,5 +28,8 @@ if TYPE_CHECKING:
         Question,
         ServerLimits,
     )
+    from veracity.decisions.cache import CachedDecisions
+    from veracity.decisions.openai_decisions import OpenAIDecisions
+    from veracity.decisions.systemone import SystemOne
 else:
     __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)
