@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.html.browser import FLAGS, find_chromium, unavailable
+from tests.sparrow_decider import running_sparrow_decider
 from veracity.embeddings.minilm import PRECISION_ENV
 
 # Set before any fixture (session-wide ones load the model) and inherited by subprocesses.
@@ -41,3 +42,11 @@ def chromium() -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture(scope="session")
+def sparrow_decider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL (``http://127.0.0.1:PORT/v1``) of a real sparrow-decider System One
+    server on loopback, for the session (tests/sparrow_decider.py)."""
+    with running_sparrow_decider(tmp_path_factory.mktemp("sparrow-decider")) as url:
+        yield url
