@@ -25,6 +25,30 @@ from veracity.decisions.limits import LimitRefusal, limit_refusal, question_limi
         (400, "choices: Provide between 2 and 255 choices", LimitRefusal("options", 255)),
         (422, "state: string too long", None),  # a limit, of nothing it splits
         (400, "unknown question type 'noul'", None),
+        # The fake llama-server's and OpenAI's words (veracity.testing's decision server).
+        (
+            413,
+            'The request has 150 questions, the maximum is 64. Give fewer "questions".',
+            LimitRefusal("questions", 64),
+        ),
+        (
+            422,
+            "questions.claim_0: too many options (30), at most 26 are supported",
+            LimitRefusal("options", 26),
+        ),
+        (
+            400,
+            "Invalid 'questions': array too long. Expected an array with maximum length 400, "
+            "but got an array with length 401 instead.",
+            LimitRefusal("questions", 400),
+        ),
+        (
+            400,
+            "Invalid 'questions[2].choices': array too long. Expected an array with maximum "
+            "length 255, but got an array with length 300 instead.",
+            LimitRefusal("options", 255),
+        ),
+        (413, "too many options", LimitRefusal("options", None)),
         (500, "too many questions", None),
     ],
 )

@@ -247,3 +247,27 @@ def test_learnt_limits_are_adopted_never_above_those_given() -> None:
     assert model.negotiated()["learned"] == learnt["learned"]
     model.adopt({"limits": "garbage"})  # a record of another version: ignored
     assert model.limits.max_questions == 16
+
+
+async def test_a_server_over_both_limits_teaches_both_in_one_decide() -> None:
+    def limited(asked: Asked) -> Reply:
+        questions = asked.body["questions"]
+        if len(questions) > 8:
+            message = f"The request has {len(questions)} questions, the maximum is 8."
+            return Reply({"error": {"message": message}}, status=413)
+        for name, question in questions.items():
+            if len(question.get("criteria") or ()) > 4:
+                message = f"questions.{name}: too many options, at most 4 are supported"
+                return Reply({"error": {"message": message}}, status=422)
+        return answer_all(asked)
+
+    wide = Question("wide", "choice", "Which?", tuple(Option(f"option_{i}") for i in range(6)))
+    request = DecisionRequest("state", (*(claim(i) for i in range(20)), wide))
+    with serving(limited) as server:
+        model = systemone(server.base_url)
+        reply = await model.decide(request, iteration=0)
+        await model.aclose()
+    assert model.limits == ServerLimits(max_questions=8, max_options=4)
+    assert len(model.describe()["learned"]) == 2
+    assert "6 options, over the 4" in str(reply.answers["wide"].refusal)
+    assert sum(not answer.refused for answer in reply.answers.values()) == 20

@@ -22,6 +22,7 @@ from veracity.decisions.base import (
     ServerLimits,
 )
 from veracity.decisions.limits import (
+    LimitKind,
     LimitRefusal,
     limit_refusal,
     question_limit_after,
@@ -167,7 +168,7 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
     async def decide(self, request: DecisionRequest, *, iteration: int) -> DecisionReply:
         del iteration  # part of the cache key upstream; the server has no use for it
         started = time.perf_counter()
-        parts = await self._ask(request.state, request.questions, retried=False)
+        parts = await self._ask(request.state, request.questions, learnt=frozenset())
         answers: dict[str, Answer] = {}
         usage = Usage()
         notes: list[str] = []
@@ -186,9 +187,12 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
             notes=tuple(notes),
         )
 
-    async def _ask(self, state: str, questions: Sequence[Question], *, retried: bool) -> list[Part]:
+    async def _ask(
+        self, state: str, questions: Sequence[Question], *, learnt: frozenset[LimitKind]
+    ) -> list[Part]:
         """``questions`` in requests within the limits, at once; a request refused as
-        over a limit is split by what it taught and sent once more (only once)."""
+        over a limit is split by what it taught and sent once more (once a limit of each
+        kind: questions per request, options per question)."""
         limits = self._limits
         requests, too_wide = split(questions, limits)
         parts = [
@@ -203,7 +207,7 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
         try:
             async with asyncio.TaskGroup() as group:
                 tasks = [
-                    group.create_task(self._ask_one(state, part, retried=retried))
+                    group.create_task(self._ask_one(state, part, learnt=learnt))
                     for part in requests
                 ]
         except BaseExceptionGroup as failed:
@@ -216,7 +220,7 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
         return parts
 
     async def _ask_one(
-        self, state: str, questions: tuple[Question, ...], *, retried: bool
+        self, state: str, questions: tuple[Question, ...], *, learnt: frozenset[LimitKind]
     ) -> list[Part]:
         try:
             return [await self._request(state, questions)]
@@ -227,9 +231,14 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
                     f"the server refused a request of one question as too large ({exc}): its "
                     "state may be over the server's window"
                 ) from None
-            if retried or refused is None or not self._learn(refused, questions, str(exc)):
+            if (
+                refused is None
+                or refused.kind in learnt
+                or not self._learn(refused, questions, str(exc))
+            ):
                 raise CallFailedError(str(exc)) from None
-        return await self._ask(state, questions, retried=True)
+        # Once a limit of each kind: a server over both refuses the one, then the other.
+        return await self._ask(state, questions, learnt=learnt | {refused.kind})
 
     async def _request(self, state: str, questions: tuple[Question, ...]) -> Part:
         client = self.client()

@@ -26,18 +26,19 @@ _LIMIT_WORDS = re.compile(
     r"|\d+\s*(?:-|–|to)\s*\d+|between\s+\d+\s+and\s+\d+",
     re.IGNORECASE,
 )
-_OPTION_WORDS = re.compile(r"option|choice|level|criteri", re.IGNORECASE)
 _QUESTION_WORDS = re.compile(r"question", re.IGNORECASE)
 # The number a limit message gives: "at most 32", "maximum of 32", "1-400", "between 2 and
 # 255", "limit is 32".
 _LIMIT_NUMBER = re.compile(
-    r"(?:at most|no more than|up to|maximum(?: of| is)?|\bmax(?:imum)?\b:?|limit(?: of| is)?:?"
-    r"|exceeds?(?: the limit of)?)\s*(\d+)"
+    r"(?:at most|no more than|up to|maximum(?: of| is| length)?|\bmax\b:?"
+    r"|limit(?: of| is)?:?|exceeds?(?: the limit of)?)\s*(\d+)"
     r"|between\s+\d+\s+and\s+(\d+)|\d+\s*(?:-|–|to)\s*(\d+)",
     re.IGNORECASE,
 )
-# The word a limit's number counts, right after it.
-_COUNTED = re.compile(r"\s*(question|option|choice|level|criteri)", re.IGNORECASE)
+# What a limit counts: the word right after its number or words ("at most 32 questions",
+# "2-10 levels", "too many options"), else the last named before them.
+_COUNTED = re.compile(r"\W*(question|option|choice|level|criteri)", re.IGNORECASE)
+_NOUNS = re.compile(r"question|option|choice|level|criteri", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,23 +52,24 @@ class LimitRefusal:
 
 def limit_refusal(status: int | None, message: str) -> LimitRefusal | None:
     """The refusal a server's error (``status``, ``message``) is, if it is one: a 413, or
-    a 400 / 422 whose message speaks of a limit (too many questions, "at most N" options…).
-    It is about options when it names options and not questions, else about questions."""
-    if status != _TOO_LARGE and not (status in _VALIDATION and _LIMIT_WORDS.search(message)):
+    a 400 / 422 whose message speaks of a limit of questions or options (too many
+    questions, "at most N" options…); a 413 naming neither is about questions."""
+    words = _LIMIT_WORDS.search(message)
+    if status != _TOO_LARGE and not (status in _VALIDATION and words):
         return None
-    if status != _TOO_LARGE and not (
-        _QUESTION_WORDS.search(message) or _OPTION_WORDS.search(message)
-    ):
-        return None  # a limit of something else (a string's length, a token budget)
     found = _LIMIT_NUMBER.search(message)
     limit = int(next(group for group in found.groups() if group)) if found else None
-    # What the number counts is the word after it ("at most 32 questions", "2-10 levels");
-    # without one, options when the message names them and not questions.
-    counted = _COUNTED.match(message, found.end()) if found else None
-    if counted is not None:
-        about_options = _OPTION_WORDS.match(counted.group(1)) is not None
-    else:
-        about_options = bool(_OPTION_WORDS.search(message)) and not _QUESTION_WORDS.search(message)
+    where = found or words
+    counted = _COUNTED.match(message, where.end()) if where else None
+    noun = counted.group(1) if counted else None
+    if noun is None:
+        before = _NOUNS.findall(message, 0, where.start()) if where else []
+        noun = before[-1] if before else None
+    if noun is None:
+        if status != _TOO_LARGE:
+            return None  # a limit of something else (a string's length, a token budget)
+        noun = "question"
+    about_options = _QUESTION_WORDS.match(noun) is None
     return LimitRefusal("options" if about_options else "questions", limit)
 
 
