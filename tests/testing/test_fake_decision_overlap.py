@@ -7,6 +7,7 @@ import math
 import pytest
 
 from veracity.decisions.base import Option, Question
+from veracity.prompts import decisions as decision_prompts
 from veracity.testing import OverlapDecider
 from veracity.testing.decision_overlap import option_role
 
@@ -116,3 +117,77 @@ def test_options_of_no_known_meaning_follow_their_own_words() -> None:
 )
 def test_option_roles(value: str, description: str, role: str) -> None:
     assert option_role(value, description) == role
+
+
+# veracity's own decision questions, as its decision judge asks them --------------------
+
+CONTEXTS = [
+    "Paris is the capital of France.",
+    "The Eiffel Tower was finished in 1889 for the World's Fair.",
+    "Bananas are yellow.",
+]
+QUESTION = "When was the Eiffel Tower finished?"
+
+
+def top(state: str, question: Question) -> str:
+    probabilities = decide(state, question)
+    assert probabilities is not None
+    values = question.option_values()
+    return values[max(range(len(values)), key=lambda i: probabilities[i])]
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        ("The Eiffel Tower was finished in 1889.", "supported"),
+        ("The Eiffel Tower was not finished in 1889.", "contradicted"),
+        ("The Louvre is in Rome.", "not_enough_info"),
+    ],
+)
+def test_claims_as_the_decision_judge_asks_them(claim: str, expected: str) -> None:
+    options = tuple(Option(v, d) for v, d in decision_prompts.CLAIM_SUPPORT.options)
+    instructions = decision_prompts.claim_instructions(claim)
+    state = decision_prompts.contexts_state(CONTEXTS)
+    assert top(state, Question("c", "choice", instructions, options)) == expected
+
+
+def test_a_passage_question_looks_in_that_passage_only() -> None:
+    state = decision_prompts.contexts_state(CONTEXTS)
+    useful = [
+        top(
+            state,
+            Question("k", "predicate", decision_prompts.chunk_instructions(i, QUESTION, None)),
+        )
+        for i in (1, 2, 3)
+    ]
+    assert useful == ["false", "true", "false"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("It was finished in 1889.", "correct"),
+        ("It was finished in 1925 by Napoleon.", "wrong"),
+        ("I don't know.", "dont_know"),
+    ],
+)
+def test_an_answer_is_graded_against_its_reference(answer: str, expected: str) -> None:
+    template = decision_prompts.ANSWER_CLASS
+    options = tuple(Option(v, d) for v, d in template.options)
+    reference = "The Eiffel Tower was finished in 1889."
+    state = decision_prompts.graded_state(QUESTION, answer, reference)
+    assert top(state, Question("a", "choice", template.instructions, options)) == expected
+
+
+def test_relevance_rises_with_the_questions_words_in_the_answer() -> None:
+    template = decision_prompts.RELEVANCE_LEVEL
+    levels = tuple(Option(v, d) for v, d in template.options)
+
+    def level(answer: str) -> float:
+        state = decision_prompts.answer_state(QUESTION, answer)
+        probabilities = decide(state, Question("r", "score", template.instructions, levels))
+        assert probabilities is not None
+        return sum(i * p for i, p in enumerate(probabilities))
+
+    assert level("The Eiffel Tower was finished in 1889.") > 3.0
+    assert level("Bananas are yellow.") < 1.0

@@ -17,19 +17,40 @@ subject found in the state. Then:
   levels.
 
 A claim whose words are in the passages is therefore likely ``supported``, one whose words
-are not leans ``not_enough_info``. Probabilities are rounded to four decimals, as real
-decision servers send them, so a distribution sums to one within a few 1e-4.
+are not leans ``not_enough_info``.
+
+veracity's own decision questions have tagged states, read as the chat fake reads its
+prompts: a question about ``passage [N]`` looks in ``<context index="N">`` only; with an
+``<answer>`` in the state, the answer is graded against the ``<reference>`` when the
+instructions name one (an answer covered by it is ``correct``, one that is not ``wrong``,
+one that declines ``dont_know``), else the ``<question>``'s words are looked for in the
+answer (relevance).
+
+Probabilities are rounded to four decimals, as real decision servers send them, so a
+distribution sums to one within a few 1e-4.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from veracity.decisions.base import Option, Question
-from veracity.testing._words import content_words, has_negation, sentences, words
+from veracity.testing._words import (
+    ANSWER_RE,
+    QUESTION_RE,
+    REFERENCE_RE,
+    block_text,
+    content_words,
+    has_negation,
+    is_refusal,
+    sentences,
+    tag_text,
+    words,
+)
 
 Role = Literal["affirm", "deny", "abstain", "other"]
 
@@ -42,7 +63,10 @@ _TASK_WORDS_TEXT = """
     contains stated state says said mention mentions mentioned
 """
 TASK_WORDS = frozenset(_TASK_WORDS_TEXT.split())
-_ABSTAIN_TEXT = "enough insufficient unknown neutral unclear unverifiable undetermined cannot nei"
+_ABSTAIN_TEXT = """
+    enough insufficient unknown neutral unclear unverifiable undetermined cannot nei dont
+    declines abstains
+"""
 _ABSTAIN = frozenset(_ABSTAIN_TEXT.split())
 _DENY_TEXT = """
     contradicted contradicts contradiction contradict refuted refutes refute false no
@@ -54,6 +78,8 @@ _AFFIRM_TEXT = """
     consistent agree agrees confirmed confirms
 """
 _AFFIRM = frozenset(_AFFIRM_TEXT.split())
+PASSAGE_RE = re.compile(r"\bpassage\s*\[(\d+)\]", re.IGNORECASE)
+INDEXED_CONTEXT_RE = re.compile(r'<context\s[^>]*index="?(\d+)"?[^>]*>(.*?)</context>', re.DOTALL)
 # How sharply strengths become probabilities, how fast coverage turns into support, and
 # where it crosses one half (the chat fake's support threshold).
 SHARPNESS = 4.0
@@ -79,24 +105,68 @@ def option_role(value: str, description: str = "") -> Role:
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What the overlap found for one question: its subject words, their coverage by the
-    state, the support that coverage gives, and whether a negation clashes."""
+    evidence, the support that coverage gives, whether a negation clashes, and whether an
+    answer was graded against a reference (``graded``; ``refusal``: the answer declined)."""
 
     subject: frozenset[str]
     coverage: float
     support: float
     clash: bool
+    graded: bool = False
+    refusal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Focus:
+    """The text a question's subject is read from, and the text it is looked for in."""
+
+    asked: str
+    evidence: str
+    graded: bool = False
+
+
+def _focus(state: str, instructions: str) -> _Focus:
+    """Where to look, for the tagged states of veracity's own decision questions (as the chat
+    fake reads its prompts): a passage named by number (``passage [2]``) is looked for in
+    that ``<context index="2">``; an ``<answer>`` is graded against the ``<reference>``
+    when the instructions name one, else read against the ``<question>``. Anything else:
+    the instructions' subject, looked for in the whole state."""
+    passage = PASSAGE_RE.search(instructions)
+    if passage is not None:
+        for found in INDEXED_CONTEXT_RE.finditer(state):
+            if found.group(1) == passage.group(1):
+                return _Focus(instructions, block_text(found.group(2)))
+    answer = tag_text(ANSWER_RE, state)
+    if answer:
+        reference = tag_text(REFERENCE_RE, state)
+        if reference and "reference" in words(instructions):
+            return _Focus(answer, reference, graded=True)
+        question = tag_text(QUESTION_RE, state)
+        if question:
+            return _Focus(question, answer)
+    return _Focus(instructions, state)
 
 
 def read(state: str, question: Question) -> Reading:
-    """The overlap of ``question``'s subject with ``state``."""
+    """The overlap of ``question``'s subject with its evidence in ``state``."""
     own: set[str] = set()
     for option in question.options:
         own |= content_words(option.value) | content_words(option.description)
-    subject = frozenset(content_words(question.instructions) - own - TASK_WORDS)
-    state_words = content_words(state)
-    coverage = len(subject & state_words) / len(subject) if subject else 0.0
+    focus = _focus(state, question.instructions)
+    subject = frozenset(content_words(focus.asked) - own - TASK_WORDS)
+    evidence_words = content_words(focus.evidence)
+    coverage = len(subject & evidence_words) / len(subject) if subject else 0.0
+    refusal = focus.graded and _declines(focus.asked)
+    if refusal:
+        coverage = 0.0
     support = 1.0 / (1.0 + math.exp(-SUPPORT_SLOPE * (coverage - SUPPORT_MIDPOINT)))
-    return Reading(subject, coverage, support, _clash(subject, question.instructions, state))
+    clash = _clash(subject, focus.asked, focus.evidence)
+    return Reading(subject, coverage, support, clash, focus.graded, refusal)
+
+
+def _declines(answer: str) -> bool:
+    parts = sentences(answer)
+    return bool(parts) and all(is_refusal(part) for part in parts)
 
 
 def _clash(subject: frozenset[str], instructions: str, state: str) -> bool:
@@ -149,6 +219,16 @@ class OverlapDecider:
 
     @staticmethod
     def _strength(role: Role, reading: Reading, option: Option, state_words: set[str]) -> float:
+        if reading.graded:
+            # An answer against its reference: it agrees, it does not, or it declined.
+            if role == "abstain":
+                return 1.0 if reading.refusal else 0.0
+            if reading.refusal:
+                return 0.0
+            if role == "affirm":
+                return 0.0 if reading.clash else reading.support
+            if role == "deny":
+                return 1.0 if reading.clash else 1.0 - reading.support
         if role == "affirm":
             return 0.0 if reading.clash else reading.support
         if role == "deny":
