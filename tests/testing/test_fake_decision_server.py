@@ -384,3 +384,30 @@ def test_latency_and_a_prompt_stop() -> None:
 def test_unknown_routes_are_404(server: FakeDecisionServer) -> None:
     assert httpx.post(f"{server.base_url}/chat/completions", json={}, timeout=10).status_code == 404
     assert httpx.get(server.systemone_url, timeout=10).status_code == 404
+
+
+def test_the_decision_fakes_are_exported() -> None:
+    import veracity.testing
+
+    names = {
+        "DECISION_MANGLINGS",
+        "DecisionExchange",
+        "DecisionMangleHook",
+        "DecisionMangling",
+        "DecisionResponder",
+        "DecisionServerStats",
+        "FakeDecisionServer",
+        "OverlapDecider",
+        "mangle_decision",
+    }
+    assert names <= set(veracity.testing.__all__)
+    assert veracity.testing.__all__ == sorted(veracity.testing.__all__, key=_ruff_order)
+    for name in names:
+        assert getattr(veracity.testing, name) is not None
+
+
+def _ruff_order(name: str) -> tuple[int, str]:
+    """``__all__``'s order (ruff's RUF022): constants, then classes, then the rest."""
+    if name.isupper():
+        return 0, name
+    return (1 if name[0].isupper() else 2), name
