@@ -3,6 +3,7 @@ server taught one run carried to the next."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 from tests.decisions.endpoint import Asked, Reply, serving
@@ -87,7 +88,25 @@ async def test_a_learnt_limit_is_where_the_next_run_starts(tmp_path: Path) -> No
         assert "at most 8 questions" in next_run.describe()["learned"][0]
         fresh = DecisionRequest("another state", tuple(claim(i) for i in range(16)))
         await next_run.decide(fresh, iteration=0)
+        # The learnt limit is no part of an answer's key: the first run's answers serve.
+        same = DecisionRequest("state", tuple(claim(i) for i in range(16)))
+        cached = await next_run.decide(same, iteration=0)
         await next_run.aclose()
         cache.close()
     assert refused_in_first_run == 3
     assert [len(a.body["questions"]) for a in server.asked[3:]] == [8, 8]
+    assert cached.usage.calls == 0 and cached.usage.cached_calls == 1
+
+
+async def test_a_model_pickles_for_another_process_with_what_it_learnt() -> None:
+    # As a run ships its judge to Ray's workers: before the run's first call.
+    with serving(answer_all) as server:
+        model = systemone(server.base_url)
+        model.adopt({"limits": {"max_questions": 2, "max_options": 26}, "learned": ["at most 2"]})
+        copy = pickle.loads(pickle.dumps(model))
+        request = DecisionRequest("state", tuple(claim(i) for i in range(3)))
+        reply = await copy.decide(request, iteration=0)
+        await copy.aclose()
+    assert not any(answer.refused for answer in reply.answers.values())
+    assert sorted(len(a.body["questions"]) for a in server.asked) == [1, 2]
+    assert copy.describe()["learned"] == ["at most 2"]

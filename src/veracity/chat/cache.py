@@ -484,7 +484,7 @@ class Negotiating(Protocol):
 
 # Settings that change how calls are made, not what the reply says (a batch's reply is a
 # live call's: either serves the other).
-_NOT_IN_KEY = frozenset(
+NOT_IN_KEY = frozenset(
     {"concurrency", "timeout_s", "max_attempts", "rpm", "cache", "negotiation", "batch"}
 )
 
@@ -494,7 +494,7 @@ def cache_key(
 ) -> str:
     """A digest of the judge, its settings, the rendered prompt, the reply's bound and the
     iteration index: each iteration is its own key, so repeated iterations stay independent."""
-    judge = {k: v for k, v in model.describe().items() if k not in _NOT_IN_KEY}
+    judge = {k: v for k, v in model.describe().items() if k not in NOT_IN_KEY}
     payload: dict[str, Any] = {
         "judge": judge,
         "messages": [[m.role, m.content] for m in messages],

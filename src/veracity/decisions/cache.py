@@ -9,7 +9,8 @@ import json
 from typing import Any, Literal
 
 from veracity.chat.base import ChatReply
-from veracity.chat.cache import _NOT_IN_KEY, Negotiating, ReplyStore
+from veracity.chat.cache import NOT_IN_KEY as CHAT_NOT_IN_KEY
+from veracity.chat.cache import Negotiating, ReplyStore
 from veracity.decisions.base import (
     Answer,
     DecisionModel,
@@ -23,7 +24,7 @@ from veracity.types import Usage
 
 # Settings that change how requests are made, not what a question's answer says: the
 # limits a request is split at, and what was learnt of them, with the chat models' own.
-NOT_IN_KEY = _NOT_IN_KEY | {"limits", "learned"}
+NOT_IN_KEY = CHAT_NOT_IN_KEY | {"limits", "learned"}
 
 
 def decision_key(model: DecisionModel, state: str, question: Question, iteration: int) -> str:
