@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from veracity.chat.openai_chat import classify_openai_error, openai_client
-from veracity.chat.sdk import SDKClient
+from veracity.chat.sdk import SDKClient, count
+from veracity.dataset.fields import a_json_type
 from veracity.decisions.base import (
     Answer,
     DecisionReply,
@@ -245,7 +246,7 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
         body = await self.call(lambda: self._send(client, state, questions))
         if not isinstance(body, dict):
             raise CallFailedError(
-                f"the server's reply is unusable: {_json_kind(body)}, not an object of answers"
+                f"the server's reply is unusable: {a_json_type(body)}, not an object of answers"
             )
         return self._read(body, questions)
 
@@ -262,8 +263,6 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
 
     def usage_of(self, body: Mapping[str, Any]) -> Usage:
         """One real request's cost: its input tokens (decision models generate none)."""
-        from veracity.chat.sdk import count
-
         usage = body.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         return Usage(
@@ -354,12 +353,6 @@ def _validation_item(item: object) -> str:
         message = str(item.get("msg", item))
         return f"{where}: {message}" if where else message
     return str(item)
-
-
-def _json_kind(value: object) -> str:
-    from veracity.dataset.fields import a_json_type
-
-    return str(a_json_type(value))
 
 
 def _first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
