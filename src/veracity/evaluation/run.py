@@ -35,7 +35,7 @@ from veracity.evaluation.settings import (
     spec_keywords,
 )
 from veracity.judges import Judge, JudgeFatalError
-from veracity.judges.rechat import chat_of, rechat
+from veracity.judges.rechat import chat_of, rechat, with_cached_decisions
 from veracity.metrics import (
     Metric,
     Models,
@@ -331,9 +331,10 @@ def _with_chat_stack(
         check_batchable(chat_of(judge), judge.name, run.executor)
     shared = open_cache(run.cache, max_bytes=cache_max_bytes(run.cache_max_size))
     run_dir = None if out is None else Path(out)
-    return rechat(
+    stacked = rechat(
         judge, lambda chat: stack_chat(chat, cache=shared, batch=batching, run_dir=run_dir)
-    ), shared
+    )
+    return with_cached_decisions(stacked, shared), shared
 
 
 def _open_run(
@@ -360,7 +361,11 @@ def _open_run(
     if cache is not False:
         return run_dir, models, None
     own_replies = open_cache(run_dir.path / REPLIES, "run")
-    the_judge = rechat(models.judge, lambda chat: stack_chat(chat, cache=own_replies, scope="run"))
+    the_judge = with_cached_decisions(
+        rechat(models.judge, lambda chat: stack_chat(chat, cache=own_replies, scope="run")),
+        own_replies,
+        "run",
+    )
     return run_dir, replace(models, judge=the_judge), own_replies
 
 

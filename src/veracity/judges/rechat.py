@@ -5,10 +5,12 @@ the cache around a decision judge's decision model."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import overload
+from typing import Literal, overload
 
 from veracity.chat.base import ChatModel
+from veracity.chat.cache import ReplyStore
 from veracity.decisions.base import DecisionModel
+from veracity.decisions.cache import CachedDecisions
 from veracity.judges.base import Judge
 from veracity.judges.decision.judge import DecisionJudge
 from veracity.judges.llm import LLMJudge
@@ -43,3 +45,13 @@ def decisions_of(judge: Judge) -> DecisionModel | None:
 def redecide(judge: Judge, build: Callable[[DecisionModel], DecisionModel]) -> Judge:
     """``judge`` asking ``build(its decision model)`` instead; a judge without one as it is."""
     return judge.using(build(judge.model)) if isinstance(judge, DecisionJudge) else judge
+
+
+def with_cached_decisions(
+    judge: Judge, cache: ReplyStore | None, scope: Literal["shared", "run"] = "shared"
+) -> Judge:
+    """``judge`` with its decision model's answers kept in ``cache`` (where it has one, and
+    there is a cache), as a chat judge's replies are."""
+    if cache is None:
+        return judge
+    return redecide(judge, lambda model: CachedDecisions(model, cache, scope))

@@ -256,3 +256,33 @@ def test_one_question_asked_once_and_the_run_records_the_judge(tmp_path: Any) ->
     assert judge["name"] == "scripted/scripted"
     assert judge["claims"]["source"] == "offline segmentation"
     assert judge["prompts"]["claim_support"] and judge["limits"]["max_questions"] == 64
+
+
+def test_answers_come_from_the_cache_on_the_next_run(tmp_path: Any) -> None:
+    cache = str(tmp_path / "cache.sqlite")
+    model = overlap_model()
+    first = _run(_rows(3), RAG, DecisionJudge(model), cache=cache)
+    asked = len(model.requests)
+    again = _run(_rows(3), RAG, DecisionJudge(model), cache=cache)
+    assert len(model.requests) == asked  # nothing asked again
+    for key, result in again.items():
+        assert result.score == first[key].score and result.status is Status.SCORED
+    assert sum(r.usage.cached_calls for r in again.values()) == asked
+    assert sum(r.usage.calls for r in again.values()) == 0
+
+
+def test_a_claim_the_conversation_supports() -> None:
+    row = {
+        "id": "s0",
+        "question": "Which store should I visit?",
+        "history": [{"role": "user", "content": "I live in Columbus, Ohio."}],
+        "answer": "You live in Columbus, Ohio. The Easton store opens at 9 am.",
+        "contexts": ["The Easton store opens at 9 am."],
+    }
+    model = overlap_model()
+    results = _run([row], ["faithfulness"], DecisionJudge(model))
+    claims = results["s0", "faithfulness"].details["claims"]
+    assert [c["verdict"] for c in claims] == ["supported_by_conversation", "supported"]
+    # The contexts first, then the open claim against the conversation's turns.
+    assert ["I live in Columbus" in r.state for r in model.requests] == [False, True]
+    assert len(model.requests[1].questions) == 1
