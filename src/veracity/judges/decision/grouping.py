@@ -32,6 +32,9 @@ __all__ = ["Asked", "Coalescer", "Decided"]
 
 DEFAULT_WINDOW_S = 0.02
 QUIET_TURNS = 16
+# How soon after a sample's questions its claim extraction may start and still be waited
+# for: a loop turn, or more on a busy loop.
+SAME_SAMPLE_S = 0.25
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]+")
 
 
@@ -70,6 +73,8 @@ class _Batch:
     # The samples' questions whose claim extractions this batch waits for.
     awaits: set[str] = field(default_factory=set)
     version: int = 0
+    # When the last question joined (the event loop's clock).
+    last_added: float = 0.0
 
     def add(self, asked: Sequence[Asked]) -> tuple[str, ...]:
         names = []
@@ -86,6 +91,7 @@ class _Batch:
                 self.questions[one.key] = question
             names.append(question.name)
         self.version += 1
+        self.last_added = asyncio.get_running_loop().time()
         return tuple(names)
 
 
@@ -100,21 +106,23 @@ class Coalescer:
         self.model = model
         self.window_s = window_s
         self._open: dict[tuple[str, int], _Batch] = {}
-        self._extracting: dict[tuple[str, int], set[asyncio.Future[None]]] = {}
+        # Extractions in flight by (question, iteration), each with when it started.
+        self._extracting: dict[tuple[str, int], dict[asyncio.Future[None], float]] = {}
         self._senders: set[asyncio.Task[None]] = set()
 
     @contextlib.contextmanager
     def extracting(self, question: str, iteration: int) -> Iterator[None]:
         """Marks a claim extraction for a sample (by its question) as in flight."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
         key = (question, iteration)
-        self._extracting.setdefault(key, set()).add(done)
+        self._extracting.setdefault(key, {})[done] = loop.time()
         try:
             yield
         finally:
             done.set_result(None)
             flights = self._extracting[key]
-            flights.discard(done)
+            del flights[done]
             if not flights:
                 del self._extracting[key]
 
@@ -148,7 +156,10 @@ class Coalescer:
         return [
             flight
             for question in batch.awaits
-            for flight in self._extracting.get((question, batch.iteration), ())
+            for flight, started in self._extracting.get((question, batch.iteration), {}).items()
+            # The sample's own extraction starts with its questions (a loop turn apart);
+            # one started later is another sample's with the same question: not waited for.
+            if started <= batch.last_added + max(self.window_s, SAME_SAMPLE_S)
         ]
 
     async def _send_when_quiet(self, key: tuple[str, int], batch: _Batch) -> None:

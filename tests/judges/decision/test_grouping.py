@@ -1,0 +1,54 @@
+"""The coalescer: questions about one state wait for the sample's claims being drawn, not
+for another sample's that started later with the same question."""
+
+from __future__ import annotations
+
+import asyncio
+
+from veracity.decisions.scripted import ScriptedDecisions
+from veracity.judges.decision.grouping import Asked, Coalescer
+
+QUESTION = Asked("chunk_useful", "predicate", "Is passage [1] relevant?")
+
+
+async def _extraction(coalescer: Coalescer, start_s: float, lasts_s: float) -> None:
+    await asyncio.sleep(start_s)
+    with coalescer.extracting("Summarize.", 0):
+        await asyncio.sleep(lasts_s)
+
+
+def test_waits_for_its_sample_extraction_not_for_later_ones() -> None:
+    async def main() -> float:
+        model = ScriptedDecisions(table={"predicate": {"true": 0.9, "false": 0.1}})
+        coalescer = Coalescer(model, window_s=0.01)
+        loop = asyncio.get_running_loop()
+        own = asyncio.ensure_future(_extraction(coalescer, 0.0, 0.5))
+        later = asyncio.ensure_future(_extraction(coalescer, 0.3, 3.0))
+        started = loop.time()
+        decided = await coalescer.ask("state", [QUESTION], iteration=0, awaits="Summarize.")
+        took = loop.time() - started
+        assert decided.answers[0].probability("true") == 0.9
+        assert own.done() and not later.done()
+        later.cancel()
+        return took
+
+    took = asyncio.run(main())
+    assert 0.5 <= took < 1.5
+
+
+def test_callers_share_a_request_and_its_usage_is_charged_once() -> None:
+    async def main() -> None:
+        model = ScriptedDecisions(table={"predicate": {"true": 0.6, "false": 0.4}})
+        coalescer = Coalescer(model, window_s=0.01)
+        other = Asked("chunk_useful", "predicate", "Is passage [2] relevant?")
+        first, second, third = await asyncio.gather(
+            coalescer.ask("state", [QUESTION], iteration=0),
+            coalescer.ask("state", [other, QUESTION], iteration=0),
+            coalescer.ask("state", [QUESTION], iteration=1),
+        )
+        assert [len(r.questions) for r in model.requests] == [2, 1]
+        assert first.usage.calls == 1 and second.usage.calls == 0
+        assert third.usage.calls == 1  # another iteration: its own request
+        assert second.answers[1].name == first.answers[0].name  # asked once
+
+    asyncio.run(main())
