@@ -286,3 +286,16 @@ def test_a_claim_the_conversation_supports() -> None:
     # The contexts first, then the open claim against the conversation's turns.
     assert ["I live in Columbus" in r.state for r in model.requests] == [False, True]
     assert len(model.requests[1].questions) == 1
+
+
+def test_contexts_cut_to_fit_the_budget_are_noted() -> None:
+    row = _rows(1)[0]
+    row["contexts"] = [row["contexts"][0] + " More words." * 2000, row["contexts"][1]]
+    model = overlap_model()
+    judge = DecisionJudge(model, prompt_budget=PromptBudget(tokens=3000, truncate_contexts=True))
+    results = _run([row], ["faithfulness", "context_precision"], judge)
+    for metric in ("faithfulness", "context_precision"):
+        assert results["s0", metric].status is Status.SCORED
+        assert "cut to" in " ".join(results["s0", metric].details["notes"])
+    (request,) = model.requests  # both cut alike: still one state, one request
+    assert "[… cut to fit the prompt budget]" in request.state

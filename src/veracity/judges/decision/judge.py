@@ -13,7 +13,7 @@ from veracity.judges.base import Judge, JudgeOutcome
 from veracity.judges.budget import within_budget
 from veracity.judges.decision import questions as q
 from veracity.judges.decision.grouping import DEFAULT_WINDOW_S, Asked, Coalescer
-from veracity.prompts import PromptBudget, question_in_context
+from veracity.prompts import PromptBudget, PromptTooLarge, question_in_context
 from veracity.prompts.decisions import (
     ANSWER_CLASS,
     DECISION_TEMPLATES,
@@ -40,6 +40,21 @@ from veracity.types import (
 __all__ = ["DecisionJudge"]
 
 T = TypeVar("T")
+# Where contexts are cut to fit the budget, the room left for the questions about them,
+# the same whoever asks (about 1,500 tokens: some 15 claims), so they are cut alike.
+QUESTION_ROOM_CHARS = 6000
+
+
+def _chars_of(asked: Sequence[Asked]) -> int:
+    """What ``asked`` sends beside the state: instructions and options' descriptions."""
+    return sum(
+        len(a.instructions) + sum(len(o.value) + len(o.description) for o in a.options)
+        for a in asked
+    )
+
+
+async def _invalid(error: str) -> JudgeOutcome[Any]:
+    return JudgeOutcome(value=None, error=error, invalid_input=True)
 
 
 class DecisionJudge:
@@ -164,8 +179,30 @@ class DecisionJudge:
     ) -> Awaitable[JudgeOutcome[T]]:
         """``ask`` with the contexts that fit the budget beside ``texts`` and the
         questions' own words; nothing is asked over it."""
-        fixed = sum(len(a.instructions) + sum(len(o.description) for o in a.options) for a in asked)
-        return within_budget(self.prompt_budget, texts, contexts, ask, fixed_chars=fixed)
+        return within_budget(self.prompt_budget, texts, contexts, ask, fixed_chars=_chars_of(asked))
+
+    def _fitted_contexts(
+        self,
+        contexts: Sequence[str],
+        asked: Sequence[Asked],
+        ask: Callable[[tuple[str, ...]], Awaitable[JudgeOutcome[T]]],
+    ) -> Awaitable[JudgeOutcome[T]]:
+        """``ask`` about the contexts as they fit the budget beside ``asked``. Contexts cut
+        to fit are cut alike for every caller (beside a fixed room for questions, checked
+        after), so claims and chunks still share one state and one request."""
+        if not self.prompt_budget.truncate_contexts:
+            return self._fitted((), contexts, asked, ask)
+        own = _chars_of(asked)
+
+        def checked(fitted: tuple[str, ...]) -> Awaitable[JudgeOutcome[T]]:
+            try:
+                self.prompt_budget.fit((), fitted, fixed_chars=own)
+            except PromptTooLarge as exc:
+                return _invalid(str(exc))
+            return ask(fitted)
+
+        room = max(own, QUESTION_ROOM_CHARS)
+        return within_budget(self.prompt_budget, (), contexts, checked, fixed_chars=room)
 
     # claims ----------------------------------------------------------------------------
 
@@ -210,7 +247,7 @@ class DecisionJudge:
                 lambda answers: q.read_verdicts(claims, answers),
             )
 
-        return await self._fitted((), contexts, asked, ask)
+        return await self._fitted_contexts(contexts, asked, ask)
 
     async def judge_chunks(
         self,
@@ -231,7 +268,7 @@ class DecisionJudge:
                 contexts_state(fitted), asked, iteration, q.read_chunks, awaits=question
             )
 
-        outcome = await self._fitted((), contexts, asked, ask)
+        outcome = await self._fitted_contexts(contexts, asked, ask)
         if read_as != question and outcome.value is not None:
             note = f"the question is a follow-up: asked as {read_as!r}"
             outcome = dataclasses.replace(outcome, notes=(note, *outcome.notes))
