@@ -23,12 +23,11 @@ from veracity._units import parse_size
 from veracity.agreement.scorings import NAMES as SCORINGS
 from veracity.chat.modes import StructuredOutput
 from veracity.config.traces import TraceMappingSpec
-from veracity.judges.decision.grouping import DEFAULT_WINDOW_S
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
 from veracity.prompts.budget import DEFAULT_PROMPT_BUDGET, PromptBudget
 from veracity.report.thresholds import DEFAULT_MAX_ERROR_RATE
 from veracity.runner.errors import Executor
-from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_GROUPING_S, DEFAULT_TIMEOUT_S
 
 # The judges, prompts and types load when a run is made, not for the command line's help.
 if TYPE_CHECKING:
@@ -130,7 +129,7 @@ class RunConfig(_Spec):
         "the default) or a chat judge, openai/MODEL or anthropic/MODEL.",
     )
     grouping_ms: StrictInt = Field(
-        default=round(DEFAULT_WINDOW_S * 1000),
+        default=round(DEFAULT_GROUPING_S * 1000),
         ge=0,
         le=10_000,
         description="A decision judge holds a sample's questions about one text this many "

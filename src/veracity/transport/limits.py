@@ -12,6 +12,9 @@ from typing import Protocol
 # Judge calls in flight, and seconds one may take, when nobody says otherwise.
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT_S = 60.0
+# How long a decision judge holds questions about one text for others to join them in
+# one request (seconds of quiet).
+DEFAULT_GROUPING_S = 0.02
 
 
 class Limiter(Protocol):

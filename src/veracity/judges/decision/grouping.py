@@ -26,11 +26,12 @@ from veracity.decisions.base import (
     Question,
     QuestionKind,
 )
+from veracity.transport.limits import DEFAULT_GROUPING_S
 from veracity.types import Usage
 
 __all__ = ["Asked", "Coalescer", "Decided"]
 
-DEFAULT_WINDOW_S = 0.02
+DEFAULT_WINDOW_S = DEFAULT_GROUPING_S
 QUIET_TURNS = 16
 # How soon after a sample's questions its claim extraction may start and still be waited
 # for: a loop turn, or more on a busy loop.
