@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -31,8 +31,10 @@ if TYPE_CHECKING:  # the evaluation stack loads when a command runs, not for --h
     from veracity.agreement.calibration_file import CalibrationFile
     from veracity.cli.progress import RunProgress
     from veracity.dataset import RowError
+    from veracity.decisions import ServerLimits
     from veracity.evaluation import EvaluationResult
     from veracity.metrics import Metric
+    from veracity.runner.estimate import Estimate
 
 MAX_SHOWN = 20
 
@@ -409,18 +411,15 @@ def _html_report(run_dir: Path, dataset: Path, page: Path | None) -> None:
 
 @run_settings(
     "metrics", "judge", "base_url", "concurrency", "rpm", "iterations", "embedder",
-    "prompt_budget", "truncate_contexts", "batch",
+    "prompt_budget", "truncate_contexts", "batch", "claims_judge",
 )  # fmt: skip
 def estimate(
     dataset: Annotated[Path, typer.Argument(help="JSONL, JSON or CSV file of samples.")],
     settings: RunConfig,
 ) -> None:
     """Predict the judge calls, tokens, cost and time of a run, making no call."""
-    from veracity.dataset import DatasetError, read_dataset
-    from veracity.embeddings.factory import local_embedder_available
-    from veracity.runner.estimate import estimate_run
-    from veracity.transport.pricing import BATCH_DISCOUNT, batch_price, find_price
-    from veracity.types import Sample, Usage
+    from veracity.dataset import DatasetError
+    from veracity.transport.pricing import BATCH_DISCOUNT
 
     check_dataset(dataset)
     try:
@@ -431,30 +430,80 @@ def estimate(
         raise fail(
             f"--batch needs an openai/MODEL or anthropic/MODEL judge, not {settings.judge_spec}"
         )
-    has_embedder = settings.embedder_spec is not None and (
-        settings.embedder_spec != "auto" or local_embedder_available()
-    )
     try:
-        samples = (item for item in read_dataset(dataset) if isinstance(item, Sample))
-        found = estimate_run(
-            samples,
-            chosen,
-            iterations=settings.iterations,
-            has_embedder=has_embedder,
-            budget=settings.budget,
-        )
+        parts = _estimated(dataset, settings, chosen)
     except DatasetError as exc:
         raise fail(str(exc)) from exc
+    found = parts[0][1]
     if settings.judge_spec == "offline":
         _estimate_offline(settings, found.samples, len(chosen), found.over_budget)
         return
-    price = find_price(settings.judge_spec, settings.price_table)
     out_console.print(
         f"{found.samples} samples × {len(chosen)} metric(s) × {settings.iterations} "
         f"iteration(s) with {settings.judge_spec}:",
         highlight=False,
     )
-    out_console.print(f"  judge calls     {found.calls:,}", highlight=False)
+    costs = [_print_estimate(spec, part, settings, heading=len(parts) > 1) for spec, part in parts]
+    if len(parts) > 1:
+        known = [c for c in costs if c is not None]
+        total = f"~${sum(known):.4f}" if len(known) == len(costs) else "unknown (a part is)"
+        out_console.print(f"  total cost      {total}", highlight=False)
+    if settings.batch:
+        out_console.print(
+            "  time            up to 24 h a phase (the providers' window; often far less)",
+            highlight=False,
+        )
+    elif settings.rpm:
+        minutes = sum(part.calls for _, part in parts) / settings.rpm
+        out_console.print(f"  time at {settings.rpm:g} rpm  ≥ {minutes:.1f} min", highlight=False)
+
+
+def _estimated(
+    dataset: Path, settings: RunConfig, chosen: list[Metric]
+) -> list[tuple[str, Estimate]]:
+    """The estimate of each model a run would call, by its ``--judge`` spec: the judge, and
+    the chat judge drawing a decision judge's claims, if one does."""
+    from veracity.dataset import read_dataset
+    from veracity.embeddings.factory import local_embedder_available
+    from veracity.runner.estimate import estimate_extractions, estimate_run
+    from veracity.runner.estimate_decisions import estimate_decisions
+    from veracity.types import Sample
+
+    def samples() -> Iterator[Sample]:
+        return (item for item in read_dataset(dataset) if isinstance(item, Sample))
+
+    spec, iterations, budget = settings.judge_spec, settings.iterations, settings.budget
+    limits = _decision_limits(spec)
+    if limits is None:
+        has_embedder = settings.embedder_spec is not None and (
+            settings.embedder_spec != "auto" or local_embedder_available()
+        )
+        found = estimate_run(
+            samples(), chosen, iterations=iterations, has_embedder=has_embedder, budget=budget
+        )
+        return [(spec, found)]
+    parts = [
+        (spec, estimate_decisions(samples(), chosen, limits, iterations=iterations, budget=budget))
+    ]
+    if settings.claims_judge not in (None, "offline"):
+        claims = estimate_extractions(samples(), chosen, iterations=iterations, budget=budget)
+        parts.append((settings.claims_judge, claims))
+    return parts
+
+
+def _print_estimate(
+    spec: str, found: Estimate, settings: RunConfig, *, heading: bool
+) -> float | None:
+    """One model's calls, tokens and cost (``None`` when its price is unknown)."""
+    from veracity.transport.pricing import batch_price, find_price
+    from veracity.types import Usage
+
+    decisions = _decision_limits(spec) is not None
+    if heading:
+        what = "decisions" if decisions else "claims"
+        out_console.print(f"  {what} by {spec}:", highlight=False)
+    calls = "requests" if decisions else "calls"
+    out_console.print(f"  judge {calls:<10}{found.calls:,}", highlight=False)
     for prompt, count in sorted(found.calls_by_prompt.items()):
         out_console.print(f"    {prompt:<22}{count:,}", highlight=False)
     if found.over_budget:
@@ -464,25 +513,32 @@ def estimate(
             highlight=False,
         )
     out_console.print(f"  input tokens    ~{found.input_tokens:,}", highlight=False)
-    out_console.print(f"  output tokens   ~{found.output_tokens:,}", highlight=False)
+    if decisions:
+        out = "none (a decision model writes no text)"
+        out_console.print(f"  output tokens   {out}", highlight=False)
+    else:
+        out_console.print(f"  output tokens   ~{found.output_tokens:,}", highlight=False)
+    price = find_price(spec, settings.price_table)
     if price is None:
         unknown = "unknown: no price for this model (add one under prices: in the config file)"
         out_console.print(f"  cost            {unknown}", highlight=False)
-    else:
-        usage = Usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens)
-        cost = f"~${price.cost(usage):.4f}"
-        batched = batch_price(settings.judge_spec, settings.price_table)
-        if settings.batch and batched is not None:
-            cost += f" live · ~${batched.cost(usage):.4f} with --batch"
-        out_console.print(f"  cost            {cost}", highlight=False)
-    if settings.batch:
-        out_console.print(
-            "  time            up to 24 h a phase (the providers' window; often far less)",
-            highlight=False,
-        )
-    elif settings.rpm:
-        minutes = found.calls / settings.rpm
-        out_console.print(f"  time at {settings.rpm:g} rpm  ≥ {minutes:.1f} min", highlight=False)
+        return None
+    usage = Usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens)
+    cost = f"~${price.cost(usage):.4f}"
+    batched = batch_price(spec, settings.price_table)
+    if settings.batch and batched is not None:
+        cost += f" live · ~${batched.cost(usage):.4f} with --batch"
+    out_console.print(f"  cost            {cost}", highlight=False)
+    return price.cost(usage)
+
+
+def _decision_limits(spec: str) -> ServerLimits | None:
+    """The request limits of a decision judge's server; ``None`` for another judge."""
+    from veracity.decisions.limits import OPENAI_DECISIONS_LIMITS, SYSTEMONE_LIMITS
+
+    return {"systemone": SYSTEMONE_LIMITS, "openai-decisions": OPENAI_DECISIONS_LIMITS}.get(
+        spec.partition("/")[0]
+    )
 
 
 def _estimate_offline(settings: RunConfig, samples: int, metrics: int, over_budget: int) -> None:

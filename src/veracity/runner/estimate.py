@@ -146,6 +146,25 @@ def _verdicts(claims: Sequence[str], evidence: str) -> dict[str, object]:
 def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> bool:
     """Extraction of answer claims and reference statements, and their one verification;
     whether the answer's claims were asked for."""
+    texts, answered = plan_extractions(sample, needs, estimate)
+    unique = list(dict.fromkeys(texts))
+    if Need.VERDICTS in needs and unique and _has_contexts(sample):
+        evidence = max(sentences(" ".join(sample.contexts)), key=len, default="")
+        estimate.ask(
+            CLAIM_VERIFICATION,
+            unique,
+            sample.contexts,
+            lambda fitted: CLAIM_VERIFICATION.render(render_verification(unique, fitted)),
+            _verdicts(unique, evidence),
+        )
+    return answered
+
+
+def plan_extractions(
+    sample: Sample, needs: frozenset[Need], estimate: Estimate
+) -> tuple[list[str], bool]:
+    """The extraction calls of answer claims and reference statements: the claims they
+    would give (the texts' sentences), and whether the answer's claims were asked for."""
     texts: list[str] = []
     answered = False
     wanted = [(Need.ANSWER_CLAIMS, sample.answer), (Need.REFERENCE_STATEMENTS, sample.reference)]
@@ -166,17 +185,7 @@ def _plan_claims(sample: Sample, needs: frozenset[Need], estimate: Estimate) -> 
             if sent:  # claims never extracted are never verified
                 texts += claims
                 answered = answered or need is Need.ANSWER_CLAIMS
-    unique = list(dict.fromkeys(texts))
-    if Need.VERDICTS in needs and unique and _has_contexts(sample):
-        evidence = max(sentences(" ".join(sample.contexts)), key=len, default="")
-        estimate.ask(
-            CLAIM_VERIFICATION,
-            unique,
-            sample.contexts,
-            lambda fitted: CLAIM_VERIFICATION.render(render_verification(unique, fitted)),
-            _verdicts(unique, evidence),
-        )
-    return answered
+    return texts, answered
 
 
 def _plan_conversation_check(sample: Sample, estimate: Estimate) -> None:
@@ -289,6 +298,42 @@ def _plan_own_call(sample: Sample, metric: Metric, has_embedder: bool, estimate:
         )
 
 
+def _needs(sample: Sample, metrics: Sequence[Metric]) -> frozenset[Need]:
+    """What ``metrics`` need of ``sample``: a citation metric asks nothing of an answer
+    that cites nothing."""
+    return frozenset[Need]().union(
+        *(m.needs for m in metrics if not isinstance(m, Citations) or _cites(sample, m))
+    )
+
+
+def _expanded(metrics: Sequence[Metric]) -> list[Metric]:
+    """``metrics`` with a composite's components in its place."""
+    names = {m.name for m in metrics}
+    expanded = [m for m in metrics if not isinstance(m, RagasScore)]
+    if any(isinstance(m, RagasScore) for m in metrics):
+        expanded += [make() for name, make in COMPONENTS.items() if name not in names]
+    return expanded
+
+
+def estimate_extractions(
+    samples: Iterable[Sample],
+    metrics: Sequence[Metric],
+    *,
+    iterations: int = 1,
+    budget: PromptBudget | None = None,
+) -> Estimate:
+    """The claim extraction calls alone of a run of ``metrics``: what a chat judge drawing
+    a decision judge's claims would make."""
+    budget = budget or PromptBudget()
+    expanded = _expanded(metrics)
+    total = Estimate(budget=budget)
+    for sample in samples:
+        once = Estimate(budget=budget)
+        plan_extractions(sample, _needs(sample, expanded), once)
+        total.merge(once, times=iterations)
+    return total
+
+
 def estimate_run(
     samples: Iterable[Sample],
     metrics: Sequence[Metric],
@@ -300,19 +345,13 @@ def estimate_run(
     """The judge calls and tokens a run of ``metrics`` over ``samples`` would make, with
     ``budget`` (the default one if ``None``) as the judge's prompt budget."""
     budget = budget or PromptBudget()
-    names = {m.name for m in metrics}
-    expanded = [m for m in metrics if not isinstance(m, RagasScore)]
-    if any(isinstance(m, RagasScore) for m in metrics):
-        expanded += [make() for name, make in COMPONENTS.items() if name not in names]
+    expanded = _expanded(metrics)
     per_claim = any(isinstance(m, Faithfulness) and not m.batch_verification for m in expanded)
     faithfulness = any(isinstance(m, Faithfulness) for m in expanded)
     total = Estimate(budget=budget)
     for sample in samples:
         once = Estimate(budget=budget)
-        # A citation metric asks nothing of an answer that cites nothing.
-        needs = frozenset[Need]().union(
-            *(m.needs for m in expanded if not isinstance(m, Citations) or _cites(sample, m))
-        )
+        needs = _needs(sample, expanded)
         answered = _plan_claims(sample, needs, once)
         if per_claim:
             _plan_per_claim(sample, once)
