@@ -299,3 +299,19 @@ def test_contexts_cut_to_fit_the_budget_are_noted() -> None:
         assert "cut to" in " ".join(results["s0", metric].details["notes"])
     (request,) = model.requests  # both cut alike: still one state, one request
     assert "[… cut to fit the prompt budget]" in request.state
+
+
+def test_a_hybrid_run_takes_claims_and_answers_from_the_cache(tmp_path: Any) -> None:
+    def claims_of(messages: Any, _: Any) -> str:
+        answer = messages[-1].content.split("<answer>")[1].split("</answer>")[0].strip()
+        return claims_reply(answer.split(". ")[0] + ".")
+
+    cache = str(tmp_path / "cache.sqlite")
+    chat, model = ScriptedChat(responder=claims_of), overlap_model()
+    judge = DecisionJudge(model, claims_judge=LLMJudge(chat))
+    _run(_rows(2), ["faithfulness"], judge, cache=cache)
+    calls, requests = len(chat.calls), len(model.requests)
+    assert calls == 2 and requests == 2
+    again = _run(_rows(2), ["faithfulness"], judge, cache=cache)
+    assert (len(chat.calls), len(model.requests)) == (calls, requests)
+    assert {r.status for r in again.values()} == {Status.SCORED}
