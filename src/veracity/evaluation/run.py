@@ -35,7 +35,7 @@ from veracity.evaluation.settings import (
     spec_keywords,
 )
 from veracity.judges import Judge, JudgeFatalError
-from veracity.judges.rechat import chat_of, rechat, with_cached_decisions
+from veracity.judges.rechat import billing_models, chat_of, rechat, with_cached_decisions
 from veracity.metrics import (
     Metric,
     Models,
@@ -172,9 +172,7 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
         [m.name for m in chosen],
         force=force_calibration,
     )
-    price = (batch_price if run.batch else find_price)(
-        the_judge.name, run.price_table | dict(prices or {})
-    )
+    price = _price(the_judge, run, prices)
     read = _Counted(keep=keep_results)
 
     manifest = _manifest(models, chosen, price, dataset_path, {
@@ -419,6 +417,17 @@ def evaluate(
         raise
     shown.finish(None)
     return result
+
+
+def _price(judge: Judge, run: RunConfig, prices: Mapping[str, Price] | None) -> Price | None:
+    """The price of the judge's tokens; ``None`` when unknown, or when its usage mixes two
+    models' tokens, which no one price can cost (a hybrid decision judge)."""
+    billed = billing_models(judge)
+    if len(set(billed)) > 1:
+        return None
+    return (batch_price if run.batch else find_price)(
+        billed[0], run.price_table | dict(prices or {})
+    )
 
 
 def _priced(record: ResultRecord, price: Price | None) -> ResultRecord:

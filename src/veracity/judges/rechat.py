@@ -37,6 +37,14 @@ def rechat(judge: Judge, build: Callable[[ChatModel], ChatModel]) -> Judge:
     return judge
 
 
+def billing_models(judge: Judge) -> tuple[str, ...]:
+    """The models whose tokens ``judge``'s results count, by name: the judge's, and the
+    chat judge drawing a decision judge's claims (the hybrid: two prices in one usage)."""
+    if isinstance(judge, DecisionJudge) and judge.claims_judge is not None:
+        return (judge.name, *billing_models(judge.claims_judge))
+    return (judge.name,)
+
+
 def decisions_of(judge: Judge) -> DecisionModel | None:
     """The decision model ``judge`` asks; ``None`` for a judge without one."""
     return judge.model if isinstance(judge, DecisionJudge) else None
