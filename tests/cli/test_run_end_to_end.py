@@ -278,6 +278,27 @@ def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:
     assert "rule-based fake" in proc.stderr
 
 
+def test_demo_shows_the_decision_judge_too(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    proc = veracity("demo", "--decisions", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "fake decision server" in proc.stderr
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["judge"]["provider"] == "systemone"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["usage"]["output_tokens"] == 0 and summary["usage"]["calls"] > 0
+    for metric in ("faithfulness", "context_precision", "answer_relevance"):
+        assert summary["metrics"][metric]["overall"]["n_scored"] > 0, metric
+    claims = [
+        claim
+        for line in (out / "results.jsonl").read_text().splitlines()
+        if (row := json.loads(line))["metric"] == "faithfulness"
+        for claim in row["details"].get("claims", [])
+    ]
+    weighed = [c["probabilities"] for c in claims if "probabilities" in c]
+    assert weighed and all(sum(p.values()) == pytest.approx(1.0) for p in weighed)
+
+
 def test_file_broken_halfway_stops_with_exit_2_and_keeps_results(tmp_path: Path) -> None:
     good = json.dumps(ROWS[0])
     dataset = tmp_path / "data.json"
