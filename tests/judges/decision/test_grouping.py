@@ -52,3 +52,50 @@ def test_callers_share_a_request_and_its_usage_is_charged_once() -> None:
         assert second.answers[1].name == first.answers[0].name  # asked once
 
     asyncio.run(main())
+
+
+CLAIM = Asked("claim_support", "predicate", "Is the claim supported?")
+
+
+def test_claims_drawn_are_waited_for_even_when_their_questions_come_late() -> None:
+    """On a busy loop the claims' questions may come well after the claims were drawn."""
+
+    async def main() -> None:
+        model = ScriptedDecisions(table={"predicate": {"true": 0.9, "false": 0.1}})
+        coalescer = Coalescer(model, window_s=0.01)
+
+        async def faithfulness() -> None:
+            with coalescer.extracting("Summarize.", 0) as extraction:
+                await asyncio.sleep(0.05)
+                extraction.found = True
+            await asyncio.sleep(0.2)  # far beyond the quiet window
+            await coalescer.ask("state", [CLAIM], iteration=0, claims=True)
+
+        await asyncio.gather(
+            coalescer.ask("state", [QUESTION], iteration=0, awaits="Summarize."),
+            faithfulness(),
+        )
+        assert [len(r.questions) for r in model.requests] == [2]
+
+    asyncio.run(main())
+
+
+def test_claims_that_never_come_hold_the_request_a_second_at_most() -> None:
+    async def main() -> float:
+        model = ScriptedDecisions(table={"predicate": {"true": 0.9, "false": 0.1}})
+        coalescer = Coalescer(model, window_s=0.01)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+
+        async def extraction_only() -> None:
+            with coalescer.extracting("Summarize.", 0) as extraction:
+                await asyncio.sleep(0.02)
+                extraction.found = True
+
+        await asyncio.gather(
+            coalescer.ask("state", [QUESTION], iteration=0, awaits="Summarize."),
+            extraction_only(),
+        )
+        return loop.time() - started
+
+    assert asyncio.run(main()) < 1.5

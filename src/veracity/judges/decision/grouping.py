@@ -29,13 +29,14 @@ from veracity.decisions.base import (
 from veracity.transport.limits import DEFAULT_GROUPING_S
 from veracity.types import Usage
 
-__all__ = ["Asked", "Coalescer", "Decided"]
+__all__ = ["Asked", "Coalescer", "Decided", "Extraction"]
 
 DEFAULT_WINDOW_S = DEFAULT_GROUPING_S
 QUIET_TURNS = 16
-# How soon after a sample's questions its claim extraction may start and still be waited
-# for: a loop turn, or more on a busy loop.
-SAME_SAMPLE_S = 0.25
+# How long after a sample's claims were drawn their questions are waited for, at most.
+CLAIMS_WAIT_S = 1.0
+# How long an ended extraction is remembered (a request may open after it).
+_KEPT_S = 5.0
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]+")
 
 
@@ -65,17 +66,32 @@ class Decided:
     notes: tuple[str, ...] = ()
 
 
+@dataclass(eq=False)
+class Extraction:
+    """A claim extraction of the judge's: when it started and ended (the event loop's
+    clock), and whether it drew claims (the judge says so: their questions follow)."""
+
+    started: float
+    done: asyncio.Future[None]
+    ended: float | None = None
+    found: bool = False
+
+
 @dataclass
 class _Batch:
     state: str
     iteration: int
+    opened: float
     questions: dict[tuple[str, str, tuple[Option, ...]], Question] = field(default_factory=dict)
     callers: list[tuple[tuple[str, ...], asyncio.Future[Decided]]] = field(default_factory=list)
     # The samples' questions whose claim extractions this batch waits for.
     awaits: set[str] = field(default_factory=set)
     version: int = 0
-    # When the last question joined (the event loop's clock).
-    last_added: float = 0.0
+    # Extractions started up to here (the event loop's clock) are the batch's samples':
+    # set at the first look after a caller that awaits extractions joined.
+    horizon: float | None = None
+    # When claim questions last joined.
+    claims_joined: float | None = None
 
     def add(self, asked: Sequence[Asked]) -> tuple[str, ...]:
         names = []
@@ -92,14 +108,18 @@ class _Batch:
                 self.questions[one.key] = question
             names.append(question.name)
         self.version += 1
-        self.last_added = asyncio.get_running_loop().time()
         return tuple(names)
 
 
 class Coalescer:
     """Gathers questions by (state, iteration) and asks ``model`` once per gathering.
-    ``window_s`` is the quiet time after the last question registered before the
-    request goes."""
+
+    A gathering goes after ``window_s`` of quiet (and :data:`QUIET_TURNS` turns of the
+    event loop) since the last question joined. One that a sample's chunk questions
+    opened (``awaits``: the sample's question) also waits for that sample's claim
+    extractions in flight, and, where they drew claims, for the claims' questions, at
+    most :data:`CLAIMS_WAIT_S` after they were drawn (claims that never come, say
+    because no metric verifies them, hold the request no longer)."""
 
     def __init__(self, model: DecisionModel, window_s: float = DEFAULT_WINDOW_S) -> None:
         if window_s < 0:
@@ -107,25 +127,28 @@ class Coalescer:
         self.model = model
         self.window_s = window_s
         self._open: dict[tuple[str, int], _Batch] = {}
-        # Extractions in flight by (question, iteration), each with when it started.
-        self._extracting: dict[tuple[str, int], dict[asyncio.Future[None], float]] = {}
+        # The extractions by (question, iteration): those in flight and, for a while,
+        # those that ended (a request may open after its sample's claims were drawn).
+        self._extractions: dict[tuple[str, int], list[Extraction]] = {}
         self._senders: set[asyncio.Task[None]] = set()
 
     @contextlib.contextmanager
-    def extracting(self, question: str, iteration: int) -> Iterator[None]:
-        """Marks a claim extraction for a sample (by its question) as in flight."""
+    def extracting(self, question: str, iteration: int) -> Iterator[Extraction]:
+        """Marks a claim extraction for a sample (by its question) as in flight; the
+        caller sets ``found`` on what it yields when claims were drawn."""
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
+        now = loop.time()
         key = (question, iteration)
-        self._extracting.setdefault(key, {})[done] = loop.time()
+        kept = [
+            e for e in self._extractions.get(key, ()) if e.ended is None or now - e.ended < _KEPT_S
+        ]
+        extraction = Extraction(started=now, done=loop.create_future())
+        self._extractions[key] = [*kept, extraction]
         try:
-            yield
+            yield extraction
         finally:
-            done.set_result(None)
-            flights = self._extracting[key]
-            del flights[done]
-            if not flights:
-                del self._extracting[key]
+            extraction.ended = loop.time()
+            extraction.done.set_result(None)
 
     async def ask(
         self,
@@ -134,34 +157,53 @@ class Coalescer:
         *,
         iteration: int,
         awaits: str | None = None,
+        claims: bool = False,
     ) -> Decided:
         """The answers to ``asked`` about ``state``, sent with every other question about
         it that arrives in time. ``awaits`` names the sample's question whose claim
-        extractions in flight the request waits for (their claims' questions come next).
-        Raises what the model raises."""
+        extractions the request waits for (their claims' questions come next); ``claims``
+        says ``asked`` are such claims' questions. Raises what the model raises."""
         key = (state, iteration)
         batch = self._open.get(key)
+        loop = asyncio.get_running_loop()
         if batch is None:
-            batch = self._open[key] = _Batch(state, iteration)
+            batch = self._open[key] = _Batch(state, iteration, opened=loop.time())
             sender = asyncio.ensure_future(self._send_when_quiet(key, batch))
             self._senders.add(sender)
             sender.add_done_callback(self._senders.discard)
         names = batch.add(asked)
         if awaits is not None:
             batch.awaits.add(awaits)
-        answered: asyncio.Future[Decided] = asyncio.get_running_loop().create_future()
+            batch.horizon = None
+        if claims:
+            batch.claims_joined = loop.time()
+        answered: asyncio.Future[Decided] = loop.create_future()
         batch.callers.append((names, answered))
         return await answered
 
-    def _in_flight(self, batch: _Batch) -> list[asyncio.Future[None]]:
+    def _samples_extractions(self, batch: _Batch) -> list[Extraction]:
+        # The sample's own extraction starts with its questions, a loop turn apart, so
+        # before the first look after they joined; one started after that look is another
+        # sample's with the same question: not waited for (a steady stream of those would
+        # hold the request until the stream ends).
+        if batch.horizon is None:
+            batch.horizon = asyncio.get_running_loop().time()
         return [
-            flight
+            e
             for question in batch.awaits
-            for flight, started in self._extracting.get((question, batch.iteration), {}).items()
-            # The sample's own extraction starts with its questions (a loop turn apart);
-            # one started later is another sample's with the same question: not waited for.
-            if started <= batch.last_added + max(self.window_s, SAME_SAMPLE_S)
+            for e in self._extractions.get((question, batch.iteration), ())
+            if e.started <= batch.horizon and (e.ended is None or e.ended >= batch.opened)
         ]
+
+    def _claims_due(self, batch: _Batch, extractions: Sequence[Extraction]) -> bool:
+        """Whether claims were drawn for the batch's samples whose questions have not
+        joined yet, and may still."""
+        drawn = [e.ended for e in extractions if e.found and e.ended is not None]
+        if not drawn:
+            return False
+        last = max(drawn)
+        joined = batch.claims_joined is not None and batch.claims_joined >= last
+        return not joined and asyncio.get_running_loop().time() - last < CLAIMS_WAIT_S
 
     async def _send_when_quiet(self, key: tuple[str, int], batch: _Batch) -> None:
         while True:
@@ -171,10 +213,13 @@ class Coalescer:
             # from asking (its claims just drawn) has run: quiet counts loop turns too.
             for _ in range(QUIET_TURNS):
                 await asyncio.sleep(0)
-            flights = self._in_flight(batch)
-            if flights:
-                await asyncio.wait(flights)
+            extractions = self._samples_extractions(batch)
+            running = [e.done for e in extractions if e.ended is None]
+            if running:
+                await asyncio.wait(running)
                 continue  # the claims' questions follow the extraction: wait for them
+            if self._claims_due(batch, extractions):
+                continue
             if batch.version == seen:
                 break
         if self._open.get(key) is batch:

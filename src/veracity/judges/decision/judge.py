@@ -149,11 +149,14 @@ class DecisionJudge:
         read: Callable[[tuple[Answer, ...]], T],
         *,
         awaits: str | None = None,
+        claims: bool = False,
     ) -> JudgeOutcome[T]:
         """The answers to ``asked`` about ``state``, read into a value; a failed request or
         a refused question is an error outcome with the reason."""
         try:
-            decided = await self._coalescer.ask(state, asked, iteration=iteration, awaits=awaits)
+            decided = await self._coalescer.ask(
+                state, asked, iteration=iteration, awaits=awaits, claims=claims
+            )
         except CallFailedError as exc:
             return JudgeOutcome(value=None, error=f"judge call failed: {exc}")
         try:
@@ -210,14 +213,17 @@ class DecisionJudge:
         self, question: str, text: str, *, iteration: int, history: Sequence[Turn] = ()
     ) -> JudgeOutcome[tuple[str, ...]]:
         # Marked in flight, so a request about this sample's contexts waits for its claims.
-        with self._coalescer.extracting(question, iteration):
+        with self._coalescer.extracting(question, iteration) as extraction:
             if self.claims_judge is not None:
-                return await self.claims_judge.extract_claims(
+                outcome = await self.claims_judge.extract_claims(
                     question, text, iteration=iteration, history=history
                 )
-            return await within_budget(
-                self.prompt_budget, (question, text), (), lambda _: self._segment(text)
-            )
+            else:
+                outcome = await within_budget(
+                    self.prompt_budget, (question, text), (), lambda _: self._segment(text)
+                )
+            extraction.found = bool(outcome.value)
+            return outcome
 
     async def _segment(self, text: str) -> JudgeOutcome[tuple[str, ...]]:
         from veracity.judges.offline.claims import extract
@@ -245,6 +251,7 @@ class DecisionJudge:
                 asked,
                 iteration,
                 lambda answers: q.read_verdicts(claims, answers),
+                claims=True,
             )
 
         return await self._fitted_contexts(contexts, asked, ask)
