@@ -21,9 +21,16 @@ from typing import Any
 import pytest
 
 from veracity import evaluate
+from veracity.decisions import ServerLimits
 from veracity.evaluation import EvaluationResult
 from veracity.judges import JudgeFatalError
-from veracity.testing import ChatRequest, FakeLLMServer, RuleBasedResponder, synthetic_samples
+from veracity.testing import (
+    ChatRequest,
+    FakeDecisionServer,
+    FakeLLMServer,
+    RuleBasedResponder,
+    synthetic_samples,
+)
 from veracity.types import ResultRecord, Sample
 
 if importlib.util.find_spec("ray") is None and not os.environ.get("CI"):
@@ -97,6 +104,31 @@ def test_an_llm_judged_run_on_ray_equals_the_local_run_and_a_rerun_makes_no_call
     # run.json describes the judge as the workers left it.
     assert on_ray.manifest["judge"]["structured_output"] == "json_object_schema"
     assert on_ray.manifest["judge"]["negotiation"] == local.manifest["judge"]["negotiation"]
+
+
+def test_a_decision_judged_run_on_ray_equals_the_local_run_and_learns_the_servers_limit(
+    tmp_path: Path, samples: list[Sample]
+) -> None:
+    metrics = ["faithfulness", "context_precision", "context_recall", "answer_relevance"]
+    # A server that takes 2 questions a request, which the judge does not know: it learns.
+    with FakeDecisionServer(limits=ServerLimits(max_questions=2, max_options=26)) as server:
+        options: dict[str, Any] = {"base_url": server.base_url}
+        local = evaluate(samples, metrics, "systemone/fake", cache=False, **options)
+        on_ray = evaluate(
+            samples, metrics, "systemone/fake", out=tmp_path / "a", executor="ray", **options
+        )
+        asked = server.stats.decisions
+        again = evaluate(
+            samples, metrics, "systemone/fake", out=tmp_path / "b", executor="ray", **options
+        )
+        assert server.stats.decisions == asked  # every answer came from the cache
+    expected = {key: comparable(r) for key, r in by_key(local).items()}
+    assert len(expected) == len(samples) * len(metrics)
+    assert {key: comparable(r) for key, r in by_key(on_ray).items()} == expected
+    assert {key: comparable(r) for key, r in by_key(again).items()} == expected
+    # run.json describes the judge as the workers left it: the limit they learnt.
+    learnt = on_ray.manifest["judge"]["limits"]["max_questions"]
+    assert learnt == local.manifest["judge"]["limits"]["max_questions"] == 2
 
 
 def test_an_offline_judged_run_on_ray_equals_the_local_run(

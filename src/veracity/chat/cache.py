@@ -482,6 +482,18 @@ class Negotiating(Protocol):
     def adopt(self, state: Mapping[str, Any]) -> None: ...
 
 
+def adopt_from(cache: ReplyStore, model: object) -> dict[str, Any] | None:
+    """Have ``model``, if it negotiates, take up what was learnt of its endpoint and written
+    to ``cache`` (by an earlier run, or by other processes: a Ray run's workers); what it
+    knows now, or ``None`` for a model that does not negotiate."""
+    if not isinstance(model, Negotiating):
+        return None
+    learnt = cache.negotiated(model.negotiation_key())
+    if learnt is not None:
+        model.adopt(learnt)
+    return model.negotiated()
+
+
 # Settings that change how calls are made, not what the reply says (a batch's reply is a
 # live call's: either serves the other).
 NOT_IN_KEY = frozenset(
@@ -526,15 +538,10 @@ class CachedChat:
         self.model = model
         self.cache = cache
         self.scope = scope
-        self._remembered: dict[str, Any] | None = None
         # Each prompt being asked now (on an event loop), and its reply to come (None if
         # none came). Callers on another loop, or thread, do not wait on it.
         self._asking: dict[tuple[int, str], asyncio.Future[ChatReply | None]] = {}
-        if isinstance(model, Negotiating):
-            learnt = cache.negotiated(model.negotiation_key())
-            if learnt is not None:
-                model.adopt(learnt)
-            self._remembered = model.negotiated()
+        self._remembered = adopt_from(cache, model)
 
     @property
     def name(self) -> str:

@@ -13,8 +13,8 @@ from veracity.chat.batching import BatchingChat, BatchSettings
 from veracity.chat.cache import (
     SHARED_CACHE_ADVICE,
     CachedChat,
-    Negotiating,
     ResponseCache,
+    adopt_from,
     default_cache_path,
 )
 from veracity.chat.sdk import SDKChat
@@ -100,7 +100,5 @@ def stack_chat(
 def adopt_negotiated(model: ChatModel) -> None:
     """Have ``model`` take up what other processes learnt of its endpoint (the options it
     rejected), as they wrote it to its cache: a Ray run's workers, say."""
-    if isinstance(model, CachedChat) and isinstance(model.model, Negotiating):
-        learnt = model.cache.negotiated(model.model.negotiation_key())
-        if learnt is not None:
-            model.model.adopt(learnt)
+    if isinstance(model, CachedChat):
+        adopt_from(model.cache, model.model)

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from veracity.chat.base import ChatReply
 from veracity.chat.cache import NOT_IN_KEY as CHAT_NOT_IN_KEY
-from veracity.chat.cache import Negotiating, ReplyStore
+from veracity.chat.cache import Negotiating, ReplyStore, adopt_from
 from veracity.decisions.base import (
     Answer,
     DecisionModel,
@@ -95,12 +95,7 @@ class CachedDecisions:
         self.model = model
         self.cache = cache
         self.scope = scope
-        self._remembered: dict[str, Any] | None = None
-        if isinstance(model, Negotiating):
-            learnt = cache.negotiated(model.negotiation_key())
-            if learnt is not None:
-                model.adopt(learnt)
-            self._remembered = model.negotiated()
+        self._remembered = adopt_from(cache, model)
 
     @property
     def name(self) -> str:
@@ -165,3 +160,10 @@ class CachedDecisions:
 
     async def aclose(self) -> None:
         await self.model.aclose()
+
+
+def adopt_learnt(model: DecisionModel) -> None:
+    """Have ``model`` take up the limits other processes learnt of its server, as they
+    wrote them to its cache: a Ray run's workers, say."""
+    if isinstance(model, CachedDecisions):
+        adopt_from(model.cache, model.model)

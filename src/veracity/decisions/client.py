@@ -177,8 +177,6 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
             answers.update(part.answers)
             usage += part.usage
             notes.extend(note for note in part.notes if note not in notes)
-        if usage.calls > 1:
-            notes.append(f"asked in {usage.calls} requests, at the server's limits")
         models = [part.model for part in parts if part.usage.calls]
         return DecisionReply(
             answers={q.name: answers[q.name] for q in request.questions},

@@ -17,6 +17,7 @@ from veracity.decisions.base import (
     Question,
     ServerLimits,
 )
+from veracity.decisions.limits import SYSTEMONE_LIMITS
 from veracity.prompts import approx_tokens
 from veracity.transport import CallFailedError
 from veracity.transport.limits import DEFAULT_CONCURRENCY, RequestLimiter
@@ -29,7 +30,7 @@ __all__ = ["DecisionResponder", "ScriptedDecisions", "ScriptedRequest"]
 Scripted = Mapping[str, float] | Answer | BaseException | None
 DecisionResponder = Callable[[str, Question], Scripted]
 # The limits of vLLM's and Ollama's System One servers: a realistic default.
-SCRIPTED_LIMITS = ServerLimits(max_questions=64, max_options=26)
+SCRIPTED_LIMITS = SYSTEMONE_LIMITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +108,6 @@ class ScriptedDecisions:
         parts = [request.questions[i : i + size] for i in range(0, len(request.questions), size)]
         answers: dict[str, Answer] = {}
         usage = Usage()
-        notes: tuple[str, ...] = ()
-        if len(parts) > 1:
-            notes = (f"split into {len(parts)} requests at {size} questions a request",)
         for part in parts:
             async with self.limiter.slot():
                 self.requests.append(ScriptedRequest(request.state, part, iteration))
@@ -124,7 +122,6 @@ class ScriptedDecisions:
             usage=usage,
             latency_s=self.latency_s * len(parts),
             model=self.model,
-            notes=notes,
         )
 
     def _scripted(self, state: str, question: Question) -> Scripted:

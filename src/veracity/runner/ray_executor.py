@@ -23,8 +23,9 @@ import ray
 from ray.exceptions import RayActorError, RayTaskError
 
 from veracity.chat.stack import adopt_negotiated
+from veracity.decisions.cache import adopt_learnt
 from veracity.judges import Judge
-from veracity.judges.rechat import chat_of
+from veracity.judges.rechat import chat_of, decisions_of
 from veracity.metrics import Metric, Models
 from veracity.runner.engine import (
     Bad,
@@ -169,11 +170,15 @@ async def _drive(
 
 
 def _adopt_negotiated(judge: Judge) -> None:
-    """What the workers learnt of the endpoint (the options it rejected), read back from
-    the cache they told it to: the run's manifest describes the judge as it ended."""
+    """What the workers learnt of the endpoint (the options it rejected, a decision
+    server's limits), read back from the cache they told it to: the run's manifest
+    describes the judge as it ended."""
     chat = chat_of(judge)
     if chat is not None:
         adopt_negotiated(chat)
+    decisions = decisions_of(judge)
+    if decisions is not None:
+        adopt_learnt(decisions)
 
 
 def _batches(jobs: Iterator[Job], size: int) -> Iterator[list[Job]]:
