@@ -1,63 +1,18 @@
 """SystemOne against a real third-party System One server on loopback: sparrow-decider
 (its weights ship in its wheel; its answers are near chance, so this tests the wire, not
-judging). Skipped only where the package is absent outside CI; in CI it must be there."""
+judging), started by the session's ``sparrow_decider`` fixture (tests/sparrow_decider.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 
 import pytest
 
 from veracity.decisions import DecisionRequest, Option, Question
 from veracity.decisions.systemone import SystemOne
 
-START_TIMEOUT_S = 10.0
 
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def sparrow_url() -> Iterator[str]:
-    if importlib.util.find_spec("sparrow_decider") is None:
-        if os.environ.get("CI"):
-            pytest.fail("sparrow-decider is not installed (pip install -e '.[dev]')")
-        pytest.skip("sparrow-decider is not installed (pip install -e '.[dev]')")
-    port = _free_port()
-    command = [sys.executable, "-m", "sparrow_decider.cli", "serve", "--host", "127.0.0.1"]
-    process = subprocess.Popen(
-        [*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    process.kill()
-                    error = process.stderr.read() if process.stderr else b""
-                    pytest.fail(f"sparrow-decider serve did not start: {error.decode()[-500:]}")
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        process.communicate(timeout=5)  # and its pipe closed
-
-
-async def test_systemone_against_sparrow_decider(sparrow_url: str) -> None:
+async def test_systemone_against_sparrow_decider(sparrow_decider: str) -> None:
     request = DecisionRequest(
         "Paris is the capital and largest city of France.",
         (
@@ -80,7 +35,7 @@ async def test_systemone_against_sparrow_decider(sparrow_url: str) -> None:
             ),
         ),
     )
-    model = SystemOne("sparrow-nano-general-v1.1", base_url=sparrow_url)
+    model = SystemOne("sparrow-nano-general-v1.1", base_url=sparrow_decider)
     reply = await model.decide(request, iteration=0)
     await model.aclose()
     assert reply.model == "sparrow-nano-general-v1.1"
@@ -94,11 +49,11 @@ async def test_systemone_against_sparrow_decider(sparrow_url: str) -> None:
 
 
 async def test_sparrow_deciders_validation_details_come_through(
-    sparrow_url: str,
+    sparrow_decider: str,
 ) -> None:
     from veracity.transport import CallFailedError
 
-    model = SystemOne("sparrow-nano-general-v1.1", base_url=sparrow_url)
+    model = SystemOne("sparrow-nano-general-v1.1", base_url=sparrow_decider)
     # One option only: sparrow-decider's 422 says a choice needs at least 2.
     lonely = Question("lonely", "choice", "Which?", (Option("only"),))
     with pytest.raises(CallFailedError, match=r"HTTP 422\): .*at least 2"):
