@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from veracity.chat import ScriptedChat
+from veracity.decisions.scripted import ScriptedDecisions
 from veracity.evaluation import EvaluationResult, evaluate
 from veracity.evaluation.inputs import SampleInput
 from veracity.judges import Judge
-from veracity.judges.rechat import chat_of
+from veracity.judges.rechat import chat_of, decisions_of
 from veracity.metrics import Metric
 from veracity.pytest_plugin.assertions import DEFAULT_MINIMUM, assert_faithful, assert_scores
 from veracity.types import Sample
@@ -38,7 +39,9 @@ class RagEval:
     ) -> None:
         self.judge = judge
         self.thresholds = dict(thresholds or {})
-        if isinstance(chat_of(judge), ScriptedChat):
+        if isinstance(chat_of(judge), ScriptedChat) or isinstance(
+            decisions_of(judge), ScriptedDecisions
+        ):
             # A scripted judge's replies are the test's: never answer from the cache.
             options.setdefault("cache", False)
         self.options = options

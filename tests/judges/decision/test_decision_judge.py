@@ -315,3 +315,11 @@ def test_a_hybrid_run_takes_claims_and_answers_from_the_cache(tmp_path: Any) -> 
     again = _run(_rows(2), ["faithfulness"], judge, cache=cache)
     assert (len(chat.calls), len(model.requests)) == (calls, requests)
     assert {r.status for r in again.values()} == {Status.SCORED}
+
+
+def test_rag_eval_with_a_scripted_decision_model_never_reads_the_cache() -> None:
+    from veracity.pytest_plugin import RagEval
+
+    rag_eval = RagEval(DecisionJudge(overlap_model()))
+    assert rag_eval.options["cache"] is False
+    rag_eval.assert_faithful(_rows(1)[:1], 0.3)
