@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 _COLUMNS = (*RESULT_COLUMNS[:2], "question", "answer", *RESULT_COLUMNS[2:])
 _CLAIM_KEYS = ("sample_id", "system", "question", "answer", "metric", "iteration", "score",
                "status")  # fmt: skip
-_CLAIM_COLUMNS = ("claim", "verdict", "p_supported", "reason", "evidence")
+_CLAIM_COLUMNS = ("claim", "verdict", "p_supported", "probabilities", "reason", "evidence")
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,8 @@ class EvaluationResult:
         status, reason, question type, latency, cost, usage and ``details`` (a dict
         column) — the columns of ``veracity export``, with the texts. With
         ``claims=True``, one row per judged claim instead: the result's keys and the
-        claim, its verdict, P(supported), reason and evidence. Needs ``pandas``."""
+        claim, its verdict, P(supported), the probability of each verdict (a decision
+        judge's; else empty), reason and evidence. Needs ``pandas``."""
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
