@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,7 @@ from veracity.decisions.limits import (
     split,
     too_wide_reason,
 )
-from veracity.decisions.reading import AnswerReader, Part, refusal
+from veracity.decisions.reading import DECLINED, UNANSWERED, AnswerReader, Part, refusal
 from veracity.transport import CallFailedError, JudgeFatalError, OptionRejectedError, RetryPolicy
 from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from veracity.transport.retry import ErrorClass
@@ -60,6 +61,12 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
     default_limits: ServerLimits
     # The path of the endpoint under the base URL, for messages.
     path: str = ""
+    # Where an answer holds a predicate's probability, and the format's name of each
+    # question type where it is not veracity's.
+    predicate_key: str = "probability"
+    wire_types: Mapping[str, str] = {}
+    # A server of this format has no default address: without a base URL, no judge.
+    needs_base_url: bool = False
 
     def __init__(  # noqa: PLR0913 - an endpoint's options, each with its default
         self,
@@ -74,6 +81,11 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
         seed: int | None = None,
         limits: ServerLimits | None = None,
     ) -> None:
+        if self.needs_base_url and not (base_url or os.environ.get(self.base_url_env)):
+            raise ValueError(
+                f"the {self.provider} judge needs the server's base URL: --base-url or "
+                f"{self.base_url_env} (its API root, e.g. http://127.0.0.1:8080/v1)"
+            )
         super().__init__(
             model,
             base_url=base_url,
@@ -257,6 +269,28 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
     def _read(self, body: dict[str, Any], questions: tuple[Question, ...]) -> Part:
         """The answers of one reply's JSON object; a body of another shape raises
         :class:`CallFailedError`."""
+        raise NotImplementedError
+
+    def answer_of(self, question: Question, answer: object) -> Answer:
+        """``question``'s answer as the server sent it (``None``: it sent none), read by
+        the type asked; anything else is a refusal saying why."""
+        if answer is None:
+            return refusal(question, UNANSWERED)
+        if not isinstance(answer, dict):
+            return self.reader.unusable(question, "it is not an object")
+        kind = answer.get("type")
+        if kind == "refusal":
+            return refusal(question, DECLINED)
+        if question.kind == "predicate":
+            read: object = answer.get(self.predicate_key)
+        else:
+            read = self.by_value(question, answer.get("probabilities"))
+        wire_type = self.wire_types.get(question.kind, question.kind)
+        return self.reader.answer(question, kind, wire_type, read, answer.get("confidence"))
+
+    def by_value(self, question: Question, probabilities: object) -> object:
+        """A choice's or score's probabilities by option value, as the format sends them
+        (a shape the format does not have is passed on, for the reader to refuse)."""
         raise NotImplementedError
 
     def usage_of(self, body: Mapping[str, Any]) -> Usage:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from veracity.decisions.base import Answer, Option, Question
+from veracity.decisions.base import Option, Question
 from veracity.decisions.client import DecisionClient
 from veracity.decisions.limits import OPENAI_DECISIONS_LIMITS
-from veracity.decisions.reading import DECLINED, UNANSWERED, Part, refusal
+from veracity.decisions.reading import Part
 from veracity.transport import CallFailedError
 
 if TYPE_CHECKING:
@@ -68,25 +68,14 @@ class OpenAIDecisions(DecisionClient):
             else:
                 extra.append(name if name is not None else f"#{position + 1}")
         return Part(
-            answers={q.name: self._answer(q, found.get(q.name)) for q in questions},
+            answers={q.name: self.answer_of(q, found.get(q.name)) for q in questions},
             usage=self.usage_of(body),
             model=self.model_of(body),
             notes=self.reader.notes_on_extra(extra),
         )
 
-    def _answer(self, question: Question, answer: object) -> Answer:
-        if answer is None:
-            return refusal(question, UNANSWERED)
-        if not isinstance(answer, dict):
-            return self.reader.unusable(question, "it is not an object")
-        kind = answer.get("type")
-        if kind == "refusal":
-            return refusal(question, DECLINED)
-        if question.kind == "predicate":
-            read: object = answer.get("probability")
-        else:
-            read = _by_value(question, answer.get("probabilities"))
-        return self.reader.answer(question, kind, question.kind, read, answer.get("confidence"))
+    def by_value(self, question: Question, probabilities: object) -> object:
+        return _by_value(question, probabilities)
 
     def not_implemented(self, where: str, details: str) -> str:
         return (

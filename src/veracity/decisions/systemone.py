@@ -4,16 +4,14 @@ questions (llama.cpp's llama-server, Ollama, vLLM, SGLang, LiteLLM, sparrow-deci
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING, Any
 
 from veracity.chat.openai_chat import sdk_response
-from veracity.decisions.base import Answer, Question, ServerLimits
+from veracity.decisions.base import Question
 from veracity.decisions.client import DecisionClient
 from veracity.decisions.limits import SYSTEMONE_LIMITS
-from veracity.decisions.reading import DECLINED, UNANSWERED, Part, refusal
-from veracity.transport import CallFailedError, RetryPolicy
-from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from veracity.decisions.reading import Part
+from veracity.transport import CallFailedError
 from veracity.transport.urls import public_url
 
 if TYPE_CHECKING:
@@ -42,36 +40,9 @@ class SystemOne(DecisionClient):
     base_url_env = BASE_URL_ENV
     default_limits = SYSTEMONE_LIMITS
     path = "/systemone"
-
-    def __init__(  # noqa: PLR0913 - an endpoint's options, each with its default
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        rpm: float | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        retry: RetryPolicy | None = None,
-        seed: int | None = None,
-        limits: ServerLimits | None = None,
-    ) -> None:
-        if not (base_url or os.environ.get(BASE_URL_ENV)):
-            raise ValueError(
-                f"the systemone judge needs the server's base URL: --base-url or "
-                f"{BASE_URL_ENV} (its API root, e.g. http://127.0.0.1:8080/v1)"
-            )
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            concurrency=concurrency,
-            rpm=rpm,
-            timeout_s=timeout_s,
-            retry=retry,
-            seed=seed,
-            limits=limits,
-        )
+    predicate_key = "noul"
+    wire_types = WIRE_TYPES
+    needs_base_url = True
 
     def request_body(self, state: str, questions: tuple[Question, ...]) -> dict[str, Any]:
         return {
@@ -99,27 +70,14 @@ class SystemOne(DecisionClient):
             )
         asked = {question.name for question in questions}
         return Part(
-            answers={q.name: self._answer(q, answers.get(q.name)) for q in questions},
+            answers={q.name: self.answer_of(q, answers.get(q.name)) for q in questions},
             usage=self.usage_of(body),
             model=self.model_of(body),
             notes=self.reader.notes_on_extra([name for name in answers if name not in asked]),
         )
 
-    def _answer(self, question: Question, answer: object) -> Answer:
-        if answer is None:
-            return refusal(question, UNANSWERED)
-        if not isinstance(answer, dict):
-            return self.reader.unusable(question, "it is not an object")
-        kind = answer.get("type")
-        if kind == "refusal":
-            return refusal(question, DECLINED)
-        if question.kind == "predicate":
-            read: object = answer.get("noul")
-        else:
-            read = _by_value(question, answer.get("probabilities"))
-        return self.reader.answer(
-            question, kind, WIRE_TYPES[question.kind], read, answer.get("confidence")
-        )
+    def by_value(self, question: Question, probabilities: object) -> object:
+        return _by_value(question, probabilities)
 
     def not_implemented(self, where: str, details: str) -> str:
         return (
