@@ -117,3 +117,13 @@ def test_a_chat_model_behind_the_endpoint_stops_the_run(
         )  # fmt: skip
     assert found.exit_code == 2, found.output
     assert "not a decision model" in found.output
+
+
+def test_a_system_one_judge_without_a_base_url_is_a_usage_error(
+    cli: CliRunner, data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SYSTEMONE_BASE_URL", raising=False)
+    found = cli.invoke(app, ["run", str(data), "--judge", "systemone/x", "--out", str(tmp_path)])
+    assert found.exit_code == 2
+    assert "needs the server's base URL: --base-url or SYSTEMONE_BASE_URL" in found.output
+    assert "Traceback" not in found.output
