@@ -22,7 +22,7 @@ Items: from each set, ``--per-class`` faithful and as many unfaithful answers of
 The response cache (``--cache``, default under ``--out``) makes a re-run free;
 ``--retry-errors`` asks again, past it, for the items a run left ``judge_error``.
 
-Run:  python benchmarks/local_llm_judge.py --base-url http://127.0.0.1:8765/v1 \\
+Run:  python benchmarks/local_llm_judge.py --base-url http://127.0.0.1:8765/v1 [--judge J] \\
           [--per-class 20] [--split test] [--sets halueval_qa,wice_dev,begin_dev]
 """
 
@@ -40,7 +40,7 @@ from typing import Any
 from offline_data import DEFAULT_DATA, Row, auroc, auroc_difference, floor_score, load_set
 from veracity import aevaluate
 from veracity.chat import OpenAIChat
-from veracity.judges import LLMJudge
+from veracity.judges import LLMJudge, make_judge
 from veracity.types import ResultRecord, Status
 
 SETS = ("halueval_qa", "wice_dev", "begin_dev")
@@ -93,6 +93,14 @@ def _auroc(pairs: list[tuple[float | None, bool]]) -> float | None:
 
 
 async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[str, Any]:
+    judge = (
+        make_judge(
+            args.judge, base_url=args.base_url, concurrency=args.concurrency,
+            timeout_s=args.timeout,
+        )
+        if args.judge
+        else None
+    )  # fmt: skip
     chat = OpenAIChat(
         args.model, base_url=args.base_url, api_key="local", concurrency=args.concurrency,
         timeout_s=args.timeout,
@@ -107,7 +115,7 @@ async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[
         ["faithfulness"],
         # Flagged, not downgraded: both policies are measured from one run (see
         # ``without_unfounded``).
-        LLMJudge(chat, unfounded_support="flag"),
+        judge or LLMJudge(chat, unfounded_support="flag"),
         out=args.out / name,
         cache=args.cache,
         retry_errors=args.retry_errors,
@@ -173,6 +181,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", default="http://127.0.0.1:8765/v1")
     parser.add_argument("--model", default="qwen2.5-coder-1.5b-instruct-q4_k_m")
+    parser.add_argument(
+        "--judge",
+        help="another judge than the chat model at --base-url: a decision model, say "
+        "(systemone/MODEL at --base-url)",
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--split", choices=("fit", "test"), default="test")
