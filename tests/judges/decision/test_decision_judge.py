@@ -70,7 +70,9 @@ def test_every_metric_is_scored_or_unsupported_by_design() -> None:
         assert math.isclose(sum(probabilities.values()), 1.0)
         assert claim["p_supported"] == probabilities["supported"]
         assert claim["verdict"] == max(probabilities, key=probabilities.get)
-        assert claim["reason"].startswith("P(supported)")
+        # The reason gives all three, so a contradiction reads apart from an open claim.
+        shown = f"contradicted {probabilities['contradicted']:.2f}"
+        assert claim["reason"].startswith("P: supported") and shown in claim["reason"]
         assert "evidence_not_found" not in claim
     assert claims[0]["verdict"] == "supported" and claims[-1]["verdict"] != "supported"
     assert faithfulness.details["scored_by"] == "p_supported"

@@ -103,12 +103,19 @@ def read_verdicts(claims: Sequence[str], answers: Sequence[Answer]) -> tuple[Cla
             ClaimVerdict(
                 claim=claim,
                 verdict=Verdict(answer.most_likely()),
-                reason=f"P(supported) {p_supported:.2f} {BY}",
+                reason=_three_way(probabilities),
                 p_supported=p_supported,
                 probabilities=probabilities,
             )
         )
     return tuple(verdicts)
+
+
+def _three_way(probabilities: dict[str, float]) -> str:
+    """A claim's reason: all three probabilities, so a contradiction reads apart from a
+    claim the passages only leave open."""
+    shown = " · ".join(f"{value.replace('_', ' ')} {p:.2f}" for value, p in probabilities.items())
+    return f"P: {shown} {BY}"
 
 
 def read_chunks(answers: Sequence[Answer]) -> tuple[ChunkJudgement, ...]:
