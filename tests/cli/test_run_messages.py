@@ -77,7 +77,8 @@ def test_help_names_the_offline_judge_and_the_pyproject_table() -> None:
     proc = veracity("run", "--help", env={"COLUMNS": "250"})
     assert proc.returncode == 0
     judge = next(line for line in proc.stdout.splitlines() if "--judge" in line)
-    assert "offline, openai/MODEL or anthropic/MODEL" in judge
+    assert "offline, openai/MODEL, anthropic/MODEL" in judge
+    assert "systemone/MODEL or openai-decisions/MODEL" in judge
     config = next(line for line in proc.stdout.splitlines() if "--config" in line)
     assert "[tool.veracity] in pyproject.toml" in config
 
