@@ -9,6 +9,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,14 @@ from veracity.types import Usage
 if TYPE_CHECKING:  # the SDK takes half a second to import: only when a judge is made
     import openai
 
+# A server's word that a request is longer than its context window (llama-server's
+# "exceeds the available context size", vLLM's "maximum context length").
+_OVER_WINDOW = re.compile(r"context (?:size|length|window)", re.IGNORECASE)
+OVER_WINDOW_ADVICE = (
+    "the request is over the server's context window: set --prompt-budget to it (in "
+    "tokens; with --truncate-contexts the contexts are cut to fit, else such samples are "
+    "invalid_input before any call)"
+)
 _NOT_IMPLEMENTED = 501
 _NOT_FOUND = 404
 _VALIDATION = frozenset({400, 422})
@@ -340,6 +349,8 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
             )
         if kind.status in _VALIDATION:
             message = f"the server refused the request (HTTP {kind.status}): {details}"
+            if _OVER_WINDOW.search(details):
+                message += f"; {OVER_WINDOW_ADVICE}"
             return dataclasses.replace(kind, message=message)
         return kind
 

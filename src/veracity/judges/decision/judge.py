@@ -14,6 +14,7 @@ from veracity.judges.budget import within_budget
 from veracity.judges.decision import questions as q
 from veracity.judges.decision.grouping import DEFAULT_WINDOW_S, Asked, Coalescer
 from veracity.prompts import PromptBudget, PromptTooLarge, question_in_context
+from veracity.prompts.budget import CHARS_PER_TOKEN
 from veracity.prompts.decisions import (
     ANSWER_CLASS,
     DECISION_TEMPLATES,
@@ -41,8 +42,11 @@ __all__ = ["DecisionJudge"]
 
 T = TypeVar("T")
 # Where contexts are cut to fit the budget, the room left for the questions about them,
-# the same whoever asks (about 1,500 tokens: some 15 claims), so they are cut alike.
+# the same whoever asks (about 1,500 tokens: some 15 claims), so they are cut alike; at
+# most a quarter of a small budget (a decision server's short window), so the contexts
+# keep the rest.
 QUESTION_ROOM_CHARS = 6000
+QUESTION_ROOM_SHARE = 4
 
 
 def _chars_of(asked: Sequence[Asked]) -> int:
@@ -204,7 +208,8 @@ class DecisionJudge:
                 return _invalid(str(exc))
             return ask(fitted)
 
-        room = max(own, QUESTION_ROOM_CHARS)
+        budget_chars = self.prompt_budget.tokens * CHARS_PER_TOKEN
+        room = max(own, min(QUESTION_ROOM_CHARS, budget_chars // QUESTION_ROOM_SHARE))
         return within_budget(self.prompt_budget, (), contexts, checked, fixed_chars=room)
 
     # claims ----------------------------------------------------------------------------
