@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from veracity.decisions.scripted import ScriptedDecisions
 from veracity.judges.decision.grouping import Asked, Coalescer
 
@@ -99,3 +101,16 @@ def test_claims_that_never_come_hold_the_request_a_second_at_most() -> None:
         return loop.time() - started
 
     assert asyncio.run(main()) < 1.5
+
+
+async def test_ended_extractions_are_forgotten_so_a_long_run_keeps_few(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from veracity.judges.decision import grouping
+
+    monkeypatch.setattr(grouping, "_KEPT_S", 0.0)
+    coalescer = Coalescer(ScriptedDecisions(table={"predicate": {"true": 1.0}}), 0.0)
+    for n in range(5_000):
+        with coalescer.extracting(f"question {n}", 0) as extraction:
+            extraction.found = True
+    assert len(coalescer._extractions) <= 2 * grouping._SWEEP_AT

@@ -37,6 +37,8 @@ QUIET_TURNS = 16
 CLAIMS_WAIT_S = 1.0
 # How long an ended extraction is remembered (a request may open after it).
 _KEPT_S = 5.0
+# How many samples' extractions are remembered before those long ended are dropped.
+_SWEEP_AT = 1024
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]+")
 
 
@@ -131,6 +133,7 @@ class Coalescer:
         # those that ended (a request may open after its sample's claims were drawn).
         self._extractions: dict[tuple[str, int], list[Extraction]] = {}
         self._senders: set[asyncio.Task[None]] = set()
+        self._sweep_at = _SWEEP_AT
 
     @contextlib.contextmanager
     def extracting(self, question: str, iteration: int) -> Iterator[Extraction]:
@@ -144,6 +147,8 @@ class Coalescer:
         ]
         extraction = Extraction(started=now, done=loop.create_future())
         self._extractions[key] = [*kept, extraction]
+        if len(self._extractions) > self._sweep_at:
+            self._forget_ended(now)
         try:
             yield extraction
         finally:
@@ -180,6 +185,17 @@ class Coalescer:
         answered: asyncio.Future[Decided] = loop.create_future()
         batch.callers.append((names, answered))
         return await answered
+
+    def _forget_ended(self, now: float) -> None:
+        """Drop the samples whose extractions all ended long ago: a run of any size keeps
+        only those of the samples in flight (the sweep's cost is spread over the calls
+        that fill the table again)."""
+        self._extractions = {
+            key: kept
+            for key, found in self._extractions.items()
+            if (kept := [e for e in found if e.ended is None or now - e.ended < _KEPT_S])
+        }
+        self._sweep_at = max(_SWEEP_AT, 2 * len(self._extractions))
 
     def _samples_extractions(self, batch: _Batch) -> list[Extraction]:
         # The sample's own extraction starts with its questions, a loop turn apart, so
