@@ -9,6 +9,7 @@ import json
 import math
 from importlib.resources import as_file, files
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -34,7 +35,7 @@ BY_DESIGN = {
 }
 
 
-def _check(rows: list[dict[str, object]]) -> None:
+def _check(rows: list[dict[str, Any]]) -> None:
     assert rows
     for row in rows:
         assert Status(row["status"]) in BY_DESIGN, (row["metric"], row["reason"])
