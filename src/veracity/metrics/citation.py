@@ -43,11 +43,21 @@ Measure = Literal["recall", "precision"]
 
 
 def _attribution(
-    verdict: ClaimVerdict, support: tuple[int, ...], cites: tuple[int, ...]
+    verdict: ClaimVerdict, support: tuple[int, ...], cites: tuple[int, ...], together: bool
 ) -> Attribution:
     if verdict.verdict is not Verdict.SUPPORTED or not support:
         return Attribution.UNSUPPORTED
-    return Attribution.CITED if set(support) & set(cites) else Attribution.MISATTRIBUTED
+    return Attribution.CITED if _relevant(support, cites, together) else Attribution.MISATTRIBUTED
+
+
+def _relevant(support: tuple[int, ...], cites: tuple[int, ...], together: bool) -> set[int]:
+    """The citations of ``cites`` that support a claim located in ``support``, as ALCE
+    counts them: one that supports it alone; or, where only passages together support it,
+    each of them, once all are cited (removing any would leave it unsupported); none where
+    some of them are not cited (the citations do not support it)."""
+    if together:
+        return set(support) if set(support) <= set(cites) else set()
+    return set(support) & set(cites)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +105,10 @@ class Citations:
         supporting = {
             (claim["span"], i)
             for claim in claims
-            for i in claim["supported_by"]
             if claim["span"] is not None and claim["verdict"] == Verdict.SUPPORTED.value
+            for i in _relevant(
+                claim["supported_by"], claim["cites"], claim["located_by"] == "together"
+            )
         }
         precise = [(n, i) for n, i in citations if (n, i) in supporting]
         cited = [c for c in claims if c["attribution"] is Attribution.CITED]
@@ -144,7 +156,11 @@ class Citations:
             verdict = verdicts[claim]
             cites = spans[span].cites if span is not None else ()
             support, located = locate(
-                verdict, contexts, spans[span].text if span is not None else None
+                verdict,
+                contexts,
+                spans[span].text if span is not None else None,
+                joint=True,
+                prefer=cites,
             )
             found.append(
                 {
@@ -154,7 +170,7 @@ class Citations:
                     "cites": cites,
                     "supported_by": support,
                     "located_by": located,
-                    "attribution": _attribution(verdict, support, cites),
+                    "attribution": _attribution(verdict, support, cites, located == "together"),
                     "sentence": sentence,
                 }
             )
