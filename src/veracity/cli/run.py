@@ -446,7 +446,9 @@ def estimate(
     costs = [_print_estimate(spec, part, settings, heading=len(parts) > 1) for spec, part in parts]
     if len(parts) > 1:
         known = [c for c in costs if c is not None]
-        total = f"~${sum(known):.4f}" if len(known) == len(costs) else "unknown (a part is)"
+        total = (
+            f"~${sum(known):.4f}" if len(known) == len(costs) else "unknown (a part has no price)"
+        )
         out_console.print(f"  total cost      {total}", highlight=False)
     if settings.batch:
         out_console.print(
