@@ -220,6 +220,24 @@ class SDKClient(Generic[ClientT]):
                 f"{exc}"
             ) from None
 
+    def endpoint(self) -> dict[str, Any]:
+        """What every description of an SDK-backed model says: the endpoint, the model and
+        how calls are made (never the key)."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": public_url(self.base_url),
+            "timeout_s": self.timeout_s,
+            "concurrency": self.concurrency,
+            "rpm": self.limiter.rpm,
+            "max_attempts": self.retry.max_attempts,
+        }
+
+    def endpoint_key(self, asked: object) -> str:
+        """What what is learnt of the endpoint depends on: the endpoint, the model and what
+        was ``asked`` of it (the options requested, the limits given)."""
+        return "|".join((self.provider, public_url(self.base_url) or "", self.model, repr(asked)))
+
     def scrubbed(self, text: str, limit: int = 300) -> str:
         """An endpoint's words on one line, without the key (or anything like one)."""
         return scrub_secrets(" ".join(text.split()), self._api_key)[:limit]
@@ -283,16 +301,7 @@ class SDKChat(SDKClient[ClientT]):
         return {**super().__getstate__(), "_negotiating": None, "_probing": False}
 
     def describe(self) -> dict[str, Any]:
-        described = {
-            "provider": self.provider,
-            "model": self.model,
-            "base_url": public_url(self.base_url),
-            **dataclasses.asdict(self.options),
-            "timeout_s": self.timeout_s,
-            "concurrency": self.concurrency,
-            "rpm": self.limiter.rpm,
-            "max_attempts": self.retry.max_attempts,
-        }
+        described = {**self.endpoint(), **dataclasses.asdict(self.options)}
         if self.notes:
             described["negotiation"] = list(self.notes)
         return described
@@ -301,9 +310,7 @@ class SDKChat(SDKClient[ClientT]):
 
     def negotiation_key(self) -> str:
         """What the outcome of a negotiation depends on: the endpoint and what was asked."""
-        return "|".join(
-            (self.provider, public_url(self.base_url) or "", self.model, repr(self.requested))
-        )
+        return self.endpoint_key(self.requested)
 
     def negotiated(self) -> dict[str, Any]:
         return {

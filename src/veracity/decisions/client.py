@@ -120,16 +120,7 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
         return self._limits
 
     def describe(self) -> dict[str, Any]:
-        described: dict[str, Any] = {
-            "provider": self.provider,
-            "model": self.model,
-            "base_url": public_url(self.base_url),
-            "timeout_s": self.timeout_s,
-            "concurrency": self.concurrency,
-            "rpm": self.limiter.rpm,
-            "max_attempts": self.retry.max_attempts,
-            "limits": dataclasses.asdict(self._limits),
-        }
+        described = {**self.endpoint(), "limits": dataclasses.asdict(self._limits)}
         if self.learned:
             described["learned"] = list(self.learned)
         return described
@@ -138,9 +129,7 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
 
     def negotiation_key(self) -> str:
         """What a learnt limit depends on: the endpoint, the model and the limits given."""
-        return "|".join(
-            (self.provider, public_url(self.base_url) or "", self.model, repr(self.configured))
-        )
+        return self.endpoint_key(self.configured)
 
     def negotiated(self) -> dict[str, Any]:
         return {"limits": dataclasses.asdict(self._limits), "learned": list(self.learned)}
