@@ -125,6 +125,12 @@ def test_empty_and_refusal_only_texts_have_no_claims() -> None:
     assert extract("Glad I could help. Paris is in France.").claims == ("Paris is in France.",)
 
 
+def test_a_decimals_closing_zeros_are_no_other_number() -> None:
+    # "0.20%" in a context and "0.2%" in a faithful paraphrase: the same number.
+    assert tx.numbers("a rate of 0.20% on 5.0 kg, version 2.10.0") == {"0.2", "5", "2.10.0"}
+    assert tx.numbers("0.0 and 10.50") == {"0", "10.5"}
+
+
 def test_numbers_names_and_negation() -> None:
     assert tx.numbers("In 1889 it cost 1,000 francs and weighed 7.3 tons; two lifts.") == {
         "1889",

@@ -143,10 +143,19 @@ def all_tokens(text: str) -> list[str]:
 
 
 def numbers(text: str) -> set[str]:
-    """Numbers in ``text``, normalised ("1,000" → "1000"), with number words as digits."""
+    """Numbers in ``text``, normalised ("1,000" → "1000", "0.20" → "0.2", "5.0" → "5"),
+    with number words as digits."""
     found = {m.group().replace(",", "") for m in _NUMBER.finditer(text)}
     found |= {NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS and w != "one"}
-    return {n.rstrip(".") for n in found if n}
+    return {_decimal(n.rstrip(".")) for n in found if n}
+
+
+def _decimal(number: str) -> str:
+    """A decimal without the zeros that end it, which say nothing of its value (a version,
+    "2.10.0", is left as it is)."""
+    if number.count(".") != 1:
+        return number
+    return number.rstrip("0").rstrip(".") or "0"
 
 
 def names(text: str) -> dict[str, str]:
