@@ -24,7 +24,7 @@ DEFAULT_DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data"
 FIT_SETS = ("halueval_qa", "wice_dev", "begin_dev")
 # name -> the label field; truthfulqa has no contexts: its reference is the context.
 ALL_SETS = {"halueval_qa": "faithful", "wice_dev": "faithful", "begin_dev": "faithful",
-            "truthfulqa_pairs": "correct"}  # fmt: skip
+            "truthfulqa_pairs": "correct", "summedits_dev": "faithful"}  # fmt: skip
 Floats = npt.NDArray[np.float64]
 
 
