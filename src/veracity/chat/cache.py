@@ -494,6 +494,19 @@ def adopt_from(cache: ReplyStore, model: object) -> dict[str, Any] | None:
     return model.negotiated()
 
 
+def remember_in(
+    cache: ReplyStore, model: object, remembered: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """Write to ``cache`` what ``model``, if it negotiates, has learnt of its endpoint
+    since ``remembered`` (what was written last); what it knows now."""
+    if not isinstance(model, Negotiating):
+        return remembered
+    state = model.negotiated()
+    if state != remembered:
+        cache.remember(model.negotiation_key(), state)
+    return state
+
+
 # Settings that change how calls are made, not what the reply says (a batch's reply is a
 # live call's: either serves the other).
 NOT_IN_KEY = frozenset(
@@ -585,11 +598,8 @@ class CachedChat:
         self, key: str, messages: Sequence[ChatMessage], output: OutputSpec, iteration: int
     ) -> ChatReply:
         reply = await self.model.complete(messages, output, iteration=iteration)
+        self._remembered = remember_in(self.cache, self.model, self._remembered)
         if isinstance(self.model, Negotiating):
-            state = self.model.negotiated()
-            if state != self._remembered:
-                self.cache.remember(self.model.negotiation_key(), state)
-                self._remembered = state
             # Stored under the options the reply was asked with: those in use now, for
             # this call and for every call that waited while the first one negotiated
             # (looked up under the options before, they were asked with the options after).

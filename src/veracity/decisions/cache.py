@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from veracity.chat.base import ChatReply
 from veracity.chat.cache import NOT_IN_KEY as CHAT_NOT_IN_KEY
-from veracity.chat.cache import Negotiating, ReplyStore, adopt_from
+from veracity.chat.cache import ReplyStore, adopt_from, remember_in
 from veracity.decisions.base import (
     Answer,
     DecisionModel,
@@ -134,7 +134,8 @@ class CachedDecisions:
                 DecisionRequest(request.state, missing), iteration=iteration
             )
         finally:
-            self._remember_limits()  # learnt on the way, even by a request that then failed
+            # Learnt on the way, even by a request that then failed.
+            self._remembered = remember_in(self.cache, self.model, self._remembered)
         for question in missing:
             answer = reply.answers.get(question.name)
             if answer is not None and not answer.refused:
@@ -150,13 +151,6 @@ class CachedDecisions:
             model=reply.model,
             notes=reply.notes,
         )
-
-    def _remember_limits(self) -> None:
-        if isinstance(self.model, Negotiating):
-            state = self.model.negotiated()
-            if state != self._remembered:
-                self.cache.remember(self.model.negotiation_key(), state)
-                self._remembered = state
 
     async def aclose(self) -> None:
         await self.model.aclose()
