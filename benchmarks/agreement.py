@@ -28,7 +28,8 @@ Judges: ``offline`` (run here, into ``--out``, resumable) and ``llm``: results o
 ``benchmarks/local_llm_judge.py`` read from ``--llm-runs`` (directories holding one run
 directory per set; several, comma-separated, e.g. the test and the fit split's).
 
-Run:  python benchmarks/agreement.py [--judges offline,llm] [--sets halueval_qa,wice_dev,begin_dev]
+Run:  python benchmarks/agreement.py [--judges offline,llm]
+          [--sets halueval_qa,wice_dev,begin_dev,summedits_dev]
           [--budgets 25,50,100,200] [--draws 20] [--llm-runs runs/local_llm_judge]
 """
 
@@ -64,7 +65,11 @@ from veracity.report.run_data import load_run
 from veracity.store import read_results
 from veracity.types import ResultRecord, Sample
 
-SETS = ("halueval_qa", "wice_dev", "begin_dev")
+SETS = ("halueval_qa", "wice_dev", "begin_dev", "summedits_dev")
+# The rule a pooled scoring must meet on every set's held-out half to be a judge's default
+# calibration (SPEC: the offline judge's default; issue 50): at or above the word-overlap
+# floor, and at most this much below the raw score.
+DEFAULT_MAX_BELOW_RAW = 0.01
 NAMES = FAITHFULNESS_SIGNALS
 MIN_SCORED = 20
 
@@ -419,6 +424,30 @@ def _print_tables(report: dict[str, Any]) -> None:
                      fmt(c["calibrated_minus_raw"]), fmt(c["calibrated_minus_floor"]),
                      f"{c['share_at_or_above_floor']:.0%}"]  # fmt: skip
             print(f"| {key} | {budget} | {' | '.join(cells)} |")
+    for judge in sorted({key.split("/")[0] for key in report}):
+        failing = default_rule_failures(
+            {k.split("/", 1)[1]: e for k, e in report.items() if k.startswith(f"{judge}/")}
+        )
+        verdict = "meets" if not failing else "does NOT meet (" + "; ".join(failing) + ")"
+        print(f"\n{judge}: the pooled scoring {verdict} the rule for a default calibration "
+              f"(≥ floor, ≥ raw − {DEFAULT_MAX_BELOW_RAW} on every held-out half)")  # fmt: skip
+
+
+def default_rule_failures(entries: dict[str, Any]) -> list[str]:
+    """Where the pooled scoring falls below the floor, or more than
+    ``DEFAULT_MAX_BELOW_RAW`` below the raw score, on a set's held-out half."""
+    failing = []
+    for name, e in entries.items():
+        pooled = e.get("pooled_fit_halves")
+        if not pooled or "error" in pooled:
+            failing.append(f"{name}: no pooled figure")
+            continue
+        if pooled["calibrated"] < pooled["floor"]:
+            failing.append(f"{name}: {pooled['calibrated']} < floor {pooled['floor']}")
+        if pooled["calibrated"] < pooled["raw"] - DEFAULT_MAX_BELOW_RAW:
+            failing.append(f"{name}: {pooled['calibrated']} < raw {pooled['raw']} − "
+                           f"{DEFAULT_MAX_BELOW_RAW}")  # fmt: skip
+    return failing
 
 
 def fmt(v: dict[str, float]) -> str:

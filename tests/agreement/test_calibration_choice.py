@@ -1,6 +1,6 @@
 """The calibration keeps a combination of signals only where it ranks the labels better,
 out of fold, than the judge's score or word overlap alone. Synthetic items in which one
-signal carries the labels and the other eleven are noise."""
+signal carries the labels and the others are noise."""
 
 from __future__ import annotations
 
@@ -18,13 +18,25 @@ from veracity.agreement.calibrate import (
 from veracity.agreement.calibration_file import LogisticModel
 from veracity.agreement.signals import FAITHFULNESS_SIGNALS, SCORE_ONLY
 
+# A rare yes/no signal: absent (0) from these items, as from most real ones.
+ABSENT = ("yes_no_reply",)
 
-def items(n: int, seed: int, carrier: str, noise: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+
+def noise(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Uniform noise in every signal's column but the absent ones' (zeros)."""
+    x = np.zeros((n, len(FAITHFULNESS_SIGNALS)))
+    x[:, [i for i, s in enumerate(FAITHFULNESS_SIGNALS) if s not in ABSENT]] = rng.random(
+        (n, len(FAITHFULNESS_SIGNALS) - len(ABSENT))
+    )
+    return x
+
+
+def items(n: int, seed: int, carrier: str, noise_sd: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.5
-    x = rng.random((n, len(FAITHFULNESS_SIGNALS)))
+    x = noise(rng, n)
     column = FAITHFULNESS_SIGNALS.index(carrier)
-    x[:, column] = np.clip(0.4 + 0.2 * y + rng.normal(0, noise, n), 0, 1)
+    x[:, column] = np.clip(0.4 + 0.2 * y + rng.normal(0, noise_sd, n), 0, 1)
     return x, y
 
 
@@ -56,7 +68,7 @@ def test_two_signals_that_each_see_half_are_combined() -> None:
     rng = np.random.default_rng(3)
     n = 60
     y = rng.random(n) < 0.5
-    x = rng.random((n, len(FAITHFULNESS_SIGNALS)))
+    x = noise(rng, n)
     # The score sees the labels on the first half of the items, overlap on the second.
     for column, rows in (("score", slice(0, n // 2)), ("answer_overlap", slice(n // 2, n))):
         index = FAITHFULNESS_SIGNALS.index(column)

@@ -203,3 +203,27 @@ def test_a_result_with_damaged_signals_gets_no_calibrated_probability(tmp_path: 
     applied = with_calibration(record, loaded)
     assert applied.score == 0.8 and applied.calibrated is None
     assert "answer_overlap" in applied.details[CALIBRATION_ERROR]
+
+
+def test_a_result_written_before_the_yes_no_signal_gets_it_from_its_sample_only() -> None:
+    """An answer with claims is no bare yes or no; one without, written before the signal
+    existed, has it computed from its sample, and without the sample it is missing."""
+    from veracity.agreement.signals import MissingSignals, signal_matrix, signals_of
+    from veracity.types import ResultRecord, Sample, Status
+
+    def record(claims: list[dict[str, object]]) -> ResultRecord:
+        return ResultRecord(
+            metric="faithfulness", score=1.0, status=Status.SCORED, reason="r",
+            details={"claims": claims, "local_signals": {"answer_overlap": 0.0}},
+            sample_id="s", system=None, iteration=0,
+        )  # fmt: skip
+
+    claimed = record([{"claim": "The tower is in Paris.", "verdict": "supported"}])
+    assert (signals_of(claimed) or {})["yes_no_reply"] == 0.0
+    bare = record([])
+    signals = signals_of(bare)
+    assert signals is not None and "yes_no_reply" not in signals
+    with pytest.raises(MissingSignals, match="yes_no_reply"):
+        signal_matrix([[bare]], ["score", "yes_no_reply"])
+    sample = Sample(id="s", question="Is the tower in Paris?", contexts=["It is."], answer="Yes.")
+    assert (signals_of(bare, sample) or {})["yes_no_reply"] == 1.0

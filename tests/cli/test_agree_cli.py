@@ -182,9 +182,10 @@ def test_a_gate_on_the_calibrated_probability(
                      "--threshold", "faithfulness:calibrated=0.01")  # fmt: skip
     assert met.exit_code == 0, met.output
     refused = invoke(cli, "run", str(data), "--judge", "offline", "--out", str(tmp_path / "c"),
+                     "--calibration", "none",
                      "--threshold", "faithfulness:calibrated=0.5")  # fmt: skip
     assert refused.exit_code == 2
-    assert "needs --calibration" in refused.output
+    assert "needs calibrated probabilities" in refused.output
 
 
 def test_agree_into_a_closed_pipe_or_a_full_stdout(run_dir: Path, labels: Path) -> None:

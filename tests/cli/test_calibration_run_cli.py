@@ -90,5 +90,9 @@ def test_a_rerun_with_another_calibration_says_it_reapplied_it(
     assert f"calibration {second}: re-applied to 2 result(s) already done" in again.output
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert all(r["calibrated"] == 0.5 + 0.4 * r["score"] for r in results)
-    none = cli.invoke(app, args)
+    # Named no more, the offline judge's default calibration takes its place.
+    default = cli.invoke(app, args)
+    assert "calibration offline-combined (the default for offline/" in default.output
+    assert "re-applied to 2 result(s) already done" in default.output
+    none = cli.invoke(app, [*args, "--calibration", "none"])
     assert "the calibrated probability of 2 result(s) already done was removed" in none.output

@@ -12,7 +12,12 @@ from tests.helpers import claims_reply, make_sample, verdicts_reply
 from veracity.chat import ScriptedChat
 from veracity.judges import LLMJudge
 from veracity.metrics import Faithfulness, Models, SampleWork
-from veracity.metrics.local_signals import answer_overlap, claim_signals, local_signals
+from veracity.metrics.local_signals import (
+    answer_overlap,
+    claim_signals,
+    local_signals,
+    yes_no_reply,
+)
 from veracity.report import summarize
 from veracity.report.groups import caveats
 from veracity.types import MetricResult, ResultRecord, Status
@@ -223,3 +228,39 @@ async def test_an_abstention_keeps_the_answer_overlap_for_calibration() -> None:
     assert result.status is Status.NO_CLAIMS
     assert result.details["local_signals"]["claims"] == []
     assert 0 <= result.details["local_signals"]["answer_overlap"] < 1
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        ("Are Jane and First for Women both women's magazines?", "yes", True),
+        ("Were they founded in the same year?", "No, they were not.", True),
+        ("Did he win?", "Yep!", True),
+        ("I read about the tower. Is it in Paris?", "Yes, it is.", True),
+        # An answer with content of its own is checked as claims, not as a bare reply.
+        ("Is it in Paris?", "No, it is in Lyon.", False),
+        # A question that no yes or no answers.
+        ("Where is the tower?", "Yes.", False),
+        ("Is it in Paris?", "Nobody knows.", False),
+        ("Is it in Paris?", "", False),
+    ],
+)
+def test_a_bare_yes_or_no_to_a_yes_no_question(question: str, answer: str, expected: bool) -> None:
+    assert yes_no_reply(question, answer) is expected
+
+
+def test_the_yes_no_signal_is_kept_for_an_answer_without_claims_only() -> None:
+    question = "Is the tower in Paris?"
+    assert local_signals("Yes.", [], [CONTEXT], question)[0]["yes_no_reply"] is True
+    with_claims = local_signals("Yes, the tower is in Paris.", ["The tower is in Paris."],
+                                [CONTEXT], question)  # fmt: skip
+    assert with_claims[0]["yes_no_reply"] is False
+
+
+def test_the_yes_no_signal_reads_huge_and_odd_text_in_bounded_time() -> None:
+    long_question = "Background. " * 100_000 + "Is the tower in Paris?"
+    assert yes_no_reply(long_question, "Yes.\x00") is True
+    assert yes_no_reply("Is it?", "yes " + "really " * 100_000) is False
+    # Read from its end: a question whose last thousand characters are marks is none.
+    assert yes_no_reply("Is it?" + "?" * 100_000, "No") is False
+    assert yes_no_reply("\u202eIs it?", "\u200bno\u200b") is False  # not an auxiliary first

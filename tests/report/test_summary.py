@@ -164,3 +164,29 @@ def test_the_summary_table_fits_80_columns_without_cutting_a_name() -> None:
     # the results scored by rule, not by a judgement, are said beside.
     assert " 3/3 " in faithfulness and "no_claims 1" in faithfulness
     assert "(2 of the scored by rule)" in text
+
+
+def test_the_console_shows_calibrated_probabilities_under_their_metric() -> None:
+    """A calibrated metric (the offline judge's faithfulness, by default) has its
+    calibrated probabilities in a row of their own, right under its scores."""
+    from rich.console import Console
+
+    from veracity.report.console import print_summary
+
+    builder = SummaryBuilder(["faithfulness", "semantic_similarity"])
+    for i, (score, calibrated) in enumerate([(1.0, 0.2), (0.5, 0.6)]):
+        builder.add(record(score, Status.SCORED).model_copy(
+            update={"sample_id": f"s{i}", "calibrated": calibrated}))  # fmt: skip
+    builder.add(
+        ResultRecord(sample_id="s0", system=None, iteration=0, metric="semantic_similarity",
+                     score=0.5, status=Status.SCORED, reason="r")
+    )  # fmt: skip
+    console = Console(width=100, record=True, color_system=None)
+    print_summary(builder.build(bad_rows=0), console)
+    lines = console.export_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("faithfulness "))
+    row = lines[at + 1].split()
+    # Its mean (×100), its share at or above one half, over both results.
+    assert row[:2] == ["↳", "calibrated"]
+    assert row[2] == "40.0" and row[4] == "50.0" and row[5] == "2/2"
+    assert not any("↳ calibrated" in line for line in lines[at + 2 :])

@@ -35,7 +35,7 @@ from veracity.report.statistics import SEED
 from veracity.types import Sample
 
 FOLDS = 5
-# The inverse L2 strength: with tens of labels a strong prior keeps twelve signals from
+# The inverse L2 strength: with tens of labels a strong prior keeps a dozen signals from
 # fitting noise. Chosen among 0.03–3 by the offline judge's mean calibrated AUROC at 25,
 # 50 and 100 labels within the development sets' fit halves (docs/benchmarks.md).
 LOGISTIC_C = 0.1
@@ -46,7 +46,7 @@ LOGISTIC_C = 0.1
 # far as the labels show they add. Chosen among 3, 10 and 30 (and freeing the score too)
 # within the development sets' fit halves (docs/benchmarks.md).
 PRIOR_WEIGHTS: Mapping[str, float] = MappingProxyType({"answer_overlap": 10.0})
-# With few labels twelve signals can rank worse than one: the judge's score (a judge
+# With few labels a dozen signals can rank worse than one: the judge's score (a judge
 # already good on the team's data, e.g. the offline judge on wice_dev) or word overlap
 # (where it is near perfect, as on begin_dev). Each alone is a candidate; the choice by
 # out-of-fold AUROC was made within the development sets' fit halves (docs/benchmarks.md).

@@ -310,7 +310,10 @@ class CalibrationFile(_Frozen):
             return None
         missing = [name for name in found.model.signals if name not in signals]
         if missing:
-            raise CalibrationFailed(f"{record.metric} results have no signal {missing[0]!r}")
+            raise CalibrationFailed(
+                f"result {record.sample_id!r} ({record.metric}) has no signal {missing[0]!r} "
+                "(a result from an older version, without its sample at hand)"
+            )
         row = np.asarray([[signals[name] for name in found.model.signals]], dtype=np.float64)
         value = found.model.predict(row)[0]
         if not 0.0 <= value <= 1.0:  # NaN too: a signal that is not a number

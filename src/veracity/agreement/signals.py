@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from veracity.metrics.local_signals import local_signals
+from veracity.metrics.local_signals import local_signals, yes_no_reply
 from veracity.types import ResultRecord, Sample
 
 SCORE_ONLY: tuple[str, ...] = ("score",)
@@ -30,6 +30,7 @@ FAITHFULNESS_SIGNALS: tuple[str, ...] = (
     "missing_name_share",
     "missing_number_share",
     "negation_flip_share",
+    "yes_no_reply",
 )
 
 
@@ -58,7 +59,23 @@ def _local(record: ResultRecord, sample: Sample | None) -> Mapping[str, Any]:
             "(a run from an older version): give its dataset so they can be computed"
         )
     claims = [str(c.get("claim", "")) for c in _claims(record)]
-    return local_signals(sample.answer, claims, sample.contexts)[0]
+    return local_signals(sample.answer, claims, sample.contexts, sample.question)[0]
+
+
+def _yes_no_reply(
+    record: ResultRecord, local: Mapping[str, Any], sample: Sample | None
+) -> dict[str, float]:
+    """An answer with claims is no bare yes or no; for one without, the signal written
+    with the result, or computed from its sample (a result written before the signal);
+    without either, none (a calibration reading it says so)."""
+    if _claims(record):
+        return {"yes_no_reply": 0.0}
+    found = local.get("yes_no_reply")
+    if isinstance(found, bool):
+        return {"yes_no_reply": float(found)}
+    if sample is None:
+        return {}
+    return {"yes_no_reply": float(yes_no_reply(sample.question, sample.answer))}
 
 
 def _claims(record: ResultRecord) -> list[Mapping[str, Any]]:
@@ -97,6 +114,7 @@ def _faithfulness(record: ResultRecord, sample: Sample | None) -> dict[str, floa
         "missing_name_share": share(local.get("claims_missing_name", 0)),
         "missing_number_share": share(local.get("claims_missing_number", 0)),
         "negation_flip_share": share(local.get("negation_flips", 0)),
+        **_yes_no_reply(record, local, sample),
     }
 
 
@@ -125,5 +143,11 @@ def signal_matrix(
         ]
         if not found:
             raise MissingSignals(f"item {records[0].sample_id!r} has no scored result")
+        lacking = sorted({name for s in found for name in names if name not in s})
+        if lacking:
+            raise MissingSignals(
+                f"item {records[0].sample_id!r} has no {', '.join(lacking)} signal (a run from "
+                "an older version): give its dataset so it can be computed"
+            )
         matrix.append([sum(s[name] for s in found) / len(found) for name in names])
     return matrix

@@ -50,11 +50,12 @@ def _bad_rows(rows: list[RowError], what: str) -> None:
 
 
 def _gates(
-    settings: RunConfig, metrics: list[Metric], calibration: CalibrationFile | None = None
+    settings: RunConfig, metrics: list[Metric], calibrated: bool = False
 ) -> dict[str, float]:
     """The thresholds, each on a metric of this run: a gate on a metric the run does not
     compute could never be met, so it fails now, before the first judge call, rather than
-    after the whole run."""
+    after the whole run. ``calibrated``: the run gives calibrated probabilities (its
+    calibration, or its judge's default)."""
     from veracity.report.thresholds import gated_metric
 
     names = [metric.name for metric in metrics]
@@ -64,9 +65,11 @@ def _gates(
                 f"threshold on {gate!r}, a metric this run does not compute "
                 f"(its metrics: {', '.join(names)}); add it to --metrics or drop the threshold"
             )
-        if gate != gated_metric(gate) and calibration is None:
+        if gate != gated_metric(gate) and not calibrated:
             raise ValueError(
-                f"threshold on {gate!r} needs --calibration (a file veracity calibrate wrote)"
+                f"threshold on {gate!r} needs calibrated probabilities: --calibration (a file "
+                "veracity calibrate wrote, or a named scoring), or the offline judge (calibrated "
+                "by default)"
             )
     return dict(settings.thresholds)
 
@@ -92,10 +95,25 @@ def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Pat
 
 def _calibration(path: str | None) -> CalibrationFile | None:
     """The calibration file or named scoring, read before any judge call
-    (CalibrationFileError is a ValueError naming the file)."""
+    (CalibrationFileError is a ValueError naming the file); ``None`` for none given, or
+    ``none``."""
     from veracity.agreement.calibration_file import read_calibration
+    from veracity.agreement.scorings import NO_CALIBRATION
 
-    return None if path is None else read_calibration(path)
+    return None if path in (None, NO_CALIBRATION) else read_calibration(path)
+
+
+def _calibrated(
+    settings: RunConfig, calibration: CalibrationFile | None, judge: str, metrics: list[Metric]
+) -> bool:
+    """Whether the run gives calibrated probabilities: its calibration, or (none named)
+    its judge's default."""
+    from veracity.evaluation.calibrating import default_scoring
+
+    if calibration is not None:
+        return True
+    names = [m.name for m in metrics]
+    return settings.calibration is None and default_scoring(judge, names) is not None
 
 
 def _settings_errors() -> tuple[type[Exception], ...]:
@@ -260,8 +278,9 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
     try:
         chosen = settings.resolved_metrics()
         calibrator = _calibration(settings.calibration)
-        gates = _gates(settings, chosen, calibrator)
         the_judge = settings.make_judge()
+        calibrated = _calibrated(settings, calibrator, the_judge.name, chosen)
+        gates = _gates(settings, chosen, calibrated)
     except _settings_errors() as exc:
         raise fail(str(exc)) from exc
     defaulted = _said_judge(settings, the_judge.name)

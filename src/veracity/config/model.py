@@ -236,7 +236,8 @@ class RunConfig(_Spec):
         min_length=1,
         description="A calibration file (veracity calibrate), or a scoring veracity ships "
         f"({', '.join(SCORINGS)}): each result of a metric it calibrates gains a "
-        "`calibrated` probability beside its score.",
+        "`calibrated` probability beside its score. Unset, the offline judge's faithfulness "
+        "is calibrated by offline-combined; `none` turns every calibration off.",
     )
     traces: TraceMappingSpec | None = Field(
         default=None,

@@ -25,9 +25,11 @@ from veracity.agreement.calibration_file import (
     CalibrationWarning,
     checked_calibration_file,
     judge_identity,
+    judge_kind,
     read_calibration,
     with_calibration,
 )
+from veracity.agreement.scorings import DEFAULTS, NO_CALIBRATION
 from veracity.store import RunDirectory
 from veracity.types import ResultRecord
 
@@ -44,9 +46,12 @@ class Calibrating:
     could not calibrate (each keeps its raw score and says why in its details; the first
     is a warning)."""
 
-    def __init__(self, calibration: CalibrationFile | None, source: str | None) -> None:
+    def __init__(
+        self, calibration: CalibrationFile | None, source: str | None, note: str | None = None
+    ) -> None:
         self.calibration = calibration
         self.source = source if calibration is not None else None
+        self.note = note  # why a judge's default calibration was not applied
         # What the calibration computes, whatever its file is called ("none": no calibration).
         self.fingerprint = (
             hashlib.sha256(calibration.model_dump_json().encode()).hexdigest()[:16]
@@ -72,7 +77,7 @@ class Calibrating:
         """What run.json's settings say of the calibration."""
         found = self.calibration
         if found is None:
-            return {}
+            return {"calibration": {"source": None, "note": self.note}} if self.note else {}
         return {
             "calibration": {
                 "source": self.source,
@@ -113,6 +118,8 @@ def checked_calibration(
     describing it as run.json does: called only when there is a calibration) and
     ``metrics`` before the run opens."""
     if given is None:
+        return default_calibration(judge, metrics)
+    if given == NO_CALIBRATION:
         return Calibrating(None, None)
     if isinstance(given, CalibrationFile):
         name = source or (given.scoring.name if given.scoring else "given in Python")
@@ -141,3 +148,35 @@ def checked_calibration(
             stacklevel=3,
         )
     return Calibrating(found, name)
+
+
+def default_scoring(judge_name: str, metrics: Sequence[str]) -> str | None:
+    """The named scoring a run of ``metrics`` by the judge ``judge_name`` is calibrated
+    with when it names no calibration (the offline judge's faithfulness), or ``None``."""
+    name = DEFAULTS.get(judge_kind(judge_name))
+    if name is None or not any(m in read_calibration(name) for m in metrics):
+        return None
+    return name
+
+
+def default_calibration(
+    judge: Callable[[], Mapping[str, Any]], metrics: Sequence[str]
+) -> Calibrating:
+    """The judge's default calibration: its kind's scoring, applied only to the very judge
+    it was fitted on (same name and parameters; an offline judge with another embedder or
+    parameters gets none, and run.json says why)."""
+    described = dict(judge())
+    name = default_scoring(str(described.get("name", "")), metrics)
+    if name is None:
+        return Calibrating(None, None)
+    found = read_calibration(name)
+    identity = judge_identity(described)
+    if identity != found.judge:
+        note = (
+            f"the default calibration {name} was fitted on judge {found.judge.name!r} with "
+            f"parameters {found.judge.fingerprints}; this run's judge is {identity.name!r} with "
+            f"{identity.fingerprints}: no calibrated probability (veracity calibrate fits one "
+            "for it)"
+        )
+        return Calibrating(None, None, note)
+    return Calibrating(found, f"{name} (the default for {described.get('name')})")

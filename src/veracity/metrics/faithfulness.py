@@ -190,7 +190,7 @@ class Faithfulness:
         unfounded = sum(bool(v.evidence_not_found) for v in verdicts)
         if unfounded:
             details["evidence_not_found"] = unfounded
-        signals, per_claim = local_signals(answer, claims, sample.contexts)
+        signals, per_claim = local_signals(answer, claims, sample.contexts, sample.question)
         details["local_signals"] = signals
         unbacked = sum(
             v.verdict is Verdict.SUPPORTED and s.unbacked
@@ -251,7 +251,9 @@ class Faithfulness:
         details: dict[str, Any] = {"claims": [], "n_claims": 0}
         if abstention is not None:
             details["abstention"] = abstention
-        details["local_signals"] = local_signals(sample.answer, (), sample.contexts)[0]
+        details["local_signals"] = local_signals(
+            sample.answer, (), sample.contexts, sample.question
+        )[0]
         why = f"{why}: there is nothing to check, so {outcome}"
         return finished(
             self.name, self.no_claims_score, Status.NO_CLAIMS, why, started,

@@ -14,13 +14,25 @@ Plain text work (regular expressions), no model: cheap next to any judge call.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from veracity.judges.claim_signals import ClaimSignals, claim_signals
 from veracity.judges.offline import text as tx
 
-__all__ = ["ClaimSignals", "answer_overlap", "claim_signals", "local_signals"]
+__all__ = ["ClaimSignals", "answer_overlap", "claim_signals", "local_signals", "yes_no_reply"]
+
+# A question answerable by yes or no opens with an auxiliary verb ("Are both … American?").
+_POLAR = re.compile(
+    r"^(?:is|are|am|was|were|do|does|did|can|could|has|have|had|will|would|should|shall|"
+    r"may|might|must)\b[^?]*\?\W*$",
+    re.I,
+)
+_YES_NO = re.compile(r"^\W*(?:yes|yeah|yep|yup|no|nope|nah)\b\W*", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_BARE_REPLY_CHARS = 200
+_QUESTION_TAIL_CHARS = 1_000
 
 
 def answer_overlap(answer: str, contexts: Sequence[str]) -> float:
@@ -31,8 +43,26 @@ def answer_overlap(answer: str, contexts: Sequence[str]) -> float:
     return sum(w in found for w in words) / len(words) if words else 1.0
 
 
+def yes_no_reply(question: str, answer: str) -> bool:
+    """Whether ``answer`` is a bare yes or no ("Yes.", "No, they are not.": nothing after
+    it but words without content) to a yes/no ``question``. It asserts the question's
+    proposition or its denial, yet sentence segmentation draws no claim from it: unlike a
+    question asked back or a greeting, it is an answer that no claim verdict covers."""
+    if len(answer) > _BARE_REPLY_CHARS:
+        return False
+    opener = _YES_NO.match(answer)
+    if opener is None:
+        return False
+    rest = answer[opener.end() :]  # "they are not": a negation is no content of its own
+    if any(not tx.negated(token) for token in tx.content_tokens(rest)):
+        return False
+    # The question's last sentence, read from its end: a long question costs no more.
+    asked = _SENTENCE_END.split(question.strip()[-_QUESTION_TAIL_CHARS:])[-1]
+    return _POLAR.match(asked) is not None
+
+
 def local_signals(
-    answer: str, claims: Sequence[str], contexts: Sequence[str]
+    answer: str, claims: Sequence[str], contexts: Sequence[str], question: str = ""
 ) -> tuple[dict[str, Any], tuple[ClaimSignals, ...]]:
     """The signals of a faithfulness result, as kept in ``details["local_signals"]``, and
     each claim's."""
@@ -40,6 +70,7 @@ def local_signals(
     overlaps = [c.overlap for c in per_claim]
     summary: dict[str, Any] = {
         "answer_overlap": round(answer_overlap(answer, contexts), 4),
+        "yes_no_reply": not claims and yes_no_reply(question, answer),
         "min_claim_overlap": round(min(overlaps), 4) if overlaps else None,
         "mean_claim_overlap": round(sum(overlaps) / len(overlaps), 4) if overlaps else None,
         "claims_missing_name": sum(bool(c.missing_names) for c in per_claim),

@@ -73,12 +73,24 @@ def stats_cells(stats: Mapping[str, Any]) -> list[str | Text]:
     ]
 
 
+def calibrated_cells(stats: Mapping[str, Any], n: int) -> list[str | Text]:
+    """A metric's calibrated probabilities in the columns of its scores (pass: the share
+    at or above one half)."""
+    return [pct(stats.get("mean")), ci(stats), pct(stats.get("pass_rate")),
+            f"{stats.get('n', 0)}/{n}", Text("")]  # fmt: skip
+
+
 def metrics_table(summary: Mapping[str, Any], *, with_systems: bool) -> Table:
-    """One row per metric (and per system below it when asked and there are several)."""
+    """One row per metric (and per system below it when asked and there are several),
+    and below a calibrated metric the row of its calibrated probabilities."""
     table = new_table("veracity summary (scores ×100)", "metric")
     stats_columns(table)
     for metric, groups in summary["metrics"].items():
-        table.add_row(Text(metric, style="bold"), *stats_cells(groups[OVERALL]))
+        overall = groups[OVERALL]
+        table.add_row(Text(metric, style="bold"), *stats_cells(overall))
+        calibrated = overall.get("calibrated")
+        if isinstance(calibrated, Mapping) and calibrated.get("n"):
+            table.add_row(Text("  ↳ calibrated"), *calibrated_cells(calibrated, overall["n"]))
         if with_systems and len(groups.get("by_system", {})) > 1:
             for system, stats in groups["by_system"].items():
                 table.add_row(Text(f"  {system}"), *stats_cells(stats))

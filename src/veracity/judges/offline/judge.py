@@ -98,7 +98,10 @@ class OfflineJudge:
 
     @property
     def name(self) -> str:
-        model = "minilm" if self._owns_embedder else self.embedder_name.replace("/", "-")
+        # The default model given as an instance is the same judge (and keeps its default
+        # calibration); another model makes another judge.
+        default = self.embedder_name == DEFAULT_EMBEDDER
+        model = "minilm" if default else self.embedder_name.replace("/", "-")
         return f"offline/{model}-{self.params.version}"
 
     @property
