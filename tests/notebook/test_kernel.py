@@ -140,8 +140,9 @@ def test_evaluate_runs_in_a_notebook_with_progress_and_a_table(
     assert "ROC" in page.data["text/html"]
     printed = "".join(out.text for out in outputs(notebook, 6, "stream") if out.name == "stdout")
     assert "AUROC" in printed and "people among themselves" in printed
-    # One row for all items and one per system.
-    assert printed.split()[-3:] == ["CALIBRATED", "['faithfulness']", "3"]
+    # One row for all items and one per system, for the raw score and for the calibrated
+    # probability (the offline judge's by default).
+    assert printed.split()[-3:] == ["CALIBRATED", "['faithfulness']", "6"]
     # Ten labelled items: the calibration says how little they can show.
     verdict = printed[printed.index("VERDICT") :].splitlines()[0]
     assert "the Brier difference's 95 % interval reaches 0" in verdict

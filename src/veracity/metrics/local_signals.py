@@ -70,12 +70,12 @@ def local_signals(
     overlaps = [c.overlap for c in per_claim]
     summary: dict[str, Any] = {
         "answer_overlap": round(answer_overlap(answer, contexts), 4),
-        "yes_no_reply": not claims and yes_no_reply(question, answer),
         "min_claim_overlap": round(min(overlaps), 4) if overlaps else None,
         "mean_claim_overlap": round(sum(overlaps) / len(overlaps), 4) if overlaps else None,
         "claims_missing_name": sum(bool(c.missing_names) for c in per_claim),
         "claims_missing_number": sum(bool(c.missing_numbers) for c in per_claim),
         "negation_flips": sum(c.negation_flip for c in per_claim),
+        "yes_no_reply": not claims and yes_no_reply(question, answer),
         "claims": [c.as_dict() for c in per_claim],
     }
     return summary, per_claim
