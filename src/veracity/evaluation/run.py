@@ -122,8 +122,10 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
     again when resumed. ``calibration`` (a file ``veracity calibrate`` wrote, or one read
     with :func:`~veracity.agreement.read_calibration`) gives each result of a metric it
     calibrates a ``calibrated`` probability beside its untouched score, and re-gives the
-    results a resumed run already holds this calibration's (or none, without one); one
-    fitted on another judge, or other prompts of its metrics, raises
+    results a resumed run already holds this calibration's. Left out, the offline judge's
+    faithfulness is calibrated by the scoring ``offline-combined`` (other judges: none);
+    ``"none"`` turns every calibration off. One fitted on another judge, or other prompts
+    of its metrics, raises
     :class:`~veracity.agreement.CalibrationMismatchError` before any judge call unless
     ``force_calibration``.
 
