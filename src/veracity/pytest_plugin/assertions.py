@@ -220,7 +220,8 @@ def assert_scores(
     and each metric's mean is ≥ ``min_mean``. A minimum is one number or one per metric.
     Results without a score fail unless their status is in ``allow`` (``"no_claims"``...).
     With ``calibrated=True`` the minimums apply to each result's calibrated probability
-    (a run given ``calibration=``), and a result without one fails.
+    (the offline judge's faithfulness by default, or a run given ``calibration=``), and a
+    result without one fails.
     """
     __tracebackhide__ = True
     failures = check_scores(
