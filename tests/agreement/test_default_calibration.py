@@ -133,3 +133,15 @@ def test_the_cli_gates_on_the_default_calibrated_probability(dataset: Path, tmp_
     assert off.exit_code == 2
     assert "needs calibrated probabilities" in off.output
     assert not (tmp_path / "c" / "results.jsonl").exists()
+
+
+def test_pytest_asserts_on_the_default_calibrated_probability() -> None:
+    from veracity.pytest_plugin import RagAssertionError, assert_scores
+
+    calibrated = evaluate(rows()[:2], "faithfulness", "offline", progress=False)
+    assert_scores(calibrated.results, min_mean=0.05, calibrated=True)
+    with pytest.raises(RagAssertionError, match="faithfulness"):
+        assert_scores(calibrated.results, min_mean=0.99, calibrated=True)
+    off = evaluate(rows()[:2], "faithfulness", "offline", calibration="none", progress=False)
+    with pytest.raises(RagAssertionError, match="no calibrated probability"):
+        assert_scores(off.results, calibrated=True)
