@@ -105,6 +105,11 @@ def test_a_50_mb_answer_is_scanned_once_not_once_per_phrase() -> None:
         "Sorry, I do not have the specific information regarding holiday hours.",
         "I cannot explain specifically how to get there.",
         "Who wrote Hamlet? I'm not sure.",
+        # A whole answer that says there is none.
+        "Unknown.",
+        "N/A",
+        "Not available",
+        "No idea!",
     ],
 )
 def test_answers_that_say_nothing_to_check(answer: str) -> None:
@@ -131,6 +136,11 @@ def test_answers_that_say_nothing_to_check(answer: str) -> None:
         "Who wrote Hamlet? Shakespeare did.",
         "Do you mean the play?",
         "",
+        # Only as a whole answer: inside a sentence it claims something.
+        "The cause is unknown.",
+        "Unknown, but likely Paris.",
+        "Na",  # sodium's symbol is an answer
+        "None.",  # an answer to "how many"
     ],
 )
 def test_answers_with_something_to_check(answer: str) -> None:

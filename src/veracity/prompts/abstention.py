@@ -59,6 +59,12 @@ DEFAULT_ABSTENTION_PHRASES: tuple[str, ...] = (
     "there is no mention",
 )
 
+# A whole answer that only says there is no answer ("Unknown.", "N/A"): abstentions as
+# answers, never inside a sentence ("The cause is unknown" claims something).
+_NO_ANSWER = re.compile(
+    r"(?:unknown|not known|n/a|not applicable|not available|no answer|no data|idk"
+    r"|(?:no|not) (?:idea|sure))",
+)
 # A sentence that is only courtesy: greetings, thanks, apologies, sign-offs, offers of
 # more help. Matched against a whole sentence (or clause), never inside one.
 _COURTESY = re.compile(
@@ -176,11 +182,15 @@ def abstains(answer: str, phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES) -
     Every sentence (and every part between ``;`` or ``:``) must be an abstention ("I'm
     sorry, I don't have information about X", "The documents don't answer this"), courtesy
     ("Thanks!", "You're welcome", "Hope this helps") or a question (the question repeated
-    before "I'm not sure"). The result is the first
+    before "I'm not sure"); or the whole answer says there is none ("Unknown.", "N/A").
+    The result is the first
     abstention found, else the first courtesy sentence, as the answer words it
     (lower-cased). A hedge that goes on to answer ("I'm not sure, but it was 1889"; "I
     don't know, he was there before") is an answer, not an abstention.
     """
+    bare = _normalised(answer).strip().strip(".!?,;: ")
+    if _NO_ANSWER.fullmatch(re.sub(r"\s+", " ", bare)):
+        return bare
     phrase: str | None = None
     courtesy: str | None = None
     for part in _parts(answer):
