@@ -115,9 +115,9 @@ def checked_calibration(
 ) -> Calibrating:
     """The calibration ``given`` (a path, a scoring's name or a file's contents; ``source``
     names a file's contents), read and checked against the run's ``judge`` (a function
-    describing it as run.json does: called only when there is a calibration) and
-    ``metrics`` before the run opens."""
-    if given is None:
+    describing it as run.json does: called only when there is a calibration to check, or
+    none is given, to find the judge's default) and ``metrics`` before the run opens."""
+    if given is None:  # the judge's default, if it has one
         return default_calibration(judge, metrics)
     if given == NO_CALIBRATION:
         return Calibrating(None, None)

@@ -170,7 +170,7 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
     calibrating = checked_calibration(
         calibration if isinstance(calibration, CalibrationFile) else run.calibration,
         run.calibration,
-        lambda: _describe_judge(models, chosen),  # described only if there is a calibration
+        lambda: _describe_judge(models, chosen),  # described only if a calibration may apply
         [m.name for m in chosen],
         force=force_calibration,
     )
