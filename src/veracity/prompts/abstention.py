@@ -65,6 +65,7 @@ _NO_ANSWER = re.compile(
     r"(?:unknown|not known|n/a|not applicable|not available|no answer|no data|idk"
     r"|(?:no|not) (?:idea|sure))",
 )
+_NO_ANSWER_CHARS = 40
 # A sentence that is only courtesy: greetings, thanks, apologies, sign-offs, offers of
 # more help. Matched against a whole sentence (or clause), never inside one.
 _COURTESY = re.compile(
@@ -188,9 +189,10 @@ def abstains(answer: str, phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES) -
     (lower-cased). A hedge that goes on to answer ("I'm not sure, but it was 1889"; "I
     don't know, he was there before") is an answer, not an abstention.
     """
-    bare = _normalised(answer).strip().strip(".!?,;: ")
-    if _NO_ANSWER.fullmatch(re.sub(r"\s+", " ", bare)):
-        return bare
+    if len(answer) <= _NO_ANSWER_CHARS:  # a long answer is never one of these: no copy
+        bare = re.sub(r"\s+", " ", _normalised(answer).strip().strip(".!?,;: "))
+        if _NO_ANSWER.fullmatch(bare):
+            return bare
     phrase: str | None = None
     courtesy: str | None = None
     for part in _parts(answer):
