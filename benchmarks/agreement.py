@@ -29,7 +29,7 @@ Judges: ``offline`` (run here, into ``--out``, resumable) and ``llm``: results o
 directory per set; several, comma-separated, e.g. the test and the fit split's).
 
 Run:  python benchmarks/agreement.py [--judges offline,llm]
-          [--sets halueval_qa,wice_dev,begin_dev,summedits_dev]
+          [--sets halueval_qa,wice_dev,begin_dev,summedits_dev,mtragun_constructed]
           [--budgets 25,50,100,200] [--draws 20] [--llm-runs runs/local_llm_judge]
 """
 
@@ -47,7 +47,14 @@ from typing import Any
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from offline_data import DEFAULT_DATA, Row, context_digest, load_set
+from offline_data import (
+    DEFAULT_DATA,
+    MTRAG_CONSTRUCTED,
+    Row,
+    context_digest,
+    in_pooled_fit,
+    load_set,
+)
 from veracity import aevaluate
 from veracity._version import __version__
 from veracity.agreement.calibrate import (
@@ -65,7 +72,9 @@ from veracity.report.run_data import load_run
 from veracity.store import read_results
 from veracity.types import ResultRecord, Sample
 
-SETS = ("halueval_qa", "wice_dev", "begin_dev", "summedits_dev")
+# The sets with faithfulness labels, and multi-turn RAG answers whose labels are
+# constructed (offline_data.MTRAG_CONSTRUCTED).
+SETS = ("halueval_qa", "wice_dev", "begin_dev", "summedits_dev", MTRAG_CONSTRUCTED)
 # The rule a pooled scoring must meet on every set's held-out half to be a judge's default
 # calibration (SPEC: the offline judge's default; issue 50): at or above the word-overlap
 # floor, and at most this much below the raw score.
@@ -87,6 +96,12 @@ class Items:
         y = np.asarray([self.rows[i].label for i in keep], dtype=bool)
         groups = [context_digest(self.rows[i].contexts).hex() for i in keep]
         return self.x[keep], y, groups
+
+    def pooled_fit(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], list[str]]:
+        """The fit half's items that go into a scoring fitted on all sets."""
+        x, y, groups = self.half("fit")
+        keep = [in_pooled_fit(r) for r in self.rows if r.split == "fit"]
+        return x[keep], y[keep], [g for g, k in zip(groups, keep, strict=True) if k]
 
     def floor(self, split: str) -> np.ndarray[Any, Any]:
         return np.asarray(
@@ -111,7 +126,8 @@ async def offline_records(rows: Sequence[Row], out: Path) -> dict[str, ResultRec
         {"id": r.id, "question": r.question, "contexts": list(r.contexts), "answer": r.answer}
         for r in rows
     ]
-    result = await aevaluate(samples, "faithfulness", "offline", out=out)
+    # The judge's own verdicts: the signals are what is fitted, no calibration applied.
+    result = await aevaluate(samples, "faithfulness", "offline", out=out, calibration="none")
     return {r.sample_id: r for r in result.results}
 
 
@@ -252,7 +268,7 @@ def write_scoring(
     """The pooled fit-half calibration of ``judge`` as the named scoring
     ``<judge>-combined``."""
     name = f"{judge}-combined"
-    sizes = ", ".join(f"{s} {len(items.half('fit')[1])}" for s, items in per_set.items())
+    sizes = ", ".join(f"{s} {len(items.pooled_fit()[1])}" for s, items in per_set.items())
     fitted = fit_calibration("faithfulness", "faithfulness", x, y, groups, threshold=0.5)
     scoring = CalibrationFile(
         veracity_version=__version__,
@@ -368,7 +384,7 @@ def main() -> None:
         if choices:
             _print_choices(judge, per_set, choices, budgets, args.draws)
             continue
-        fits = [items.half("fit") for items in per_set.values()]
+        fits = [items.pooled_fit() for items in per_set.values()]
         pooled = [
             np.concatenate([f[0] for f in fits if len(f[1])] or [np.zeros((0, len(NAMES)))]),
             np.concatenate([f[1] for f in fits]),

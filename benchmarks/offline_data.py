@@ -19,12 +19,24 @@ import numpy.typing as npt
 
 from veracity.embeddings import Embedder, Matrix
 from veracity.metrics.local_signals import answer_overlap
+from veracity.prompts import abstains
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "dev"
 FIT_SETS = ("halueval_qa", "wice_dev", "begin_dev")
 # name -> the label field; truthfulqa has no contexts: its reference is the context.
 ALL_SETS = {"halueval_qa": "faithful", "wice_dev": "faithful", "begin_dev": "faithful",
             "truthfulqa_pairs": "correct", "summedits_dev": "faithful"}  # fmt: skip
+# Multi-turn RAG answers, labelled by construction from MTRAG-UN (which labels
+# answerability, not faithfulness): an answerable turn's reviewed reference answer with
+# its passages is faithful; an unanswerable turn's reference that abstains ("I'm sorry, I
+# don't have information about …") is faithful by veracity's policy (saying nothing
+# unsupported is faithful: SPEC, faithfulness); the reference answer of an answerable
+# turn of another conversation, given this turn's passages, is not. Partial and
+# underspecified turns, and unanswerable turns whose reference does not abstain, are left
+# out; a conversation stays within one half. Only its abstentions go into a pooled fit
+# (:func:`in_pooled_fit`): what the labelled sets lack is abstentions in RAG answers; the
+# rest is constructed, and there to check that a calibration does no harm.
+MTRAG_CONSTRUCTED = "mtragun_constructed"
 Floats = npt.NDArray[np.float64]
 
 
@@ -50,7 +62,50 @@ def split_of(contexts: Sequence[str]) -> str:
     return "test" if context_digest(contexts)[0] % 2 else "fit"
 
 
+def _half(key: str) -> str:
+    return "test" if hashlib.sha256(key.encode()).digest()[0] % 2 else "fit"
+
+
+def _mtragun_constructed(data_dir: Path) -> list[Row]:
+    """The rows of :data:`MTRAG_CONSTRUCTED`, in a fixed order."""
+    with (data_dir / "mtragun_dev.jsonl").open(encoding="utf-8") as handle:
+        raw = [json.loads(line) for line in handle]
+    kept = [
+        r for r in raw
+        if r["label"].get("answerability") == "ANSWERABLE"
+        or (r["label"].get("answerability") == "UNANSWERABLE" and abstains(r.get("answer") or ""))
+    ]  # fmt: skip
+    rows = [
+        Row(MTRAG_CONSTRUCTED, r["id"], r.get("question") or "", r.get("answer") or "",
+            tuple(r.get("contexts") or ()), True, _half(r["meta"]["conversation_id"]))
+        for r in kept
+    ]  # fmt: skip
+    answerable = sorted(
+        (r for r in kept if r["label"]["answerability"] == "ANSWERABLE" and r.get("contexts")),
+        key=lambda r: hashlib.sha256(r["id"].encode()).digest(),
+    )
+    for i, row in enumerate(answerable):
+        conversation = row["meta"]["conversation_id"]
+        other = next(
+            o for o in answerable[i + 1 :] + answerable[:i]
+            if o["meta"]["conversation_id"] != conversation
+        )  # fmt: skip
+        rows.append(Row(MTRAG_CONSTRUCTED, f"{row['id']}::swapped", row.get("question") or "",
+                        other.get("answer") or "", tuple(row["contexts"]), False,
+                        _half(conversation)))  # fmt: skip
+    return rows
+
+
+def in_pooled_fit(row: Row) -> bool:
+    """Whether a fit-half row goes into a scoring fitted on all sets: every labelled one;
+    of :data:`MTRAG_CONSTRUCTED`, the abstentions only."""
+    return row.set != MTRAG_CONSTRUCTED or not row.contexts
+
+
 def load_set(data_dir: Path, name: str, limit: int | None = None) -> list[Row]:
+    if name == MTRAG_CONSTRUCTED:
+        found = _mtragun_constructed(data_dir)
+        return found[:limit] if limit else found
     rows = []
     with (data_dir / f"{name}.jsonl").open(encoding="utf-8") as handle:
         for line in handle:

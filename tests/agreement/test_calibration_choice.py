@@ -18,8 +18,9 @@ from veracity.agreement.calibrate import (
 from veracity.agreement.calibration_file import LogisticModel
 from veracity.agreement.signals import FAITHFULNESS_SIGNALS, SCORE_ONLY
 
-# A rare yes/no signal: absent (0) from these items, as from most real ones.
-ABSENT = ("yes_no_reply",)
+# Rare signals of answers without claims: absent (0) from these items, as from most real
+# ones.
+ABSENT = ("yes_no_reply", "abstention")
 
 
 def noise(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -227,3 +227,27 @@ def test_a_result_written_before_the_yes_no_signal_gets_it_from_its_sample_only(
         signal_matrix([[bare]], ["score", "yes_no_reply"])
     sample = Sample(id="s", question="Is the tower in Paris?", contexts=["It is."], answer="Yes.")
     assert (signals_of(bare, sample) or {})["yes_no_reply"] == 1.0
+
+
+def test_the_abstention_signal_is_an_abstention_not_courtesy() -> None:
+    from veracity.agreement.signals import signals_of
+    from veracity.types import ResultRecord, Status
+
+    def abstaining(said: object) -> float:
+        details: dict[str, object] = {
+            "claims": [],
+            "local_signals": {"answer_overlap": 0.0, "yes_no_reply": False},
+        }
+        if said is not None:
+            details["abstention"] = said
+        record = ResultRecord(
+            metric="faithfulness", score=1.0, status=Status.NO_CLAIMS, reason="r",
+            details=details, sample_id="s", system=None, iteration=0,
+        )  # fmt: skip
+        return (signals_of(record) or {})["abstention"]
+
+    assert abstaining("i don't have information") == 1.0
+    assert abstaining("unknown") == 1.0
+    assert abstaining("thanks") == 0.0
+    assert abstaining(None) == 0.0
+    assert abstaining(["i don't know"]) == 0.0  # damaged details: no abstention read into it

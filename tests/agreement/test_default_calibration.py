@@ -62,6 +62,27 @@ def test_an_offline_run_is_calibrated_by_default(tmp_path: Path) -> None:
     assert "calibrated" in result.summary["metrics"]["faithfulness"][OVERALL]
 
 
+def test_an_abstention_is_likely_faithful_and_chit_chat_is_not() -> None:
+    """Saying nothing unsupported is faithful (an abstention scores 1.0 raw); the default
+    calibration agrees for an abstention, not for a greeting or a question asked back,
+    which also make no claim."""
+    answers = {
+        "abstains": "I'm sorry, I don't have information about who painted the tower.",
+        "says_none": "Unknown.",
+        "greets": "Thanks!",
+        "asks_back": "Do you like towers?",
+    }
+    samples = [{"id": k, "question": "Who painted the tower?", "contexts": [CONTEXT],
+                "answer": a} for k, a in answers.items()]  # fmt: skip
+    result = evaluate(samples, "faithfulness", "offline", progress=False)
+    calibrated = {r.sample_id: r.calibrated for r in result.results}
+    assert all(r.score == 1.0 for r in result.results)
+    for kind in ("abstains", "says_none"):
+        assert (calibrated[kind] or 0.0) > 0.5, calibrated
+    for kind in ("greets", "asks_back"):
+        assert (calibrated[kind] or 1.0) < 0.5, calibrated
+
+
 def test_none_turns_the_default_off_and_a_teams_file_replaces_it(tmp_path: Path) -> None:
     off = evaluate(rows(), "faithfulness", "offline", calibration=NO_CALIBRATION, progress=False)
     assert all(r.calibrated is None for r in off.results)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from veracity.metrics.local_signals import local_signals, yes_no_reply
+from veracity.prompts import is_courtesy
 from veracity.types import ResultRecord, Sample
 
 SCORE_ONLY: tuple[str, ...] = ("score",)
@@ -31,6 +32,7 @@ FAITHFULNESS_SIGNALS: tuple[str, ...] = (
     "missing_number_share",
     "negation_flip_share",
     "yes_no_reply",
+    "abstention",
 )
 
 
@@ -115,7 +117,15 @@ def _faithfulness(record: ResultRecord, sample: Sample | None) -> dict[str, floa
         "missing_number_share": share(local.get("claims_missing_number", 0)),
         "negation_flip_share": share(local.get("negation_flips", 0)),
         **_yes_no_reply(record, local, sample),
+        "abstention": _abstention(record),
     }
+
+
+def _abstention(record: ResultRecord) -> float:
+    """1 for an answer that abstains ("I don't have information about that"): its words
+    are kept in the result. Courtesy alone ("Thanks!") is not an abstention."""
+    said = record.details.get("abstention")
+    return float(isinstance(said, str) and bool(said.strip()) and not is_courtesy(said))
 
 
 def signals_of(record: ResultRecord, sample: Sample | None = None) -> dict[str, float] | None:
