@@ -105,6 +105,12 @@ def test_a_50_mb_answer_is_scanned_once_not_once_per_phrase() -> None:
         "Sorry, I do not have the specific information regarding holiday hours.",
         "I cannot explain specifically how to get there.",
         "Who wrote Hamlet? I'm not sure.",
+        # Refusals of MTRAG-UN's unanswerable turns.
+        "I apologize, but I cannot confirm or deny that.",
+        "Sorry, but I can not advise you about that.",
+        "I do not have real-time data on the current average cost of serverless in IBM.",
+        "I'm sorry, but I can't do that.",
+        "Sorry, there is no specific information about downloading these games.",
         # A whole answer that says there is none.
         "Unknown.",
         "N/A",
@@ -136,6 +142,8 @@ def test_answers_that_say_nothing_to_check(answer: str) -> None:
         "Who wrote Hamlet? Shakespeare did.",
         "Do you mean the play?",
         "",
+        "I can't recommend it enough, the pizza is great.",
+        "I cannot confirm the date, it was 1889.",
         # Only as a whole answer: inside a sentence it claims something.
         "The cause is unknown.",
         "Unknown, but likely Paris.",

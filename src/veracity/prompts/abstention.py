@@ -46,10 +46,13 @@ DEFAULT_ABSTENTION_PHRASES: tuple[str, ...] = (
     "i {don't|do not} have {any |a |an |the |that |this |such |much |}"
     "{specific |exact |detailed |more |further |}"
     "{information|details|knowledge|access|answer|recommendation|list|name|names}",
+    # "I do not have real-time data on …" ("I don't have data loss" says something).
+    "i {don't|do not} have {any |}{real-time|current|up-to-date|live} {data|information}",
     "i have no {information|details|knowledge|access}",
-    "no relevant information",
+    "{there is |}no {relevant|specific|further|detailed} information",
     "{unable|not able} to {find|locate|provide|help|assist}",
-    "i {cannot|can't|could not|couldn't} {locate|help|assist|provide|say|tell|explain}",
+    "i {cannot|can't|could not|couldn't} {locate|help|assist|provide|say|tell|explain|"
+    "confirm|verify|advise|do that}",
     f"{{the|these|this|those}} {_GIVEN}{_DOCUMENTS} "
     "{don't|do not|doesn't|does not|didn't|did not} "
     "{say|mention|answer|contain|provide|specify|state|address|discuss|indicate|give|tell}",
