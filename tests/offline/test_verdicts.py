@@ -166,3 +166,13 @@ async def test_a_blocked_claim_never_counts_as_likely_supported(judge: OfflineJu
         found = await verdict(judge, claim, EIFFEL)
         assert found.verdict is not Verdict.SUPPORTED
         assert found.p_supported is not None and found.p_supported < judge.params.t_support
+
+
+async def test_swapped_roles_are_contradicted_far_below_the_line(judge: OfflineJudge) -> None:
+    context = "Tessel Mobile acquired Rovira Bank in 2019 for 2 billion euros."
+    found = await verdict(judge, "Rovira Bank acquired Tessel Mobile in 2019.", context)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "roles of two participants swapped" in found.reason
+    assert found.p_supported is not None and found.p_supported <= 0.1
+    right = await verdict(judge, "Tessel Mobile acquired Rovira Bank in 2019.", context)
+    assert right.verdict is Verdict.SUPPORTED

@@ -136,6 +136,8 @@ class ClaimFeatures:
     # The claim's words, in order, are in a context; none of its content words is in any.
     verbatim: bool = False
     all_absent: bool = False
+    # The best-aligned window says the same with two participants exchanged.
+    swapped_roles: bool = False
 
     def value(self, name: str) -> float:
         return self.values[FEATURES.index(name)]
@@ -226,6 +228,9 @@ def claim_features(
         claim_negated=tx.negated(claim),
         verbatim=verbatim,
         all_absent=bool(words) and not any(w in pool for w in words),
+        swapped_roles=any(
+            tx.swapped_roles(claim, w.text) for w in (best, sentence) if w is not None
+        ),
     )
 
 

@@ -202,3 +202,68 @@ def negations(text: str) -> int:
     """How many negation words ``text`` has: "is not" added to a sentence that already
     has a "not" elsewhere leaves it negated, one more negation."""
     return len(_NEGATION.findall(casefolded(text)))
+
+
+# Words that join two participants without ordering them ("Paris and Lyon" is "Lyon and
+# Paris", "the team that is the offense" is "the offense, which is the team"), and
+# articles: none of them links a predicate's two participants.
+_NOT_LINKS = frozenset(
+    wordlist("and or nor both either neither the a an is are was were be been being that which")
+)
+
+
+def swapped_roles(claim: str, context: str) -> bool:
+    """Whether ``claim`` is ``context``'s statement with two participants exchanged around
+    their predicate ("Acme sued Paris" against "Paris sued Acme"): over the content words
+    the two share (each word where it first occurs), the claim reads P + X + M + Y + S where
+    the context reads P + Y + M + X + S, with X and Y non-empty and without numbers, and M
+    (the predicate) non-empty or, when empty, the same linking word between X and Y in both
+    ("replaced X with Y"; not "and", not an article). One passive against an active ("was
+    sued by") undoes the exchange."""
+    own = [t for t in dict.fromkeys(content_tokens(claim)) if not t.isdigit()]
+    context_tokens = content_tokens(context)
+    theirs_all = list(dict.fromkeys(context_tokens))
+    shared = set(own) & set(theirs_all)
+    mine = [t for t in own if t in shared]
+    theirs = [t for t in theirs_all if t in shared]
+    n = len(mine)
+    if n < 3 or len(shared) < 0.8 * len(own):
+        return False
+    start = 0
+    while start < n and mine[start] == theirs[start]:
+        start += 1
+    end = n
+    while end > start and mine[end - 1] == theirs[end - 1]:
+        end -= 1
+    middle_claim, middle_context = mine[start:end], theirs[start:end]
+    for x in range(1, len(middle_claim)):
+        first = middle_claim[:x]
+        for y in range(1, len(middle_claim) - x + 1):
+            second = middle_claim[len(middle_claim) - y :]
+            link = middle_claim[x : len(middle_claim) - y]
+            if middle_context != second + link + first:
+                continue
+            links = set(_between(claim, first[-1], second[0]))
+            links &= set(_between(context, second[-1], first[0]))
+            if not link and not links - _NOT_LINKS:
+                continue
+            if any(context_tokens.count(t) > 1 for t in first + second):
+                continue  # a participant named twice has no one place to swap from
+            return _passive(claim, first[-1], second[0]) == _passive(context, second[-1], first[0])
+    return False
+
+
+def _between(text: str, left: str, right: str) -> list[str]:
+    """The words of ``text`` between the first ``left`` token and the next ``right``."""
+    tokens = all_tokens(text)
+    try:
+        i = tokens.index(left)
+        j = tokens.index(right, i + 1)
+    except ValueError:
+        return []
+    return tokens[i + 1 : j]
+
+
+def _passive(text: str, left: str, right: str) -> bool:
+    """A "by" between the predicate's two participants: the first is its object."""
+    return "by" in _between(text, left, right)
