@@ -193,3 +193,19 @@ def test_participants_exchanged_around_their_predicate_are_swapped_roles(
 )
 def test_reordering_that_keeps_the_roles_is_not_a_swap(claim: str, context: str) -> None:
     assert not tx.swapped_roles(claim, context)
+
+
+def test_a_short_span_of_years_names_both_years() -> None:
+    assert tx.numbers("in the 2021–22 season") == {"2021", "2022"}
+    assert tx.numbers("in the 1998/99 season") == {"1998", "1999"}
+    assert tx.numbers("pages 12-19") == {"12", "19"}  # not years: left as they are
+
+
+def test_a_sentence_is_cut_where_its_clauses_meet() -> None:
+    found = tx.sentence_clauses("Store below 25°C; do not freeze.")
+    assert found == ["Store below 25°C", "do not freeze."]
+    assert tx.sentence_clauses("The bridge is open, but the tunnel is not.") == [
+        "The bridge is open",
+        "the tunnel is not.",
+    ]
+    assert tx.sentence_clauses("The bridge is open.") == ["The bridge is open."]

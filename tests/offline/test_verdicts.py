@@ -176,3 +176,23 @@ async def test_swapped_roles_are_contradicted_far_below_the_line(judge: OfflineJ
     assert found.p_supported is not None and found.p_supported <= 0.1
     right = await verdict(judge, "Tessel Mobile acquired Rovira Bank in 2019.", context)
     assert right.verdict is Verdict.SUPPORTED
+
+
+async def test_a_strongly_aligned_negation_flip_is_far_below_the_line(
+    judge: OfflineJudge,
+) -> None:
+    context = "Visitors may not bring dogs into the botanical garden's glasshouses."
+    found = await verdict(
+        judge, "Visitors may bring dogs into the botanical garden's glasshouses.", context
+    )
+    assert found.verdict is Verdict.CONTRADICTED
+    assert found.p_supported is not None and found.p_supported <= 0.1
+
+
+async def test_a_negation_in_another_clause_is_no_strong_contradiction(
+    judge: OfflineJudge,
+) -> None:
+    # The context's "not" belongs to its second clause; the claim speaks of the first.
+    context = "Store the vaccine between 2°C and 8°C in a fridge; do not let it freeze."
+    found = await verdict(judge, "The vaccine is stored between 2°C and 8°C in a fridge.", context)
+    assert found.p_supported is not None and found.p_supported > 0.1

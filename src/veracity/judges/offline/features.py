@@ -138,6 +138,8 @@ class ClaimFeatures:
     all_absent: bool = False
     # The best-aligned window says the same with two participants exchanged.
     swapped_roles: bool = False
+    # The negation flip holds in the clause of that sentence the claim speaks of.
+    clause_negation_flip: bool = False
 
     def value(self, name: str) -> float:
         return self.values[FEATURES.index(name)]
@@ -189,6 +191,13 @@ def claim_features(
     # A claim in the contexts' own words cannot disagree with them on negation (its
     # best-aligned single sentence may be another one, the claim a clause of two).
     negation_flip = not verbatim and sentence is not None and tx.negated(claim) != sentence.negated
+    # The same in the clause of that sentence the claim speaks of: "machine wash at 30°C;
+    # do not tumble dry" does not negate "you can machine wash it at 30°C".
+    clause_negation_flip = (
+        negation_flip
+        and sentence is not None
+        and tx.negated(claim) != tx.negated(_closest_clause(sentence.text, words))
+    )
     personal = any(w in PERSONAL and w not in ev.words for w in claim_words)
     missing = [originals.get(w, w) for w in words if w not in pool]
     missing_specific = tuple(
@@ -228,10 +237,20 @@ def claim_features(
         claim_negated=tx.negated(claim),
         verbatim=verbatim,
         all_absent=bool(words) and not any(w in pool for w in words),
+        clause_negation_flip=clause_negation_flip,
         swapped_roles=any(
             tx.swapped_roles(claim, w.text) for w in (best, sentence) if w is not None
         ),
     )
+
+
+def _closest_clause(text: str, claim_words: Sequence[str]) -> str:
+    """The clause of ``text`` holding the largest share of the claim's content words (the
+    first of equals)."""
+    parts = tx.sentence_clauses(text)
+    if len(parts) == 1:
+        return text
+    return max(parts, key=lambda part: _share(set(tx.content_tokens(part)), claim_words))
 
 
 def _token_text(text: str) -> str:

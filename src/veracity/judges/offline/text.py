@@ -18,6 +18,12 @@ _GLUED = re.compile(r"(?<=[a-z0-9)\]][.!?])(?=[A-Z][a-z])")
 _LOWER_START = re.compile(r"(?<=[!?])\s+(?=[a-z])")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+# A span of years written short ("2018–19"): the second is its century's ("2019").
+_YEAR_SPAN = re.compile(r"\b(1[5-9]|20)(\d\d)\s*[-–—/]\s*(\d\d)\b(?![-–—/.,]?\d)")
+# Where one sentence's clauses meet: each may say something of its own, negated or not.
+_CLAUSE_BREAK = re.compile(
+    r"\s*[;:]\s+|\s+[–—]\s+|,\s+(?:but|so|while|whereas|although|though|because|and)\s+"
+)
 # Word characters only: a name written "L.F." or "Green-Ellis" is checked part by part, as
 # the context's tokens are.
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9']*[A-Za-z0-9]|\b[A-Z]\b")
@@ -143,9 +149,11 @@ def all_tokens(text: str) -> list[str]:
 
 
 def numbers(text: str) -> set[str]:
-    """Numbers in ``text``, normalised ("1,000" → "1000", "0.20" → "0.2", "5.0" → "5"),
-    with number words as digits."""
+    """Numbers in ``text``, normalised ("1,000" → "1000", "0.20" → "0.2", "5.0" → "5",
+    "2018–19" → "2018", "2019"), with number words as digits."""
     found = {m.group().replace(",", "") for m in _NUMBER.finditer(text)}
+    spans = list(_YEAR_SPAN.finditer(text))
+    found = (found - {m[3] for m in spans}) | {m[1] + m[3] for m in spans}
     found |= {NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS and w != "one"}
     return {_decimal(n.rstrip(".")) for n in found if n}
 
@@ -196,6 +204,12 @@ def specific(word: str) -> bool:
 def negated(text: str) -> bool:
     """Whether ``text`` has a negation word (not, never, no, n't, without, …)."""
     return _NEGATION.search(casefolded(text)) is not None
+
+
+def sentence_clauses(text: str) -> list[str]:
+    """``text`` cut where its clauses meet (";", ":", a dash, ", but", ", so", ", and", …):
+    cheap and broad, for telling which part of a sentence a claim speaks of."""
+    return [part for part in _CLAUSE_BREAK.split(text) if words(part)] or [text]
 
 
 def negations(text: str) -> int:

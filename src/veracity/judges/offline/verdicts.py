@@ -87,18 +87,38 @@ CERTAIN = 0.99
 # window's statement turned false: nothing the fitted model sees (every word matches) can
 # say so, so its P(supported) is at most this.
 SWAPPED_CAP = 0.05
+# A claim that its best-aligned window says with the opposite negation, in the clause the
+# claim speaks of, where that window is strongly aligned (cosine ≥ t_align) and holds most
+# of the claim's content words (at least NEGATED_COVERAGE), is that window's statement
+# negated: its P(supported) is at most NEGATED_CAP (chosen on the constructed claims and
+# the development sets' fit halves; docs/benchmarks.md).
+NEGATED_COVERAGE = 0.7
+NEGATED_CAP = 0.10
+
+
+def strongly_negated(f: ClaimFeatures, params: OfflineParams) -> bool:
+    """The best-aligned window states the claim with the opposite negation (see
+    :data:`NEGATED_CAP`)."""
+    return (
+        f.clause_negation_flip
+        and f.cosine >= params.t_align
+        and f.value("coverage_best") >= NEGATED_COVERAGE
+    )
 
 
 def probability(f: ClaimFeatures, params: OfflineParams) -> float:
     """P(supported): the fitted model's, capped below ``t_support`` when a rule blocks the
     claim (a verdict of "not supported" is never scored as likely supported), at least
     :data:`CERTAIN` for a claim found word for word, at most 1 − it for one whose every
-    content word is absent, at most :data:`SWAPPED_CAP` for swapped roles."""
+    content word is absent, at most :data:`SWAPPED_CAP` for swapped roles and
+    :data:`NEGATED_CAP` for a strongly aligned negation flip."""
     fitted = params.probability(f.values)
     if f.all_absent:
         return min(fitted, 1 - CERTAIN)
     if f.swapped_roles:
         return min(fitted, SWAPPED_CAP)
+    if strongly_negated(f, params):
+        return min(fitted, NEGATED_CAP)
     if blocked(f):
         return min(fitted, params.t_support - BLOCKED_MARGIN)
     if f.verbatim:
