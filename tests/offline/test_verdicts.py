@@ -196,3 +196,30 @@ async def test_a_negation_in_another_clause_is_no_strong_contradiction(
     context = "Store the vaccine between 2°C and 8°C in a fridge; do not let it freeze."
     found = await verdict(judge, "The vaccine is stored between 2°C and 8°C in a fridge.", context)
     assert found.p_supported is not None and found.p_supported > 0.1
+
+
+async def test_another_name_in_the_windows_place_is_contradicted_despite_a_distractor(
+    judge: OfflineJudge,
+) -> None:
+    contexts = (
+        "The Halden bridge was designed by Ingrid Solberg and opened in 1997.",
+        "Erik Moen designed the town's new library.",
+    )
+    found = await verdict(judge, "The Halden bridge was designed by Erik Moen.", *contexts)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "not 'Erik', 'Moen'" in found.reason
+    assert found.p_supported is not None and found.p_supported <= 0.1
+    right = await verdict(judge, "The Halden bridge was designed by Ingrid Solberg.", *contexts)
+    assert right.verdict is Verdict.SUPPORTED
+
+
+async def test_a_name_held_by_another_passage_or_spelt_otherwise_is_no_swap(
+    judge: OfflineJudge,
+) -> None:
+    # Two passages together: the claim's city is the other passage's, not a swap.
+    contexts = ("Ingrid Solberg designed the Halden bridge.", "Solberg's office is in Bergen.")
+    found = await verdict(judge, "Ingrid Solberg, based in Bergen, designed the bridge.", *contexts)
+    assert "says the same of another" not in found.reason
+    # The same name, spelt otherwise.
+    found = await verdict(judge, "Snoop Dog wrote the song.", "Snoop Dogg wrote the song in 2011.")
+    assert "says the same of another" not in found.reason

@@ -135,6 +135,17 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
+# Months and weekdays (stemmed): a date, not an entity.
+CALENDAR = frozenset(
+    stem(w)
+    for w in wordlist(
+        """january february march april may june july august september october november
+        december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+        thursday friday saturday sunday"""
+    )
+)
+
+
 def content_tokens(text: str) -> list[str]:
     """Stemmed words that are not stopwords (numbers included, number words as digits)."""
     out = []

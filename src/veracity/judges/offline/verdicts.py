@@ -54,6 +54,9 @@ def conflicts(f: ClaimFeatures) -> list[str]:
             f"speaks of {_listed(f.other_specific, 3)}, and no context mentions "
             f"{_listed(f.missing_specific)}"
         )
+    if f.swapped_terms and not (f.missing_names or f.missing_specific):
+        theirs = f"names {_listed(f.other_names, 3)}, " if f.other_names else ""
+        found.append(f"says the same of another: {theirs}not {_listed(f.swapped_terms)}")
     if f.swapped_roles:
         found.append("says it with the roles of two participants swapped")
     if f.negation_flip:
@@ -74,6 +77,7 @@ def blocked(f: ClaimFeatures) -> bool:
         or f.missing_specific
         or f.negation_flip
         or f.swapped_roles
+        or f.swapped_terms
     )
 
 
@@ -117,7 +121,7 @@ def probability(f: ClaimFeatures, params: OfflineParams) -> float:
         return min(fitted, 1 - CERTAIN)
     if f.swapped_roles:
         return min(fitted, SWAPPED_CAP)
-    if strongly_negated(f, params):
+    if strongly_negated(f, params) or (f.swapped_terms and f.cosine >= params.t_align):
         return min(fitted, NEGATED_CAP)
     if blocked(f):
         return min(fitted, params.t_support - BLOCKED_MARGIN)
