@@ -68,9 +68,10 @@ def conflicts(f: ClaimFeatures) -> list[str]:
 
 
 def blocked(f: ClaimFeatures) -> bool:
-    """A claim with a number, a name or a specific (rare) word that no context has, or
-    whose best-aligned sentence differs from it in negation, is never ``supported``,
-    whatever the fitted model says; its P(supported) is capped below ``t_support``."""
+    """A claim with a number, a name or a specific (rare) word that no context has, whose
+    best-aligned sentence differs from it in negation, or that is its best-aligned window
+    with another name or with two participants swapped, is never ``supported``, whatever
+    the fitted model says; its P(supported) is capped below ``t_support``."""
     return bool(
         f.missing_numbers
         or f.missing_names
