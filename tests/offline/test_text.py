@@ -153,3 +153,59 @@ def test_content_tokens_are_stemmed_without_stopwords() -> None:
     for a, b in [("cities", "city"), ("making", "make"), ("boxes", "box"), ("ran", "ran")]:
         assert tx.stem(a) == tx.stem(b)
     assert tx.stem("status") != tx.stem("statue")
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        (
+            "Rovira Bank acquired Tessel Mobile in 2019.",
+            "Tessel Mobile acquired Rovira Bank in 2019.",
+        ),
+        ("The landlord pays the tenant a deposit.", "The tenant pays the landlord a deposit."),
+        ("Frogs eat herons in shallow ponds.", "Herons eat frogs in shallow ponds."),
+        # both passive: still exchanged
+        ("The mayor was elected by the council.", "The council was elected by the mayor."),
+        # the predicate is only a linking word, the same in both
+        ("The update replaced Python with Rust.", "The update replaced Rust with Python."),
+    ],
+)
+def test_participants_exchanged_around_their_predicate_are_swapped_roles(
+    claim: str, context: str
+) -> None:
+    assert tx.swapped_roles(claim, context)
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        # active against passive: the same statement
+        ("The council was sued by the mayor.", "The mayor sued the council."),
+        # "and" orders nothing
+        ("Oslo and Bergen hosted the games.", "Bergen and Oslo hosted the games."),
+        # adverbials of time and place move freely; numbers are not participants
+        ("In Lyon, Dupont opened a bakery in 1921.", "In 1921, Dupont opened a bakery in Lyon."),
+        ("The team that is the offense runs the play.", "The offense, which is the team, runs."),
+        # the same order, or too few shared words to say
+        ("Tessel Mobile acquired Rovira Bank.", "Tessel Mobile acquired Rovira Bank in 2019."),
+        ("Herons eat frogs.", "Storks nest on roofs across Alsace."),
+    ],
+)
+def test_reordering_that_keeps_the_roles_is_not_a_swap(claim: str, context: str) -> None:
+    assert not tx.swapped_roles(claim, context)
+
+
+def test_a_short_span_of_years_names_both_years() -> None:
+    assert tx.numbers("in the 2021–22 season") == {"2021", "2022"}
+    assert tx.numbers("in the 1998/99 season") == {"1998", "1999"}
+    assert tx.numbers("pages 12-19") == {"12", "19"}  # not years: left as they are
+
+
+def test_a_sentence_is_cut_where_its_clauses_meet() -> None:
+    found = tx.sentence_clauses("Store below 25°C; do not freeze.")
+    assert found == ["Store below 25°C", "do not freeze."]
+    assert tx.sentence_clauses("The bridge is open, but the tunnel is not.") == [
+        "The bridge is open",
+        "the tunnel is not.",
+    ]
+    assert tx.sentence_clauses("The bridge is open.") == ["The bridge is open."]

@@ -166,3 +166,60 @@ async def test_a_blocked_claim_never_counts_as_likely_supported(judge: OfflineJu
         found = await verdict(judge, claim, EIFFEL)
         assert found.verdict is not Verdict.SUPPORTED
         assert found.p_supported is not None and found.p_supported < judge.params.t_support
+
+
+async def test_swapped_roles_are_contradicted_far_below_the_line(judge: OfflineJudge) -> None:
+    context = "Tessel Mobile acquired Rovira Bank in 2019 for 2 billion euros."
+    found = await verdict(judge, "Rovira Bank acquired Tessel Mobile in 2019.", context)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "roles of two participants swapped" in found.reason
+    assert found.p_supported is not None and found.p_supported <= 0.1
+    right = await verdict(judge, "Tessel Mobile acquired Rovira Bank in 2019.", context)
+    assert right.verdict is Verdict.SUPPORTED
+
+
+async def test_a_strongly_aligned_negation_flip_is_far_below_the_line(
+    judge: OfflineJudge,
+) -> None:
+    context = "Visitors may not bring dogs into the botanical garden's glasshouses."
+    found = await verdict(
+        judge, "Visitors may bring dogs into the botanical garden's glasshouses.", context
+    )
+    assert found.verdict is Verdict.CONTRADICTED
+    assert found.p_supported is not None and found.p_supported <= 0.1
+
+
+async def test_a_negation_in_another_clause_is_no_strong_contradiction(
+    judge: OfflineJudge,
+) -> None:
+    # The context's "not" belongs to its second clause; the claim speaks of the first.
+    context = "Store the vaccine between 2°C and 8°C in a fridge; do not let it freeze."
+    found = await verdict(judge, "The vaccine is stored between 2°C and 8°C in a fridge.", context)
+    assert found.p_supported is not None and found.p_supported > 0.1
+
+
+async def test_another_name_in_the_windows_place_is_contradicted_despite_a_distractor(
+    judge: OfflineJudge,
+) -> None:
+    contexts = (
+        "The Halden bridge was designed by Ingrid Solberg and opened in 1997.",
+        "Erik Moen designed the town's new library.",
+    )
+    found = await verdict(judge, "The Halden bridge was designed by Erik Moen.", *contexts)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "not 'Erik', 'Moen'" in found.reason
+    assert found.p_supported is not None and found.p_supported <= 0.1
+    right = await verdict(judge, "The Halden bridge was designed by Ingrid Solberg.", *contexts)
+    assert right.verdict is Verdict.SUPPORTED
+
+
+async def test_a_name_held_by_another_passage_or_spelt_otherwise_is_no_swap(
+    judge: OfflineJudge,
+) -> None:
+    # Two passages together: the claim's city is the other passage's, not a swap.
+    contexts = ("Ingrid Solberg designed the Halden bridge.", "Solberg's office is in Bergen.")
+    found = await verdict(judge, "Ingrid Solberg, based in Bergen, designed the bridge.", *contexts)
+    assert "says the same of another" not in found.reason
+    # The same name, spelt otherwise.
+    found = await verdict(judge, "Snoop Dog wrote the song.", "Snoop Dogg wrote the song in 2011.")
+    assert "says the same of another" not in found.reason

@@ -136,6 +136,13 @@ class ClaimFeatures:
     # The claim's words, in order, are in a context; none of its content words is in any.
     verbatim: bool = False
     all_absent: bool = False
+    # The best-aligned window says the same with two participants exchanged.
+    swapped_roles: bool = False
+    # The negation flip holds in the clause of that sentence the claim speaks of.
+    clause_negation_flip: bool = False
+    # The claim is its best-aligned window but for one or two names or rare words, in
+    # place of the window's own ("discovered by Pasteur" against "discovered by Fleming").
+    swapped_terms: tuple[str, ...] = ()
 
     def value(self, name: str) -> float:
         return self.values[FEATURES.index(name)]
@@ -187,6 +194,13 @@ def claim_features(
     # A claim in the contexts' own words cannot disagree with them on negation (its
     # best-aligned single sentence may be another one, the claim a clause of two).
     negation_flip = not verbatim and sentence is not None and tx.negated(claim) != sentence.negated
+    # The same in the clause of that sentence the claim speaks of: "machine wash at 30°C;
+    # do not tumble dry" does not negate "you can machine wash it at 30°C".
+    clause_negation_flip = (
+        negation_flip
+        and sentence is not None
+        and tx.negated(claim) != tx.negated(_closest_clause(sentence.text, words))
+    )
     personal = any(w in PERSONAL and w not in ev.words for w in claim_words)
     missing = [originals.get(w, w) for w in words if w not in pool]
     missing_specific = tuple(
@@ -226,7 +240,54 @@ def claim_features(
         claim_negated=tx.negated(claim),
         verbatim=verbatim,
         all_absent=bool(words) and not any(w in pool for w in words),
+        clause_negation_flip=clause_negation_flip,
+        swapped_terms=_swapped_terms(best, words, tokens, originals, claim_names) if best else (),
+        swapped_roles=any(
+            tx.swapped_roles(claim, w.text) for w in (best, sentence) if w is not None
+        ),
     )
+
+
+def _swapped_terms(
+    best: Window,
+    claim_words: Sequence[str],
+    claim_tokens: Sequence[str],
+    originals: dict[str, str],
+    names: dict[str, str],
+) -> tuple[str, ...]:
+    """The claim's words that ``best`` lacks, when they are one name (of one or two words)
+    and everything else the claim says is in ``best``, which names or speaks of something
+    the claim does not: the claim put another name in the window's place."""
+    lacking = [w for w in claim_words if w not in best.content]
+    surfaces = [names.get(w) or originals.get(w, w) for w in lacking]
+    # One name of one or two words ("Louis Pasteur"), not a date ("in November"), nor a
+    # form of one of the window's words ("Dog" for "Dogg", "Motivation" for "motive").
+    # Single rare words are not taken: too many are rewordings ("strives" for "aims").
+    if not 1 <= len(lacking) <= 2 or not all(w in names and w not in tx.CALENDAR for w in lacking):
+        return ()
+    if len(lacking) == 2 and " ".join(lacking) not in " ".join(claim_tokens):
+        return ()
+    window_words = tx.words(best.text)
+    if any(_same_root(w, v) for w in lacking for v in window_words):
+        return ()
+    theirs = set(tx.names(best.text)) | {tx.stem(w) for w in tx.words(best.text) if tx.specific(w)}
+    return tuple(surfaces) if theirs - set(claim_words) - set(names) else ()
+
+
+def _same_root(a: str, b: str) -> bool:
+    """Whether two words share a root: one (of three letters or more) starts the other, or
+    both begin with the same five letters."""
+    short, long = sorted((a, b), key=len)
+    return (len(short) >= 3 and long.startswith(short)) or (len(short) >= 5 and a[:5] == b[:5])
+
+
+def _closest_clause(text: str, claim_words: Sequence[str]) -> str:
+    """The clause of ``text`` holding the largest share of the claim's content words (the
+    first of equals)."""
+    parts = tx.sentence_clauses(text)
+    if len(parts) == 1:
+        return text
+    return max(parts, key=lambda part: _share(set(tx.content_tokens(part)), claim_words))
 
 
 def _token_text(text: str) -> str:

@@ -18,6 +18,12 @@ _GLUED = re.compile(r"(?<=[a-z0-9)\]][.!?])(?=[A-Z][a-z])")
 _LOWER_START = re.compile(r"(?<=[!?])\s+(?=[a-z])")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+# A span of years written short ("2018–19"): the second is its century's ("2019").
+_YEAR_SPAN = re.compile(r"\b(1[5-9]|20)(\d\d)\s*[-–—/]\s*(\d\d)\b(?![-–—/.,]?\d)")
+# Where one sentence's clauses meet: each may say something of its own, negated or not.
+_CLAUSE_BREAK = re.compile(
+    r"\s*[;:]\s+|\s+[–—]\s+|,\s+(?:but|so|while|whereas|although|though|because|and)\s+"
+)
 # Word characters only: a name written "L.F." or "Green-Ellis" is checked part by part, as
 # the context's tokens are.
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9']*[A-Za-z0-9]|\b[A-Z]\b")
@@ -129,6 +135,17 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
+# Months and weekdays (stemmed): a date, not an entity.
+CALENDAR = frozenset(
+    stem(w)
+    for w in wordlist(
+        """january february march april may june july august september october november
+        december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+        thursday friday saturday sunday"""
+    )
+)
+
+
 def content_tokens(text: str) -> list[str]:
     """Stemmed words that are not stopwords (numbers included, number words as digits)."""
     out = []
@@ -143,9 +160,11 @@ def all_tokens(text: str) -> list[str]:
 
 
 def numbers(text: str) -> set[str]:
-    """Numbers in ``text``, normalised ("1,000" → "1000", "0.20" → "0.2", "5.0" → "5"),
-    with number words as digits."""
+    """Numbers in ``text``, normalised ("1,000" → "1000", "0.20" → "0.2", "5.0" → "5",
+    "2018–19" → "2018", "2019"), with number words as digits."""
     found = {m.group().replace(",", "") for m in _NUMBER.finditer(text)}
+    spans = list(_YEAR_SPAN.finditer(text))
+    found = (found - {m[3] for m in spans}) | {m[1] + m[3] for m in spans}
     found |= {NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS and w != "one"}
     return {_decimal(n.rstrip(".")) for n in found if n}
 
@@ -198,7 +217,78 @@ def negated(text: str) -> bool:
     return _NEGATION.search(casefolded(text)) is not None
 
 
+def sentence_clauses(text: str) -> list[str]:
+    """``text`` cut where its clauses meet (";", ":", a dash, ", but", ", so", ", and", …):
+    cheap and broad, for telling which part of a sentence a claim speaks of."""
+    return [part for part in _CLAUSE_BREAK.split(text) if words(part)] or [text]
+
+
 def negations(text: str) -> int:
     """How many negation words ``text`` has: "is not" added to a sentence that already
     has a "not" elsewhere leaves it negated, one more negation."""
     return len(_NEGATION.findall(casefolded(text)))
+
+
+# Words that join two participants without ordering them ("Paris and Lyon" is "Lyon and
+# Paris", "the team that is the offense" is "the offense, which is the team"), and
+# articles: none of them links a predicate's two participants.
+_NOT_LINKS = frozenset(
+    wordlist("and or nor both either neither the a an is are was were be been being that which")
+)
+
+
+def swapped_roles(claim: str, context: str) -> bool:
+    """Whether ``claim`` is ``context``'s statement with two participants exchanged around
+    their predicate ("Acme sued Paris" against "Paris sued Acme"): over the content words
+    the two share (each word where it first occurs), the claim reads P + X + M + Y + S where
+    the context reads P + Y + M + X + S, with X and Y non-empty and without numbers, and M
+    (the predicate) non-empty or, when empty, the same linking word between X and Y in both
+    ("replaced X with Y"; not "and", not an article). One passive against an active ("was
+    sued by") undoes the exchange."""
+    own = [t for t in dict.fromkeys(content_tokens(claim)) if not t.isdigit()]
+    context_tokens = content_tokens(context)
+    theirs_all = list(dict.fromkeys(context_tokens))
+    shared = set(own) & set(theirs_all)
+    mine = [t for t in own if t in shared]
+    theirs = [t for t in theirs_all if t in shared]
+    n = len(mine)
+    if n < 3 or len(shared) < 0.8 * len(own):
+        return False
+    start = 0
+    while start < n and mine[start] == theirs[start]:
+        start += 1
+    end = n
+    while end > start and mine[end - 1] == theirs[end - 1]:
+        end -= 1
+    middle_claim, middle_context = mine[start:end], theirs[start:end]
+    for x in range(1, len(middle_claim)):
+        first = middle_claim[:x]
+        for y in range(1, len(middle_claim) - x + 1):
+            second = middle_claim[len(middle_claim) - y :]
+            link = middle_claim[x : len(middle_claim) - y]
+            if middle_context != second + link + first:
+                continue
+            links = set(_between(claim, first[-1], second[0]))
+            links &= set(_between(context, second[-1], first[0]))
+            if not link and not links - _NOT_LINKS:
+                continue
+            if any(context_tokens.count(t) > 1 for t in first + second):
+                continue  # a participant named twice has no one place to swap from
+            return _passive(claim, first[-1], second[0]) == _passive(context, second[-1], first[0])
+    return False
+
+
+def _between(text: str, left: str, right: str) -> list[str]:
+    """The words of ``text`` between the first ``left`` token and the next ``right``."""
+    tokens = all_tokens(text)
+    try:
+        i = tokens.index(left)
+        j = tokens.index(right, i + 1)
+    except ValueError:
+        return []
+    return tokens[i + 1 : j]
+
+
+def _passive(text: str, left: str, right: str) -> bool:
+    """A "by" between the predicate's two participants: the first is its object."""
+    return "by" in _between(text, left, right)

@@ -54,6 +54,11 @@ def conflicts(f: ClaimFeatures) -> list[str]:
             f"speaks of {_listed(f.other_specific, 3)}, and no context mentions "
             f"{_listed(f.missing_specific)}"
         )
+    if f.swapped_terms and not (f.missing_names or f.missing_specific):
+        theirs = f"names {_listed(f.other_names, 3)}, " if f.other_names else ""
+        found.append(f"says the same of another: {theirs}not {_listed(f.swapped_terms)}")
+    if f.swapped_roles:
+        found.append("says it with the roles of two participants swapped")
     if f.negation_flip:
         side = "the claim is negated, the context is not"
         if not f.claim_negated:
@@ -63,10 +68,18 @@ def conflicts(f: ClaimFeatures) -> list[str]:
 
 
 def blocked(f: ClaimFeatures) -> bool:
-    """A claim with a number, a name or a specific (rare) word that no context has, or
-    whose best-aligned sentence differs from it in negation, is never ``supported``,
-    whatever the fitted model says; its P(supported) is capped below ``t_support``."""
-    return bool(f.missing_numbers or f.missing_names or f.missing_specific or f.negation_flip)
+    """A claim with a number, a name or a specific (rare) word that no context has, whose
+    best-aligned sentence differs from it in negation, or that is its best-aligned window
+    with another name or with two participants swapped, is never ``supported``, whatever
+    the fitted model says; its P(supported) is capped below ``t_support``."""
+    return bool(
+        f.missing_numbers
+        or f.missing_names
+        or f.missing_specific
+        or f.negation_flip
+        or f.swapped_roles
+        or f.swapped_terms
+    )
 
 
 BLOCKED_MARGIN = 0.01  # a blocked claim's P(supported) ends this far below t_support
@@ -75,16 +88,42 @@ BLOCKED_MARGIN = 0.01  # a blocked claim's P(supported) ends this far below t_su
 # smooth in its features, would leave them at 0.9 and 0.1 (on the development sets' fit
 # halves: AUROC +0.003 halueval, ±0 wice, −0.001 begin; docs/offline_judge.md).
 CERTAIN = 0.99
+# A claim that is its best-aligned window with two participants exchanged is the
+# window's statement turned false: nothing the fitted model sees (every word matches) can
+# say so, so its P(supported) is at most this.
+SWAPPED_CAP = 0.05
+# A claim that its best-aligned window says with the opposite negation, in the clause the
+# claim speaks of, where that window is strongly aligned (cosine ≥ t_align) and holds most
+# of the claim's content words (at least NEGATED_COVERAGE), is that window's statement
+# negated: its P(supported) is at most NEGATED_CAP (chosen on the constructed claims and
+# the development sets' fit halves; docs/benchmarks.md).
+NEGATED_COVERAGE = 0.7
+NEGATED_CAP = 0.10
+
+
+def strongly_negated(f: ClaimFeatures, params: OfflineParams) -> bool:
+    """The best-aligned window states the claim with the opposite negation (see
+    :data:`NEGATED_CAP`)."""
+    return (
+        f.clause_negation_flip
+        and f.cosine >= params.t_align
+        and f.value("coverage_best") >= NEGATED_COVERAGE
+    )
 
 
 def probability(f: ClaimFeatures, params: OfflineParams) -> float:
     """P(supported): the fitted model's, capped below ``t_support`` when a rule blocks the
     claim (a verdict of "not supported" is never scored as likely supported), at least
     :data:`CERTAIN` for a claim found word for word, at most 1 − it for one whose every
-    content word is absent."""
+    content word is absent, at most :data:`SWAPPED_CAP` for swapped roles and
+    :data:`NEGATED_CAP` for a strongly aligned negation flip."""
     fitted = params.probability(f.values)
     if f.all_absent:
         return min(fitted, 1 - CERTAIN)
+    if f.swapped_roles:
+        return min(fitted, SWAPPED_CAP)
+    if strongly_negated(f, params) or (f.swapped_terms and f.cosine >= params.t_align):
+        return min(fitted, NEGATED_CAP)
     if blocked(f):
         return min(fitted, params.t_support - BLOCKED_MARGIN)
     if f.verbatim:
@@ -95,8 +134,8 @@ def probability(f: ClaimFeatures, params: OfflineParams) -> float:
 def decide(p: float, f: ClaimFeatures, params: OfflineParams) -> Verdict:
     """Supported when the claim is the contexts' own words; contradicted when the
     best-aligned window is strongly aligned (cosine ≥ t_align) yet disagrees on a number, a
-    name or a negation; supported when P ≥ t_support and nothing blocks it; else not enough
-    information."""
+    name, a negation or who did what to whom (roles swapped); supported when P ≥ t_support
+    and nothing blocks it; else not enough information."""
     if f.best is None:
         return Verdict.NOT_ENOUGH_INFO
     if f.verbatim and not blocked(f):  # the contexts' own words
