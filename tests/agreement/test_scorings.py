@@ -39,23 +39,6 @@ def test_every_shipped_scoring_reads_strictly_and_names_itself(name: str) -> Non
     assert fitted.model.kind == "isotonic" or fitted.model.coef[0] > 0
 
 
-def test_the_offline_scoring_gives_every_scored_result_a_probability(tmp_path: Path) -> None:
-    assert OFFLINE in SCORINGS
-    result = evaluate(rows(), "faithfulness", "offline", out=tmp_path / "run",
-                      calibration=OFFLINE, progress=False)  # fmt: skip
-    by_id = {r.sample_id: r for r in result.results}
-    assert all(r.calibrated is not None and 0 <= r.calibrated <= 1 for r in by_id.values())
-    # The answer found in the contexts is more likely faithful than the swapped one.
-    assert by_id["s0"].calibrated is not None and by_id["s1"].calibrated is not None
-    assert by_id["s0"].calibrated > by_id["s1"].calibrated
-    # An empty answer scores 1.0 raw (vacuously faithful); the scoring knows people
-    # rarely call it faithful.
-    assert by_id["s2"].score == 1.0
-    assert by_id["s2"].calibrated is not None and by_id["s2"].calibrated < 0.5
-    settings = json.loads((tmp_path / "run" / "run.json").read_text())["settings"]
-    assert settings["calibration"]["scoring"] == OFFLINE
-
-
 def test_a_scoring_for_the_other_kind_of_judge_is_refused() -> None:
     offline = read_calibration(OFFLINE)
     assert offline.scoring is not None
