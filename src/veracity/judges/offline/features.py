@@ -52,6 +52,39 @@ class Window:
 
 
 @dataclass(frozen=True, slots=True)
+class _Reading:
+    """What a window needs of one sentence (or of two, joined by a space)."""
+
+    text: str
+    tokens: list[str]
+    content: frozenset[str]
+    numbers: frozenset[str]
+    negated: bool
+
+    @classmethod
+    def of(cls, sentence: str) -> _Reading:
+        return cls(
+            text=sentence,
+            tokens=tx.all_tokens(sentence),
+            content=frozenset(tx.content_tokens(sentence)),
+            numbers=frozenset(tx.numbers(sentence)),
+            negated=tx.negated(sentence),
+        )
+
+    def joined(self, next_one: _Reading) -> _Reading:
+        return _Reading(
+            text=f"{self.text} {next_one.text}",
+            tokens=[*self.tokens, *next_one.tokens],
+            content=self.content | next_one.content,
+            numbers=self.numbers | next_one.numbers,
+            negated=self.negated or next_one.negated,
+        )
+
+    def window(self, context: int, sentences: tuple[int, ...]) -> Window:
+        return Window(self.text, context, sentences, self.content, self.numbers, self.negated)
+
+
+@dataclass(frozen=True, slots=True)
 class Evidence:
     """The contexts of one verification, cut into sentences and windows."""
 
@@ -76,23 +109,15 @@ class Evidence:
         for index, context in enumerate(contexts):
             first = len(sentences)
             sentences.extend(tx.sentences(context))
-            for i in range(first, len(sentences)):
-                tokens = tx.all_tokens(sentences[i])
-                bigrams.update(pairwise(tokens))
-                trigrams.update(zip(tokens, tokens[1:], tokens[2:], strict=False))
-                spans = [(i,)] + ([(i, i + 1)] if i + 1 < len(sentences) else [])
-                for span in spans:
-                    body = " ".join(sentences[j] for j in span)
-                    windows.append(
-                        Window(
-                            text=body,
-                            context=index,
-                            sentences=span,
-                            content=frozenset(tx.content_tokens(body)),
-                            numbers=frozenset(tx.numbers(body)),
-                            negated=tx.negated(body),
-                        )
-                    )
+            # A pair's words, numbers and negation are its two sentences' (none of them
+            # spans the space that joins them): each sentence is read once.
+            singles = [_Reading.of(s) for s in sentences[first:]]
+            for i, one in enumerate(singles, start=first):
+                bigrams.update(pairwise(one.tokens))
+                trigrams.update(zip(one.tokens, one.tokens[1:], one.tokens[2:], strict=False))
+                windows.append(one.window(index, (i,)))
+                if i + 1 < len(sentences):
+                    windows.append(one.joined(singles[i + 1 - first]).window(index, (i, i + 1)))
         whole = " ".join(contexts)
         return cls(
             sentences=tuple(sentences),
