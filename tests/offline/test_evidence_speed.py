@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Awaitable, Callable, Sequence
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pysbd")
 
 import pysbd  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
+from veracity.embeddings import Matrix
 from veracity.judges.offline import text as tx
-from veracity.judges.offline.features import Evidence
+from veracity.judges.offline.features import UNALIGNED, Evidence, features_of
 from veracity.judges.offline.segmenter import char_spans, fast_segmenter
 
 TEXTS = [
@@ -75,3 +79,39 @@ def test_a_pair_of_sentences_reads_as_its_joined_text() -> None:
         assert window.content == frozenset(tx.content_tokens(window.text))
         assert window.numbers == frozenset(tx.numbers(window.text))
         assert window.negated == tx.negated(window.text)
+
+
+def _recording_embed(asked: list[str]) -> Callable[[Sequence[str]], Awaitable[Matrix]]:
+    async def embed(texts: Sequence[str]) -> Matrix:
+        asked.extend(texts)
+        rng = np.random.default_rng(len(asked))
+        rows = rng.normal(size=(len(texts), 8)).astype(np.float32)
+        return np.asarray(rows / np.linalg.norm(rows, axis=1, keepdims=True), dtype=np.float32)
+
+    return embed
+
+
+CONTEXT = (
+    "The weather was mild. Insulin is made in the pancreas. Its cells respond to sugar. "
+    "Rain fell all week. Markets closed early. Prices rose by 5 percent."
+)
+
+
+def test_sentences_of_windows_sharing_no_word_with_a_claim_are_not_embedded() -> None:
+    asked: list[str] = []
+    claims = ["Insulin comes from the pancreas.", "Prices went up 5 percent."]
+    found = asyncio.run(features_of(_recording_embed(asked), claims, [CONTEXT]))
+    sentences = Evidence.build([CONTEXT]).sentences
+    # Every window holding "insulin"/"pancreas" or "price"/"5"/"percent", with its pair.
+    assert asked[2:] == [s for s in sentences if s != "Rain fell all week."]
+    # A window not embedded is never a claim's best.
+    assert all(f.best is not None and f.best.text != "Rain fell all week." for f in found)
+    assert all(f.cosine > UNALIGNED for f in found)
+
+
+def test_a_claim_sharing_no_word_with_any_window_has_every_sentence_embedded() -> None:
+    asked: list[str] = []
+    claims = ["Insulin comes from the pancreas.", "Glaciers melt slowly."]
+    found = asyncio.run(features_of(_recording_embed(asked), claims, [CONTEXT]))
+    assert asked[2:] == list(Evidence.build([CONTEXT]).sentences)
+    assert found[1].best is not None  # the nearest by meaning alone

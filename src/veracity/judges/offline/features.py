@@ -271,13 +271,16 @@ async def features_of(
     contexts: Sequence[str],
 ) -> tuple[ClaimFeatures, ...]:
     """Every claim's features against ``contexts``: one embedding call for the claims and
-    the context sentences; the text and numpy work runs on a worker thread."""
+    the sentences of the windows that can align with one (:func:`alignable`); the text
+    and numpy work runs on a worker thread."""
     claims = list(claims)
     if not claims:
         return ()
     evidence = await asyncio.to_thread(Evidence.build, [c for c in contexts if c.strip()])
+    aligned = alignable(claims, evidence)
+    needed = sorted({i for k in aligned for i in evidence.windows[k].sentences})
     vectors = (
-        await embed([*claims, *evidence.sentences])
+        await embed([*claims, *(evidence.sentences[i] for i in needed)])
         if evidence.windows
         else np.zeros((len(claims), 1), dtype=np.float32)
     )
@@ -285,9 +288,31 @@ async def features_of(
     def compute() -> tuple[ClaimFeatures, ...]:
         n = len(claims)
         if evidence.windows:
-            similarities = vectors[:n] @ evidence.window_vectors(vectors[n:]).T
+            sentence_vectors = np.zeros(
+                (len(evidence.sentences), vectors.shape[1]), dtype=np.float32
+            )
+            sentence_vectors[needed] = vectors[n:]
+            similarities = np.full((n, len(evidence.windows)), UNALIGNED, dtype=np.float32)
+            similarities[:, aligned] = (
+                vectors[:n] @ evidence.window_vectors(sentence_vectors)[aligned].T
+            )
         else:
             similarities = np.zeros((n, 0), dtype=np.float32)
         return tuple(claim_features(c, similarities[i], evidence) for i, c in enumerate(claims))
 
     return await asyncio.to_thread(compute)
+
+
+# The cosine given to a window that was not embedded: below any real one.
+UNALIGNED = -2.0
+
+
+def alignable(claims: Sequence[str], evidence: Evidence) -> list[int]:
+    """The windows worth embedding: those sharing a content word or a number with some
+    claim; every window if a claim shares none with any (its best window is then the
+    nearest by meaning alone)."""
+    keys = [frozenset(tx.content_tokens(c)) | tx.numbers(c) for c in claims]
+    shared = [[bool(key & (w.content | w.numbers)) for w in evidence.windows] for key in keys]
+    if not all(any(row) for row in shared):
+        return list(range(len(evidence.windows)))
+    return [k for k in range(len(evidence.windows)) if any(row[k] for row in shared)]
