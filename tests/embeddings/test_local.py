@@ -103,6 +103,22 @@ async def test_repeated_texts_come_from_the_cache(
     np.testing.assert_array_equal(again[0], first[0])
 
 
+async def test_a_cold_embedder_keeps_nothing_but_encodes_a_duplicate_once(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What benchmarks/offline_speed.py measures: no vector kept between calls.
+    cold = LocalEmbedder(cache_size=0)
+    await cold.load()
+    text = "Cold runs embed every text they are asked for."
+    sizes = _count_encodes(monkeypatch, cold)
+    first = await cold.embed([text, text])  # one batch: encoded once
+    again = await cold.embed([text])  # a later call: encoded again
+    assert sizes == [1, 1]
+    assert cold.cache_hits == 0
+    np.testing.assert_array_equal(first[0], again[0])
+    await cold.aclose()
+
+
 async def test_encoding_does_not_block_the_event_loop(embedder: LocalEmbedder) -> None:
     texts = [f"Sentence {i}: the quick brown fox jumps over the lazy dog." * 2 for i in range(200)]
     ticks: list[float] = []

@@ -139,22 +139,25 @@ def _check_architecture(model_dir: Path) -> dict[str, Any]:
     return dict(config)
 
 
-def _product(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """``x @ w.T + b`` in ``w``'s precision, returned in ``x``'s."""
+def _product(
+    x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, *, keep: bool = False
+) -> torch.Tensor:
+    """``x @ w.T + b`` in ``w``'s precision, returned in ``x``'s (in ``w``'s if ``keep``)."""
+    import torch
     import torch.nn.functional as F
 
-    if w.dtype == x.dtype:
+    if w.dtype == torch.float32:
         return F.linear(x, w, b)
     # bfloat16, bias included: oneDNN sums in float32 and rounds once. The rows are padded
     # to a multiple of ROWS_STEP: oneDNN keeps a kernel for every shape it multiplies, a
     # few shapes instead of hundreds (and one copy of the input, not two: less memory).
     rows = x.reshape(-1, x.shape[-1])
-    padded = rows.new_zeros(
-        (rows.shape[0] + -rows.shape[0] % ROWS_STEP, rows.shape[1]), dtype=w.dtype
-    )
-    padded[: rows.shape[0]] = rows
-    product = F.linear(padded, w, b)[: rows.shape[0]].to(x.dtype)
-    return product.view(*x.shape[:-1], w.shape[0])
+    count = rows.shape[0]
+    padded = rows.new_empty((count + -count % ROWS_STEP, rows.shape[1]), dtype=w.dtype)
+    padded[:count] = rows
+    padded[count:] = 0
+    product = F.linear(padded, w, b)[:count]
+    return (product if keep else product.to(x.dtype)).view(*x.shape[:-1], w.shape[0])
 
 
 _shared: dict[tuple[Path, int | None, str, Precision], MiniLM] = {}
@@ -330,7 +333,9 @@ class MiniLM:
             context = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
             context = context.transpose(1, 2).reshape(len(rows), length, hidden)
             x = F.layer_norm(_product(context, ao_w, ao_b) + x, (hidden,), an_w, an_b, self._eps)
-            inner = F.gelu(_product(x, i_w, i_b))
+            # The widest activations stay in the products' precision: the next product
+            # would round them to it anyway (the same vectors, two copies fewer).
+            inner = F.gelu(_product(x, i_w, i_b, keep=True))
             x = F.layer_norm(_product(inner, o_w, o_b) + x, (hidden,), on_w, on_b, self._eps)
         weights = mask.unsqueeze(-1).to(x.dtype)
         return (x * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)

@@ -52,6 +52,39 @@ class Window:
 
 
 @dataclass(frozen=True, slots=True)
+class _Reading:
+    """What a window needs of one sentence (or of two, joined by a space)."""
+
+    text: str
+    tokens: list[str]
+    content: frozenset[str]
+    numbers: frozenset[str]
+    negated: bool
+
+    @classmethod
+    def of(cls, sentence: str) -> _Reading:
+        return cls(
+            text=sentence,
+            tokens=tx.all_tokens(sentence),
+            content=frozenset(tx.content_tokens(sentence)),
+            numbers=frozenset(tx.numbers(sentence)),
+            negated=tx.negated(sentence),
+        )
+
+    def joined(self, next_one: _Reading) -> _Reading:
+        return _Reading(
+            text=f"{self.text} {next_one.text}",
+            tokens=[*self.tokens, *next_one.tokens],
+            content=self.content | next_one.content,
+            numbers=self.numbers | next_one.numbers,
+            negated=self.negated or next_one.negated,
+        )
+
+    def window(self, context: int, sentences: tuple[int, ...]) -> Window:
+        return Window(self.text, context, sentences, self.content, self.numbers, self.negated)
+
+
+@dataclass(frozen=True, slots=True)
 class Evidence:
     """The contexts of one verification, cut into sentences and windows."""
 
@@ -76,23 +109,15 @@ class Evidence:
         for index, context in enumerate(contexts):
             first = len(sentences)
             sentences.extend(tx.sentences(context))
-            for i in range(first, len(sentences)):
-                tokens = tx.all_tokens(sentences[i])
-                bigrams.update(pairwise(tokens))
-                trigrams.update(zip(tokens, tokens[1:], tokens[2:], strict=False))
-                spans = [(i,)] + ([(i, i + 1)] if i + 1 < len(sentences) else [])
-                for span in spans:
-                    body = " ".join(sentences[j] for j in span)
-                    windows.append(
-                        Window(
-                            text=body,
-                            context=index,
-                            sentences=span,
-                            content=frozenset(tx.content_tokens(body)),
-                            numbers=frozenset(tx.numbers(body)),
-                            negated=tx.negated(body),
-                        )
-                    )
+            # A pair's words, numbers and negation are its two sentences' (none of them
+            # spans the space that joins them): each sentence is read once.
+            singles = [_Reading.of(s) for s in sentences[first:]]
+            for i, one in enumerate(singles, start=first):
+                bigrams.update(pairwise(one.tokens))
+                trigrams.update(zip(one.tokens, one.tokens[1:], one.tokens[2:], strict=False))
+                windows.append(one.window(index, (i,)))
+                if i + 1 < len(sentences):
+                    windows.append(one.joined(singles[i + 1 - first]).window(index, (i, i + 1)))
         whole = " ".join(contexts)
         return cls(
             sentences=tuple(sentences),
@@ -307,13 +332,16 @@ async def features_of(
     contexts: Sequence[str],
 ) -> tuple[ClaimFeatures, ...]:
     """Every claim's features against ``contexts``: one embedding call for the claims and
-    the context sentences; the text and numpy work runs on a worker thread."""
+    the sentences of the windows that can align with one (:func:`alignable`); the text
+    and numpy work runs on a worker thread."""
     claims = list(claims)
     if not claims:
         return ()
     evidence = await asyncio.to_thread(Evidence.build, [c for c in contexts if c.strip()])
+    aligned = alignable(claims, evidence)
+    needed = sorted({i for k in aligned for i in evidence.windows[k].sentences})
     vectors = (
-        await embed([*claims, *evidence.sentences])
+        await embed([*claims, *(evidence.sentences[i] for i in needed)])
         if evidence.windows
         else np.zeros((len(claims), 1), dtype=np.float32)
     )
@@ -321,9 +349,31 @@ async def features_of(
     def compute() -> tuple[ClaimFeatures, ...]:
         n = len(claims)
         if evidence.windows:
-            similarities = vectors[:n] @ evidence.window_vectors(vectors[n:]).T
+            sentence_vectors = np.zeros(
+                (len(evidence.sentences), vectors.shape[1]), dtype=np.float32
+            )
+            sentence_vectors[needed] = vectors[n:]
+            similarities = np.full((n, len(evidence.windows)), UNALIGNED, dtype=np.float32)
+            similarities[:, aligned] = (
+                vectors[:n] @ evidence.window_vectors(sentence_vectors)[aligned].T
+            )
         else:
             similarities = np.zeros((n, 0), dtype=np.float32)
         return tuple(claim_features(c, similarities[i], evidence) for i, c in enumerate(claims))
 
     return await asyncio.to_thread(compute)
+
+
+# The cosine given to a window that was not embedded: below any real one.
+UNALIGNED = -2.0
+
+
+def alignable(claims: Sequence[str], evidence: Evidence) -> list[int]:
+    """The windows worth embedding: those sharing a content word or a number with some
+    claim; every window if a claim shares none with any (its best window is then the
+    nearest by meaning alone)."""
+    keys = [frozenset(tx.content_tokens(c)) | tx.numbers(c) for c in claims]
+    shared = [[bool(key & (w.content | w.numbers)) for w in evidence.windows] for key in keys]
+    if not all(any(row) for row in shared):
+        return list(range(len(evidence.windows)))
+    return [k for k in range(len(evidence.windows)) if any(row[k] for row in shared)]

@@ -72,9 +72,9 @@ NUMBER_WORDS = {word: str(value) for value, word in enumerate(_NUMBER_NAMES)} | 
 
 @lru_cache(maxsize=1)
 def _segmenter() -> Any:
-    import pysbd  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    from veracity.judges.offline.segmenter import fast_segmenter
 
-    return pysbd.Segmenter(language="en", clean=False)
+    return fast_segmenter()
 
 
 @lru_cache(maxsize=4096)
