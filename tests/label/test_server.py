@@ -77,13 +77,13 @@ def test_a_post_from_another_site_is_refused(
     assert len(_rows(session.labels.path)) == 1
 
 
-def test_pages_forbid_inline_scripts_and_referrers(
+def test_pages_forbid_inline_scripts_and_referrers_elsewhere(
     run: Path, make_session: SessionMaker, client_for: Clients
 ) -> None:
     session = make_session(run)
     page = client_for(session).get("/", params={"token": session.token, "annotator": "a"})
     assert "script-src 'self'" in page.headers["content-security-policy"]
-    assert page.headers["referrer-policy"] == "no-referrer"
+    assert page.headers["referrer-policy"] == "same-origin"
 
 
 def test_an_answer_is_appended_in_the_labels_format_and_the_next_item_follows(

@@ -23,6 +23,9 @@ def _bind(host: str, port: int) -> socket.socket:
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        # Listening before the address is printed: a browser opened on it at once waits in
+        # the backlog until the server accepts, instead of being refused.
+        sock.listen(128)
     except OSError as exc:
         raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
     return sock

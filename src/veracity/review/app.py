@@ -26,11 +26,12 @@ HERE: Final = Path(__file__).parent
 STATIC: Final = ("label.css", "label.js")
 MAX_BODY: Final = 64_000
 # The page loads its own script and style sheet and posts only to itself; the token in
-# its address is never sent elsewhere as a referrer.
+# its address is never sent elsewhere as a referrer (same-origin, not no-referrer: under
+# no-referrer Chromium posts forms with "Origin: null", which the origin check refuses).
 HEADERS: Final = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-    "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    "Referrer-Policy": "no-referrer",
+    "img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "Referrer-Policy": "same-origin",
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
 }
