@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from starlette.testclient import TestClient
 
+from tests.html.conftest import IMG, SCRIPT
 from tests.label.conftest import ITEMS, SessionMaker, people_say
 from veracity.labels import read_labels
 from veracity.review.app import Session, create_app
@@ -228,3 +229,21 @@ def test_with_30_labels_the_page_shows_the_auroc_and_calibrates(
     written = session.labels.path.with_name("labels.calibration.json")
     assert written.is_file() and str(written) in done.text
     assert json.loads(written.read_text())["metrics"]["faithfulness"]["helps"] is True
+
+
+def test_every_item_of_a_hostile_run_is_shown_escaped(
+    hostile_run: Path, make_session: SessionMaker, client_for: Clients
+) -> None:
+    session = make_session(hostile_run, annotator=f"ann {IMG}")
+    client = client_for(session)
+    pages = [
+        client.get("/", params={"token": session.token, "i": index}).text
+        for index in range(len(session.review.items))
+    ]
+    evil = [page for page in pages if "evil-" in page]
+    assert evil, "the item carrying the payloads is shown"
+    escaped = SCRIPT.replace("<", "&lt;").replace(">", "&gt;")
+    for page in pages:
+        assert SCRIPT not in page and "<img" not in page
+    assert all(escaped in page for page in evil)
+    assert "onerror=&#34;window.__pwned=1&#34;" in evil[0] or "onerror=&quot;" in evil[0]
