@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse
 from starlette.routing import Route
@@ -174,7 +175,9 @@ def create_app(session: Session) -> Starlette:  # noqa: PLR0915 - the routes sha
             )
         )
 
-    async def home(request: Request) -> HTMLResponse:
+    # Plain functions where the file and the figures are read: Starlette runs them in its
+    # thread pool, so a slow AUROC or calibration does not stall the other annotators.
+    def home(request: Request) -> HTMLResponse:
         annotator = annotator_of(request)
         if annotator is None:
             return render(request, ask_name=True)
@@ -202,14 +205,18 @@ def create_app(session: Session) -> Starlette:  # noqa: PLR0915 - the routes sha
                  for n in form.get("claim", []) if n.isdigit()
                  and 1 <= int(n) <= len(item.claims)}  # fmt: skip
         note = (form.get("note") or [""])[0][:2000]
-        session.labels.label(
-            item.key, annotator, 1.0 if value == "y" else 0.0,
-            order=session.review.order, note=note, claims=wrong,
-        )  # fmt: skip
-        following = next_index(annotator, index)
+
+        def write() -> int | None:  # waits for the file lock: off the event loop
+            session.labels.label(
+                item.key, annotator, 1.0 if value == "y" else 0.0,
+                order=session.review.order, note=note, claims=wrong,
+            )  # fmt: skip
+            return next_index(annotator, index)
+
+        following = await run_in_threadpool(write)
         return RedirectResponse(address("/", annotator, i=following), status_code=303)
 
-    async def undo(request: Request) -> HTMLResponse | RedirectResponse:
+    def undo(request: Request) -> HTMLResponse | RedirectResponse:
         annotator = annotator_of(request)
         if annotator is None:
             return HTMLResponse("undo needs an annotator", 400)
@@ -219,11 +226,11 @@ def create_app(session: Session) -> Starlette:  # noqa: PLR0915 - the routes sha
             index = next((n for n, it in enumerate(items) if it.key == withdrawn.key), None)
         return RedirectResponse(address("/", annotator, i=index), status_code=303)
 
-    async def calibrate(request: Request) -> HTMLResponse:
+    def calibrate(request: Request) -> HTMLResponse:
         outcome = run_calibration(session.review, session.labels, session.calibration_path())
         return render(request, calibration=outcome)
 
-    async def static(request: Request) -> FileResponse | PlainTextResponse:
+    def static(request: Request) -> FileResponse | PlainTextResponse:
         name = request.path_params["name"]
         if name not in STATIC:
             return PlainTextResponse("not found", 404)
