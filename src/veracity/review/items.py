@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from veracity.agreement.load import dataset_path, read_samples
-from veracity.report.run_data import load_run
+from veracity.report.run_data import RunData, load_run
 
 ORDERS: Final = ("random", "uncertain", "disagreement", "worst")
 SEED: Final = 0  # the random order is the same on every start: a restart resumes it
@@ -76,7 +76,8 @@ def _claims(details: dict[str, Any]) -> tuple[Claim, ...]:
     return tuple(found)
 
 
-def _scores(run: Path, metric: str) -> tuple[dict[tuple[str, str | None], Any], float]:
+def _scores(run: Path, metric: str) -> tuple[dict[tuple[str, str | None], Any], float, RunData]:
+    """The run's results of ``metric`` (first iteration) by item, its threshold, the run."""
     from veracity.report.load import ReportError
     from veracity.store import ResultsFileError
 
@@ -90,7 +91,7 @@ def _scores(run: Path, metric: str) -> tuple[dict[tuple[str, str | None], Any], 
             for r in data.records()
             if r.metric == metric and r.iteration == 0
         }
-        return records, data.threshold(metric)
+        return records, data.threshold(metric), data
     except (ReportError, ResultsFileError) as exc:
         raise ReviewError(str(exc)) from exc
 
@@ -106,9 +107,9 @@ def load_review(
         raise ReviewError(f"unknown order {order!r} (one of {', '.join(ORDERS)})")
     if order == "disagreement" and other is None:
         raise ReviewError("--order disagreement needs a second run: veracity label RUN_A RUN_B")
-    records, threshold = _scores(run, metric)
+    records, threshold, data = _scores(run, metric)
     try:
-        samples = read_samples(dataset_path(load_run(run)))
+        samples = read_samples(dataset_path(data))
     except AgreementError as exc:
         raise ReviewError(str(exc)) from exc
     if not samples:
