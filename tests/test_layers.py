@@ -53,6 +53,7 @@ LAYER: dict[str, int] = {
     "agreement": 7,  # a run's scores against people's labels
     "testing": 7,  # fakes that answer in the prompts' formats
     "config": 8,  # the settings of a run, for the evaluation and the command line
+    "review": 8,  # the labelling page: a run's items (report), its agreement (agreement)
     "evaluation": 9,
     "testset": 9,  # judges write questions; testing has a fake endpoint for them
     "integrations": 10,

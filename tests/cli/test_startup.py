@@ -20,6 +20,10 @@ HEAVY = (
     "httpx",
     "sklearn",
     "scipy",
+    # The labelling page's web stack (veracity label).
+    "starlette",
+    "uvicorn",
+    "jinja2",
     "veracity.evaluation",
     "veracity.judges.llm.judge",
     "veracity.report.statistics",

@@ -118,6 +118,8 @@ def print_agreement(report: AgreementReport, console: Console) -> None:
     )
     for row in labels.bad_rows[:5]:
         console.print(Text(f"  bad label row: {visible(row)}", style="yellow"))
+    if report.order_warning is not None:
+        console.print(Text(f"warning: {report.order_warning}", style="yellow"))
     for run, metrics in zip(report.runs, report.metrics, strict=True):
         if not metrics:
             console.print(Text(f"{visible(run)}: no metric of this run has labels", style="yellow"))

@@ -366,6 +366,8 @@ def _notes(report: AgreementReport) -> str:
     if len(labels.bad_rows) > 20:
         notes.append(f"… and {len(labels.bad_rows) - 20} more bad row(s)")
     notes += [f"not read: {name}: {why}" for name, why in labels.ignored.items()]
+    if report.order_warning is not None:
+        notes.append(f"warning: {report.order_warning}")
     if report.targets_without_metric:
         notes.append(
             "labels no metric of the run measures: " + ", ".join(report.targets_without_metric)

@@ -75,6 +75,8 @@ def markdown_agreement(report: AgreementReport) -> str:
         f"Labels: {md(report.labels.source)} ({len(report.labels.items)} item(s), "
         f"{len(report.labels.bad_rows)} bad row(s)).",
     ]
+    if report.order_warning is not None:
+        lines += ["", f"> **Warning:** {md(report.order_warning)}"]
     for run, metrics in zip(report.runs, report.metrics, strict=True):
         for metric in metrics:
             lines += ["", *_metric(metric, run)]

@@ -268,6 +268,20 @@ class AgreementReport:
         return replace(self, gates=check_gates(self, parse_gates(specs)))
 
     @property
+    def order_warning(self) -> str | None:
+        """Why the figures may be biased: labels given to items chosen other than at random
+        (``veracity label --order uncertain``, say), or ``None``."""
+        orders = self.labels.non_random_orders()
+        if not orders:
+            return None
+        counted = ", ".join(f"{n} chosen by --order {order}" for order, n in orders.items())
+        return (
+            f"{sum(orders.values())} of {len(self.labels.labels)} label(s) were not given to "
+            f"items drawn at random ({counted}): these figures are not an unbiased estimate "
+            "of agreement (label with --order random for that)"
+        )
+
+    @property
     def gates_met(self) -> bool:
         """Whether every gate checked is met (true without gates)."""
         return all(check.met for check in self.gates)
@@ -283,6 +297,7 @@ class AgreementReport:
                 "bad_rows": len(self.labels.bad_rows),
                 "bad_rows_shown": [str(row) for row in self.labels.bad_rows[:20]],
                 "targets_without_metric": list(self.targets_without_metric),
+                "order_warning": self.order_warning,
             },
             "agreement": [[m.as_dict() for m in run] for run in self.metrics],
             "paired": [p.as_dict() for p in self.paired],

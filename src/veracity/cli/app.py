@@ -23,6 +23,7 @@ from veracity.cli.common import (
 from veracity.cli.crash import crash_line
 from veracity.cli.demo import demo
 from veracity.cli.export import export
+from veracity.cli.label import label
 from veracity.cli.report import compare, report
 from veracity.cli.run import estimate, run
 from veracity.cli.send import send
@@ -77,6 +78,9 @@ app.command(
 app.command(
     cls=Command, short_help="Fit a run's scores to people's labels; --calibration applies it."
 )(calibrate)
+app.command(
+    cls=Command, short_help="Label a run's answers in a review page, for agree and calibrate."
+)(label)
 app.command(cls=Command)(demo)
 app.command(cls=Command, short_help="Write a run's results as a flat table (CSV, Parquet, JSONL).")(
     export

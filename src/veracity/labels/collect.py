@@ -115,7 +115,7 @@ class Collector:
                 continue
             for name in parsed.ignored:
                 self._out.ignored.setdefault(name, _NOT_A_METRIC.format(name=name[6:]))
-            if not parsed.labels and not parsed.candidates:
+            if not parsed.labels and not parsed.candidates and not parsed.retracts:
                 self._out.unlabelled += 1
                 continue
             for column, value in parsed.candidates.items():
@@ -161,6 +161,9 @@ class Collector:
         seen: dict[tuple[str, str | None, str, str | None], str],
         located: dict[str, str],
     ) -> None:
+        if parsed.retracts:
+            self._retract(parsed, seen)
+            return
         labels = dict(parsed.labels)
         for column, value in parsed.candidates.items():
             if column in taken:
@@ -193,9 +196,46 @@ class Collector:
             if parsed.group is not None and sample_id not in groups:
                 groups[sample_id], located[sample_id] = parsed.group, location
             self._out.labels.extend(
-                LabelRow(sample_id, system, target, value, parsed.annotator, parsed.group, location)
+                LabelRow(
+                    sample_id,
+                    system,
+                    target,
+                    value,
+                    parsed.annotator,
+                    parsed.group,
+                    location,
+                    parsed.order,
+                )
                 for target, (value, _field) in labels.items()
             )
+
+    def _retract(
+        self,
+        parsed: ParsedRow,
+        seen: dict[tuple[str, str | None, str, str | None], str],
+    ) -> None:
+        """Withdraw the annotator's earlier label of each key: an undo. The label after it,
+        if any, is then the annotator's answer (no duplicate), so the file's last word
+        per (annotator, item) is what is read."""
+        if not parsed.keys:
+            raise LabelProblem(MISSING_ID)
+        keys = [
+            (sample_id, system, target, parsed.annotator)
+            for sample_id, system in parsed.keys
+            for target in parsed.retracts
+        ]
+        missing = [_describe(key) for key in keys if key not in seen]
+        if missing:
+            raise LabelProblem("retraction of no earlier label: " + "; ".join(missing))
+        for key in keys:
+            del seen[key]
+        withdrawn = set(keys)
+        self._out.labels[:] = [
+            label
+            for label in self._out.labels
+            if (label.sample_id, label.system, label.target, label.annotator) not in withdrawn
+        ]
+        self._out.unlabelled += 1  # it gives no label of its own
 
 
 _NOT_A_METRIC = "not a known metric: declare its scale to read it, e.g. --scale {name}=binary"

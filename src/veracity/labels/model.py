@@ -22,6 +22,8 @@ class LabelRow:
     annotator: str | None
     group: str | None
     location: str
+    #: How the item was chosen for labelling (``order`` field), e.g. ``random``.
+    order: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,16 @@ class LabelSet:
     def targets(self) -> tuple[str, ...]:
         """The targets labelled, in the order they first appear."""
         return tuple(self._by_target)
+
+    def non_random_orders(self) -> dict[str, int]:
+        """How many labels were given to items chosen other than at random (``order`` of
+        ``uncertain``, ``worst``…), by order: figures over them are not an unbiased
+        estimate of agreement. Labels without an order are not counted."""
+        counts: dict[str, int] = {}
+        for label in self.labels:
+            if label.order is not None and label.order != "random":
+                counts[label.order] = counts.get(label.order, 0) + 1
+        return counts
 
     def for_target(self, target: str) -> tuple[ItemLabel, ...]:
         """The items of one target (none for a target not labelled)."""

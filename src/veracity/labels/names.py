@@ -20,6 +20,10 @@ LABEL_FIELD: Final = "label"
 METRIC_FIELDS: Final = ("metric", "target")
 VALUE_FIELD: Final = "value"
 HUMAN_PREFIX: Final = "human_"
+#: How the item was chosen for labelling (veracity label's --order): random, uncertain, …
+ORDER_FIELD: Final = "order"
+#: ``true``: the row withdraws the annotator's earlier label of the item (an undo).
+RETRACT_FIELD: Final = "retract"
 
 #: Other names people use for a target (lower case).
 TARGET_ALIASES: Final[dict[str, str]] = {
@@ -61,6 +65,7 @@ KNOWN_FIELDS: Final = frozenset(
     | {"trace_id", "span_id", "iteration", "status", "details", "model", "model_name"}
     | {"comment", "comments", "note", "notes", "reason", "rationale", "explanation"}
     | {"feedback", "text", "timestamp", "time", "date", "created_at", "updated_at"}
+    | {ORDER_FIELD, RETRACT_FIELD}
 )
 
 #: Fields whose presence makes a row a dataset row: then only ``label``, ``human_<target>``

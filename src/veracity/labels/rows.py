@@ -20,6 +20,8 @@ from veracity.labels.names import (
     LABEL_FIELD,
     METRIC_FIELDS,
     MISSING_ID,
+    ORDER_FIELD,
+    RETRACT_FIELD,
     SYSTEM_FIELD,
     VALUE_FIELD,
     is_known_target,
@@ -54,6 +56,9 @@ class ParsedRow:
     labels: dict[str, tuple[float, str]] = field(default_factory=dict)
     candidates: dict[str, object] = field(default_factory=dict)
     ignored: tuple[str, ...] = ()
+    order: str | None = None
+    #: Targets whose earlier label by the same annotator this row withdraws.
+    retracts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +177,30 @@ def _long_form(row: Mapping[str, object], metric_field: str, labels: _Labels) ->
         labels.add(target, name, value)
 
 
+def _long_form_row(
+    row: Mapping[str, object], metric_field: str | None, labels: _Labels, parsed: ParsedRow
+) -> None:
+    """A row of one metric's label, or a retraction of one (``retract``: an undo)."""
+    if row.get(RETRACT_FIELD) is not None:
+        parsed.retracts = _retracted(row, metric_field)
+        return
+    assert metric_field is not None  # the caller's condition
+    _long_form(row, metric_field, labels)
+    parsed.labels = labels.found
+
+
+def _retracted(row: Mapping[str, object], metric_field: str | None) -> tuple[str, ...]:
+    """The target a retraction row withdraws: ``{"id", "metric", "retract": true}``."""
+    if row[RETRACT_FIELD] is not True:
+        raise LabelProblem(f"field 'retract' must be true, got {show(row[RETRACT_FIELD])}")
+    metric = row.get(metric_field) if metric_field is not None else None
+    if not isinstance(metric, str) or not is_metric_like(metric.strip().lower()):
+        raise LabelProblem("a retraction needs 'metric' naming the target it withdraws")
+    if any(row.get(name) is not None for name in (LABEL_FIELD, VALUE_FIELD)):
+        raise LabelProblem("a retraction holds no label ('label'/'value')")
+    return (target_name(metric),)
+
+
 def _candidate(value: object) -> object:
     if (isinstance(value, str) and len(value) > _CANDIDATE_LIMIT) or isinstance(value, list | dict):
         return TooLong(show(value))
@@ -190,11 +219,12 @@ def parse_row(row: object, rules: RowRules) -> ParsedRow:
         annotator=_one_of(row, ANNOTATOR_FIELDS, "annotator"),
         group=_one_of(row, GROUP_FIELDS, "group"),
     )
+    order = row.get(ORDER_FIELD)
+    parsed.order = order if isinstance(order, str) and order else None
     labels = _Labels(rules)
     metric_field = next((name for name in METRIC_FIELDS if row.get(name) is not None), None)
-    if metric_field is not None and not dataset:
-        _long_form(row, metric_field, labels)
-        parsed.labels = labels.found
+    if not dataset and (metric_field is not None or row.get(RETRACT_FIELD) is not None):
+        _long_form_row(row, metric_field, labels, parsed)
         return parsed
     if not dataset and row.get(VALUE_FIELD) is not None:
         raise LabelProblem("field 'value' needs 'metric' (or 'target') naming what it labels")
