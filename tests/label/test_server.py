@@ -78,6 +78,20 @@ def test_a_post_from_another_site_is_refused(
     assert len(_rows(session.labels.path)) == 1
 
 
+def test_an_oversized_post_is_refused_and_writes_nothing(
+    run: Path, make_session: SessionMaker, client_for: Clients
+) -> None:
+    session = make_session(run)
+    params: dict[str, str | int] = {"token": session.token, "annotator": "a", "i": 0}
+    huge = b"value=y&note=" + b"x" * 10_000_000
+    response = client_for(session).post(
+        "/answer", params=params, content=huge,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert not session.labels.path.exists()
+
+
 def test_pages_forbid_inline_scripts_and_referrers_elsewhere(
     run: Path, make_session: SessionMaker, client_for: Clients
 ) -> None:

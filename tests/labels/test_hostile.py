@@ -4,7 +4,6 @@ reads in seconds."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -175,18 +174,16 @@ def test_csv_with_bom_and_undecodable_bytes(write_file: WriteFile) -> None:
     assert labels.bad_rows[0].message.startswith("undecodable bytes")
 
 
-def test_a_hundred_thousand_rows_read_in_seconds(write_file: WriteFile) -> None:
+def test_a_hundred_thousand_rows_are_all_read(write_file: WriteFile) -> None:
+    """How long it takes is benchmarks/labels_reading.py's, not a test's."""
     lines = [
         json.dumps({"id": f"s{i // 3}", "annotator": f"a{i % 3}", "faithfulness": (i * 7) % 5 < 2})
         for i in range(100_000)
     ]
     path = write_file("labels.jsonl", "\n".join(lines) + "\n")
-    started = time.perf_counter()
     labels = read_labels(path)
-    elapsed = time.perf_counter() - started
     assert len(labels.items) == 33_334
     assert labels.inter_annotator["faithfulness"].pairs == 3
-    assert elapsed < 20  # a few seconds on a laptop; generous for a loaded CI machine
 
 
 def test_one_item_labelled_by_thousands_stays_linear() -> None:
@@ -196,10 +193,8 @@ def test_one_item_labelled_by_thousands_stays_linear() -> None:
         for i in range(annotators)
         for sample in ("x", "y")
     ]
-    started = time.perf_counter()
-    labels = read_labels(rows)
+    labels = read_labels(rows)  # its time: benchmarks/labels_reading.py
     agreement = labels.inter_annotator["faithfulness"]
-    assert time.perf_counter() - started < 20
     assert (agreement.items, agreement.kappa, agreement.pairs) == (2, None, 0)
     assert agreement.raw_agreement is not None
 

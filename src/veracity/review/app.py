@@ -101,10 +101,15 @@ def _same_origin(request: Request) -> bool:
 
 
 async def _form(request: Request) -> dict[str, list[str]]:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return {}
-    return parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+    """The posted form; none when the body is over ``MAX_BODY`` (read no further)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            return {}
+        chunks.append(chunk)
+    return parse_qs(b"".join(chunks).decode("utf-8", "replace"), keep_blank_values=True)
 
 
 def _environment() -> Environment:
