@@ -150,13 +150,14 @@ def checked_calibration(
     return Calibrating(found, name)
 
 
-def default_scoring(judge_name: str, metrics: Sequence[str]) -> str | None:
+def default_scoring(judge_name: str, metrics: Sequence[str]) -> CalibrationFile | None:
     """The named scoring a run of ``metrics`` by the judge ``judge_name`` is calibrated
     with when it names no calibration (the offline judge's faithfulness), or ``None``."""
     name = DEFAULTS.get(judge_kind(judge_name))
-    if name is None or not any(m in read_calibration(name) for m in metrics):
+    if name is None:
         return None
-    return name
+    found = read_calibration(name)
+    return found if any(m in found for m in metrics) else None
 
 
 def default_calibration(
@@ -166,10 +167,10 @@ def default_calibration(
     it was fitted on (same name and parameters; an offline judge with another embedder or
     parameters gets none, and run.json says why)."""
     described = dict(judge())
-    name = default_scoring(str(described.get("name", "")), metrics)
-    if name is None:
+    found = default_scoring(str(described.get("name", "")), metrics)
+    if found is None or found.scoring is None:
         return Calibrating(None, None)
-    found = read_calibration(name)
+    name = found.scoring.name
     identity = judge_identity(described)
     if identity != found.judge:
         note = (
