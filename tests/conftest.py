@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from tests.html.browser import FLAGS, find_chromium, unavailable
 from tests.sparrow_decider import running_sparrow_decider
+from veracity.cli.common import err_console, out_console
 from veracity.embeddings.minilm import PRECISION_ENV
 
 # Set before any fixture (session-wide ones load the model) and inherited by subprocesses.
@@ -23,6 +25,15 @@ os.environ[PRECISION_ENV] = "float32"
 @pytest.fixture(autouse=True)
 def _own_response_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERACITY_CACHE", str(tmp_path / "response-cache.sqlite3"))
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """``veracity`` in-process, with wide consoles: a message is never wrapped in the middle
+    of what a test looks for."""
+    monkeypatch.setattr(out_console, "_width", 250)
+    monkeypatch.setattr(err_console, "_width", 250)
+    return CliRunner()
 
 
 @pytest.fixture(scope="module")

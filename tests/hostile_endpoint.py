@@ -1,5 +1,6 @@
 """Endpoints that misbehave as the fake server does not: a reply that trickles in byte by
-byte, errors that echo the caller's key back, and any status and body a test writes."""
+byte, errors that echo the caller's key back, and any status and body a test writes; and
+what the tests against them share: samples, fast retries, judges on such an endpoint."""
 
 from __future__ import annotations
 
@@ -7,10 +8,16 @@ import json
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from tests.helpers import paris_rows
+from veracity.chat import OpenAIChat
+from veracity.chat.anthropic_chat import AnthropicChat
+from veracity.judges import LLMJudge
 from veracity.testing.payloads import dumps, openai_completion
+from veracity.transport import RetryPolicy
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -142,3 +149,25 @@ class HostileEndpoint:
         self._server.stopping.set()
         self._server.shutdown()
         self._server.server_close()
+
+
+KEY = "sk-hostile0123456789abcdef"
+FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.02)
+SAMPLES = paris_rows(4)
+
+
+def judge(provider: str, base_url: str, **options: Any) -> LLMJudge:
+    """An ``openai/`` or ``anthropic/`` judge on ``base_url`` with the test key."""
+    chat_class = OpenAIChat if provider == "openai" else AnthropicChat
+    options.setdefault("retry", FAST_RETRY)
+    return LLMJudge(chat_class("m", base_url=base_url, api_key=KEY, **options))
+
+
+def results(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+
+
+def written(run_dir: Path, cache: Path) -> bytes:
+    """Every byte the run put on disk: its directory, the response cache and its log."""
+    files = [*run_dir.iterdir(), *cache.parent.glob(cache.name + "*")]
+    return b"".join(path.read_bytes() for path in files if path.is_file())

@@ -1,4 +1,4 @@
-"""Issue 29 item 6: a 200 reply whose body is not a chat completion (a JSON array, null, a
+"""A 200 reply whose body is not a chat completion (a JSON array, null, a
 string, ``choices`` as an object, a choice without a message; with ``anthropic/`` any body
 that is not a Messages reply) is a judge error per result, never a crashed run."""
 
@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile._endpoints import SAMPLES, judge, results
-from tests.hostile_endpoint import HostileEndpoint
+from tests.hostile_endpoint import SAMPLES, HostileEndpoint, judge, results
 from veracity import aevaluate
 from veracity.testing.payloads import openai_completion
 

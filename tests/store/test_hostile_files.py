@@ -1,5 +1,5 @@
-"""Hostile run directories and SQLite files against ``veracity run`` (issue 29 items 11,
-12, 13): someone else's files, a bad stored record, foreign databases, file modes."""
+"""Hostile run directories and SQLite files against ``veracity run``: someone else's
+files, a bad stored record, foreign databases, file modes."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import json
 import os
 import sqlite3
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner, Result
 
 from veracity import evaluate
+from veracity.cli.app import app
 
 ROWS = [
     {
@@ -34,14 +34,8 @@ def _dataset(tmp_path: Path) -> Path:
     return path
 
 
-def _run(
-    dataset: Path, out: Path, *extra: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(dataset), "--judge", "offline",
-         "--out", str(out), *extra],
-        check=False, capture_output=True, text=True, timeout=120, env=env,
-    )  # fmt: skip
+def _run(cli: CliRunner, dataset: Path, out: Path, *extra: str) -> Result:
+    return cli.invoke(app, ["run", str(dataset), "--judge", "offline", "--out", str(out), *extra])
 
 
 def _digest(path: Path) -> str:
@@ -49,12 +43,12 @@ def _digest(path: Path) -> str:
 
 
 @pytest.mark.parametrize("name", ["run.json", "summary.json", "results.jsonl"])
-def test_a_foreign_run_directory_is_refused(tmp_path: Path, name: str) -> None:
+def test_a_foreign_run_directory_is_refused(cli: CliRunner, tmp_path: Path, name: str) -> None:
     out = tmp_path / "theirs"
     out.mkdir()
     (out / name).write_text('{"mine": true}\n')
-    done = _run(_dataset(tmp_path), out, "--no-cache")
-    assert done.returncode == 2, done.stderr
+    done = _run(cli, _dataset(tmp_path), out, "--no-cache")
+    assert done.exit_code == 2, done.stderr
     assert "choose a new --out" in done.stderr and "Traceback" not in done.stderr
     assert (out / name).read_text() == '{"mine": true}\n'
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [name]
@@ -81,10 +75,10 @@ def umask_022() -> Iterator[None]:
     os.umask(old)
 
 
-def test_run_files_follow_the_umask(tmp_path: Path, umask_022: None) -> None:
+def test_run_files_follow_the_umask(cli: CliRunner, tmp_path: Path, umask_022: None) -> None:
     out = tmp_path / "run"
-    done = _run(_dataset(tmp_path), out, "--no-cache", "--html")
-    assert done.returncode == 0, done.stderr
+    done = _run(cli, _dataset(tmp_path), out, "--no-cache", "--html")
+    assert done.exit_code == 0, done.stderr
     for name in ("run.json", "results.jsonl", "summary.json", "veracity.sqlite3", "report.html"):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o644, name
 
@@ -97,12 +91,12 @@ def _foreign_db(path: Path) -> str:
     return _digest(path)
 
 
-def test_a_foreign_sqlite_run_store_is_left_alone(tmp_path: Path) -> None:
+def test_a_foreign_sqlite_run_store_is_left_alone(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "run"
     out.mkdir()
     before = _foreign_db(out / "veracity.sqlite3")
-    done = _run(_dataset(tmp_path), out, "--no-cache")
-    assert done.returncode == 2, done.stderr
+    done = _run(cli, _dataset(tmp_path), out, "--no-cache")
+    assert done.exit_code == 2, done.stderr
     assert "not a veracity" in done.stderr and "free some space" not in done.stderr
     assert _digest(out / "veracity.sqlite3") == before
     assert not (out / "veracity.sqlite3-wal").exists()

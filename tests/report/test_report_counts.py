@@ -1,4 +1,4 @@
-"""Issue 29 item 4: one definition of "scored" everywhere (the summary's: judged), and a
+"""One definition of "scored" everywhere (the summary's: judged), and a
 run that says how to get its HTML report."""
 
 from __future__ import annotations

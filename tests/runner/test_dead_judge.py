@@ -1,4 +1,4 @@
-"""Issue 29 item 1: a judge that fails every call (nothing ever answered) stops the run
+"""A judge that fails every call (nothing ever answered) stops the run
 promptly, with the endpoint's last error and a hint that fits; calls failing for a reason
 that has nothing to do with the options asked never queue behind one another."""
 
@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.hostile._endpoints import FAST_RETRY, KEY, SAMPLES, judge, results
-from tests.hostile_endpoint import HostileEndpoint
+from tests.hostile_endpoint import FAST_RETRY, KEY, SAMPLES, HostileEndpoint, judge, results
 from veracity import aevaluate
 from veracity.cli.app import app
 from veracity.judges import JudgeFailingError, JudgeFatalError

@@ -1,4 +1,4 @@
-"""Issue 29 items 2 and 10: what a 200 reply says is kept only scrubbed of keys, and only
+"""What a 200 reply says is kept only scrubbed of keys, and only
 up to a bound on its size (its text when kept, its body as it arrives)."""
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.hostile._endpoints import KEY, SAMPLES, judge, results, written
-from tests.hostile_endpoint import HostileEndpoint
+from tests.hostile_endpoint import KEY, SAMPLES, HostileEndpoint, judge, results, written
 from veracity import aevaluate
 from veracity.chat.received import MAX_REPLY_CHARS
 from veracity.testing.payloads import anthropic_message, dumps, openai_completion

@@ -1,4 +1,4 @@
-"""Issue 29 item 3: noise that reads as failure. A difference too small to print is no
+"""Noise that must not read as failure. A difference too small to print is no
 regression, a reason both sides share is said once, and the offline judge rating
 relevance directly (its design) is not called a failure."""
 

@@ -1,4 +1,4 @@
-"""Issue 29 item 5: with the offline judge, a claim the contexts hold word for word is
+"""With the offline judge, a claim the contexts hold word for word is
 supported with a probability near 1, and one whose every content word is absent is near
 0 (the fitted model alone left them at 0.915 and 0.06)."""
 
