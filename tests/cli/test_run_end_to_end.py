@@ -1,18 +1,16 @@
-"""``veracity run`` as a user runs it: a subprocess, real HTTP to the fake server."""
+"""``veracity run`` as a user runs it, in-process: real HTTP to the fake server."""
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.in_process import veracity
 from veracity.testing import FakeLLMServer, Faults
 
 SECRET = "sk-test-never-written-0123456789"
@@ -55,19 +53,6 @@ def write_dataset(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def veracity(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "veracity", *args],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=120,
-        check=False,
-    )
-
-
 def _no_nan(value: object) -> bool:
     if isinstance(value, float):
         return math.isfinite(value)
@@ -98,7 +83,7 @@ def test_run_writes_manifest_results_and_summary(tmp_path: Path) -> None:
             env={"OPENAI_API_KEY": SECRET},
         )
         requests = server.requests
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     assert {p.name for p in out.iterdir()} >= {"run.json", "results.jsonl", "summary.json"}
 
     manifest = json.loads((out / "run.json").read_text())
@@ -158,7 +143,7 @@ def test_malformed_replies_still_end_with_a_status(tmp_path: Path) -> None:
     assert len(results) == 3
     errors = sum(result["status"] == "judge_error" for result in results)
     # Exit 3 exactly when judge errors left more than the default 10 % unscored.
-    assert proc.returncode == (3 if errors > 0 else 0), proc.stderr
+    assert proc.exit_code == (3 if errors > 0 else 0), proc.stderr
     for result in results:
         assert result["status"] in {"scored", "no_contexts", "judge_error"}
         if result["status"] == "judge_error":
@@ -175,7 +160,7 @@ def test_strict_fails_before_any_judge_call(tmp_path: Path) -> None:
             server.base_url, "--out", str(tmp_path / "run"),
         )  # fmt: skip
         requests = server.stats.requests
-    assert proc.returncode == 2
+    assert proc.exit_code == 2
     assert requests == 0
     assert "data.jsonl:5" in proc.stderr
     assert "missing required field 'answer'" in proc.stderr
@@ -193,9 +178,9 @@ def test_threshold_unmet_exits_1_and_met_exits_0(tmp_path: Path) -> None:
             "run", str(dataset), *common, "--out", str(tmp_path / "b"),
             "--threshold", "faithfulness=0.7",
         )  # fmt: skip
-    assert unmet.returncode == 1, unmet.stderr
+    assert unmet.exit_code == 1, unmet.stderr
     assert "NOT met" in unmet.stdout
-    assert met.returncode == 0, met.stderr
+    assert met.exit_code == 0, met.stderr
 
 
 @pytest.mark.parametrize(
@@ -215,7 +200,7 @@ def test_bad_usage_exits_2_with_a_clear_message(
     proc = veracity(
         "run", *[a.replace("{data}", str(dataset)) for a in args], "--out", str(tmp_path / "r")
     )
-    assert proc.returncode == 2
+    assert proc.exit_code == 2
     assert message in proc.stderr
 
 
@@ -229,7 +214,7 @@ def test_results_of_another_tool_are_not_overwritten(tmp_path: Path) -> None:
             "run", str(dataset), "--judge", "openai/m", "--base-url", server.base_url,
             "--out", str(out),
         )  # fmt: skip
-    assert proc.returncode == 2
+    assert proc.exit_code == 2
     assert "holds results of an older format" in proc.stderr
     assert (out / "results.jsonl").read_text() == '{"kept": true}\n'
 
@@ -243,7 +228,7 @@ def test_fatal_judge_error_stops_the_run_keeps_results_and_exits_2(tmp_path: Pat
             "--out", str(out),
             env={"OPENAI_API_KEY": SECRET},
         )  # fmt: skip
-    assert proc.returncode == 2
+    assert proc.exit_code == 2
     assert "the judge cannot work" in proc.stderr and "401" in proc.stderr
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["status"] == "failed"
@@ -261,7 +246,7 @@ def test_an_unreachable_judge_stops_the_run_at_once_and_exits_2(tmp_path: Path) 
     out = tmp_path / "run"
     proc = veracity("run", str(dataset), "--judge", "openai/m", "--base-url", url,
                     "--out", str(out), env={"OPENAI_API_KEY": SECRET})  # fmt: skip
-    assert proc.returncode == 2
+    assert proc.exit_code == 2
     assert f"cannot connect to {url}" in proc.stderr and "check the base URL" in proc.stderr
     assert json.loads((out / "run.json").read_text())["status"] == "failed"
 
@@ -269,7 +254,7 @@ def test_an_unreachable_judge_stops_the_run_at_once_and_exits_2(tmp_path: Path) 
 def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     proc = veracity("demo", "--out", str(out))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     overall = summary["metrics"]["faithfulness"]["overall"]
     assert overall["n"] == 17
@@ -281,7 +266,7 @@ def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:
 def test_demo_shows_the_decision_judge_too(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     proc = veracity("demo", "--decisions", "--out", str(out))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.stderr
     assert "fake decision server" in proc.stderr
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["judge"]["provider"] == "systemone"
@@ -309,7 +294,7 @@ def test_file_broken_halfway_stops_with_exit_2_and_keeps_results(tmp_path: Path)
             "run", str(dataset), "--judge", "openai/m", "--base-url", server.base_url,
             "--out", str(out),
         )  # fmt: skip
-    assert proc.returncode == 2, proc.stderr
+    assert proc.exit_code == 2, proc.stderr
     assert "data.json" in proc.stderr
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["status"] == "failed"

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from tests.in_process import veracity
 from veracity import evaluate
-from veracity.cli.app import _show_warning, app
-from veracity.store import reading
+from veracity.cli.app import app
 
 ESC = "\x1b"
 # Screen clear, window title, hyperlink, cursor up + erase line (a faked "all passed").
@@ -43,54 +43,46 @@ def _run(path: Path, rows: list[dict[str, object]]) -> Path:
     return path
 
 
-def _cli(cli: CliRunner, *args: str) -> tuple[int, str, str]:
-    """``veracity ARGS`` in-process, as a process of its own: its warnings shown as the
-    command shows them, and each damaged file named once in this command."""
-    reading._warned.clear()
-    with warnings.catch_warnings():  # restores showwarning too
-        warnings.simplefilter("always")
-        warnings.showwarning = _show_warning
-        done = cli.invoke(app, list(args))
+def _cli(*args: str) -> tuple[int, str, str]:
+    done = veracity(*args)
     return done.exit_code, done.stdout, done.stderr
 
 
 @pytest.mark.parametrize("payload", HOSTILE)
-def test_report_and_compare_print_no_escape_sequence(
-    cli: CliRunner, tmp_path: Path, payload: str
-) -> None:
+def test_report_and_compare_print_no_escape_sequence(tmp_path: Path, payload: str) -> None:
     a = _run(tmp_path / "a", _rows(4, payload))
     b = _run(tmp_path / "b", _rows(4, payload))
     for args in (("report", str(a)), ("compare", str(a), str(b)), ("compare", str(a),
                  "--systems", f"A{payload},B")):  # fmt: skip
-        code, out, err = _cli(cli, *args)
+        code, out, err = _cli(*args)
         assert code == 0, err
         assert ESC not in out + err, args
     (a / "summary.json").unlink()  # rebuilt from the results: the same holds
-    code, out, err = _cli(cli, "report", str(a))
+    code, out, err = _cli("report", str(a))
     assert code == 0 and ESC not in out + err
 
 
-def test_error_messages_print_no_escape_sequence(cli: CliRunner, tmp_path: Path) -> None:
+def test_error_messages_print_no_escape_sequence(tmp_path: Path) -> None:
     missing = tmp_path / f"gone{ESC}[2J{ESC}]0;pwned{ESC}\\"
     for args in (("report", str(missing)), ("export", str(missing)),
                  ("compare", str(missing), str(missing))):  # fmt: skip
-        code, out, err = _cli(cli, *args)
+        code, out, err = _cli(*args)
         assert code == 2 and "Traceback" not in err, err
         assert ESC not in out + err and "\\x1b[2J" in err, args
 
 
-def test_csv_export_neutralises_formula_cells(cli: CliRunner, tmp_path: Path) -> None:
+def test_csv_export_neutralises_formula_cells(tmp_path: Path) -> None:
     rows = _rows(len(FORMULAS))
     for row, formula in zip(rows, FORMULAS, strict=True):
         row["id"], row["question_type"] = formula, formula
     run = _run(tmp_path / "run", rows)
-    code, _, err = _cli(cli, "export", str(run), "--out", str(tmp_path / "safe.csv"))
+    code, _, err = _cli("export", str(run), "--out", str(tmp_path / "safe.csv"))
     assert code == 0, err
     with (tmp_path / "safe.csv").open(newline="", encoding="utf-8") as handle:
         cells = [cell for row in csv.reader(handle) for cell in row]
     assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
     assert '\'=HYPERLINK("http://x")' in cells and "'-2+3" in cells
-    code, _, err = _cli(cli, "export", str(run), "--raw-cells", "--out", str(tmp_path / "raw.csv"))
+    code, _, err = _cli("export", str(run), "--raw-cells", "--out", str(tmp_path / "raw.csv"))
     assert code == 0, err
     with (tmp_path / "raw.csv").open(newline="", encoding="utf-8") as handle:
         ids = {row["sample_id"] for row in csv.DictReader(handle)}
@@ -131,16 +123,16 @@ def test_html_report_of_a_damaged_manifest(tmp_path: Path, field: str, value: ob
     assert all(f"wrong type: {field}" in message for message in damaged)
 
 
-def test_duplicated_result_lines_count_once_everywhere(cli: CliRunner, tmp_path: Path) -> None:
+def test_duplicated_result_lines_count_once_everywhere(tmp_path: Path) -> None:
     run = _run(tmp_path / "run", _rows(3))
     lines = (run / "results.jsonl").read_text().splitlines(keepends=True)
     (run / "results.jsonl").write_text("".join(lines + lines[:2]))
     (run / "summary.json").unlink()
-    code, out, err = _cli(cli, "report", str(run))
+    code, out, err = _cli("report", str(run))
     assert code == 0, err
     assert f"{len(lines)}/{len(lines)}" in out and f"{len(lines) + 2}/" not in out
     assert "2 duplicate" in err
-    code, out, err = _cli(cli, "compare", str(run), str(run))
+    code, out, err = _cli("compare", str(run), str(run))
     assert code == 0 and "2 duplicate" in err
 
 
@@ -170,16 +162,14 @@ def test_report_and_compare_into_a_closed_pipe(tmp_path: Path) -> None:
         assert done.stderr == ""
 
 
-def test_all_bad_dataset_leaves_a_failed_run(cli: CliRunner, tmp_path: Path) -> None:
+def test_all_bad_dataset_leaves_a_failed_run(tmp_path: Path) -> None:
     dataset = tmp_path / "bad.jsonl"
     dataset.write_text('{"id": "x"}\n{"question": 5}\n')
     out = tmp_path / "run"
-    code, _, err = _cli(
-        cli, "run", str(dataset), "--judge", "offline", "--out", str(out), "--no-cache"
-    )
+    code, _, err = _cli("run", str(dataset), "--judge", "offline", "--out", str(out), "--no-cache")
     assert code == 2, err
     assert json.loads((out / "run.json").read_text())["status"] == "failed"
-    code, _, err = _cli(cli, "report", str(out))
+    code, _, err = _cli("report", str(out))
     assert code == 2 and "no result" in err and "Traceback" not in err
 
 
@@ -192,14 +182,12 @@ def test_all_bad_dataset_leaves_a_failed_run(cli: CliRunner, tmp_path: Path) -> 
         lambda s: s["metrics"]["faithfulness"].update(threshold={"source": "given", "value": "x"}),
     ],
 )
-def test_a_damaged_summary_is_rebuilt_not_a_crash(
-    cli: CliRunner, tmp_path: Path, damage: Any
-) -> None:
+def test_a_damaged_summary_is_rebuilt_not_a_crash(tmp_path: Path, damage: Any) -> None:
     run = _run(tmp_path / "run", _rows(2))
     summary = json.loads((run / "summary.json").read_text())
     damage(summary)
     (run / "summary.json").write_text(json.dumps(summary))
     for html in ((), ("--html",)):
-        code, out, err = _cli(cli, "report", str(run), *html)
+        code, out, err = _cli("report", str(run), *html)
         assert code == 0 and "Traceback" not in err, err
         assert err.count("summary.json holds values of a wrong type") == 1 and "4/4" in out

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
+from tests.in_process import veracity
 from veracity import evaluate
-from veracity.cli.app import app
 
 ROWS = [
     {
@@ -34,8 +34,8 @@ def _dataset(tmp_path: Path) -> Path:
     return path
 
 
-def _run(cli: CliRunner, dataset: Path, out: Path, *extra: str) -> Result:
-    return cli.invoke(app, ["run", str(dataset), "--judge", "offline", "--out", str(out), *extra])
+def _run(dataset: Path, out: Path, *extra: str) -> Result:
+    return veracity("run", str(dataset), "--judge", "offline", "--out", str(out), *extra)
 
 
 def _digest(path: Path) -> str:
@@ -43,11 +43,11 @@ def _digest(path: Path) -> str:
 
 
 @pytest.mark.parametrize("name", ["run.json", "summary.json", "results.jsonl"])
-def test_a_foreign_run_directory_is_refused(cli: CliRunner, tmp_path: Path, name: str) -> None:
+def test_a_foreign_run_directory_is_refused(tmp_path: Path, name: str) -> None:
     out = tmp_path / "theirs"
     out.mkdir()
     (out / name).write_text('{"mine": true}\n')
-    done = _run(cli, _dataset(tmp_path), out, "--no-cache")
+    done = _run(_dataset(tmp_path), out, "--no-cache")
     assert done.exit_code == 2, done.stderr
     assert "choose a new --out" in done.stderr and "Traceback" not in done.stderr
     assert (out / name).read_text() == '{"mine": true}\n'
@@ -75,9 +75,9 @@ def umask_022() -> Iterator[None]:
     os.umask(old)
 
 
-def test_run_files_follow_the_umask(cli: CliRunner, tmp_path: Path, umask_022: None) -> None:
+def test_run_files_follow_the_umask(tmp_path: Path, umask_022: None) -> None:
     out = tmp_path / "run"
-    done = _run(cli, _dataset(tmp_path), out, "--no-cache", "--html")
+    done = _run(_dataset(tmp_path), out, "--no-cache", "--html")
     assert done.exit_code == 0, done.stderr
     for name in ("run.json", "results.jsonl", "summary.json", "veracity.sqlite3", "report.html"):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o644, name
@@ -91,11 +91,11 @@ def _foreign_db(path: Path) -> str:
     return _digest(path)
 
 
-def test_a_foreign_sqlite_run_store_is_left_alone(cli: CliRunner, tmp_path: Path) -> None:
+def test_a_foreign_sqlite_run_store_is_left_alone(tmp_path: Path) -> None:
     out = tmp_path / "run"
     out.mkdir()
     before = _foreign_db(out / "veracity.sqlite3")
-    done = _run(cli, _dataset(tmp_path), out, "--no-cache")
+    done = _run(_dataset(tmp_path), out, "--no-cache")
     assert done.exit_code == 2, done.stderr
     assert "not a veracity" in done.stderr and "free some space" not in done.stderr
     assert _digest(out / "veracity.sqlite3") == before
