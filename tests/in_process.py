@@ -7,8 +7,9 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from typer.testing import CliRunner, Result
+from typer.testing import CliRunner
 
 from veracity.cli.app import _show_warning, app
 from veracity.store import reading
@@ -17,7 +18,16 @@ from veracity.store import reading
 _PROVIDER_PREFIXES = ("OPENAI", "ANTHROPIC")
 
 
-def veracity(*args: str, env: Mapping[str, str] | None = None) -> Result:
+@dataclass(frozen=True)
+class Completed:
+    """What a finished command left, named as :class:`subprocess.CompletedProcess` names it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def veracity(*args: str, env: Mapping[str, str] | None = None) -> Completed:
     """Run ``veracity ARGS`` with ``env`` laid over an environment without provider keys:
     veracity's warnings go to stderr as the command shows them (not raised), each damaged
     run file is named once in this command, and an unexpected exception is raised."""
@@ -29,4 +39,5 @@ def veracity(*args: str, env: Mapping[str, str] | None = None) -> Result:
     with warnings.catch_warnings():  # restores showwarning too
         warnings.simplefilter("default")
         warnings.showwarning = _show_warning
-        return CliRunner().invoke(app, list(args), env=overrides, catch_exceptions=False)
+        done = CliRunner().invoke(app, list(args), env=overrides, catch_exceptions=False)
+    return Completed(done.exit_code, done.stdout, done.stderr)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_run_end_to_end import veracity
+from tests.in_process import veracity
 from veracity.metrics import METRICS
 from veracity.testing import FakeLLMServer, synthetic_samples
 

@@ -12,7 +12,7 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-from tests.cli.test_run_end_to_end import veracity
+from tests.in_process import veracity
 from veracity.testing import FakeLLMServer
 
 SAMPLES = 20

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_run_end_to_end import veracity
 from tests.helpers import claims_reply, verdicts_reply
+from tests.in_process import Completed, veracity
 from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.testing import ChatRequest, FakeLLMServer, Responder, RuleBasedResponder
 
@@ -51,7 +50,7 @@ def dataset(path: Path, unjudgeable: int, unsupported: int = 0) -> Path:
 
 def run(
     directory: Path, unjudgeable: int, *args: str, unsupported: int = 0
-) -> tuple[subprocess.CompletedProcess[str], Path]:
+) -> tuple[Completed, Path]:
     """``veracity run`` on :func:`dataset` in ``directory``, and its run directory."""
     directory.mkdir(exist_ok=True)
     data = dataset(directory / "data.jsonl", unjudgeable, unsupported)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_interrupt import committed
-from tests.cli.test_run_end_to_end import veracity
+from tests.in_process import veracity
 from veracity.testing import FakeLLMServer
 
 SAMPLES = 40

@@ -83,7 +83,7 @@ def test_run_writes_manifest_results_and_summary(tmp_path: Path) -> None:
             env={"OPENAI_API_KEY": SECRET},
         )
         requests = server.requests
-    assert proc.exit_code == 0, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     assert {p.name for p in out.iterdir()} >= {"run.json", "results.jsonl", "summary.json"}
 
     manifest = json.loads((out / "run.json").read_text())
@@ -143,7 +143,7 @@ def test_malformed_replies_still_end_with_a_status(tmp_path: Path) -> None:
     assert len(results) == 3
     errors = sum(result["status"] == "judge_error" for result in results)
     # Exit 3 exactly when judge errors left more than the default 10 % unscored.
-    assert proc.exit_code == (3 if errors > 0 else 0), proc.stderr
+    assert proc.returncode == (3 if errors > 0 else 0), proc.stderr
     for result in results:
         assert result["status"] in {"scored", "no_contexts", "judge_error"}
         if result["status"] == "judge_error":
@@ -160,7 +160,7 @@ def test_strict_fails_before_any_judge_call(tmp_path: Path) -> None:
             server.base_url, "--out", str(tmp_path / "run"),
         )  # fmt: skip
         requests = server.stats.requests
-    assert proc.exit_code == 2
+    assert proc.returncode == 2
     assert requests == 0
     assert "data.jsonl:5" in proc.stderr
     assert "missing required field 'answer'" in proc.stderr
@@ -178,9 +178,9 @@ def test_threshold_unmet_exits_1_and_met_exits_0(tmp_path: Path) -> None:
             "run", str(dataset), *common, "--out", str(tmp_path / "b"),
             "--threshold", "faithfulness=0.7",
         )  # fmt: skip
-    assert unmet.exit_code == 1, unmet.stderr
+    assert unmet.returncode == 1, unmet.stderr
     assert "NOT met" in unmet.stdout
-    assert met.exit_code == 0, met.stderr
+    assert met.returncode == 0, met.stderr
 
 
 @pytest.mark.parametrize(
@@ -200,7 +200,7 @@ def test_bad_usage_exits_2_with_a_clear_message(
     proc = veracity(
         "run", *[a.replace("{data}", str(dataset)) for a in args], "--out", str(tmp_path / "r")
     )
-    assert proc.exit_code == 2
+    assert proc.returncode == 2
     assert message in proc.stderr
 
 
@@ -214,7 +214,7 @@ def test_results_of_another_tool_are_not_overwritten(tmp_path: Path) -> None:
             "run", str(dataset), "--judge", "openai/m", "--base-url", server.base_url,
             "--out", str(out),
         )  # fmt: skip
-    assert proc.exit_code == 2
+    assert proc.returncode == 2
     assert "holds results of an older format" in proc.stderr
     assert (out / "results.jsonl").read_text() == '{"kept": true}\n'
 
@@ -228,7 +228,7 @@ def test_fatal_judge_error_stops_the_run_keeps_results_and_exits_2(tmp_path: Pat
             "--out", str(out),
             env={"OPENAI_API_KEY": SECRET},
         )  # fmt: skip
-    assert proc.exit_code == 2
+    assert proc.returncode == 2
     assert "the judge cannot work" in proc.stderr and "401" in proc.stderr
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["status"] == "failed"
@@ -246,7 +246,7 @@ def test_an_unreachable_judge_stops_the_run_at_once_and_exits_2(tmp_path: Path) 
     out = tmp_path / "run"
     proc = veracity("run", str(dataset), "--judge", "openai/m", "--base-url", url,
                     "--out", str(out), env={"OPENAI_API_KEY": SECRET})  # fmt: skip
-    assert proc.exit_code == 2
+    assert proc.returncode == 2
     assert f"cannot connect to {url}" in proc.stderr and "check the base URL" in proc.stderr
     assert json.loads((out / "run.json").read_text())["status"] == "failed"
 
@@ -254,7 +254,7 @@ def test_an_unreachable_judge_stops_the_run_at_once_and_exits_2(tmp_path: Path) 
 def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     proc = veracity("demo", "--out", str(out))
-    assert proc.exit_code == 0, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     overall = summary["metrics"]["faithfulness"]["overall"]
     assert overall["n"] == 17
@@ -266,7 +266,7 @@ def test_demo_runs_the_bundled_example(tmp_path: Path) -> None:
 def test_demo_shows_the_decision_judge_too(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     proc = veracity("demo", "--decisions", "--out", str(out))
-    assert proc.exit_code == 0, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     assert "fake decision server" in proc.stderr
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["judge"]["provider"] == "systemone"
@@ -294,7 +294,7 @@ def test_file_broken_halfway_stops_with_exit_2_and_keeps_results(tmp_path: Path)
             "run", str(dataset), "--judge", "openai/m", "--base-url", server.base_url,
             "--out", str(out),
         )  # fmt: skip
-    assert proc.exit_code == 2, proc.stderr
+    assert proc.returncode == 2, proc.stderr
     assert "data.json" in proc.stderr
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["status"] == "failed"

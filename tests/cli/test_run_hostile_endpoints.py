@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_run_end_to_end import ROWS, veracity, write_dataset
+from tests.cli.test_run_end_to_end import ROWS, write_dataset
 from tests.hostile_endpoint import HostileEndpoint
+from tests.in_process import veracity
 from veracity.testing import FakeLLMServer
 
 KEY = "hostile-key-0123456789"

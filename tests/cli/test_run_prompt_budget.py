@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_run_end_to_end import veracity
+from tests.in_process import veracity
 from veracity.prompts.budget import CUT_MARK
 from veracity.testing import FakeLLMServer
 

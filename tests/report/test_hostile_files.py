@@ -45,7 +45,7 @@ def _run(path: Path, rows: list[dict[str, object]]) -> Path:
 
 def _cli(*args: str) -> tuple[int, str, str]:
     done = veracity(*args)
-    return done.exit_code, done.stdout, done.stderr
+    return done.returncode, done.stdout, done.stderr
 
 
 @pytest.mark.parametrize("payload", HOSTILE)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_run_end_to_end import veracity
+from tests.in_process import veracity
 from veracity import LLMJudge, OpenAIChat, evaluate
 from veracity.metrics import resolve_metrics
 from veracity.prompts import PromptBudget

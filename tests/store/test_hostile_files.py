@@ -12,9 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import Result
 
-from tests.in_process import veracity
+from tests.in_process import Completed, veracity
 from veracity import evaluate
 
 ROWS = [
@@ -34,7 +33,7 @@ def _dataset(tmp_path: Path) -> Path:
     return path
 
 
-def _run(dataset: Path, out: Path, *extra: str) -> Result:
+def _run(dataset: Path, out: Path, *extra: str) -> Completed:
     return veracity("run", str(dataset), "--judge", "offline", "--out", str(out), *extra)
 
 
@@ -48,7 +47,7 @@ def test_a_foreign_run_directory_is_refused(tmp_path: Path, name: str) -> None:
     out.mkdir()
     (out / name).write_text('{"mine": true}\n')
     done = _run(_dataset(tmp_path), out, "--no-cache")
-    assert done.exit_code == 2, done.stderr
+    assert done.returncode == 2, done.stderr
     assert "choose a new --out" in done.stderr and "Traceback" not in done.stderr
     assert (out / name).read_text() == '{"mine": true}\n'
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [name]
@@ -78,7 +77,7 @@ def umask_022() -> Iterator[None]:
 def test_run_files_follow_the_umask(tmp_path: Path, umask_022: None) -> None:
     out = tmp_path / "run"
     done = _run(_dataset(tmp_path), out, "--no-cache", "--html")
-    assert done.exit_code == 0, done.stderr
+    assert done.returncode == 0, done.stderr
     for name in ("run.json", "results.jsonl", "summary.json", "veracity.sqlite3", "report.html"):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o644, name
 
@@ -96,7 +95,7 @@ def test_a_foreign_sqlite_run_store_is_left_alone(tmp_path: Path) -> None:
     out.mkdir()
     before = _foreign_db(out / "veracity.sqlite3")
     done = _run(_dataset(tmp_path), out, "--no-cache")
-    assert done.exit_code == 2, done.stderr
+    assert done.returncode == 2, done.stderr
     assert "not a veracity" in done.stderr and "free some space" not in done.stderr
     assert _digest(out / "veracity.sqlite3") == before
     assert not (out / "veracity.sqlite3-wal").exists()

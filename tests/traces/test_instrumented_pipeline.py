@@ -23,7 +23,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
     InMemorySpanExporter,
 )
 
-from tests.cli.test_run_end_to_end import veracity
+from tests.in_process import veracity
 from veracity import evaluate, samples_from_traces
 from veracity.judges.offline import OfflineJudge
 from veracity.testing import FakeLLMServer

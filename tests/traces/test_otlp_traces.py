@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_run_end_to_end import veracity
+from tests.in_process import veracity
 from veracity.traces import (
     UNREADABLE_LINE,
     TraceFileError,

@@ -22,7 +22,7 @@ from openinference.instrumentation.openai import OpenAIInstrumentor
 from phoenix.client import Client
 from phoenix.otel import register
 
-from tests.cli.test_run_end_to_end import veracity
+from tests.in_process import veracity
 from veracity.integrations.phoenix import send_to_phoenix
 from veracity.testing import FakeLLMServer
 from veracity.testing.responders import scripted

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_run_end_to_end import veracity
+from tests.in_process import veracity
 from tests.traces.test_otlp_traces import _request, _write, openinference_trace
 from veracity.traces.sampling import drawn
 from veracity.types import Sample
