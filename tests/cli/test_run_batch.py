@@ -1,5 +1,5 @@
-"""``veracity run --batch`` and ``veracity estimate --batch`` in a subprocess, against the
-fake server's batch endpoints: a run killed while its batch is processed resumes polling
+"""``veracity run --batch`` and ``veracity estimate --batch`` against the fake server's
+batch endpoints: a run killed (a subprocess) while its batch is processed resumes polling
 that batch, and never creates it again."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import signal
 import sqlite3
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.store.runs import finish, run_args, run_env, start_run, veracity, write_dataset
+from tests.in_process import veracity
+from tests.store.runs import finish, run, start_run, write_dataset
 from veracity.testing import FakeLLMServer
 
 COMPARED = ("sample_id", "system", "metric", "iteration", "score", "status", "details")
@@ -79,10 +79,7 @@ def test_an_endpoint_without_batches_exits_2_saying_so(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data.jsonl", 2)
     with FakeLLMServer() as server:
         server.batches.available = False
-        done = subprocess.run(
-            run_args(dataset, tmp_path / "out", server.base_url, "--batch"),
-            capture_output=True, text=True, env=run_env(tmp_path / "c"), timeout=120, check=False,
-        )  # fmt: skip
+        done = run(dataset, tmp_path / "out", server.base_url, tmp_path / "c", "--batch")
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert "cannot create a batch" in done.stderr and "without --batch" in done.stderr

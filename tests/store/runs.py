@@ -1,4 +1,5 @@
-"""Runs of ``veracity run`` in a subprocess against the fake LLM server, for store tests."""
+"""Runs of ``veracity run`` against the fake LLM server, for store tests: in a subprocess
+where a test stops it (:func:`start_run`), in-process otherwise."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.in_process import Completed, veracity
 from veracity.testing import synthetic_samples
 
 METRICS = "faithfulness,context_recall"
@@ -20,13 +22,18 @@ def write_dataset(path: Path, n: int) -> Path:
     return path
 
 
-def run_args(dataset: Path, out: Path, base_url: str, *extra: str) -> list[str]:
-    """``python -m veracity run`` of ``dataset`` into ``out`` with the judge at ``base_url``;
-    ``extra`` options come last (a second ``--metrics`` wins)."""
+def run_command(dataset: Path, out: Path, base_url: str, *extra: str) -> list[str]:
+    """``run`` of ``dataset`` into ``out`` with the judge at ``base_url``; ``extra`` options
+    come last (a second ``--metrics`` wins)."""
     return [
-        sys.executable, "-m", "veracity", "run", str(dataset), "--metrics", METRICS,
-        "--judge", "openai/fake", "--base-url", base_url, "--out", str(out), *extra,
+        "run", str(dataset), "--metrics", METRICS, "--judge", "openai/fake",
+        "--base-url", base_url, "--out", str(out), *extra,
     ]  # fmt: skip
+
+
+def run_args(dataset: Path, out: Path, base_url: str, *extra: str) -> list[str]:
+    """:func:`run_command` as a process: ``python -m veracity run ...``."""
+    return [sys.executable, "-m", "veracity", *run_command(dataset, out, base_url, *extra)]
 
 
 def run_env(cache: Path) -> dict[str, str]:
@@ -52,21 +59,10 @@ def finish(proc: subprocess.Popen[str], timeout: float = 120) -> subprocess.Comp
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-def run(
-    dataset: Path, out: Path, base_url: str, cache: Path, *extra: str
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        run_args(dataset, out, base_url, *extra),
-        capture_output=True, text=True, env=run_env(cache), timeout=120, check=False,
-    )  # fmt: skip
-
-
-def veracity(*args: str) -> subprocess.CompletedProcess[str]:
-    """Any other ``veracity`` command."""
-    return subprocess.run(
-        [sys.executable, "-m", "veracity", *args],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+def run(dataset: Path, out: Path, base_url: str, cache: Path, *extra: str) -> Completed:
+    """The run :func:`start_run` starts, in-process and to its end."""
+    env = {"VERACITY_CACHE": str(cache), "OPENAI_API_KEY": "test"}
+    return veracity(*run_command(dataset, out, base_url, *extra), env=env)
 
 
 def manifest(out: Path) -> dict[str, Any]:

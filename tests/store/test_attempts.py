@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.in_process import veracity
 from tests.report.factory import rec
-from tests.store.runs import manifest, result_lines, run, start_run, veracity, write_dataset
+from tests.store.runs import manifest, result_lines, run, start_run, write_dataset
 from veracity.report.load import unfinished
 from veracity.store import RunDirectory, RunDirectoryError, read_results
 from veracity.testing import FakeLLMServer
