@@ -2,11 +2,13 @@
 every import between its packages points down the layers of :data:`LAYER`.
 
 Imports are read from the source with ``ast``, wherever they are: at module level and in
-functions (an import deferred to the call is still a dependency). Under ``if
-TYPE_CHECKING:`` they count in a package's ``__init__`` (``veracity._lazy`` imports its
-public names from that block at run time), not elsewhere (annotations only). Each names
-the module it imports from, not its parent packages, whose ``__init__`` Python runs
-first: counted, they would tie every package to its modules.
+functions (an import deferred to the call is still a dependency). Those under ``if
+TYPE_CHECKING:`` count for cycles everywhere (a module that annotates with another's types
+while that one imports it back is one tangle, deferred or not); for the layers they count
+in a package's ``__init__`` (``veracity._lazy`` imports its public names from that block
+at run time), not elsewhere (annotations only). Each names the module it imports from,
+not its parent packages, whose ``__init__`` Python runs first: counted, they would tie
+every package to its modules.
 Imports by a name in a string (``importlib.import_module``) are not seen.
 """
 
@@ -118,15 +120,17 @@ def _parse(source: str) -> ast.Module:
 
 
 @functools.cache
-def _imports() -> tuple[Import, ...]:
-    """Every import of a veracity module by another, once per statement and module."""
+def _imports(*, annotations: bool = False) -> tuple[Import, ...]:
+    """Every import of a veracity module by another, once per statement and module; those
+    under ``if TYPE_CHECKING:`` outside a package's ``__init__`` only with
+    ``annotations``."""
     modules = _module_names()
     found: set[Import] = set()
     for module, path in modules.items():
         is_init = path.name == "__init__.py"
         package = module if is_init else module.rpartition(".")[0]
         tree = _parse(path.read_text(encoding="utf-8"))
-        annotations_only = set() if is_init else _type_checking_nodes(tree)
+        annotations_only = set() if is_init or annotations else _type_checking_nodes(tree)
         for node in ast.walk(tree):
             if id(node) in annotations_only:
                 continue
@@ -174,10 +178,25 @@ def test_every_package_has_a_layer() -> None:
 
 def test_no_module_imports_itself_through_others() -> None:
     graph: dict[str, set[str]] = {module: set() for module in _module_names()}
-    for found in _imports():
+    for found in _imports(annotations=True):
         graph[found.importer].add(found.imported)
     cycle = _cycle(graph)
     assert not cycle, f"import cycle: {' -> '.join(cycle)}"
+
+
+def test_the_cycle_check_sees_deferred_and_annotation_imports() -> None:
+    # A tangle hides in both: a view annotating with the report's types (under
+    # TYPE_CHECKING) while the report imports the view inside a method.
+    seen = {(i.importer, i.imported) for i in _imports(annotations=True)}
+    deferred = ("veracity.cli.agree", "veracity.agreement.console")  # in a function
+    annotation = ("veracity.cli.agree", "veracity.agreement.report")  # under TYPE_CHECKING
+    assert {deferred, annotation} <= seen
+    layered = {(i.importer, i.imported) for i in _imports()}
+    assert deferred in layered and annotation not in layered
+    assert set(_cycle({"report": {"view"}, "view": {"report"}, "model": set()})) == {
+        "report",
+        "view",
+    }
 
 
 def test_imports_between_packages_point_down_the_layers() -> None:
