@@ -212,3 +212,15 @@ def test_every_same_layer_pair_is_still_needed() -> None:
     # One whose import has gone would let the next such import in unseen.
     pairs = {(found.importer, found.imported) for found in _imports()}
     assert SAME_LAYER - {(_package(a), _package(b)) for a, b in pairs} == set()
+
+
+def test_only_the_chat_layer_names_its_wrappers() -> None:
+    # How a chat model is wrapped (the response cache, batching) is the chat layer's
+    # business: the others ask it through functions of the chat package.
+    wrappers = ("CachedChat", "BatchingChat")
+    naming = [
+        module
+        for module, path in _module_names().items()
+        if _package(module) != "chat" and any(w in path.read_text("utf-8") for w in wrappers)
+    ]
+    assert not naming, f"modules outside chat/ naming {' or '.join(wrappers)}: {naming}"
