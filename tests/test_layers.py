@@ -38,6 +38,7 @@ LAYER: dict[str, int] = {
     "_units": 0,
     "_bounded": 0,
     "_version": 0,
+    "text": 0,  # sentences, tokens, numbers, names: for judges and metrics alike
     "types": 1,
     "prompts": 2,
     "dataset": 2,  # input files read into samples
