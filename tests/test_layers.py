@@ -45,7 +45,6 @@ LAYER: dict[str, int] = {
     "traces": 2,  # trace files read into samples
     "transport": 3,
     "store": 3,  # a run directory's files: the judges' response cache keeps its own there
-    "labels": 3,  # people's labels, read like a dataset
     "chat": 4,  # chat models over the transport: SDKs, the response cache, batch APIs
     "decisions": 4,  # decision models over the transport: System One, OpenAI Decisions
     "judges": 5,
@@ -53,17 +52,18 @@ LAYER: dict[str, int] = {
     "report": 5,  # runs read back from their files, whatever judged them
     "metrics": 6,
     "runner": 7,
-    "agreement": 7,  # a run's scores against people's labels
+    "labels": 7,  # people's labels of the metrics' targets, read like a dataset
     "testing": 7,  # fakes that answer in the prompts' formats
-    "config": 8,  # the settings of a run, for the evaluation and the command line
-    "review": 8,  # the labelling page: a run's items (report), its agreement (agreement)
-    "evaluation": 9,
-    "testset": 9,  # judges write questions; testing has a fake endpoint for them
-    "integrations": 10,
-    "pytest_plugin": 10,
-    "cli": 11,  # commands over everything, the integrations included (veracity send)
-    "__main__": 12,
-    "veracity": 12,  # the package's own __init__: the public API, over everything
+    "agreement": 8,  # a run's scores against people's labels
+    "config": 9,  # the settings of a run, for the evaluation and the command line
+    "review": 9,  # the labelling page: a run's items (report), its agreement (agreement)
+    "evaluation": 10,
+    "testset": 10,  # judges write questions; testing has a fake endpoint for them
+    "integrations": 11,
+    "pytest_plugin": 11,
+    "cli": 12,  # commands over everything, the integrations included (veracity send)
+    "__main__": 13,
+    "veracity": 13,  # the package's own __init__: the public API, over everything
 }
 
 # Imports allowed between two packages of one layer, (importer, imported).

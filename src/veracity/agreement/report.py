@@ -34,6 +34,7 @@ from veracity.agreement.model import (
 )
 from veracity.agreement.statistics import RESAMPLES, agreement_figures, paired_figures
 from veracity.labels import LabelKind, LabelSet
+from veracity.metrics.registry import probability_metrics
 from veracity.report.excerpts import cut
 from veracity.report.keys import DEFAULT_THRESHOLD
 from veracity.types import ResultRecord, Sample
@@ -44,19 +45,6 @@ TOP = 5
 CALIBRATED = ":calibrated"
 CALIBRATED_THRESHOLD = 0.5
 NO_PROBABILITY = "no calibrated probability"
-# Scores that read as a probability that the answer is good: a share of supported claims
-# or attributable statements, a correct/wrong verdict. Brier and calibration error are
-# computed for these (and for a calibrated probability) only.
-PROBABILITY_LIKE = frozenset(
-    {
-        "faithfulness",
-        "answer_classification",
-        "context_recall",
-        "context_precision",
-        "citation_recall",
-        "citation_precision",
-    }
-)
 _CLAIM_KEYS = ("claim", "verdict", "p_supported", "reason", "evidence", "evidence_not_found")
 
 
@@ -187,7 +175,9 @@ def metric_agreement(
 
 
 def _probability_like(metric: str) -> bool:
-    return metric in PROBABILITY_LIKE or metric.endswith(CALIBRATED)
+    """Whether Brier and calibration error apply: the metric declares that its score reads
+    as a probability, or it is a calibrated probability."""
+    return metric in probability_metrics() or metric.endswith(CALIBRATED)
 
 
 def _paired(

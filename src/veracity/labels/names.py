@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Final
 
 from veracity.dataset.fields import ANSWERS_FIELD, FIELD_OF
+from veracity.metrics.registry import label_targets
 
 #: Fields that name the labelled sample, in the order they are looked at (as datasets).
 ID_FIELDS: Final = ("id", "sample_id", "queryLogId", "query_id")
@@ -34,27 +35,6 @@ TARGET_ALIASES: Final[dict[str, str]] = {
     "relevant": "answer_relevance",
     "relevance": "answer_relevance",
 }
-
-#: Targets read wherever they appear (a dataset's columns, a ``label`` object): the
-#: metrics, and what people label that no metric is named after (correctness).
-#: tests/labels checks this covers every metric of ``veracity.metrics.registry``.
-KNOWN_TARGETS: Final = frozenset(
-    {
-        "faithfulness",
-        "context_precision",
-        "context_recall",
-        "answer_relevance",
-        "ragas_score",
-        "factual_accuracy",
-        "semantic_similarity",
-        "bert_score",
-        "answer_classification",
-        "rubric",
-        "citation_recall",
-        "citation_precision",
-        "correctness",
-    }
-)
 
 #: Fields that are never labels, whatever their values: what a dataset row holds, who
 #: labelled what, and the bookkeeping columns annotation tools export (compared in lower case).
@@ -91,5 +71,6 @@ def target_name(name: str) -> str:
 
 
 def is_known_target(target: str, declared: Container[str]) -> bool:
-    """Whether a (resolved) target name is read wherever it appears."""
-    return target in KNOWN_TARGETS or target in declared or target.startswith("rubric:")
+    """Whether a (resolved) target name is read wherever it appears: a metric (its own
+    rubrics too), correctness, or a target whose scale is ``declared``."""
+    return target in label_targets() or target in declared or target.startswith("rubric:")
