@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from tests.agreement import scenario
+from veracity.agreement.html import render_agreement_html
+from veracity.agreement.markdown import markdown_agreement
 from veracity.agreement.model import (
     FIGURE_NAMES,
     Disagreement,
@@ -24,7 +26,10 @@ from veracity.agreement.report import AgreementReport
 
 @pytest.fixture(scope="module")
 def report() -> AgreementReport:
-    labels = [*scenario.labels(), {"id": "nowhere", "faithfulness": True}]
+    labels = [
+        {**row, "helpfulness": True, "seconds": 12}
+        for row in [*scenario.labels(), {"id": "nowhere", "faithfulness": True}]
+    ]
     return scenario.run().agreement(labels, resamples=100, top=2).gated(["auroc=0.5"])
 
 
@@ -67,3 +72,15 @@ def test_the_figures_a_table_shows(report: AgreementReport) -> None:
     assert set(metric.figure_names()) <= set(FIGURE_NAMES)
     assert {row["metric"] for row in report.rows()} == {"faithfulness"}
     assert all(f"{name}_low" in report.rows()[0] for name in FIGURE_NAMES)
+
+
+def test_the_columns_not_read_are_named_in_every_output(report: AgreementReport) -> None:
+    # Labels of no known metric are not guessed at from their values: they are named.
+    assert report.labels.targets() == ("faithfulness",)
+    ignored = report.as_dict()["labels"]["ignored"]
+    assert set(ignored) == {"helpfulness", "seconds"}
+    assert "--scale helpfulness=binary" in ignored["helpfulness"]
+    printed = " ".join(str(report).split())
+    assert "not read: helpfulness: not a known metric" in printed
+    assert "Not read: helpfulness: not a known metric" in markdown_agreement(report)
+    assert "not read: seconds: not a known metric" in render_agreement_html(report)

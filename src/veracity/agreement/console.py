@@ -95,7 +95,8 @@ def _group_disagreements(metric: MetricAgreement, group: GroupAgreement, console
     _disagreements(f"{metric.metric}: labelled bad, scored highest", group.false_alarms, console)
 
 
-def print_agreement(report: Agreement, console: Console) -> None:
+def _print_labels(report: Agreement, console: Console) -> None:
+    """What was read of the labels: rows, items, bad rows, fields not read, the order."""
     labels = report.labels
     console.print(
         Text(
@@ -105,8 +106,14 @@ def print_agreement(report: Agreement, console: Console) -> None:
     )
     for row in labels.bad_rows[:5]:
         console.print(Text(f"  bad label row: {visible(row)}", style="yellow"))
+    for name, why in labels.ignored.items():
+        console.print(Text(f"  not read: {visible(name)}: {visible(why)}", style="yellow"))
     if report.order_warning is not None:
         console.print(Text(f"warning: {report.order_warning}", style="yellow"))
+
+
+def print_agreement(report: Agreement, console: Console) -> None:
+    _print_labels(report, console)
     for run, metrics in zip(report.runs, report.metrics, strict=True):
         if not metrics:
             console.print(Text(f"{visible(run)}: no metric of this run has labels", style="yellow"))

@@ -70,6 +70,9 @@ def markdown_agreement(report: Agreement) -> str:
         f"Labels: {md(report.labels.source)} ({len(report.labels.items)} item(s), "
         f"{len(report.labels.bad_rows)} bad row(s)).",
     ]
+    if report.labels.ignored:
+        shown = "; ".join(f"{md(name)}: {md(why)}" for name, why in report.labels.ignored.items())
+        lines += ["", f"Not read: {shown}."]
     if report.order_warning is not None:
         lines += ["", f"> **Warning:** {md(report.order_warning)}"]
     for run, metrics in zip(report.runs, report.metrics, strict=True):
