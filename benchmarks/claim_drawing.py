@@ -33,7 +33,7 @@ from typing import Any
 from citation_manipulation import DEFAULT_FILE, items
 from veracity import evaluate
 from veracity.judges import make_judge
-from veracity.judges.offline.text import content_tokens
+from veracity.text.analysis import content_tokens
 
 
 def drawn(claim: str, question: str, answer: str) -> dict[str, Any]:

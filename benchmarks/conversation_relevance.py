@@ -43,11 +43,11 @@ import numpy as np
 from offline_data import DEFAULT_DATA, auroc
 from veracity.dataset import read_dataset
 from veracity.judges.offline import OfflineJudge
-from veracity.judges.offline import text as tx
 from veracity.metrics import AnswerRelevance
 from veracity.metrics.base import Models, SampleWork
 from veracity.prompts.abstention import abstains
 from veracity.prompts.conversation import question_in_context
+from veracity.text import analysis as tx
 from veracity.types import Sample
 
 DEFAULT_FILE = DEFAULT_DATA / "mtragun_dev.jsonl"

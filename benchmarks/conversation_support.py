@@ -30,10 +30,10 @@ from typing import Any
 from offline_data import DEFAULT_DATA
 from veracity.chat.stack import open_cache, stack_chat
 from veracity.judges import make_judge
-from veracity.judges.offline.text import content_tokens
 from veracity.judges.rechat import rechat
 from veracity.metrics import Models, SampleWork
 from veracity.metrics.conversation_support import with_conversation_support
+from veracity.text.analysis import content_tokens
 from veracity.types import ClaimVerdict, Sample, Turn, Verdict
 
 DEFAULT_FILE = DEFAULT_DATA / "mtragun_dev.jsonl"

@@ -48,7 +48,7 @@ import numpy as np
 
 from offline_data import DEFAULT_DATA, Row, auroc, load_set
 from veracity.judges.offline import OfflineJudge
-from veracity.judges.offline import text as tx
+from veracity.text import analysis as tx
 
 SETS = ("halueval_qa", "truthfulqa_pairs", "begin_dev")
 NO_COMMENT = "I have no comment"  # TruthfulQA's canonical non-answer

@@ -64,7 +64,7 @@ def test_the_worst_disagreements_are_the_swapped_answers_with_their_claims(
     assert first.claims[0]["verdict"] == "supported"
     assert first.label == 0.0
     as_json = json.dumps(report.as_dict())
-    assert "labelled_bad_scored_high" in as_json and "NaN" not in as_json
+    assert "false_alarms" in as_json and "NaN" not in as_json
 
 
 def test_labels_without_a_result_and_unscored_results_are_counted(

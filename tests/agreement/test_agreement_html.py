@@ -189,7 +189,7 @@ def test_charts_confusion_and_what_was_not_used(page: str) -> None:
     assert f'<td class="agree-cell">{c["tp"]}</td><td class="disagree-cell">{c["fn"]}</td>' in page
     assert "1 unscored (judge_error)" in page
     assert "1 label(s) without a result (e.g. id &#x27;ghost&#x27;)" in page
-    assert faithfulness.as_dict()["not_used"]["labels_without_result_ids"] == ["ghost"]
+    assert faithfulness.as_dict()["missing_ids"] == ["ghost"]
     ia = faithfulness.inter_annotator
     assert ia is not None and ia.items
     assert "People among themselves" in page
@@ -265,7 +265,7 @@ def test_two_runs_show_the_paired_table(page: str, paired_page: str) -> None:
 
 def test_reading_follows_the_interval_and_the_direction() -> None:
     from veracity.agreement.html import _reading
-    from veracity.agreement.statistics import PairedEstimate
+    from veracity.agreement.model import PairedEstimate
 
     up = PairedEstimate(0.5, 0.7, 0.2, (0.1, 0.3))
     down = PairedEstimate(0.7, 0.5, -0.2, (-0.3, -0.1))

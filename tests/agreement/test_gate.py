@@ -7,7 +7,8 @@ import pytest
 
 from tests.agreement import scenario
 from veracity import EvaluationResult
-from veracity.agreement.gate import Gate, parse_gate, parse_gates
+from veracity.agreement.gate import parse_gate, parse_gates
+from veracity.agreement.model import Gate
 
 
 @pytest.fixture(scope="module")

@@ -38,7 +38,7 @@ def test_labels_of_items_not_drawn_at_random_are_warned_of_everywhere(
     assert "15 of 30" in report.order_warning and "not an unbiased" in report.order_warning
     assert "not an unbiased" in _printed(report)
     assert "not an unbiased" in markdown_agreement(report)
-    assert report.as_dict()["labels"]["order_warning"] == report.order_warning
+    assert report.as_dict()["order_warning"] == report.order_warning
 
 
 def test_random_labels_and_labels_without_an_order_give_no_warning(

@@ -19,11 +19,10 @@ from sklearn.metrics import (
 )
 
 from veracity.agreement import bootstrap as boot
+from veracity.agreement.model import Estimate, Figures
 from veracity.agreement.statistics import (
     BOTH_CLASSES,
     FEW_ITEMS,
-    Estimate,
-    Figures,
     _labels,
     _side,
     agreement_figures,

@@ -51,7 +51,7 @@ def test_agree_prints_the_figures_and_writes_json_markdown_and_html(
     assert "AUROC" in result.output and "0.750" in result.output
     assert "labelled bad, scored highest" in result.output
     figures = json.loads((tmp_path / "a.json").read_text())
-    assert figures["agreement"][0][0]["overall"]["auroc"]["value"] == pytest.approx(0.75)
+    assert figures["metrics"][0][0]["overall"]["figures"]["auroc"]["value"] == pytest.approx(0.75)
     assert (
         "| AUROC" in (tmp_path / "a.md").read_text() or "AUROC |" in (tmp_path / "a.md").read_text()
     )
@@ -226,7 +226,7 @@ def test_agree_on_grades_whose_annotators_split_between_two(
     result = invoke(cli, "agree", str(run_dir), "--labels", str(path), "--scale",
                     "faithfulness=1:4", "--resamples", "200", "--json", str(out))  # fmt: skip
     assert result.exit_code == 0, result.output
-    overall = json.loads(out.read_text())["agreement"][0][0]["overall"]
+    overall = json.loads(out.read_text())["metrics"][0][0]["overall"]["figures"]
     assert overall["n"] == 30 and overall["weighted_kappa"]["value"] is not None
     assert overall["spearman"]["value"] is not None
     # A vote that is no whole grade is a located bad row, not a crash.
@@ -278,8 +278,8 @@ def test_a_small_sample_is_flagged_and_agree_ends_with_the_next_step(
         "map from each result's signals to P(people call it good), cross-validated, and says "
         "whether it beats the raw score"
     )
-    metric = json.loads(out.read_text())["agreement"][0][0]
-    assert metric["overall"]["resamples_drawn"] == 300
+    metric = json.loads(out.read_text())["metrics"][0][0]
+    assert metric["overall"]["figures"]["resamples_drawn"] == 300
     assert any("few labelled items" in caveat for caveat in metric["caveats"])
     assert "few labelled items" in (tmp_path / "few.md").read_text()
 
@@ -298,15 +298,18 @@ def test_a_calibrated_run_reports_the_calibrated_probability_beside_the_raw_scor
     said = " ".join(result.output.split())
     assert "faithfulness:calibrated against people's 'faithfulness'" in said
     assert "faithfulness: calibrated − raw on the same 30 item(s)" in said
-    raw, calibrated = json.loads(out.read_text())["agreement"][0]
+    raw, calibrated = json.loads(out.read_text())["metrics"][0]
     assert (raw["metric"], calibrated["metric"]) == ("faithfulness", "faithfulness:calibrated")
-    assert raw["overall"]["auroc"]["value"] == pytest.approx(0.75)
+    assert raw["overall"]["figures"]["auroc"]["value"] == pytest.approx(0.75)
     # The calibration learnt the swapped city: it ranks better than the raw score, and the
     # paired check says by how much, on the same items.
-    check = calibrated["against_raw"]["auroc"]
+    check = calibrated["against_raw"]["figures"]["auroc"]
     assert check["a"] == pytest.approx(0.75) and check["b"] > 0.9
     assert check["diff"] == pytest.approx(check["b"] - check["a"]) and check["ci95"][0] > 0
-    assert calibrated["overall"]["brier"]["value"] < raw["overall"]["brier"]["value"]
+    assert (
+        calibrated["overall"]["figures"]["brier"]["value"]
+        < raw["overall"]["figures"]["brier"]["value"]
+    )
     assert "Calibrated − raw on the same 30 item(s)" in md.read_text()
     assert "faithfulness:calibrated" in md.read_text()
     text = page.read_text()
@@ -327,9 +330,9 @@ def test_a_gate_on_agreement_fails_ci_below_the_interval(
     said = " ".join(missed.output.split())
     assert "gate: AUROC ≥ 0.8 (faithfulness · all, n=30): 95 % lower bound 0." in said
     assert "1 of 2 gate(s) NOT met" in said
-    checks = {c["figure"]: c for c in json.loads(out.read_text())["gates"]}
-    assert checks["auroc"]["met"] is False and checks["auroc"]["ci95_low"] < 0.8
-    assert checks["kappa"]["met"] is True and checks["kappa"]["ci95_low"] >= 0.1
+    checks = {c["gate"]["figure"]: c for c in json.loads(out.read_text())["gates"]}
+    assert checks["auroc"]["met"] is False and checks["auroc"]["low"] < 0.8
+    assert checks["kappa"]["met"] is True and checks["kappa"]["low"] >= 0.1
     for text in (md.read_text(), summary.read_text()):
         assert "### Gates: 1 NOT met" in text
         assert "| AUROC ≥ 0.8 |" in text and "✗ NOT met" in text and "✓ met" in text

@@ -104,7 +104,7 @@ def test_a_ten_megabyte_line(write_jsonl: WriteRows) -> None:
         f"field 'faithfulness': {'x' * 60!r}… is not a label (expected true/false, yes/no, "
         "pass/fail, a number, or empty for no label)"
     )
-    assert set(labels.ignored) == {"helpfulness"}
+    assert set(labels.ignored) == {"notes", "helpfulness"}
 
 
 def test_control_characters_are_shown_escaped(write_jsonl: WriteRows) -> None:

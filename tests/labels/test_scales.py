@@ -6,7 +6,7 @@ import pytest
 
 import veracity.labels
 from veracity.labels import LabelKind, Scale, parse_scales
-from veracity.labels.names import KNOWN_TARGETS
+from veracity.labels.names import is_known_target
 from veracity.metrics.registry import METRICS
 
 
@@ -27,8 +27,12 @@ def test_all_is_the_public_api() -> None:
         assert getattr(veracity.labels, name) is not None
 
 
-def test_every_metric_is_a_known_target() -> None:
-    assert set(METRICS) <= KNOWN_TARGETS
+def test_every_metric_and_correctness_are_known_targets() -> None:
+    for target in (*METRICS, "correctness", "rubric:clarity"):
+        assert is_known_target(target, {})
+    assert not is_known_target("helpfulness", {}) and is_known_target(
+        "helpfulness", {"helpfulness"}
+    )
 
 
 def test_binary_and_probability_scales() -> None:

@@ -211,21 +211,28 @@ def test_csv_bad_cells_are_located(write_file: WriteFile) -> None:
     ]
 
 
-def test_unknown_columns_of_a_labels_file(write_file: WriteFile) -> None:
-    # helpfulness reads as labels (one typo is a bad row); seconds and notes do not.
+def test_unknown_columns_of_a_labels_file_are_named_not_read(write_file: WriteFile) -> None:
+    # Only known metrics and declared targets are labels: helpfulness is not guessed at
+    # from its values (a typo in it is no bad row), and every other column is named.
     path = write_file(
         "labels.csv",
-        "id,helpfulness,seconds,notes,stars\n"
-        "a,true,12.5,ok,4\nb,false,3,yes,5\nc,ture,8,long text here,3\nd,1,1,,2\n",
+        "id,faithfulness,helpfulness,seconds,notes,stars,Time Spent\n"
+        "a,true,true,12.5,ok,4,1\nb,false,false,3,yes,5,2\nc,1,ture,8,long text,3,3\n",
     )
     labels = read_labels(path)
-    assert values(labels, "helpfulness") == {"a": 1.0, "b": 0.0, "d": 1.0}
-    assert [row.line for row in labels.bad_rows] == [4]
-    assert "'ture' is not a label" in labels.bad_rows[0].message
-    assert set(labels.ignored) == {"seconds", "stars"}  # notes: never a label
-    assert "--scale stars=1:5" in labels.ignored["stars"]
-    declared = read_labels(path, scales={"stars": Scale(LabelKind.GRADE, 1, 5)})
-    assert values(declared, "stars") == {"a": 4.0, "b": 5.0, "d": 2.0}
+    assert labels.targets() == ("faithfulness",) and labels.bad_rows == ()
+    assert set(labels.ignored) == {"helpfulness", "seconds", "notes", "stars", "Time Spent"}
+    assert "--scale helpfulness=binary" in labels.ignored["helpfulness"]
+    assert "stars=1:5 for grades" in labels.ignored["stars"]
+    assert "no metric's" in labels.ignored["Time Spent"]
+    declared = read_labels(
+        path,
+        scales={"stars": Scale(LabelKind.GRADE, 1, 5), "helpfulness": Scale(LabelKind.BINARY)},
+    )
+    assert values(declared, "stars") == {"a": 4.0, "b": 5.0}  # row c is bad: its typo
+    assert values(declared, "helpfulness") == {"a": 1.0, "b": 0.0}
+    assert [row.line for row in declared.bad_rows] == [4]  # declared, the typo is bad
+    assert set(declared.ignored) == {"seconds", "notes", "Time Spent"}
 
 
 def test_csv_dataset_without_ids_hashes_like_the_dataset(write_file: WriteFile) -> None:
@@ -241,10 +248,12 @@ def test_csv_dataset_without_ids_hashes_like_the_dataset(write_file: WriteFile) 
 
 def test_no_label_is_a_label_error(write_jsonl: WriteRows, tmp_path: Path) -> None:
     with pytest.raises(LabelError, match=r"no label in .*2 row\(s\) but no label; expected"):
+        read_labels(write_jsonl({"id": "a"}, {"id": "b"}))
+    with pytest.raises(LabelError, match=r"but no label \(not read: note: not a known metric"):
         read_labels(write_jsonl({"id": "a"}, {"id": "b", "note": "x"}))
     with pytest.raises(LabelError, match="no row"):
         read_labels(write_jsonl())
-    with pytest.raises(LabelError, match=r"e\.g\. --scale stars=1:5"):
+    with pytest.raises(LabelError, match=r"e\.g\. --scale stars=binary \(or stars=1:5"):
         read_labels(write_jsonl({"id": "a", "stars": 5}, {"id": "b", "stars": 3}))
 
 

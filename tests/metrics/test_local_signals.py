@@ -119,8 +119,8 @@ def test_a_claim_standing_word_for_word_in_a_context(claim: str, verbatim: bool)
 def test_a_verbatim_claim_is_searched_for_not_copied_word_by_word() -> None:
     import tracemalloc
 
-    from veracity.judges.offline.text import casefolded
     from veracity.judges.verbatim import verbatim_in
+    from veracity.text.analysis import casefolded
 
     context = "Filler text, of no consequence; " * 160_000 + "It’s the last line of a long page."
     (found,) = claim_signals(["It's the last line of a long page"], [context])

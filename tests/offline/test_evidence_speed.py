@@ -14,9 +14,9 @@ pytest.importorskip("pysbd")
 import pysbd  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
 from veracity.embeddings import Matrix
-from veracity.judges.offline import text as tx
 from veracity.judges.offline.features import UNALIGNED, Evidence, features_of
-from veracity.judges.offline.segmenter import char_spans, fast_segmenter
+from veracity.text import analysis as tx
+from veracity.text.segmenter import char_spans, fast_segmenter
 
 TEXTS = [
     "It was built in 1889. It is in Paris.  Dr. Smith lives there.\n\nHe left in 1901.",

@@ -135,8 +135,8 @@ def test_agree_markdown_escapes_control_characters_from_the_data(tmp_path: Path)
 
     from tests.agreement import scenario
     from veracity import LLMJudge, ScriptedChat, evaluate
-    from veracity.agreement.load import agree
     from veracity.agreement.markdown import markdown_agreement
+    from veracity.agreement.runs import agree
 
     rows = [dict(row, id=f"{row['id']}{TERMINAL_ATTACK}") for row in scenario.rows()]
     judge = LLMJudge(ScriptedChat(responder=scenario.respond), unfounded_support="flag")

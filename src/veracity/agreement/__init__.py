@@ -35,7 +35,7 @@ if TYPE_CHECKING:
         CalibrationWarning,
         read_calibration,
     )
-    from veracity.agreement.load import AgreementError, Fitted, agree, calibrate_run
     from veracity.agreement.report import AgreementReport
+    from veracity.agreement.runs import AgreementError, Fitted, agree, calibrate_run
 else:
     __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

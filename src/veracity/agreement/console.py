@@ -5,23 +5,22 @@ paired differences."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.agreement.statistics import FIGURE_NAMES, Estimate, PairedEstimate
+from veracity.agreement.model import (
+    FIGURE_NAMES,
+    Agreement,
+    Disagreement,
+    Estimate,
+    GroupAgreement,
+    MetricAgreement,
+    PairedEstimate,
+    PairedMetric,
+)
 from veracity.report.terminal import visible
-
-if TYPE_CHECKING:  # annotations only: the report imports this module to show itself
-    from veracity.agreement.report import (
-        AgreementReport,
-        Disagreement,
-        GroupAgreement,
-        MetricAgreement,
-        PairedMetric,
-    )
 
 
 def number(value: float | None) -> str:
@@ -34,18 +33,6 @@ def estimate(e: Estimate | None) -> str:
     if e.ci95 is None:
         return number(e.value)
     return f"{e.value:.3f} ({e.ci95[0]:.3f}–{e.ci95[1]:.3f})"
-
-
-def _figure_columns(metric: MetricAgreement) -> list[str]:
-    names = ["auroc", "balanced_accuracy", "balanced_accuracy_cv", "kappa"]
-    figures = metric.overall.figures
-    if figures.weighted_kappa is not None:
-        names.append("weighted_kappa")
-    if figures.spearman is not None:
-        names.append("spearman")
-    if metric.probability_like:
-        names += ["brier", "ece"]
-    return names
 
 
 def _cell(e: Estimate | None) -> Text:
@@ -76,8 +63,8 @@ def metric_table(metric: MetricAgreement) -> Table:
         "labelled good",
         *("—" if g.figures.base_rate is None else f"{g.figures.base_rate:.0%}" for g in groups),
     )
-    for name in _figure_columns(metric):
-        table.add_row(FIGURE_NAMES[name], *(_cell(getattr(g.figures, name)) for g in groups))
+    for name in metric.figure_names():
+        table.add_row(FIGURE_NAMES[name], *(_cell(g.figures.estimate(name)) for g in groups))
     return table
 
 
@@ -108,7 +95,8 @@ def _group_disagreements(metric: MetricAgreement, group: GroupAgreement, console
     _disagreements(f"{metric.metric}: labelled bad, scored highest", group.false_alarms, console)
 
 
-def print_agreement(report: AgreementReport, console: Console) -> None:
+def _print_labels(report: Agreement, console: Console) -> None:
+    """What was read of the labels: rows, items, bad rows, fields not read, the order."""
     labels = report.labels
     console.print(
         Text(
@@ -118,8 +106,14 @@ def print_agreement(report: AgreementReport, console: Console) -> None:
     )
     for row in labels.bad_rows[:5]:
         console.print(Text(f"  bad label row: {visible(row)}", style="yellow"))
+    for name, why in labels.ignored.items():
+        console.print(Text(f"  not read: {visible(name)}: {visible(why)}", style="yellow"))
     if report.order_warning is not None:
         console.print(Text(f"warning: {report.order_warning}", style="yellow"))
+
+
+def print_agreement(report: Agreement, console: Console) -> None:
+    _print_labels(report, console)
     for run, metrics in zip(report.runs, report.metrics, strict=True):
         if not metrics:
             console.print(Text(f"{visible(run)}: no metric of this run has labels", style="yellow"))
@@ -164,7 +158,7 @@ def print_agreement(report: AgreementReport, console: Console) -> None:
     print_gates(report, console)
 
 
-def print_gates(report: AgreementReport, console: Console) -> None:
+def print_gates(report: Agreement, console: Console) -> None:
     """Each gate checked, met or not, then how many were missed."""
     if not report.gates:
         return
@@ -199,7 +193,7 @@ def _against_raw(check: PairedMetric) -> Table:
     return table
 
 
-def print_paired(report: AgreementReport, console: Console) -> None:
+def print_paired(report: Agreement, console: Console) -> None:
     a, b = report.runs
     table = Table(
         title=Text(f"B − A on the same labelled items · A: {visible(a)} · B: {visible(b)}"),

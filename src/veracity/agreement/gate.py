@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
 
-from veracity.agreement.statistics import FIGURE_NAMES, SMALL_SAMPLE, Estimate
-
-if TYPE_CHECKING:
-    from veracity.agreement.report import AgreementReport, GroupAgreement
+from veracity.agreement.model import (
+    FIGURE_NAMES,
+    SMALL_SAMPLE,
+    Agreement,
+    Gate,
+    GateCheck,
+    GroupAgreement,
+)
 
 #: The figures a gate may name (higher is better for each), with the range of each.
 GATED: Final[dict[str, tuple[float, float]]] = {
@@ -34,63 +37,6 @@ GATED: Final[dict[str, tuple[float, float]]] = {
 }
 _ALIASES: Final = {"κ": "kappa", "weighted_κ": "weighted_kappa", "cohen_kappa": "kappa"}
 _FORM = "FIGURE=VALUE or METRIC:FIGURE=VALUE, e.g. auroc=0.8"
-
-
-@dataclass(frozen=True, slots=True)
-class Gate:
-    """One ``--min``: ``figure`` at least ``minimum`` (for ``metric`` only, if given)."""
-
-    figure: str
-    minimum: float
-    metric: str | None = None
-
-    def __str__(self) -> str:
-        where = "" if self.metric is None else f"{self.metric}: "
-        return f"{where}{FIGURE_NAMES[self.figure]} ≥ {self.minimum:g}"
-
-
-@dataclass(frozen=True, slots=True)
-class GateCheck:
-    """A gate against one run, metric and group of items (``system`` None: all)."""
-
-    gate: Gate
-    run: str
-    metric: str
-    system: str | None
-    n: int
-    value: float | None
-    low: float | None  # the lower bound of the 95 % interval
-    reason: str | None  # why there is no lower bound to compare
-
-    @property
-    def met(self) -> bool:
-        return self.low is not None and self.low >= self.gate.minimum
-
-    def describe(self) -> str:
-        """One line: the gate, where, and what was found."""
-        figure = FIGURE_NAMES[self.gate.figure]
-        where = f"{self.metric} · {'all' if self.system is None else self.system}"
-        head = f"{figure} ≥ {self.gate.minimum:g} ({where}, n={self.n})"
-        if self.low is None:
-            return f"{head}: NOT met, no lower bound to compare: {self.reason}"
-        verdict = "met" if self.met else "NOT met"
-        shown = "" if self.value is None else f", the figure {self.value:.3f}"
-        return f"{head}: 95 % lower bound {self.low:.3f}{shown}: {verdict}"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "figure": self.gate.figure,
-            "minimum": self.gate.minimum,
-            "gate_metric": self.gate.metric,
-            "run": self.run,
-            "metric": self.metric,
-            "system": self.system,
-            "n": self.n,
-            "value": self.value,
-            "ci95_low": self.low,
-            "reason": self.reason,
-            "met": self.met,
-        }
 
 
 def _figure(name: str, spec: str) -> str:
@@ -136,7 +82,7 @@ def parse_gates(specs: Sequence[str]) -> tuple[Gate, ...]:
     return tuple(gates.values())
 
 
-def check_gates(report: AgreementReport, gates: Sequence[Gate]) -> tuple[GateCheck, ...]:
+def check_gates(report: Agreement, gates: Sequence[Gate]) -> tuple[GateCheck, ...]:
     """Each gate against each run, metric it holds for and group of items (all, then each
     system). A gate naming a metric the report does not have raises ``ValueError``."""
     measured = {m.metric for metrics in report.metrics for m in metrics}
@@ -157,7 +103,7 @@ def check_gates(report: AgreementReport, gates: Sequence[Gate]) -> tuple[GateChe
 
 
 def _check(gate: Gate, run: str, metric: str, group: GroupAgreement) -> GateCheck:
-    estimate: Estimate | None = getattr(group.figures, gate.figure)
+    estimate = group.figures.estimate(gate.figure)
     if estimate is None:
         only = f"{FIGURE_NAMES[gate.figure]} is computed for grades only"
         return GateCheck(gate, run, metric, group.system, group.figures.n, None, None, only)

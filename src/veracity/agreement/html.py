@@ -14,33 +14,32 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from veracity.agreement.console import estimate, number
 from veracity.agreement.html_charts import Curve, reliability_chart, roc_chart
-from veracity.agreement.statistics import FIGURE_NAMES, Estimate, Figures, PairedEstimate
+from veracity.agreement.model import (
+    FIGURE_NAMES,
+    LOWER_IS_BETTER,
+    Agreement,
+    Disagreement,
+    Estimate,
+    Figures,
+    GateCheck,
+    GroupAgreement,
+    MetricAgreement,
+    PairedEstimate,
+)
 from veracity.report.html import page, scroll, section
 from veracity.report.html_charts import PALETTE
 from veracity.report.html_tables import e
 from veracity.store import write_text_atomic
 
-if TYPE_CHECKING:  # annotations only: the report imports this module to show itself
-    from veracity.agreement.gate import GateCheck
-    from veracity.agreement.report import (
-        AgreementReport,
-        Disagreement,
-        GroupAgreement,
-        MetricAgreement,
-    )
-
 # C0/C1 controls but tab and newlines, and lone surrogates (UTF-8 cannot write them).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 _VERDICTS = ("supported", "contradicted", "not_enough_info")
-# Figures where a lower value is the better one.
-_LOWER_BETTER = frozenset({"brier", "ece"})
 
 
-def write_agreement_html(report: AgreementReport, out: Path) -> Path:
+def write_agreement_html(report: Agreement, out: Path) -> Path:
     """Write the agreement page to ``out`` and return its path."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -66,13 +65,6 @@ def _signed(value: float | None) -> str:
     return "—" if value is None else f"{value:+.3f}"
 
 
-def _figure_names(metric: MetricAgreement) -> list[str]:
-    f = metric.overall.figures
-    names = ["auroc", "balanced_accuracy", "balanced_accuracy_cv", "kappa"]
-    names += [n for n in ("weighted_kappa", "spearman") if getattr(f, n) is not None]
-    return names + (["brier", "ece"] if metric.probability_like else [])
-
-
 def _cell(value: Estimate | None) -> str:
     if value is None or value.value is None:
         why = "" if value is None or not value.reason else value.reason
@@ -87,14 +79,14 @@ def _cell(value: Estimate | None) -> str:
 
 
 def _figures_table(metric: MetricAgreement) -> str:
-    names = _figure_names(metric)
+    names = metric.figure_names()
     head = ["items", "n", "labelled good", *(FIGURE_NAMES[n] for n in names)]
     rows: list[str] = []
     reasons: dict[str, None] = {}
     for group in (metric.overall, *metric.by_system):
         f = group.figures
         name = "all" if group.system is None else group.system
-        cells = [getattr(f, n) for n in names]
+        cells = [f.estimate(n) for n in names]
         rows.append(
             f'<tr><th scope="row">{t(name)}</th><td class="num">{f.n}</td>'
             f'<td class="num">{_percent(f.base_rate)}</td>'
@@ -302,12 +294,12 @@ def _reading(name: str, value: PairedEstimate, who: str = "B") -> tuple[str, str
         return value.reason or "no interval", ""
     low, high = value.ci95
     if low > 0 or high < 0:
-        better = (low > 0) != (name in _LOWER_BETTER)
+        better = (low > 0) != (name in LOWER_IS_BETTER)
         return (f"{who} better", "reading-better") if better else (f"{who} worse", "reading-worse")
     return "no clear difference", ""
 
 
-def _paired(report: AgreementReport) -> str:
+def _paired(report: Agreement) -> str:
     if not report.paired:
         return ""
     # What decides first, so it stays in view on a narrow screen (as on the compare page).
@@ -360,7 +352,7 @@ def _paired_row(name: str, value: PairedEstimate, who: str = "B") -> str:
     )
 
 
-def _notes(report: AgreementReport) -> str:
+def _notes(report: Agreement) -> str:
     labels = report.labels
     notes = [f"bad label row: {row.location}: {row.message}" for row in labels.bad_rows[:20]]
     if len(labels.bad_rows) > 20:
@@ -392,7 +384,7 @@ def _gate_row(check: GateCheck) -> str:
     )
 
 
-def _gates(report: AgreementReport) -> str:
+def _gates(report: Agreement) -> str:
     """Each gate checked (``--min``), first, since it decides the exit code."""
     if not report.gates:
         return ""
@@ -410,7 +402,7 @@ def _gates(report: AgreementReport) -> str:
                    scroll(table) + note)  # fmt: skip
 
 
-def render_agreement_html(report: AgreementReport) -> str:
+def render_agreement_html(report: Agreement) -> str:
     """The whole page as a string."""
     labels = report.labels
     facts = [

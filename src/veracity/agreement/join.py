@@ -18,20 +18,8 @@ from dataclasses import dataclass, field
 
 from veracity.labels import ItemLabel, LabelSet, Scale
 from veracity.labels.values import show
+from veracity.metrics.registry import metrics_of_target
 from veracity.types import ResultRecord
-
-# The metrics a "correctness" label measures: each scores the answer against a reference.
-CORRECTNESS_METRICS = (
-    "answer_classification",
-    "factual_accuracy",
-    "semantic_similarity",
-    "bert_score",
-)
-
-
-def metrics_of_target(target: str) -> tuple[str, ...]:
-    """The metrics a label of ``target`` judges."""
-    return CORRECTNESS_METRICS if target == "correctness" else (target,)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,17 +4,12 @@ comment, ``$GITHUB_STEP_SUMMARY``, a wiki)."""
 from __future__ import annotations
 
 from veracity.agreement.console import estimate, number
-from veracity.agreement.report import AgreementReport, MetricAgreement, PairedMetric
-from veracity.agreement.statistics import FIGURE_NAMES
+from veracity.agreement.model import FIGURE_NAMES, Agreement, MetricAgreement, PairedMetric
 from veracity.report.markdown import md
 
 
 def _metric(metric: MetricAgreement, run: str) -> list[str]:
-    names = ["auroc", "balanced_accuracy", "balanced_accuracy_cv", "kappa"]
-    overall = metric.overall.figures
-    names += [n for n in ("weighted_kappa", "spearman") if getattr(overall, n) is not None]
-    if metric.probability_like:
-        names += ["brier", "ece"]
+    names = metric.figure_names()
     lines = [
         f"### {md(metric.metric)} against people's '{md(metric.target)}' ({md(metric.scale)})",
         "",
@@ -27,7 +22,7 @@ def _metric(metric: MetricAgreement, run: str) -> list[str]:
     for group in (metric.overall, *metric.by_system):
         f = group.figures
         rate = "—" if f.base_rate is None else f"{f.base_rate:.0%}"
-        cells = " | ".join(estimate(getattr(f, n)) for n in names)
+        cells = " | ".join(estimate(f.estimate(n)) for n in names)
         name = "all" if group.system is None else md(group.system)
         lines.append(f"| {name} | {f.n} | {rate} | {cells} |")
     caveats = metric.caveats()
@@ -68,13 +63,16 @@ def _against_raw(check: PairedMetric) -> list[str]:
     return lines
 
 
-def markdown_agreement(report: AgreementReport) -> str:
+def markdown_agreement(report: Agreement) -> str:
     lines = [
         "## Agreement with people",
         "",
         f"Labels: {md(report.labels.source)} ({len(report.labels.items)} item(s), "
         f"{len(report.labels.bad_rows)} bad row(s)).",
     ]
+    if report.labels.ignored:
+        shown = "; ".join(f"{md(name)}: {md(why)}" for name, why in report.labels.ignored.items())
+        lines += ["", f"Not read: {shown}."]
     if report.order_warning is not None:
         lines += ["", f"> **Warning:** {md(report.order_warning)}"]
     for run, metrics in zip(report.runs, report.metrics, strict=True):
@@ -101,7 +99,7 @@ def markdown_agreement(report: AgreementReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _gates(report: AgreementReport) -> list[str]:
+def _gates(report: Agreement) -> list[str]:
     if not report.gates:
         return []
     missed = sum(not check.met for check in report.gates)
@@ -128,7 +126,7 @@ def _gates(report: AgreementReport) -> list[str]:
     return lines
 
 
-def github_annotations(report: AgreementReport) -> list[str]:
+def github_annotations(report: Agreement) -> list[str]:
     """``::error`` lines for the gates missed, as ``veracity report --github`` writes them
     for thresholds."""
     from veracity.report.markdown import workflow_escape as escape

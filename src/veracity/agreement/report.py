@@ -11,9 +11,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from html import escape
 from io import StringIO
-from typing import Any
 
-from veracity.agreement.gate import GateCheck, check_gates, parse_gates
+from rich.console import Console
+
+from veracity.agreement.console import print_agreement
+from veracity.agreement.gate import check_gates, parse_gates
+from veracity.agreement.html import render_agreement_html
 from veracity.agreement.join import (
     Joined,
     NoSharedItems,
@@ -21,17 +24,17 @@ from veracity.agreement.join import (
     join,
     targets_without_metric,
 )
-from veracity.agreement.statistics import (
-    FIGURE_NAMES,
-    RESAMPLES,
-    SMALL_SAMPLE,
-    Figures,
-    PairedEstimate,
-    agreement_figures,
-    paired_figures,
+from veracity.agreement.model import (
+    Agreement,
+    Disagreement,
+    GroupAgreement,
+    MetricAgreement,
+    PairedMetric,
+    Vote,
 )
-from veracity.labels import InterAnnotator, LabelKind, LabelSet
-from veracity.labels.values import show
+from veracity.agreement.statistics import RESAMPLES, agreement_figures, paired_figures
+from veracity.labels import LabelKind, LabelSet
+from veracity.metrics.registry import probability_metrics
 from veracity.report.excerpts import cut
 from veracity.report.keys import DEFAULT_THRESHOLD
 from veracity.types import ResultRecord, Sample
@@ -42,218 +45,13 @@ TOP = 5
 CALIBRATED = ":calibrated"
 CALIBRATED_THRESHOLD = 0.5
 NO_PROBABILITY = "no calibrated probability"
-# Scores that read as a probability that the answer is good: a share of supported claims
-# or attributable statements, a correct/wrong verdict. Brier and calibration error are
-# computed for these (and for a calibrated probability) only.
-PROBABILITY_LIKE = frozenset(
-    {
-        "faithfulness",
-        "answer_classification",
-        "context_recall",
-        "context_precision",
-        "citation_recall",
-        "citation_precision",
-    }
-)
-_FIGURES = ("auroc", "balanced_accuracy", "balanced_accuracy_cv", "kappa", "weighted_kappa",
-            "spearman", "brier", "ece")  # fmt: skip
 _CLAIM_KEYS = ("claim", "verdict", "p_supported", "reason", "evidence", "evidence_not_found")
 
 
 @dataclass(frozen=True, slots=True)
-class Disagreement:
-    """An item where the score and the people disagree most."""
-
-    sample_id: str
-    system: str | None
-    score: float
-    label: float
-    votes: tuple[tuple[str | None, float], ...]
-    reason: str
-    claims: tuple[dict[str, Any], ...]
-    question: str | None
-    answer: str | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "sample_id": self.sample_id,
-            "system": self.system,
-            "score": self.score,
-            "label": self.label,
-            "votes": [{"annotator": a, "value": v} for a, v in self.votes],
-            "reason": self.reason,
-            "claims": list(self.claims),
-            "question": self.question,
-            "answer": self.answer,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class GroupAgreement:
-    """The agreement of one metric on one group of items (all, or one system's)."""
-
-    system: str | None
-    figures: Figures
-    # Labelled good but scored lowest; labelled bad but scored highest.
-    missed: tuple[Disagreement, ...]
-    false_alarms: tuple[Disagreement, ...]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "system": self.system,
-            **self.figures.as_dict(),
-            "disagreements": {
-                "labelled_good_scored_low": [d.as_dict() for d in self.missed],
-                "labelled_bad_scored_high": [d.as_dict() for d in self.false_alarms],
-            },
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class MetricAgreement:
-    metric: str
-    target: str
-    scale: str
-    threshold: float
-    probability_like: bool
-    overall: GroupAgreement
-    by_system: tuple[GroupAgreement, ...]
-    unscored: dict[str, int]
-    without_result: int
-    ambiguous: int
-    tied: int
-    inter_annotator: InterAnnotator | None
-    grouped: bool  # the labels name groups, resampled whole
-    #: For a calibrated probability (``faithfulness:calibrated``): calibrated − raw on the
-    #: same items, each figure with its paired-bootstrap interval.
-    against_raw: PairedMetric | None = None
-    #: The first few ids of the labels without a result.
-    missing_ids: tuple[str, ...] = ()
-
-    def not_used(self) -> list[str]:
-        """What of the labels did not enter the figures, in words ([] when all did)."""
-        parts = [f"{n} unscored ({status})" for status, n in sorted(self.unscored.items())]
-        if self.without_result:
-            ids = ", ".join(show(i) for i in self.missing_ids)
-            shown = f" (e.g. id {ids})" if ids else ""
-            parts.append(f"{self.without_result} label(s) without a result{shown}")
-        if self.ambiguous:
-            parts.append(f"{self.ambiguous} label(s) without a system where several answered")
-        if self.tied:
-            parts.append(f"{self.tied} item(s) whose votes tie")
-        return parts
-
-    def resampling(self) -> str:
-        """How the intervals were drawn, e.g. ``1,000 resamples of whole groups``."""
-        drawn = self.overall.figures.resamples_drawn
-        what = "whole groups" if self.grouped else "items"
-        return f"{drawn:,} resamples of {what}" if drawn else "no resampling"
-
-    def caveats(self) -> list[str]:
-        """What to keep in mind reading the figures, in words ([] when nothing): few
-        items, intervals of zero width, resamples that held one class only."""
-        groups = (self.overall, *self.by_system)
-        notes = []
-        small = [g for g in groups if g.figures.n < SMALL_SAMPLE]
-        if small:
-            sizes = ", ".join(
-                f"{'all' if g.system is None else g.system}: {g.figures.n}" for g in small
-            )
-            notes.append(
-                f"few labelled items ({sizes}; below {SMALL_SAMPLE}): read every figure as a "
-                "rough guide — with so few, an interval is itself uncertain (often too "
-                "narrow), and only more labels firm the figures up"
-            )
-        flat = {
-            name: estimate.ci95[0]
-            for g in groups
-            for name in _FIGURES
-            if (estimate := getattr(g.figures, name)) is not None
-            and estimate.ci95 is not None
-            and estimate.ci95[0] == estimate.ci95[1]
-        }
-        if flat:
-            value = next(iter(flat.values()))
-            notes.append(
-                f"{', '.join(FIGURE_NAMES[n] for n in flat)}: an interval of zero width "
-                f"(e.g. {value:.2f}–{value:.2f}) means every resample of these items gave the "
-                "same figure — with few items a perfect (or constant) result repeats in "
-                "every resample; it describes the items seen, not a certainty"
-            )
-        if self.against_raw is not None:
-            notes.append(
-                "calibrated probabilities (P ≥ 0.5 counts as good): a fair check of the "
-                "calibration only on labels it was not fitted on — on its own labels they "
-                "flatter it"
-            )
-        drawn, used = self.overall.figures.resamples_drawn, self.overall.figures.resamples
-        if not drawn:
-            notes.append("no intervals: fewer than 2 items (or groups) to resample")
-        elif used < drawn:
-            notes.append(
-                f"{drawn - used:,} of the {drawn:,} resamples held labels of one class only: "
-                f"AUROC, balanced accuracy and κ have no value there, so their intervals "
-                f"come from the other {used:,}"
-            )
-        return notes
-
-    def as_dict(self) -> dict[str, Any]:
-        ia = self.inter_annotator
-        return {
-            "metric": self.metric,
-            "target": self.target,
-            "scale": self.scale,
-            "threshold": self.threshold,
-            "probability_like": self.probability_like,
-            "grouped": self.grouped,
-            "caveats": self.caveats(),
-            "against_raw": None if self.against_raw is None else self.against_raw.as_dict(),
-            "overall": self.overall.as_dict(),
-            "by_system": [g.as_dict() for g in self.by_system],
-            "not_used": {
-                "unscored": dict(self.unscored),
-                "labels_without_result": self.without_result,
-                "labels_without_result_ids": list(self.missing_ids),
-                "ambiguous_system": self.ambiguous,
-                "tied_votes": self.tied,
-            },
-            "inter_annotator": None
-            if ia is None
-            else {
-                "annotators": ia.annotators,
-                "items": ia.items,
-                "raw_agreement": ia.raw_agreement,
-                "kappa": ia.kappa,
-                "pairs": ia.pairs,
-            },
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class PairedMetric:
-    """Run B against run A on one metric, on the items both scored."""
-
-    metric: str
-    n: int
-    figures: dict[str, PairedEstimate]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "n_paired": self.n,
-            **{name: e.as_dict() for name, e in self.figures.items()},
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class AgreementReport:
-    runs: tuple[str, ...]
-    labels: LabelSet
-    metrics: tuple[tuple[MetricAgreement, ...], ...]  # one tuple per run
-    paired: tuple[PairedMetric, ...]
-    targets_without_metric: tuple[str, ...]
-    #: The gates checked (``gated``): each gate against each run, metric and system.
-    gates: tuple[GateCheck, ...] = ()
+class AgreementReport(Agreement):
+    """The agreement, as it shows itself: printed as tables, in a notebook as the page
+    ``--html`` writes, and checked against gates."""
 
     def gated(self, minimums: Sequence[str] | Mapping[str, float]) -> AgreementReport:
         """This report with gates checked: ``["auroc=0.8", "kappa=0.4"]`` as ``--min``
@@ -267,78 +65,8 @@ class AgreementReport:
         )
         return replace(self, gates=check_gates(self, parse_gates(specs)))
 
-    @property
-    def order_warning(self) -> str | None:
-        """Why the figures may be biased: labels given to items chosen other than at random
-        (``veracity label --order uncertain``, say), or ``None``."""
-        orders = self.labels.non_random_orders()
-        if not orders:
-            return None
-        counted = ", ".join(f"{n} chosen by --order {order}" for order, n in orders.items())
-        return (
-            f"{sum(orders.values())} of {len(self.labels.labels)} label(s) were not given to "
-            f"items drawn at random ({counted}): these figures are not an unbiased estimate "
-            "of agreement (label with --order random for that)"
-        )
-
-    @property
-    def gates_met(self) -> bool:
-        """Whether every gate checked is met (true without gates)."""
-        return all(check.met for check in self.gates)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "runs": list(self.runs),
-            "labels": {
-                "source": self.labels.source,
-                "rows": self.labels.rows,
-                "items": len(self.labels.items),
-                "targets": {t: s.describe() for t, s in self.labels.scales.items()},
-                "bad_rows": len(self.labels.bad_rows),
-                "bad_rows_shown": [str(row) for row in self.labels.bad_rows[:20]],
-                "targets_without_metric": list(self.targets_without_metric),
-                "order_warning": self.order_warning,
-            },
-            "agreement": [[m.as_dict() for m in run] for run in self.metrics],
-            "paired": [p.as_dict() for p in self.paired],
-            "gates": [check.as_dict() for check in self.gates],
-        }
-
-    def rows(self) -> list[dict[str, Any]]:
-        """One flat row per run, metric and group (all items, then each system): n, the
-        share labelled good, and each figure with its interval bounds."""
-        found = []
-        for run, metrics in zip(self.runs, self.metrics, strict=True):
-            for metric in metrics:
-                for group in (metric.overall, *metric.by_system):
-                    row: dict[str, Any] = {
-                        "run": run,
-                        "metric": metric.metric,
-                        "target": metric.target,
-                        "system": group.system,
-                        "n": group.figures.n,
-                        "base_rate": group.figures.base_rate,
-                        "threshold": metric.threshold,
-                    }
-                    for name in _FIGURES:
-                        e = getattr(group.figures, name)
-                        ci = None if e is None else e.ci95
-                        row[name] = None if e is None else e.value
-                        row[f"{name}_low"] = None if ci is None else ci[0]
-                        row[f"{name}_high"] = None if ci is None else ci[1]
-                    found.append(row)
-        return found
-
-    def to_pandas(self) -> Any:
-        """:meth:`rows` as a pandas DataFrame (needs pandas)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.rows())
-
     def _repr_html_(self) -> str:
         """The agreement page, framed, as a notebook shows the report."""
-        from veracity.agreement.html import render_agreement_html
-
         page = escape(render_agreement_html(self), quote=True)
         return (
             f'<iframe srcdoc="{page}" style="width:100%;height:640px;border:0" '
@@ -346,10 +74,6 @@ class AgreementReport:
         )
 
     def __str__(self) -> str:
-        from rich.console import Console
-
-        from veracity.agreement.console import print_agreement
-
         # Plain text wherever it is printed, a notebook included (rich would display there).
         buffer = StringIO()
         console = Console(width=120, file=buffer, force_jupyter=False, color_system=None)
@@ -371,7 +95,7 @@ def _disagreement(pair: Pair, samples: Mapping[tuple[str, str | None], Sample]) 
         system=record.system,
         score=pair.score,
         label=pair.label.value,
-        votes=pair.label.votes,
+        votes=tuple(Vote(annotator, value) for annotator, value in pair.label.votes),
         reason=record.reason,
         claims=claims,
         question=cut(sample.question, 400) if sample else None,
@@ -451,7 +175,9 @@ def metric_agreement(
 
 
 def _probability_like(metric: str) -> bool:
-    return metric in PROBABILITY_LIKE or metric.endswith(CALIBRATED)
+    """Whether Brier and calibration error apply: the metric declares that its score reads
+    as a probability, or it is a calibrated probability."""
+    return metric in probability_metrics() or metric.endswith(CALIBRATED)
 
 
 def _paired(

@@ -12,8 +12,6 @@ predicts "positive" (people agree / the answer is supported).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -41,12 +39,11 @@ from veracity.agreement.bootstrap import (
     side,
     ties,
 )
+from veracity.agreement.model import Estimate, Figures, PairedEstimate
 from veracity.labels.scale import MAX_GRADES
 from veracity.report.statistics import CONFIDENCE, SEED
 
 RESAMPLES = 1_000
-#: Below this many labelled items, the figures are a rough guide (and flagged so).
-SMALL_SAMPLE = 30
 FOLDS = 5
 # Balanced accuracies closer than this are ties (real differences are ≥ 1/(P·N) ≫ this).
 _TIE = 1e-12
@@ -54,103 +51,6 @@ _TIE = 1e-12
 BOTH_CLASSES = "needs both positive and negative labels"
 FEW_ITEMS = "needs at least 2 items"
 _NO_RESAMPLING = "needs at least 2 groups (items) to resample"
-
-#: How each figure is written in tables.
-FIGURE_NAMES = {
-    "auroc": "AUROC",
-    "balanced_accuracy": "bal. acc.",
-    "balanced_accuracy_cv": "bal. acc. (cv)",
-    "kappa": "κ",
-    "weighted_kappa": "weighted κ",
-    "spearman": "Spearman",
-    "brier": "Brier",
-    "ece": "ECE",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    """A figure, its bootstrap interval, and why either is missing."""
-
-    value: float | None
-    ci95: tuple[float, float] | None
-    reason: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "ci95": None if self.ci95 is None else list(self.ci95),
-            "reason": self.reason,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Figures:
-    """The agreement of one metric's scores with people's labels."""
-
-    n: int
-    n_positive: int
-    base_rate: float | None
-    threshold: float
-    auroc: Estimate
-    balanced_accuracy: Estimate
-    best_threshold: float | None
-    balanced_accuracy_cv: Estimate
-    kappa: Estimate
-    weighted_kappa: Estimate | None
-    spearman: Estimate | None
-    brier: Estimate | None
-    ece: Estimate | None
-    confusion: dict[str, int]
-    roc: tuple[tuple[float, float], ...]
-    reliability: tuple[dict[str, float | int], ...]
-    resamples: int  # the resamples holding both classes (AUROC, κ… have a value in each)
-    resamples_drawn: int = 0  # all resamples drawn (0: fewer than 2 items or groups)
-
-    def as_dict(self) -> dict[str, Any]:
-        def optional(estimate: Estimate | None) -> dict[str, Any] | None:
-            return None if estimate is None else estimate.as_dict()
-
-        return {
-            "n": self.n,
-            "n_positive": self.n_positive,
-            "base_rate": self.base_rate,
-            "threshold": self.threshold,
-            "auroc": self.auroc.as_dict(),
-            "balanced_accuracy": self.balanced_accuracy.as_dict(),
-            "best_threshold": self.best_threshold,
-            "balanced_accuracy_cv": self.balanced_accuracy_cv.as_dict(),
-            "kappa": self.kappa.as_dict(),
-            "weighted_kappa": optional(self.weighted_kappa),
-            "spearman": optional(self.spearman),
-            "brier": optional(self.brier),
-            "ece": optional(self.ece),
-            "confusion": dict(self.confusion),
-            "roc": [list(point) for point in self.roc],
-            "reliability": [dict(row) for row in self.reliability],
-            "resamples": self.resamples,
-            "resamples_drawn": self.resamples_drawn,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class PairedEstimate:
-    """Metric B against metric A on the same items: diff = b − a, its paired interval."""
-
-    a: float | None
-    b: float | None
-    diff: float | None
-    ci95: tuple[float, float] | None
-    reason: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "diff": self.diff,
-            "ci95": None if self.ci95 is None else list(self.ci95),
-            "reason": self.reason,
-        }
 
 
 # ---------------------------------------------------------------- inputs

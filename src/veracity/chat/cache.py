@@ -614,3 +614,11 @@ class CachedChat:
 
     async def aclose(self) -> None:
         await self.model.aclose()
+
+
+def forget(model: ChatModel, replies: Iterable[ChatReply]) -> None:
+    """Take ``replies`` back from the response cache ``model`` answers through, if it has
+    one: they gave no usable answer, and served again they would only give the same error,
+    so the next ask must reach the model."""
+    if isinstance(model, CachedChat):
+        model.forget(replies)

@@ -122,8 +122,8 @@ def agree(  # noqa: PLR0913 - a command: one parameter a flag
     with RUN_B, the paired difference of each figure; with --min, a gate (exit 1)."""
     from veracity.agreement.console import print_agreement
     from veracity.agreement.gate import check_gates, parse_gates
-    from veracity.agreement.load import AgreementError
-    from veracity.agreement.load import agree as compute
+    from veracity.agreement.runs import AgreementError
+    from veracity.agreement.runs import agree as compute
     from veracity.report.load import ReportError
     from veracity.store import ResultsFileError
 
@@ -236,7 +236,7 @@ def calibrate(
     the labels best out of fold. Reports the cross-validated AUROC and Brier, raw against
     calibrated; writes only the metrics it helps unless --force. Where it writes nothing,
     it exits 2 and removes an older --out file (no run applies a stale calibration)."""
-    from veracity.agreement.load import AgreementError, calibrate_run
+    from veracity.agreement.runs import AgreementError, calibrate_run
     from veracity.report.load import ReportError
     from veracity.store import ResultsFileError, write_json_atomic
 

@@ -83,8 +83,8 @@ class CachedDecisions:
     model's limits as ever).
 
     A model that learns its server's limits starts from those an earlier run learnt, and
-    what it learns is remembered for the next, as :class:`~veracity.chat.cache.CachedChat`
-    does for a chat model's negotiated options."""
+    what it learns is remembered for the next, as the chat models' response cache does for
+    a chat model's negotiated options."""
 
     def __init__(
         self,

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from veracity.judges.offline import text as tx
 from veracity.judges.verbatim import verbatim_in
+from veracity.text import analysis as tx
 
 __all__ = ["ClaimSignals", "claim_signals"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from veracity.judges.offline import text as tx
+from veracity.text import analysis as tx
 
 __all__ = ["VERBATIM_WORDS", "stating_contexts", "verbatim_contexts", "verbatim_in"]
 
@@ -40,7 +40,7 @@ def _pattern(claim: str) -> re.Pattern[str] | None:
 
 def verbatim_in(claim: str, folded: Sequence[str]) -> bool:
     """Whether ``claim``'s words, in order, stand in one of ``folded`` (texts already
-    case-folded by :func:`~veracity.judges.offline.text.casefolded`)."""
+    case-folded by :func:`~veracity.text.analysis.casefolded`)."""
     pattern = _pattern(claim)
     return pattern is not None and any(pattern.search(text) for text in folded)
 

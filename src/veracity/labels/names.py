@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Final
 
 from veracity.dataset.fields import ANSWERS_FIELD, FIELD_OF
+from veracity.metrics.registry import label_targets
 
 #: Fields that name the labelled sample, in the order they are looked at (as datasets).
 ID_FIELDS: Final = ("id", "sample_id", "queryLogId", "query_id")
@@ -35,36 +36,11 @@ TARGET_ALIASES: Final[dict[str, str]] = {
     "relevance": "answer_relevance",
 }
 
-#: Targets read wherever they appear (a dataset's columns, a ``label`` object): the
-#: metrics, and what people label that no metric is named after (correctness).
-#: tests/labels checks this covers every metric of ``veracity.metrics.registry``.
-KNOWN_TARGETS: Final = frozenset(
-    {
-        "faithfulness",
-        "context_precision",
-        "context_recall",
-        "answer_relevance",
-        "ragas_score",
-        "factual_accuracy",
-        "semantic_similarity",
-        "bert_score",
-        "answer_classification",
-        "rubric",
-        "citation_recall",
-        "citation_precision",
-        "correctness",
-    }
-)
-
-#: Fields that are never labels, whatever their values: what a dataset row holds, who
-#: labelled what, and the bookkeeping columns annotation tools export (compared in lower case).
-KNOWN_FIELDS: Final = frozenset(
+#: The fields a labels row is read by besides its labels (compared in lower case): what a
+#: dataset row holds, which sample, who labelled it, long form, order and retraction.
+READ_FIELDS: Final = frozenset(
     {name.lower() for name in (*FIELD_OF, ANSWERS_FIELD, *ID_FIELDS, *ANNOTATOR_FIELDS)}
     | {*GROUP_FIELDS, SYSTEM_FIELD, LABEL_FIELD, *METRIC_FIELDS, VALUE_FIELD}
-    | {"meta", "dataset", "task_type", "question_type", "citations", "split", "source"}
-    | {"trace_id", "span_id", "iteration", "status", "details", "model", "model_name"}
-    | {"comment", "comments", "note", "notes", "reason", "rationale", "explanation"}
-    | {"feedback", "text", "timestamp", "time", "date", "created_at", "updated_at"}
     | {ORDER_FIELD, RETRACT_FIELD}
 )
 
@@ -91,5 +67,18 @@ def target_name(name: str) -> str:
 
 
 def is_known_target(target: str, declared: Container[str]) -> bool:
-    """Whether a (resolved) target name is read wherever it appears."""
-    return target in KNOWN_TARGETS or target in declared or target.startswith("rubric:")
+    """Whether a (resolved) target name is read wherever it appears: a metric (its own
+    rubrics too), correctness, or a target whose scale is ``declared``."""
+    return target in label_targets() or target in declared or target.startswith("rubric:")
+
+
+def not_read(name: str) -> str:
+    """Why a field of a labels row that is not read was left: it names no known metric (a
+    declared scale would read it), or it is no metric's name at all."""
+    target = target_name(name)
+    if is_metric_like(target):
+        return (
+            f"not a known metric: declare its scale to read it, e.g. --scale {target}=binary "
+            f"(or {target}=1:5 for grades)"
+        )
+    return "not a label: the name is no metric's (letters, digits, _ : . -)"

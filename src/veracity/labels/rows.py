@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
 
 from veracity.dataset.fields import a_json_type
 from veracity.dataset.normalize import normalize_row
@@ -16,46 +15,37 @@ from veracity.labels.names import (
     GROUP_FIELDS,
     HUMAN_PREFIX,
     ID_FIELDS,
-    KNOWN_FIELDS,
     LABEL_FIELD,
     METRIC_FIELDS,
     MISSING_ID,
     ORDER_FIELD,
+    READ_FIELDS,
     RETRACT_FIELD,
     SYSTEM_FIELD,
     VALUE_FIELD,
     is_known_target,
     is_metric_like,
+    not_read,
     target_name,
 )
 from veracity.labels.scale import Scale
 from veracity.labels.values import LabelProblem, checked_label, show, unit_label
 
-_CANDIDATE_LIMIT: Final = 100  # a longer text in an unknown column is kept as its summary
-
 #: Turns a row into what the dataset reader would see (CSV cells parsed), or says why not.
 DatasetView = Callable[[dict[str, object]], dict[str, object] | str]
-
-
-@dataclass(frozen=True, slots=True)
-class TooLong:
-    """Stands for a long or nested value of an unknown column (only its summary is kept)."""
-
-    shown: str
 
 
 @dataclass(slots=True)
 class ParsedRow:
     """``keys``: the (sample id, system) pairs labelled, empty when the row names none;
-    ``labels``: target → (value, field); ``candidates``: values of unknown columns that
-    are labels only if their column turns out to be a label column (pure labels files)."""
+    ``labels``: target → (value, field); ``ignored``: the fields not read, with why (the
+    unknown columns of a labels file, a ``label`` object's keys that name no metric)."""
 
     keys: tuple[tuple[str, str | None], ...]
     annotator: str | None
     group: str | None
     labels: dict[str, tuple[float, str]] = field(default_factory=dict)
-    candidates: dict[str, object] = field(default_factory=dict)
-    ignored: tuple[str, ...] = ()
+    ignored: dict[str, str] = field(default_factory=dict)
     order: str | None = None
     #: Targets whose earlier label by the same annotator this row withdraws.
     retracts: tuple[str, ...] = ()
@@ -133,9 +123,9 @@ def _label_object(raw: object) -> object:
         raise LabelProblem("field 'label': invalid JSON: nested too deeply") from None
 
 
-def _read_label_field(raw: object, labels: _Labels, rules: RowRules) -> tuple[str, ...]:
+def _read_label_field(raw: object, labels: _Labels, rules: RowRules) -> dict[str, str]:
     """``label``: one value for the default target, or {target: value}. Returns the keys
-    of an object that hold labels of targets nobody declared (they are not read)."""
+    of an object that hold labels of targets nobody declared (they are not read), why."""
     raw = _label_object(raw)
     if isinstance(raw, list):
         raise LabelProblem(
@@ -143,8 +133,8 @@ def _read_label_field(raw: object, labels: _Labels, rules: RowRules) -> tuple[st
         )
     if not isinstance(raw, dict):
         labels.add(target_name(rules.default_target), LABEL_FIELD, raw)
-        return ()
-    ignored = []
+        return {}
+    ignored = {}
     for key, value in raw.items():
         if not isinstance(key, str):
             continue  # only rows built in memory can have such keys; no target is named so
@@ -154,8 +144,8 @@ def _read_label_field(raw: object, labels: _Labels, rules: RowRules) -> tuple[st
         elif is_metric_like(target) and unit_label(value):
             # A label-like value under a name that is no metric (a source's own grading,
             # e.g. wice_label): not guessed at, but reported.
-            ignored.append(f"label.{key}")
-    return tuple(ignored)
+            ignored[f"label.{key}"] = not_read(key)
+    return ignored
 
 
 def _long_form(row: Mapping[str, object], metric_field: str, labels: _Labels) -> None:
@@ -201,12 +191,6 @@ def _retracted(row: Mapping[str, object], metric_field: str | None) -> tuple[str
     return (target_name(metric),)
 
 
-def _candidate(value: object) -> object:
-    if (isinstance(value, str) and len(value) > _CANDIDATE_LIMIT) or isinstance(value, list | dict):
-        return TooLong(show(value))
-    return value
-
-
 def parse_row(row: object, rules: RowRules) -> ParsedRow:
     """Read one row (a dict from any source); ``LabelProblem`` says why it is bad."""
     if not isinstance(row, dict):
@@ -237,12 +221,14 @@ def parse_row(row: object, rules: RowRules) -> ParsedRow:
                 parsed.ignored = _read_label_field(value, labels, rules)
         elif lowered.startswith(HUMAN_PREFIX) and is_metric_like(lowered[len(HUMAN_PREFIX) :]):
             labels.add(target_name(lowered[len(HUMAN_PREFIX) :]), key, value)
-        elif lowered in KNOWN_FIELDS or not is_metric_like(lowered):
+        elif lowered in READ_FIELDS:
             continue
-        elif is_known_target(target_name(lowered), rules.scales):
+        elif is_metric_like(lowered) and is_known_target(target_name(lowered), rules.scales):
             labels.add(target_name(lowered), key, value)
-        elif not dataset and value is not None:
-            parsed.candidates[key] = _candidate(value)
+        elif not dataset:
+            # Not guessed at from its values: a labels file's other columns are named as
+            # not read (a dataset row's are the sample's metadata).
+            parsed.ignored.setdefault(key, not_read(key))
     parsed.labels = labels.found
     if labels.found and not parsed.keys and dataset:
         parsed.keys = _hashed_keys(row, rules)

@@ -100,8 +100,8 @@ def read_label(raw: object) -> Vote | None:
 
 
 def unit_label(raw: object) -> bool | None:
-    """Whether ``raw`` reads as a binary or 0–1 label (``None``: it is empty). Used to tell
-    a label column from a column of notes or timings."""
+    """Whether ``raw`` reads as a binary or 0–1 label (``None``: it is empty). Used to
+    report a ``label`` object's key that names no metric but holds a label."""
     try:
         vote = read_label(raw)
     except NotALabel:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from veracity.metrics.base import (
     Need,
@@ -28,6 +29,8 @@ class AnswerClassification:
 
     abstention_phrases: Sequence[str] = DEFAULT_ABSTENTION_PHRASES
     name: str = "answer_classification"
+    reads_as_probability: ClassVar[bool] = True
+    measures_correctness: ClassVar[bool] = True
     needs: frozenset[Need] = frozenset()
 
     async def score(self, work: SampleWork) -> MetricResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from veracity.embeddings import Embedder, clipped_cosine, question_vector
 from veracity.metrics.base import Need, SampleWork, finished, judge_error
@@ -30,6 +30,8 @@ class AnswerRelevance:
 
     n_questions: int = 3
     name: str = "answer_relevance"
+    reads_as_probability: ClassVar[bool] = False
+    measures_correctness: ClassVar[bool] = False
     needs: frozenset[Need] = frozenset({Need.EMBEDDER})
 
     async def score(self, work: SampleWork) -> MetricResult:

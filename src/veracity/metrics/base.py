@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from veracity.judges import Judge, JudgeOutcome
 from veracity.metrics.cited_spans import cited_spans, unclaimed, without_markers
@@ -40,6 +40,14 @@ class Models:
 
 class Metric(Protocol):
     """A metric scores one sample. It is stateless: all it needs is in ``work``."""
+
+    #: Whether its score reads as a probability that the answer is good (a share of
+    #: supported claims or attributable statements, a correct/wrong verdict): agreement
+    #: with people computes the Brier score and calibration error for these only.
+    reads_as_probability: ClassVar[bool]
+    #: Whether it scores the answer against a reference: people's ``correctness`` label
+    #: measures it.
+    measures_correctness: ClassVar[bool]
 
     @property
     def name(self) -> str: ...

@@ -30,7 +30,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
 from veracity.metrics.cited_spans import CitedSpan, cited_spans, merged_spans, span_of
@@ -67,6 +67,8 @@ class Citations:
 
     measure: Measure = "recall"
     index_base: int = 1
+    reads_as_probability: ClassVar[bool] = True
+    measures_correctness: ClassVar[bool] = False
 
     @property
     def name(self) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity.judges.offline.claims import extract
-from veracity.judges.offline.text import content_tokens
+from veracity.text.analysis import content_tokens
 from veracity.types import Sample
 
 __all__ = ["CitedSpan", "cited_spans", "merged_spans", "span_of", "unclaimed", "without_markers"]

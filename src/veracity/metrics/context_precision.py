@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
 from veracity.types import MetricResult, Status
@@ -38,6 +39,8 @@ class ContextPrecision:
     what a useful chunk leads to."""
 
     name: str = "context_precision"
+    reads_as_probability: ClassVar[bool] = True
+    measures_correctness: ClassVar[bool] = False
     needs: frozenset[Need] = frozenset()
 
     async def score(self, work: SampleWork) -> MetricResult:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 from veracity.metrics.base import (
     Need,
@@ -24,6 +25,8 @@ class ContextRecall:
     with faithfulness when both run."""
 
     name: str = "context_recall"
+    reads_as_probability: ClassVar[bool] = True
+    measures_correctness: ClassVar[bool] = False
     needs: frozenset[Need] = frozenset({Need.REFERENCE_STATEMENTS, Need.VERDICTS})
 
     async def score(self, work: SampleWork) -> MetricResult:

@@ -6,6 +6,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import ClassVar
 
 from veracity.metrics.base import (
     Need,
@@ -36,6 +37,8 @@ class FactualAccuracy:
 
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_CRITERIA_WEIGHTS))
     name: str = "factual_accuracy"
+    reads_as_probability: ClassVar[bool] = False
+    measures_correctness: ClassVar[bool] = True
     needs: frozenset[Need] = frozenset()
 
     def __post_init__(self) -> None:

@@ -7,7 +7,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error
 from veracity.metrics.conversation_support import with_conversation_support
@@ -75,6 +75,8 @@ class Faithfulness:
     # supported in the score; the details count it either way.
     conversation_support_counts: bool = True
     name: str = "faithfulness"
+    reads_as_probability: ClassVar[bool] = True
+    measures_correctness: ClassVar[bool] = False
 
     @property
     def needs(self) -> frozenset[Need]:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from veracity.judges.claim_signals import ClaimSignals, claim_signals
-from veracity.judges.offline import text as tx
+from veracity.text import analysis as tx
 
 __all__ = ["ClaimSignals", "answer_overlap", "claim_signals", "local_signals", "yes_no_reply"]
 

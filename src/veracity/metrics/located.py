@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from veracity.judges.llm.evidence import contexts_quoting
-from veracity.judges.offline.text import content_tokens
 from veracity.judges.verbatim import verbatim_contexts
+from veracity.text.analysis import content_tokens
 from veracity.types import ClaimVerdict, Verdict
 
 __all__ = ["CLAIM_WORDS_FOUND", "JOINT_COVER", "Located", "locate"]

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import ClassVar
 
 from veracity.metrics.answer_relevance import AnswerRelevance
 from veracity.metrics.base import Metric, Need, SampleWork, finished
@@ -56,6 +57,8 @@ class RagasScore:
 
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     name: str = "ragas_score"
+    reads_as_probability: ClassVar[bool] = False
+    measures_correctness: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         unknown = set(self.weights) - set(COMPONENTS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 
 from veracity._suggest import did_you_mean
@@ -33,6 +34,34 @@ METRICS: dict[str, Callable[[], Metric]] = {
     "citation_recall": Citations,
     "citation_precision": lambda: Citations("precision"),
 }
+
+
+#: What people label that no metric is named after: whether the answer is correct, which
+#: every metric that scores the answer against a reference measures.
+CORRECTNESS = "correctness"
+
+
+@functools.cache
+def _declared() -> dict[str, Metric]:
+    return {name: make() for name, make in METRICS.items()}
+
+
+def probability_metrics() -> frozenset[str]:
+    """The metrics whose score reads as a probability that the answer is good."""
+    return frozenset(name for name, m in _declared().items() if m.reads_as_probability)
+
+
+def metrics_of_target(target: str) -> tuple[str, ...]:
+    """The metrics a label of ``target`` measures: those that measure correctness for
+    ``correctness``, else the metric of that name."""
+    if target != CORRECTNESS:
+        return (target,)
+    return tuple(name for name, m in _declared().items() if m.measures_correctness)
+
+
+def label_targets() -> frozenset[str]:
+    """What people's labels may name wherever they appear: each metric, and correctness."""
+    return frozenset({*METRICS, CORRECTNESS})
 
 
 class UnknownMetricError(ValueError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from veracity.metrics.base import Need, SampleWork, finished, judge_error
 from veracity.prompts import DEFAULT_RUBRIC
@@ -20,6 +21,8 @@ class RubricMetric:
 
     rubric: Rubric = field(default=DEFAULT_RUBRIC)
     needs: frozenset[Need] = frozenset()
+    reads_as_probability: ClassVar[bool] = False
+    measures_correctness: ClassVar[bool] = False
 
     @property
     def name(self) -> str:

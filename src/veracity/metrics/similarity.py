@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 from veracity.embeddings import clipped_cosine, cut_texts
 from veracity.metrics.base import (
@@ -42,6 +43,8 @@ class SemanticSimilarity:
     ``details["cut"]`` names the texts it cut, and the reason says so."""
 
     name: str = "semantic_similarity"
+    reads_as_probability: ClassVar[bool] = False
+    measures_correctness: ClassVar[bool] = True
     needs: frozenset[Need] = frozenset({Need.EMBEDDER})
 
     async def score(self, work: SampleWork) -> MetricResult:
@@ -72,6 +75,8 @@ class BertScore:
     windows; ``details["windows"]`` says how many each side took."""
 
     name: str = "bert_score"
+    reads_as_probability: ClassVar[bool] = False
+    measures_correctness: ClassVar[bool] = True
     needs: frozenset[Need] = frozenset({Need.BERT_SCORER})
 
     async def score(self, work: SampleWork) -> MetricResult:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from veracity.agreement.load import dataset_path, read_samples
+from veracity.agreement.runs import dataset_path, read_samples
 from veracity.report.run_data import RunData, load_run
 
 ORDERS: Final = ("random", "uncertain", "disagreement", "worst")
@@ -101,7 +101,7 @@ def load_review(
 ) -> Review:
     """The items of ``run`` (its dataset gives the texts), in ``order``; ``other``: a
     second run of the same samples, for ``disagreement``."""
-    from veracity.agreement.load import AgreementError
+    from veracity.agreement.runs import AgreementError
 
     if order not in ORDERS:
         raise ReviewError(f"unknown order {order!r} (one of {', '.join(ORDERS)})")

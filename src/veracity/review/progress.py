@@ -53,7 +53,7 @@ def _auroc(
 ) -> tuple[tuple[float, float | None, float | None] | None, str | None]:
     """The run's AUROC against the labels so far, as ``veracity agree`` computes it,
     computed again only when the labels file changes."""
-    from veracity.agreement.load import AgreementError, agree
+    from veracity.agreement.runs import AgreementError, agree
 
     stat = labels.path.stat()
     key = (str(labels.path), stat.st_size, stat.st_mtime_ns)
@@ -92,7 +92,7 @@ def progress(review: Review, labels: LabelFile, annotator: str, target: int) -> 
 
 def run_calibration(review: Review, labels: LabelFile, out: Path) -> Calibrated:
     """``veracity calibrate RUN --labels LABELS --out OUT``: written only where it helps."""
-    from veracity.agreement.load import AgreementError, calibrate_run
+    from veracity.agreement.runs import AgreementError, calibrate_run
     from veracity.store import write_json_atomic
 
     try:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from veracity.chat.base import ChatModel, ChatReply
-from veracity.chat.cache import CachedChat
+from veracity.chat.cache import forget
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.parsing import ParsedValue, ParseFailure, cut_short
 from veracity.prompts import (
@@ -109,8 +109,7 @@ class Exchange:
         ``unusable`` ones) are taken back from ``model``'s response cache, if it has one:
         served again, they would only give the same error, and a retry must reach the
         judge."""
-        if isinstance(model, CachedChat):
-            model.forget(self.replies if unusable is None else unusable)
+        forget(model, self.replies if unusable is None else unusable)
         return self.outcome(None, error)
 
 

@@ -21,7 +21,6 @@ from veracity.judges.llm.asking import (
 )
 from veracity.judges.llm.cut_replies import closed_items
 from veracity.judges.llm.evidence import UnfoundedSupport, quote_in_contexts, quotes_itself
-from veracity.judges.offline.text import content_tokens
 from veracity.judges.parsing import (
     ParseFailure,
     RawVerdict,
@@ -39,6 +38,7 @@ from veracity.prompts import (
     render_extraction,
     render_verification,
 )
+from veracity.text.analysis import content_tokens
 from veracity.types import ClaimVerdict, Turn, Verdict
 
 

@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from veracity.embeddings import Matrix
-from veracity.judges.offline import text as tx
 from veracity.judges.offline.params import OfflineParams
+from veracity.text import analysis as tx
 from veracity.types import ChunkJudgement
 
 # relevance = SIMILARITY_WEIGHT · best sentence cosine + (1 − SIMILARITY_WEIGHT) · overlap

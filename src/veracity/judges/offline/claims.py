@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from veracity.judges.offline import text as tx
 from veracity.prompts import find_abstention, is_courtesy
+from veracity.text import analysis as tx
 
 NO_PRONOUNS_NOTE = (
     "offline claims are the text's own sentences and clauses: pronouns are not resolved, "

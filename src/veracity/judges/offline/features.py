@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from veracity.embeddings import Matrix
-from veracity.judges.offline import text as tx
+from veracity.text import analysis as tx
 
 PERSONAL = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "you", "your"})
 FEATURES: tuple[str, ...] = (

@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("pysbd")
 
-from veracity.judges.offline import text as tx
 from veracity.judges.offline.claims import extract
+from veracity.text import analysis as tx
 
 
 def test_sentences_are_split_and_glued_sentences_unglued() -> None:

@@ -1,4 +1,5 @@
-"""Runs and labels brought together: the run's records and thresholds, the samples of its
+"""Runs against people's labels, the package's entry points: :func:`agree` and
+:func:`calibrate_run` read each run (its records and thresholds), the samples of its
 dataset (for the texts of disagreements, labels kept in the dataset, and signals a run from
 an older version lacks), and the labels from a file, a DataFrame or the dataset."""
 

@@ -1,4 +1,4 @@
-"""Text analysis for the offline judge: sentences, clauses, tokens, numbers, names, negation.
+"""Text analysis: sentences, clauses, tokens, numbers, names, negation.
 
 Everything here is plain Python on short strings; it is cheap next to the embeddings.
 """
@@ -72,7 +72,7 @@ NUMBER_WORDS = {word: str(value) for value, word in enumerate(_NUMBER_NAMES)} | 
 
 @lru_cache(maxsize=1)
 def _segmenter() -> Any:
-    from veracity.judges.offline.segmenter import fast_segmenter
+    from veracity.text.segmenter import fast_segmenter
 
     return fast_segmenter()
 
