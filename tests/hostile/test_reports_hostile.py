@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from veracity import evaluate
 from veracity.cli.app import app
+from veracity.config import RunConfig
 
 ESC = "\x1b"
 # Screen clear, window title, hyperlink, cursor up + erase line (a faked "all passed").
@@ -38,7 +39,7 @@ def _rows(n: int, text: str = "") -> list[dict[str, object]]:
 
 
 def _run(path: Path, rows: list[dict[str, object]]) -> Path:
-    evaluate(rows, "faithfulness", judge="offline", out=path, cache=False)
+    evaluate(rows, "faithfulness", config=RunConfig(cache=False), judge="offline", out=path)
     return path
 
 
