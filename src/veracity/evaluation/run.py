@@ -105,6 +105,8 @@ def _call(
     retry_errors: bool,
     deprecated: Mapping[str, Any],
 ) -> _Call:
+    """The call ``function`` (evaluate or aevaluate) was given, checked before anything
+    runs: its deprecated keywords warned of and laid over ``config``."""
     if retry_errors and out is None:
         raise ValueError("retry_errors needs out: the run directory whose judge errors to retry")
     run, budget_given = moved_keywords(function, config, deprecated)

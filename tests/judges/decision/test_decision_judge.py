@@ -323,5 +323,5 @@ def test_rag_eval_with_a_scripted_decision_model_never_reads_the_cache() -> None
     from veracity.pytest_plugin import RagEval
 
     rag_eval = RagEval(DecisionJudge(overlap_model()))
-    assert rag_eval.options["cache"] is False
-    rag_eval.assert_faithful(_rows(1)[:1], 0.3)
+    result = rag_eval.assert_faithful(_rows(1)[:1], 0.3)
+    assert result.manifest["settings"]["cache"] is False
