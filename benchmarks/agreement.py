@@ -67,6 +67,7 @@ from veracity.agreement.calibrate import (
 from veracity.agreement.calibration_file import CalibrationFile, Scoring, judge_identity
 from veracity.agreement.signals import FAITHFULNESS_SIGNALS, signal_matrix
 from veracity.agreement.statistics import paired_figures
+from veracity.config import RunConfig
 from veracity.metrics.local_signals import answer_overlap
 from veracity.report.run_data import load_run
 from veracity.store import read_results
@@ -127,7 +128,9 @@ async def offline_records(rows: Sequence[Row], out: Path) -> dict[str, ResultRec
         for r in rows
     ]
     # The judge's own verdicts: the signals are what is fitted, no calibration applied.
-    result = await aevaluate(samples, "faithfulness", "offline", out=out, calibration="none")
+    result = await aevaluate(
+        samples, "faithfulness", "offline", config=RunConfig(calibration="none"), out=out
+    )
     return {r.sample_id: r for r in result.results}
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity import evaluate
+from veracity.config import RunConfig
 from veracity.judges import make_judge
 from veracity.testing import FakeLLMServer, synthetic_samples
 from veracity.testing.decision_server import FakeDecisionServer
@@ -55,9 +56,12 @@ def _run(
         )
         started = time.perf_counter()
         result = evaluate(
-            data, metrics, judge, progress=False, embedder=None, cache=False,
-            concurrency=concurrency,
-        )  # fmt: skip
+            data,
+            metrics,
+            judge,
+            config=RunConfig(embedder="none", cache=False, concurrency=concurrency),
+            progress=False,
+        )
         wall = time.perf_counter() - started
         stats = server.stats
     samples = len({(r.sample_id, r.system) for r in result.results})

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity import LLMJudge, OpenAIChat, evaluate
+from veracity.config import RunConfig
 from veracity.embeddings import make_embedder
 from veracity.testing import FakeLLMServer, Faults, synthetic_samples
 from veracity.transport import RetryPolicy
@@ -55,9 +56,14 @@ def run_against_fake_server(
                 _InFlight(server) as in_flight:  # fmt: skip
             started, cpu, own_cpu = time.perf_counter(), time.process_time(), time.thread_time()
             result = evaluate(
-                data, list(metrics), LLMJudge(chat), out=out, embedder=the_embedder,
-                bert_scorer=None, cache=Path(cache) / "responses.sqlite3",
-            )  # fmt: skip
+                data,
+                list(metrics),
+                LLMJudge(chat),
+                config=RunConfig(
+                    embedder=the_embedder, bert_scorer=None, cache=Path(cache) / "responses.sqlite3"
+                ),
+                out=out,
+            )
             wall = time.perf_counter() - started
             cpu, own_cpu = time.process_time() - cpu, time.thread_time() - own_cpu
             files = {

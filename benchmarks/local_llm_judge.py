@@ -40,6 +40,7 @@ from typing import Any
 from offline_data import DEFAULT_DATA, Row, auroc, auroc_difference, floor_score, load_set
 from veracity import aevaluate
 from veracity.chat import OpenAIChat
+from veracity.config import RunConfig
 from veracity.judges import LLMJudge, make_judge
 from veracity.types import ResultRecord, Status
 
@@ -116,8 +117,8 @@ async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[
         # Flagged, not downgraded: both policies are measured from one run (see
         # ``without_unfounded``).
         judge or LLMJudge(chat, unfounded_support="flag"),
+        config=RunConfig(cache=str(args.cache)),
         out=args.out / name,
-        cache=args.cache,
         retry_errors=args.retry_errors,
     )
     elapsed = time.perf_counter() - started

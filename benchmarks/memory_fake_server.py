@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from veracity.config import RunConfig
+
 GOAL_MB = 400
 
 
@@ -39,9 +41,12 @@ def one_run(samples: int) -> dict[str, float]:
             judge = LLMJudge(OpenAIChat("fake", base_url=server.base_url, api_key="k"))
             started = time.perf_counter()
             result = evaluate(
-                dataset, ["faithfulness"], judge, out=Path(tmp) / "run", keep_results=False,
-                cache=Path(tmp) / "cache.sqlite3",
-            )  # fmt: skip
+                dataset,
+                ["faithfulness"],
+                judge,
+                config=RunConfig(keep_results=False, cache=Path(tmp) / "cache.sqlite3"),
+                out=Path(tmp) / "run",
+            )
             wall = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {

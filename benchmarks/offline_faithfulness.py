@@ -53,6 +53,7 @@ from offline_data import (
     load_set,
 )
 from veracity import aevaluate
+from veracity.config import RunConfig
 from veracity.judges.offline import OfflineJudge
 from veracity.metrics import Faithfulness
 from veracity.types import ResultRecord, Status
@@ -73,7 +74,7 @@ async def run_set(
             sample["history"] = [{"role": "user", "content": sample["question"]}]
         metric = Faithfulness(conversation_support_counts=question_as_turn == "counted")
     started = time.perf_counter()
-    result = await aevaluate(samples, [metric], judge, cache=False)
+    result = await aevaluate(samples, [metric], judge, config=RunConfig(cache=False))
     wall = time.perf_counter() - started
     by_id: dict[str, ResultRecord] = {r.sample_id: r for r in result.results}
     records = [by_id[row.id] for row in rows]

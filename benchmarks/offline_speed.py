@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from offline_data import DEFAULT_DATA, load_set
+from veracity.config import RunConfig
 
 SCENARIOS = ("synthetic", "wice_dev", "one_sample", "llm_local", "llm_endpoint")
 GOALS = {"synthetic": 100.0, "wice_dev": 20.0}  # samples per second, cold
@@ -69,7 +70,9 @@ async def _offline(samples: list[dict[str, Any]], *, warm: bool) -> dict[str, An
     load_s = time.perf_counter() - started
     with tempfile.TemporaryDirectory() as out:
         cpu, started = time.process_time(), time.perf_counter()
-        result = await aevaluate(samples, ["faithfulness"], judge, out=out, cache=False)
+        result = await aevaluate(
+            samples, ["faithfulness"], judge, config=RunConfig(cache=False), out=out
+        )
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     await embedder.aclose()
     assert len(result.results) == len(samples)

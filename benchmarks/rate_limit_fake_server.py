@@ -16,6 +16,7 @@ import sys
 import time
 
 from veracity import LLMJudge, OpenAIChat, evaluate
+from veracity.config import RunConfig
 from veracity.testing import FakeLLMServer, Faults, synthetic_samples
 from veracity.transport import RetryPolicy
 
@@ -27,7 +28,7 @@ def run(samples: int, server_rps: float, rpm: float | None) -> dict[str, object]
         chat = OpenAIChat("fake", base_url=server.base_url, api_key="k", concurrency=16,
                           rpm=rpm, retry=RetryPolicy(max_attempts=10))  # fmt: skip
         started = time.perf_counter()
-        result = evaluate(data, ["faithfulness"], LLMJudge(chat), cache=False)
+        result = evaluate(data, ["faithfulness"], LLMJudge(chat), config=RunConfig(cache=False))
         wall = time.perf_counter() - started
         stats = server.stats
     statuses = result.summary["metrics"]["faithfulness"]["overall"]["counts_by_status"]

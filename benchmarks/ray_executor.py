@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from veracity.config import RunConfig
+
 SCENARIOS = ("offline_local", "offline_ray1", "offline_ray2", "llm_local", "llm_ray2")
 LLM_SAMPLES = 200
 
@@ -83,8 +85,14 @@ def _offline(args: argparse.Namespace, workers: int) -> dict[str, Any]:
         row["ray_start_s"], executor = _ray(workers), "ray"
     with tempfile.TemporaryDirectory() as out:
         first = _FirstResult()
-        result = evaluate(samples, "faithfulness", "offline", out=out, executor=executor,
-                          keep_results=False, on_result=first)  # fmt: skip
+        result = evaluate(
+            samples,
+            "faithfulness",
+            "offline",
+            config=RunConfig(executor=executor, keep_results=False),
+            out=out,
+            on_result=first,
+        )
         wall = time.perf_counter() - first.started
     assert result.summary["metrics"]["faithfulness"]["overall"]["n"] == len(samples)
     return {**row, **first.figures(wall, len(samples))}
@@ -101,9 +109,20 @@ def _llm(args: argparse.Namespace, workers: int) -> dict[str, Any]:
         row["ray_start_s"], executor = _ray(workers), "ray"
     with FakeLLMServer(latency_s=args.latency) as server, tempfile.TemporaryDirectory() as out:
         first = _FirstResult()
-        evaluate(samples, "faithfulness", "openai/fake", base_url=server.base_url,
-                 concurrency=args.concurrency, out=out, cache=False, executor=executor,
-                 keep_results=False, on_result=first)  # fmt: skip
+        evaluate(
+            samples,
+            "faithfulness",
+            "openai/fake",
+            config=RunConfig(
+                base_url=server.base_url,
+                concurrency=args.concurrency,
+                cache=False,
+                executor=executor,
+                keep_results=False,
+            ),
+            out=out,
+            on_result=first,
+        )
         wall = time.perf_counter() - first.started
         calls, peak = server.stats.completions, server.stats.max_concurrent
     bound = calls * args.latency / args.concurrency

@@ -13,6 +13,7 @@ import pytest
 import veracity
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import LLMJudge, Sample, ScriptedChat, Status, evaluate
+from veracity.config import RunConfig
 
 EXPECTED_API = {
     "AnthropicChat",
@@ -87,7 +88,7 @@ def test_iterations_repeat_the_judging_with_their_index() -> None:
         [{"id": "a", "question": "q", "answer": "Paris.", "contexts": ["Paris"]}],
         ["faithfulness"],
         scripted_judge(),
-        iterations=3,
+        config=RunConfig(iterations=3),
     )
     assert sorted(r.iteration for r in result.results) == [0, 1, 2]
 
@@ -274,7 +275,7 @@ def test_results_in_memory_come_in_sample_order_whatever_finishes_first() -> Non
         rows,
         "faithfulness",
         LLMJudge(Staggered(responder=respond)),
-        cache=False,
+        config=RunConfig(cache=False),
         on_result=lambda record: finished.append(record.sample_id),
     )
     assert finished[-1] == "s0"  # it did finish last

@@ -15,6 +15,7 @@ from typing import Any
 
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import EvaluationResult, LLMJudge, ScriptedChat, evaluate
+from veracity.config import RunConfig
 
 CONTEXT = "The grey tower is in Paris. It was built in 1889."
 KINDS = ("right", "wrong", "swapped")
@@ -54,6 +55,8 @@ def labels(n: int = 30) -> list[dict[str, Any]]:
     return [{"id": f"s{i}", "faithfulness": kind_of(i) == "right"} for i in range(n)]
 
 
-def run(out: Path | None = None, n: int = 30, **options: Any) -> EvaluationResult:
+def run(out: Path | None = None, n: int = 30, **settings: Any) -> EvaluationResult:
+    """``settings``: the run's (``RunConfig``'s), e.g. ``calibration=``."""
     judge = LLMJudge(ScriptedChat(responder=respond), unfounded_support="flag")
-    return evaluate(rows(n), "faithfulness", judge, out=out, progress=False, **options)
+    config = RunConfig(**settings)
+    return evaluate(rows(n), "faithfulness", judge, config=config, out=out, progress=False)

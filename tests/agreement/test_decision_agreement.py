@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 from tests.agreement import scenario
 from veracity import EvaluationResult, evaluate
 from veracity.cli.app import app
+from veracity.config import RunConfig
 from veracity.decisions import Question
 from veracity.decisions.scripted import ScriptedDecisions
 from veracity.judges.decision import DecisionJudge
@@ -28,9 +30,10 @@ def _verdicts(_: str, question: Question) -> dict[str, float]:
     return {"supported": 0.9, "contradicted": 0.05, "not_enough_info": 0.05}
 
 
-def _run(out: Path | None = None, **options: object) -> EvaluationResult:
+def _run(out: Path | None = None, **settings: Any) -> EvaluationResult:
     judge = DecisionJudge(ScriptedDecisions(_verdicts, model="decider"))
-    return evaluate(scenario.rows(), "faithfulness", judge, out=out, progress=False, **options)
+    config = RunConfig(**settings)
+    return evaluate(scenario.rows(), "faithfulness", judge, config=config, out=out, progress=False)
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from veracity import evaluate
 from veracity.agreement import read_calibration
 from veracity.agreement.scorings import DEFAULTS, NO_CALIBRATION
 from veracity.cli import app
+from veracity.config import RunConfig
 from veracity.judges.offline import OfflineJudge, load_params
 from veracity.report.keys import OVERALL
 
@@ -84,7 +85,13 @@ def test_an_abstention_is_likely_faithful_and_chit_chat_is_not() -> None:
 
 
 def test_none_turns_the_default_off_and_a_teams_file_replaces_it(tmp_path: Path) -> None:
-    off = evaluate(rows(), "faithfulness", "offline", calibration=NO_CALIBRATION, progress=False)
+    off = evaluate(
+        rows(),
+        "faithfulness",
+        "offline",
+        config=RunConfig(calibration=NO_CALIBRATION),
+        progress=False,
+    )
     assert all(r.calibrated is None for r in off.results)
     assert "calibrated" not in off.summary["metrics"]["faithfulness"][OVERALL]
 
@@ -104,7 +111,9 @@ def test_none_turns_the_default_off_and_a_teams_file_replaces_it(tmp_path: Path)
     )
     path = tmp_path / "ours.json"
     path.write_text(own.model_dump_json())
-    ours = evaluate(rows(), "faithfulness", "offline", calibration=path, progress=False)
+    ours = evaluate(
+        rows(), "faithfulness", "offline", config=RunConfig(calibration=path), progress=False
+    )
     assert all(r.calibrated is not None and r.calibrated < 0.01 for r in ours.results)
 
 
@@ -163,6 +172,8 @@ def test_pytest_asserts_on_the_default_calibrated_probability() -> None:
     assert_scores(calibrated.results, min_mean=0.05, calibrated=True)
     with pytest.raises(RagAssertionError, match="faithfulness"):
         assert_scores(calibrated.results, min_mean=0.99, calibrated=True)
-    off = evaluate(rows()[:2], "faithfulness", "offline", calibration="none", progress=False)
+    off = evaluate(
+        rows()[:2], "faithfulness", "offline", config=RunConfig(calibration="none"), progress=False
+    )
     with pytest.raises(RagAssertionError, match="no calibrated probability"):
         assert_scores(off.results, calibrated=True)

@@ -14,6 +14,7 @@ from veracity import evaluate
 from veracity.agreement import CalibrationFileError, read_calibration
 from veracity.agreement.calibration_file import CalibrationFile, JudgeIdentity, Scoring
 from veracity.agreement.scorings import NAMES as SCORINGS
+from veracity.config import RunConfig
 
 OFFLINE = "offline-combined"
 
@@ -46,7 +47,9 @@ def test_a_scoring_for_the_other_kind_of_judge_is_refused() -> None:
         update={"scoring": offline.scoring.model_copy(update={"judges": "llm"})}
     )
     with pytest.raises(CalibrationFileError, match="is for LLM judges, not 'offline/"):
-        evaluate(rows(), "faithfulness", "offline", calibration=for_llm, progress=False)
+        evaluate(
+            rows(), "faithfulness", "offline", config=RunConfig(calibration=for_llm), progress=False
+        )
     # And the offline one on an LLM judge.
     with pytest.raises(CalibrationFileError, match="is for the offline judge, not 'scripted"):
         scenario.run(n=3, calibration=offline)
@@ -60,7 +63,13 @@ def test_a_scoring_of_the_same_kind_does_not_warn_about_the_judges_version() -> 
     assert other_version.differences(JudgeIdentity(name="offline/minilm-v9")) == []
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        evaluate(rows()[:1], "faithfulness", "offline", calibration=other_version, progress=False)
+        evaluate(
+            rows()[:1],
+            "faithfulness",
+            "offline",
+            config=RunConfig(calibration=other_version),
+            progress=False,
+        )
 
 
 def test_a_file_of_the_same_name_wins_over_the_shipped_scoring(

@@ -16,6 +16,7 @@ from typer.testing import CliRunner, Result
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import EvaluationResult, LLMJudge, ScriptedChat, evaluate
 from veracity.cli.app import app
+from veracity.config import RunConfig
 from veracity.report.table import RESULT_COLUMNS
 from veracity.transport.pricing import Price
 
@@ -51,10 +52,12 @@ def run(tmp_path: Path) -> tuple[Path, EvaluationResult]:
         rows,
         "faithfulness",
         LLMJudge(ScriptedChat(responder=respond)),
+        config=RunConfig(
+            prices={"scripted": Price(1.0, 2.0)},
+            iterations=2,
+            cache=False,  # every call is made and paid for
+        ),
         out=tmp_path / "run",
-        prices={"scripted": Price(1.0, 2.0)},
-        iterations=2,
-        cache=False,  # every call is made and paid for
     )
     return tmp_path / "run", result
 

@@ -10,6 +10,7 @@ import pytest
 from tests.helpers import claims_reply, verdicts_reply
 from tests.in_process import Completed, veracity
 from veracity import LLMJudge, ScriptedChat, evaluate
+from veracity.config import RunConfig
 from veracity.testing import ChatRequest, FakeLLMServer, Responder, RuleBasedResponder
 
 # A sample whose answer holds this word gets a refusal from the judge: a judge_error.
@@ -176,7 +177,7 @@ def test_the_python_api_says_whether_the_error_rate_was_exceeded() -> None:
     assert strict.error_check.judge_errors == 3
     assert strict.error_check.rate == pytest.approx(0.3)
     assert not strict.error_check.met  # the default allows 0.1
-    lenient = evaluate(rows, ["faithfulness"], judge, max_error_rate=0.3)
+    lenient = evaluate(rows, ["faithfulness"], judge, config=RunConfig(max_error_rate=0.3))
     assert lenient.error_check.met
     with pytest.raises(ValueError, match="max_error_rate"):
-        evaluate(rows, ["faithfulness"], judge, max_error_rate=float("nan"))
+        evaluate(rows, ["faithfulness"], judge, config=RunConfig(max_error_rate=float("nan")))

@@ -22,6 +22,7 @@ from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.cli import report as report_module
 from veracity.cli.common import Command
 from veracity.cli.report import compare, report
+from veracity.config import RunConfig
 
 GOOD, BAD = "The tower is in Paris.", "The tower is green."
 
@@ -49,9 +50,9 @@ def rows(wrong: set[int], system: str | None = None) -> list[dict[str, Any]]:
     ]
 
 
-def run(path: Path, data: list[dict[str, Any]], **options: Any) -> Path:
-    evaluate(data, ["faithfulness"], LLMJudge(ScriptedChat(responder=respond)), out=path,
-             **options)  # fmt: skip
+def run(path: Path, data: list[dict[str, Any]], **settings: Any) -> Path:
+    judge = LLMJudge(ScriptedChat(responder=respond))
+    evaluate(data, ["faithfulness"], judge, config=RunConfig(**settings), out=path)
     return path
 
 
@@ -65,7 +66,9 @@ def invoke(runner: CliRunner, *args: str) -> Result:
 @pytest.fixture
 def runs(tmp_path: Path) -> tuple[Path, Path]:
     baseline = run(tmp_path / "a", rows(set()))
-    worse = run(tmp_path / "b", rows({1, 3, 5}), settings={"thresholds": {"faithfulness": 0.8}})
+    worse = run(
+        tmp_path / "b", rows({1, 3, 5}), extra_settings={"thresholds": {"faithfulness": 0.8}}
+    )
     return baseline, worse
 
 

@@ -15,6 +15,7 @@ from typer.testing import CliRunner, Result
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.cli.report import report
+from veracity.config import RunConfig
 from veracity.transport import CallFailedError
 
 SCHEMA = xmlschema.XMLSchema(Path(__file__).parents[1] / "data" / "junit.xsd")
@@ -46,8 +47,10 @@ def run_dir(tmp_path: Path) -> Path:
         data,
         ["faithfulness"],
         LLMJudge(ScriptedChat(responder=respond)),
+        config=RunConfig(
+            extra_settings={"thresholds": {"faithfulness": 0.9}, "max_error_rate": 0.1}
+        ),
         out=out,
-        settings={"thresholds": {"faithfulness": 0.9}, "max_error_rate": 0.1},
     )
     return out
 

@@ -13,8 +13,12 @@ from veracity.cli.run import estimate, run
 from veracity.cli.settings import run_settings
 from veracity.config import RunConfig
 
-# Settings only the config file sets: tables and lists a flag would write badly.
-FILE_ONLY = {"rubrics", "weights", "prices", "abstention_phrases", "batch_poll_s", "traces"}
+# Settings only the config file sets: tables and lists a flag would write badly; and what
+# only the Python API reads (the command line keeps no result in memory, and records its own).
+FILE_ONLY = {
+    "rubrics", "weights", "prices", "abstention_phrases", "batch_poll_s", "traces",
+    "keep_results", "extra_settings",
+}  # fmt: skip
 
 
 def _options(command: object) -> dict[str, inspect.Parameter]:

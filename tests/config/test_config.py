@@ -137,7 +137,9 @@ def test_the_config_is_frozen_and_strict() -> None:
     with pytest.raises(ValueError, match="colour"):
         RunConfig.model_validate({"colour": "x"})
     with pytest.raises(ValueError, match=r"rubrics\.other"):  # a rubric as the file writes it
-        RunConfig.model_validate({"rubrics": {"other": DEFAULT_RUBRIC}})
+        RunConfig.model_validate({"rubrics": {"other": "a rubric"}})
+    # or, from Python, a Rubric object: kept as it is
+    assert RunConfig(rubrics={"other": DEFAULT_RUBRIC}).rubric("other") is DEFAULT_RUBRIC
 
 
 # ---------------------------------------------------------------- errors

@@ -1,5 +1,5 @@
-"""evaluate(config=RunConfig(...)): the settings whole, the judge made from them, and
-keywords laid over them."""
+"""evaluate(config=RunConfig(...)): the settings whole, the judge made from them, and the
+deprecated setting keywords laid over them as before."""
 
 from __future__ import annotations
 
@@ -43,35 +43,48 @@ def test_the_run_takes_its_settings_and_judge_from_the_config(
     assert manifest["settings"]["cache"] is False
 
 
-def test_a_keyword_not_at_its_default_is_laid_over_the_config(
+def test_a_deprecated_keyword_not_at_its_default_is_laid_over_the_config(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with FakeLLMServer() as server:
         config = RunConfig(judge="openai/judge-model", base_url=server.base_url, iterations=3)
-        result = evaluate(
-            paris_rows(1), "faithfulness", config=config, iterations=1, cache=False,
-            progress=False,
-        )  # fmt: skip
+        with pytest.warns(DeprecationWarning, match=r"use RunConfig\(iterations=\.\.\.\)"):
+            result = evaluate(
+                paris_rows(1), "faithfulness", config=config, iterations=1,
+                progress=False,
+            )  # fmt: skip
     assert len(result.results) == 1
     assert result.manifest["settings"]["iterations"] == 1  # given: it wins, even at 1
+
+
+def test_an_unknown_keyword_is_a_type_error_before_anything_runs(tmp_path: Path) -> None:
+    with pytest.raises(
+        TypeError, match="evaluate\\(\\) got an unexpected keyword argument 'timeout'"
+    ):
+        evaluate(paris_rows(1), "faithfulness", "offline", out=tmp_path / "r", timeout=5)  # type: ignore[call-arg]
+    assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize(
     ("keywords", "message"),
     [
         ({"concurrency": 0}, "concurrency: Input should be greater than or equal to 1"),
-        ({"timeout": 5}, "unexpected keyword argument 'timeout'"),
         ({"executor": "rey"}, "unknown executor 'rey'"),
         ({"max_error_rate": 2}, "max_error_rate"),
     ],
 )
-def test_bad_settings_are_named_before_anything_runs(
+def test_bad_deprecated_keywords_are_named_before_anything_runs(
     tmp_path: Path, keywords: dict[str, object], message: str
 ) -> None:
-    with pytest.raises((ValueError, TypeError), match=message):
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match=message):
         evaluate(paris_rows(1), "faithfulness", "offline", out=tmp_path / "r", **keywords)  # type: ignore[arg-type]
     assert not (tmp_path / "r").exists()
+
+
+def test_a_bad_setting_is_named_when_the_config_is_made() -> None:
+    with pytest.raises(ValueError, match="concurrency"):
+        RunConfig(concurrency=0)
 
 
 def test_a_judge_object_keeps_its_own_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,11 +92,19 @@ def test_a_judge_object_keeps_its_own_budget(monkeypatch: pytest.MonkeyPatch) ->
     with FakeLLMServer() as server:
         judge = RunConfig(judge="openai/judge-model", base_url=server.base_url).make_judge()
         result = evaluate(
-            paris_rows(1), "faithfulness", judge, truncate_contexts=False, cache=False,
+            paris_rows(1),
+            "faithfulness",
+            judge,
+            config=RunConfig(truncate_contexts=False, cache=False),
             progress=False,
-        )  # fmt: skip
+        )
         assert result.results[0].status.value == "scored"
-        with pytest.raises(ValueError, match="shape a judge made from a spec"):
+        # The deprecated keyword refuses a judge object as it did; the config's budget
+        # (a setting for judges made from a spec) leaves the object its own.
+        with (
+            pytest.warns(DeprecationWarning, match="prompt_budget"),
+            pytest.raises(ValueError, match="shape a judge made from a spec"),
+        ):
             evaluate(paris_rows(1), "faithfulness", judge, prompt_budget=900, progress=False)
 
 

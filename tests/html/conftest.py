@@ -13,6 +13,7 @@ import pytest
 
 from tests.html.browser import DESKTOP, Page
 from veracity import evaluate
+from veracity.config import RunConfig
 from veracity.dataset import dataset_fingerprint
 from veracity.report.summary import summarize
 from veracity.testing import ChatRequest, FakeLLMServer, RuleBasedResponder, synthetic_samples
@@ -88,12 +89,14 @@ def make_run(
             dataset,
             metrics or METRICS,
             "openai/fake",
-            base_url=server.base_url,
-            embedder="openai/fake-embedding",
+            config=RunConfig(
+                base_url=server.base_url,
+                embedder="openai/fake-embedding",
+                iterations=iterations,
+                cache=False,
+                keep_results=False,
+            ),
             out=out,
-            iterations=iterations,
-            cache=False,
-            keep_results=False,
         )
     return out
 

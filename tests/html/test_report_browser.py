@@ -16,6 +16,7 @@ import pytest
 from tests.html.browser import Page
 from tests.html.conftest import IMG, PAYLOAD, SCRIPT, off_loop
 from veracity import LLMJudge, ScriptedChat, evaluate
+from veracity.config import RunConfig
 from veracity.report.html import write_report
 from veracity.report.html_charts import Bar, grouped_bars
 
@@ -175,7 +176,14 @@ def test_offline_judge_claims_show_their_probability(browser: Page, tmp_path: Pa
     }
     dataset = tmp_path / "data.jsonl"
     dataset.write_text(json.dumps(sample) + "\n", encoding="utf-8")
-    off_loop(evaluate, dataset, ["faithfulness"], "offline", out=tmp_path / "run", cache=False)
+    off_loop(
+        evaluate,
+        dataset,
+        ["faithfulness"],
+        "offline",
+        config=RunConfig(cache=False),
+        out=tmp_path / "run",
+    )
     browser.open(write_report(tmp_path / "run").as_uri())
     browser.evaluate("document.querySelector('tr.sample-row').click(); true")
     shown = browser.evaluate(

@@ -15,6 +15,7 @@ from veracity.chat import OpenAIChat
 from veracity.chat.batch_api import BatchState, OpenAIBatches
 from veracity.chat.batching import BatchingChat, BatchSettings, BatchStatus
 from veracity.chat.stack import BatchUnavailableError
+from veracity.config import RunConfig
 from veracity.judges import JudgeFatalError, LLMJudge
 from veracity.testing import FakeLLMServer, synthetic_samples
 from veracity.types import ResultRecord
@@ -27,11 +28,10 @@ def _samples(n: int = 5) -> list[Any]:
     return list(synthetic_samples(n, seed=3))
 
 
-def _run(server: FakeLLMServer, judge: str, out: Path, **options: Any) -> list[ResultRecord]:
+def _run(server: FakeLLMServer, judge: str, out: Path, **settings: Any) -> list[ResultRecord]:
     base_url = server.anthropic_base_url if judge.startswith("anthropic") else server.base_url
-    result = evaluate(
-        _samples(), METRICS, judge, base_url=base_url, out=out, embedder=None, **options
-    )
+    config = RunConfig(base_url=base_url, embedder="none", **settings)
+    result = evaluate(_samples(), METRICS, judge, config=config, out=out)
     return list(result.results)
 
 
@@ -135,7 +135,12 @@ def test_a_judge_without_a_batch_api_is_refused(tmp_path: Path) -> None:
     from veracity.chat import ScriptedChat
 
     with pytest.raises(BatchUnavailableError, match="no batch API"):
-        evaluate(_samples(1), METRICS, LLMJudge(ScriptedChat()), embedder=None, batch=True)
+        evaluate(
+            _samples(1),
+            METRICS,
+            LLMJudge(ScriptedChat()),
+            config=RunConfig(embedder="none", batch=True),
+        )
 
 
 @pytest.mark.parametrize(("limit", "value"), [("max_requests", 2), ("max_bytes", 6_000)])
@@ -179,9 +184,12 @@ def test_an_option_the_endpoint_refuses_is_dropped_and_the_phase_sent_again(
         live = _run(server, judge, tmp_path / "live", cache=False)
         server.reset_stats()
         result = evaluate(
-            _samples(), METRICS, judge, base_url=server.base_url, out=tmp_path / "batch",
-            embedder=None, cache=False, batch=FAST,
-        )  # fmt: skip
+            _samples(),
+            METRICS,
+            judge,
+            config=RunConfig(base_url=server.base_url, embedder="none", cache=False, batch=FAST),
+            out=tmp_path / "batch",
+        )
         # The first phase refused as a whole (json_schema), sent again as json_object_schema.
         assert server.batches_created == 3
     assert [r.status for r in result.results] == [r.status for r in live]
@@ -197,9 +205,12 @@ def _attempt(server: FakeLLMServer, judge: str, out: Path) -> Any:
 
     base_url = server.anthropic_base_url if judge.startswith("anthropic") else server.base_url
     return aevaluate(
-        _samples(), METRICS, judge, base_url=base_url, out=out, embedder=None, cache=False,
-        batch=FAST,
-    )  # fmt: skip
+        _samples(),
+        METRICS,
+        judge,
+        config=RunConfig(base_url=base_url, embedder="none", cache=False, batch=FAST),
+        out=out,
+    )
 
 
 async def _stopped_while_waiting(server: FakeLLMServer, judge: str, out: Path) -> None:

@@ -15,6 +15,7 @@ from tests.helpers import claims_reply, verdicts_reply
 from veracity import evaluate
 from veracity.chat import ChatReply, OpenAIChat, ScriptedChat
 from veracity.chat.cache import CachedChat, CorruptCacheWarning, ResponseCache
+from veracity.config import RunConfig
 from veracity.judges import LLMJudge
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.testing import FakeLLMServer
@@ -180,7 +181,7 @@ def test_run_json_says_whose_cache_the_replies_went_through(
     rows = [{"id": "a", "question": "q", "answer": "Paris is in France.", "contexts": ["Paris"]}]
     with FakeLLMServer() as server:
         judge = LLMJudge(OpenAIChat("m", base_url=server.base_url, api_key="k"))
-        evaluate(rows, ["faithfulness"], judge, out=tmp_path / "run", cache=cache)
+        evaluate(rows, ["faithfulness"], judge, config=RunConfig(cache=cache), out=tmp_path / "run")
     described = json.loads((tmp_path / "run" / "run.json").read_text())["judge"]
     assert described["cache"] == scope
     # A run's own replies are gone once it completes; the shared cache stays.

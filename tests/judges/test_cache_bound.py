@@ -21,6 +21,7 @@ from veracity.chat.cache import (
     cache_max_bytes,
 )
 from veracity.chat.cache_upkeep import STALE_SESSION_S
+from veracity.config import RunConfig
 from veracity.judges import LLMJudge
 from veracity.testing import FakeLLMServer
 from veracity.types import Usage
@@ -99,7 +100,9 @@ def test_a_finished_run_run_again_makes_no_call_when_it_fits_the_bound(tmp_path:
         def run(cache: Path, bound: int | None) -> EvaluationResult:
             judge = LLMJudge(OpenAIChat("m", base_url=server.base_url, api_key="k"))
             size = "none" if bound is None else bound
-            return evaluate(samples, "faithfulness", judge, cache=cache, cache_max_size=size)
+            return evaluate(
+                samples, "faithfulness", judge, config=RunConfig(cache=cache, cache_max_size=size)
+            )
 
         run(scratch, None)
         measured = ResponseCache(scratch)

@@ -12,6 +12,7 @@ from tests.helpers import paris_rows
 from veracity import aevaluate
 from veracity.chat import OpenAIChat
 from veracity.chat.cache import CachedChat, ResponseCache
+from veracity.config import RunConfig
 from veracity.judges import LLMJudge
 from veracity.testing import FakeLLMServer, Faults
 from veracity.transport import RetryPolicy
@@ -177,11 +178,13 @@ async def test_calls_that_waited_out_a_negotiation_are_cached_as_they_were_asked
     cache = tmp_path / "cache.sqlite3"
     with FakeLLMServer(supports_json_schema=False) as server:
         # Five calls at once: four wait while the first is rejected and steps down.
-        result = await aevaluate(SAMPLES[:5], ["faithfulness"], LLMJudge(chat(server)),
-                                 cache=cache)  # fmt: skip
+        result = await aevaluate(
+            SAMPLES[:5], ["faithfulness"], LLMJudge(chat(server)), config=RunConfig(cache=cache)
+        )
         calls = server.stats.completions
-        again = await aevaluate(SAMPLES[:5], ["faithfulness"], LLMJudge(chat(server)),
-                                cache=cache)  # fmt: skip
+        again = await aevaluate(
+            SAMPLES[:5], ["faithfulness"], LLMJudge(chat(server)), config=RunConfig(cache=cache)
+        )
         assert server.stats.completions == calls  # a finished run run again: no call
     assert [r.score for r in again.results] == [r.score for r in result.results]
 

@@ -10,6 +10,7 @@ import pytest
 
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import LLMJudge, ScriptedChat, Status, evaluate
+from veracity.config import RunConfig
 from veracity.prompts import CLAIM_VERIFICATION, PromptBudget, PromptTooLarge
 from veracity.prompts.budget import CUT_MARK, DEFAULT_PROMPT_BUDGET
 from veracity.testing import FakeLLMServer
@@ -77,7 +78,7 @@ def test_a_50_mb_answer_is_invalid_input_without_a_call_or_a_copy() -> None:
     metrics = ["faithfulness", "answer_relevance", "factual_accuracy"]
     tracemalloc.start()
     try:
-        result = evaluate([sample], metrics, judge, embedder=None, cache=False)
+        result = evaluate([sample], metrics, judge, config=RunConfig(embedder="none", cache=False))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -105,7 +106,9 @@ SAMPLE = {
 
 def test_a_200_000_character_context_is_not_sent_whole_by_default() -> None:
     judge, chat = _judge()
-    result = evaluate([SAMPLE], ["faithfulness", "context_precision"], judge, cache=False)
+    result = evaluate(
+        [SAMPLE], ["faithfulness", "context_precision"], judge, config=RunConfig(cache=False)
+    )
     by_metric = {r.metric: r for r in result.results}
     # The answer's claims are extracted; nothing that carries the contexts is sent.
     assert [c.output.name for c in chat.calls] == ["claim_extraction"]
@@ -118,7 +121,12 @@ def test_a_200_000_character_context_is_not_sent_whole_by_default() -> None:
 def test_truncate_contexts_cuts_them_to_fit_and_says_so() -> None:
     judge, chat = _judge()
     budget = PromptBudget(8000, truncate_contexts=True)
-    result = evaluate([SAMPLE], ["faithfulness"], LLMJudge(chat, prompt_budget=budget), cache=False)
+    result = evaluate(
+        [SAMPLE],
+        ["faithfulness"],
+        LLMJudge(chat, prompt_budget=budget),
+        config=RunConfig(cache=False),
+    )
     (record,) = result.results
     assert record.status is Status.SCORED and record.score == 1.0
     verification = [c for c in chat.calls if c.output.name == CLAIM_VERIFICATION.id]
@@ -132,7 +140,10 @@ def test_truncate_contexts_cuts_them_to_fit_and_says_so() -> None:
 
 def test_the_budget_is_set_through_evaluate_for_a_judge_spec_only() -> None:
     judge, _ = _judge()
-    with pytest.raises(ValueError, match="prompt_budget and truncate_contexts"):
+    with (
+        pytest.warns(DeprecationWarning, match="prompt_budget"),
+        pytest.raises(ValueError, match="prompt_budget and truncate_contexts"),
+    ):
         evaluate([SAMPLE], ["faithfulness"], judge, prompt_budget=1000)
 
 
@@ -142,10 +153,9 @@ def test_evaluate_gives_a_judge_spec_its_budget() -> None:
             [SAMPLE],
             ["faithfulness"],
             "openai/m",
-            base_url=server.base_url,
-            cache=False,
-            prompt_budget=6000,
-            truncate_contexts=True,
+            config=RunConfig(
+                base_url=server.base_url, cache=False, prompt_budget=6000, truncate_contexts=True
+            ),
         )
         largest = max(
             sum(len(m["content"]) for m in request["messages"]) for request in server.requests

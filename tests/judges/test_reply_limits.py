@@ -14,6 +14,7 @@ import pytest
 from tests.hostile_endpoint import KEY, SAMPLES, HostileEndpoint, judge, results, written
 from veracity import aevaluate
 from veracity.chat.received import MAX_REPLY_CHARS
+from veracity.config import RunConfig
 from veracity.testing.payloads import anthropic_message, dumps, openai_completion
 from veracity.transport.bounded import MAX_BODY_BYTES, bounded_hooks
 from veracity.transport.errors import ReplyTooLargeError
@@ -37,9 +38,12 @@ async def test_a_key_quoted_in_a_successful_reply_is_never_stored(
 
     with HostileEndpoint(answer=answer) as endpoint:
         result = await aevaluate(
-            SAMPLES[:2], "faithfulness", judge(provider, endpoint.base_url),
-            out=tmp_path / "run", embedder=None,
-        )  # fmt: skip
+            SAMPLES[:2],
+            "faithfulness",
+            judge(provider, endpoint.base_url),
+            config=RunConfig(embedder="none"),
+            out=tmp_path / "run",
+        )
     cache = Path(os.environ["VERACITY_CACHE"])
     on_disk = written(tmp_path / "run", cache)
     assert KEY.encode() not in on_disk and OTHER_KEY.encode() not in on_disk
@@ -57,9 +61,12 @@ async def test_a_reply_over_the_bound_is_a_judge_error_saying_so_and_is_not_kept
     huge = _body("openai", "x" * (MAX_REPLY_CHARS + 1))
     with HostileEndpoint(answer=lambda key: (200, huge)) as endpoint:
         result = await aevaluate(
-            SAMPLES[:1], "faithfulness", judge("openai", endpoint.base_url),
-            out=tmp_path / "run", embedder=None,
-        )  # fmt: skip
+            SAMPLES[:1],
+            "faithfulness",
+            judge("openai", endpoint.base_url),
+            config=RunConfig(embedder="none"),
+            out=tmp_path / "run",
+        )
     (record,) = result.results
     assert record.status == "judge_error"
     assert "over the bound" in record.reason
@@ -74,9 +81,12 @@ async def test_a_body_over_the_bound_is_refused_before_it_is_read_whole(
     huge = b" " * (MAX_BODY_BYTES + 1) + _body(provider, '{"claims": []}')
     with HostileEndpoint(answer=lambda key: (200, huge)) as endpoint:
         result = await aevaluate(
-            SAMPLES[:1], "faithfulness", judge(provider, endpoint.base_url),
-            out=tmp_path / "run", cache=False, embedder=None,
-        )  # fmt: skip
+            SAMPLES[:1],
+            "faithfulness",
+            judge(provider, endpoint.base_url),
+            config=RunConfig(cache=False, embedder="none"),
+            out=tmp_path / "run",
+        )
         requests = endpoint.requests
     (record,) = result.results
     assert record.status == "judge_error" and "over the bound" in record.reason

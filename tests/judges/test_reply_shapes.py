@@ -11,6 +11,7 @@ import pytest
 
 from tests.hostile_endpoint import SAMPLES, HostileEndpoint, judge, results
 from veracity import aevaluate
+from veracity.config import RunConfig
 from veracity.testing.payloads import openai_completion
 
 OPENAI_SHAPED = openai_completion("m", json.dumps({"claims": ["Paris is in France."]}), 1, 1)
@@ -39,9 +40,12 @@ async def test_a_reply_that_is_no_chat_completion_is_a_judge_error_per_result(
     encoded = json.dumps(body).encode()
     with HostileEndpoint(answer=lambda key: (200, encoded)) as endpoint:
         result = await aevaluate(
-            SAMPLES[:2], "faithfulness", judge(provider, endpoint.base_url),
-            out=tmp_path / "run", embedder=None,
-        )  # fmt: skip
+            SAMPLES[:2],
+            "faithfulness",
+            judge(provider, endpoint.base_url),
+            config=RunConfig(embedder="none"),
+            out=tmp_path / "run",
+        )
     assert [r.status for r in result.results] == ["judge_error", "judge_error"]
     assert all("reply" in r.reason for r in result.results), result.results[0].reason
     stored = results(tmp_path / "run")

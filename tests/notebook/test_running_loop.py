@@ -20,6 +20,7 @@ import pytest
 
 from tests.helpers import claims_reply, verdicts_reply
 from veracity import LLMJudge, ScriptedChat, evaluate
+from veracity.config import RunConfig
 from veracity.evaluation.blocking import run_blocking
 
 ROWS = [
@@ -45,7 +46,7 @@ async def test_evaluate_works_inside_a_running_event_loop() -> None:
     gc.collect()  # what earlier tests left is not this test's to report
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = evaluate(ROWS, "faithfulness", judge(), cache=False)
+        result = evaluate(ROWS, "faithfulness", judge(), config=RunConfig(cache=False))
         gc.collect()  # an un-awaited coroutine warns when it is collected
     assert [r.score for r in result] == [1.0, 1.0, 1.0]
     assert [str(w.message) for w in caught] == []
@@ -97,8 +98,14 @@ def test_an_interrupted_run_in_a_loop_keeps_its_results(tmp_path: Path) -> None:
             os.kill(os.getpid(), signal.SIGINT)
 
     async def cell() -> None:
-        evaluate(rows, "faithfulness", judge(latency_s=0.05), out=tmp_path / "run",
-                 cache=False, on_result=on_result)  # fmt: skip
+        evaluate(
+            rows,
+            "faithfulness",
+            judge(latency_s=0.05),
+            config=RunConfig(cache=False),
+            out=tmp_path / "run",
+            on_result=on_result,
+        )
 
     loop = asyncio.new_event_loop()
     try:
@@ -114,7 +121,7 @@ def test_an_interrupted_run_in_a_loop_keeps_its_results(tmp_path: Path) -> None:
 
 def test_the_result_shows_as_an_escaped_table() -> None:
     rows = [dict(ROWS[0], system="<b>A</b>"), dict(ROWS[1], system="B & C")]
-    html = evaluate(rows, "faithfulness", judge(), cache=False)._repr_html_()
+    html = evaluate(rows, "faithfulness", judge(), config=RunConfig(cache=False))._repr_html_()
     assert "<table>" in html and "<b>faithfulness</b>" in html
     assert "&lt;b&gt;A&lt;/b&gt;" in html and "B &amp; C" in html
     assert "<b>A</b>" not in html

@@ -9,6 +9,7 @@ from importlib import resources
 import pytest
 
 from veracity import aevaluate
+from veracity.config import RunConfig
 from veracity.embeddings import LocalEmbedder
 from veracity.judges.offline import OfflineJudge
 from veracity.types import Status
@@ -31,7 +32,7 @@ async def test_every_planted_error_is_not_supported(
     embedder = local_embedder if precision == "float32" else LocalEmbedder(precision="bfloat16")
     assert embedder.precision == precision
     result = await aevaluate(
-        str(EXAMPLE), ["faithfulness"], OfflineJudge(embedder), embedder=embedder
+        str(EXAMPLE), ["faithfulness"], OfflineJudge(embedder), config=RunConfig(embedder=embedder)
     )
     if embedder is not local_embedder:
         await embedder.aclose()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veracity import aevaluate
+from veracity.config import RunConfig
 from veracity.embeddings import LocalEmbedder
 from veracity.judges.offline import OfflineJudge
 from veracity.metrics.faithfulness import grounded_share
@@ -33,7 +34,9 @@ METRICS = [
 
 
 async def run(embedder: LocalEmbedder) -> dict[str, ResultRecord]:
-    result = await aevaluate([SAMPLE], METRICS, OfflineJudge(embedder), embedder=embedder)
+    result = await aevaluate(
+        [SAMPLE], METRICS, OfflineJudge(embedder), config=RunConfig(embedder=embedder)
+    )
     return {record.metric: record for record in result.results}
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from veracity import aevaluate
+from veracity.config import RunConfig
 from veracity.embeddings import LocalEmbedder, default_minilm_dir
 from veracity.judges.offline import OfflineJudge
 from veracity.testing import synthetic_samples
@@ -50,7 +51,10 @@ async def _results(embedder: LocalEmbedder) -> dict[tuple[str, str | None, str],
     records: dict[tuple[str, str | None, str], ResultRecord] = {}
     for dataset in (samples[:-1], samples[-1]):
         result = await aevaluate(
-            dataset, METRICS, OfflineJudge(embedder), embedder=embedder, cache=False
+            dataset,
+            METRICS,
+            OfflineJudge(embedder),
+            config=RunConfig(embedder=embedder, cache=False),
         )
         records |= {(r.sample_id, r.system, r.metric): r for r in result.results}
     return records

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from tests.in_process import veracity
 from veracity import evaluate
 from veracity.cli.app import app
+from veracity.config import RunConfig
 
 ESC = "\x1b"
 # Screen clear, window title, hyperlink, cursor up + erase line (a faked "all passed").
@@ -39,7 +40,7 @@ def _rows(n: int, text: str = "") -> list[dict[str, object]]:
 
 
 def _run(path: Path, rows: list[dict[str, object]]) -> Path:
-    evaluate(rows, "faithfulness", judge="offline", out=path, cache=False)
+    evaluate(rows, "faithfulness", config=RunConfig(cache=False), judge="offline", out=path)
     return path
 
 

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from tests.hostile_endpoint import FAST_RETRY, KEY, SAMPLES, HostileEndpoint, judge, results
 from veracity import aevaluate
 from veracity.cli.app import app
+from veracity.config import RunConfig
 from veracity.judges import JudgeFailingError, JudgeFatalError
 from veracity.testing import FakeLLMServer, Faults
 from veracity.testing.payloads import dumps, openai_completion
@@ -29,9 +30,12 @@ async def test_a_judge_failing_every_call_stops_the_run_keeping_what_was_done(
     with FakeLLMServer(faults=Faults(status_5xx=1.0)) as server:
         with pytest.raises(JudgeFailingError) as raised:
             await aevaluate(
-                MANY, "faithfulness", judge("openai", server.base_url, concurrency=4),
-                out=tmp_path / "run", embedder=None,
-            )  # fmt: skip
+                MANY,
+                "faithfulness",
+                judge("openai", server.base_url, concurrency=4),
+                config=RunConfig(embedder="none"),
+                out=tmp_path / "run",
+            )
         requests = server.stats.requests
     message = str(raised.value)
     assert isinstance(raised.value, JudgeFatalError)
@@ -58,7 +62,9 @@ async def test_a_judge_that_has_answered_is_not_stopped_for_failing_later() -> N
 
     with HostileEndpoint(answer=answer) as endpoint:
         the_judge = judge("openai", endpoint.base_url, concurrency=2)
-        result = await aevaluate(MANY[:10], "faithfulness", the_judge, cache=False, embedder=None)
+        result = await aevaluate(
+            MANY[:10], "faithfulness", the_judge, config=RunConfig(cache=False, embedder="none")
+        )
     assert len(result.results) == 10
     assert all(r.status == "judge_error" for r in result.results)
 
@@ -80,7 +86,9 @@ async def test_calls_failing_whatever_the_options_do_not_queue_behind_each_other
     with HostileEndpoint(answer=answer) as endpoint:
         the_judge = judge("openai", endpoint.base_url, concurrency=4, retry=retry)
         with pytest.raises(JudgeFailingError):
-            await aevaluate(MANY[:8], "faithfulness", the_judge, cache=False, embedder=None)
+            await aevaluate(
+                MANY[:8], "faithfulness", the_judge, config=RunConfig(cache=False, embedder="none")
+            )
     assert state["most"] >= 3
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from tests.in_process import veracity
 from veracity import LLMJudge, OpenAIChat, evaluate
+from veracity.config import RunConfig
 from veracity.metrics import resolve_metrics
 from veracity.prompts import PromptBudget
 from veracity.runner.estimate import estimate_run
@@ -32,8 +33,12 @@ def test_estimate_is_within_15_percent_of_calls_and_tokens(iterations: int) -> N
     predicted = estimate_run(samples, metrics, iterations=iterations, has_embedder=True)
     with FakeLLMServer() as server:
         judge = LLMJudge(OpenAIChat("fake", base_url=server.base_url, api_key="k"))
-        evaluate(samples, metrics, judge, iterations=iterations, embedder=HashingEmbedder(),
-                 cache=False)  # fmt: skip
+        evaluate(
+            samples,
+            metrics,
+            judge,
+            config=RunConfig(iterations=iterations, embedder=HashingEmbedder(), cache=False),
+        )
         stats = server.stats
     actual_tokens = stats.prompt_tokens + stats.completion_tokens
     predicted_tokens = predicted.input_tokens + predicted.output_tokens
@@ -82,7 +87,7 @@ def test_estimate_counts_questions_over_the_prompt_budget_as_not_sent(tmp_path: 
     with FakeLLMServer() as server:
         judge = LLMJudge(OpenAIChat("fake", base_url=server.base_url, api_key="k"),
                          prompt_budget=budget)  # fmt: skip
-        result = evaluate(samples, metrics, judge, cache=False)
+        result = evaluate(samples, metrics, judge, config=RunConfig(cache=False))
         sent = server.stats.completions
     assert predicted.calls == sent
     assert predicted.over_budget == 1  # the huge answer's claim extraction

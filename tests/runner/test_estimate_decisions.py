@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from veracity import evaluate
 from veracity.cli.app import app
+from veracity.config import RunConfig
 from veracity.decisions import ServerLimits
 from veracity.decisions.limits import SYSTEMONE_LIMITS
 from veracity.decisions.systemone import SystemOne
@@ -30,7 +31,7 @@ def test_requests_and_tokens_match_a_run(metrics: list[str], iterations: int) ->
     predicted = estimate_decisions(samples, chosen, SYSTEMONE_LIMITS, iterations=iterations)
     with FakeDecisionServer(limits=SYSTEMONE_LIMITS) as server:
         judge = DecisionJudge(SystemOne("fake", base_url=server.base_url))
-        evaluate(samples, chosen, judge, iterations=iterations, cache=False)
+        evaluate(samples, chosen, judge, config=RunConfig(iterations=iterations, cache=False))
         stats = server.stats
     assert predicted.samples == 30
     assert predicted.output_tokens == 0

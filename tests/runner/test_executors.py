@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from veracity import evaluate
 from veracity.cli.app import app
 from veracity.cli.common import err_console
+from veracity.config import RunConfig
 from veracity.runner import ExecutorError, checked_executor, metrics_runner, run_metrics
 
 ROW = {"id": "q1", "question": "Q?", "contexts": ["C."], "answer": "A."}
@@ -36,7 +37,9 @@ def test_local_is_the_default_runner_and_unknown_executors_are_named() -> None:
 @pytest.mark.usefixtures("no_ray")
 def test_without_ray_the_api_says_what_to_install_before_anything_runs(tmp_path: Path) -> None:
     with pytest.raises(ExecutorError, match=r"pip install 'veracity\[ray\]'"):
-        evaluate([ROW], "faithfulness", "offline", out=tmp_path / "run", executor="ray")
+        evaluate(
+            [ROW], "faithfulness", "offline", config=RunConfig(executor="ray"), out=tmp_path / "run"
+        )
     assert not (tmp_path / "run").exists()
 
 
@@ -74,6 +77,11 @@ def test_the_cli_rejects_a_ray_address_without_the_ray_executor(tmp_path: Path) 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray")
 def test_a_cluster_address_where_nothing_listens_fails_at_once(tmp_path: Path) -> None:
     with pytest.raises(ExecutorError, match=r"no Ray cluster answers at 127\.0\.0\.1:9: "):
-        evaluate([ROW], "faithfulness", "offline", out=tmp_path / "run", executor="ray",
-                 ray_address="127.0.0.1:9")  # fmt: skip
+        evaluate(
+            [ROW],
+            "faithfulness",
+            "offline",
+            config=RunConfig(executor="ray", ray_address="127.0.0.1:9"),
+            out=tmp_path / "run",
+        )
     assert not (tmp_path / "run").exists()

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from veracity import evaluate
+from veracity.config import RunConfig
 from veracity.decisions import ServerLimits
 from veracity.evaluation import EvaluationResult
 from veracity.judges import JudgeFatalError
@@ -81,16 +82,15 @@ def test_an_llm_judged_run_on_ray_equals_the_local_run_and_a_rerun_makes_no_call
 ) -> None:
     # An endpoint without json_schema: the judge steps down, on every worker.
     with FakeLLMServer(supports_json_schema=False) as server:
-        options: dict[str, Any] = {"base_url": server.base_url, "iterations": 2}
-        local = evaluate(samples, LLM_METRICS, "openai/m", cache=False, **options)
+        config = RunConfig(base_url=server.base_url, iterations=2)
+        local = evaluate(
+            samples, LLM_METRICS, "openai/m", config=config.overridden({"cache": False})
+        )
         calls = server.stats.completions
-        on_ray = evaluate(
-            samples, LLM_METRICS, "openai/m", out=tmp_path / "a", executor="ray", **options
-        )
+        ray_config = config.overridden({"executor": "ray"})
+        on_ray = evaluate(samples, LLM_METRICS, "openai/m", config=ray_config, out=tmp_path / "a")
         assert server.stats.completions == 2 * calls  # the same calls, none repeated
-        again = evaluate(
-            samples, LLM_METRICS, "openai/m", out=tmp_path / "b", executor="ray", **options
-        )
+        again = evaluate(samples, LLM_METRICS, "openai/m", config=ray_config, out=tmp_path / "b")
         assert server.stats.completions == 2 * calls  # every reply came from the cache
     expected = {key: comparable(r) for key, r in by_key(local).items()}
     assert len(expected) == len(samples) * len(LLM_METRICS) * 2
@@ -112,15 +112,16 @@ def test_a_decision_judged_run_on_ray_equals_the_local_run_and_learns_the_server
     metrics = ["faithfulness", "context_precision", "context_recall", "answer_relevance"]
     # A server that takes 2 questions a request, which the judge does not know: it learns.
     with FakeDecisionServer(limits=ServerLimits(max_questions=2, max_options=26)) as server:
-        options: dict[str, Any] = {"base_url": server.base_url}
-        local = evaluate(samples, metrics, "systemone/fake", cache=False, **options)
-        on_ray = evaluate(
-            samples, metrics, "systemone/fake", out=tmp_path / "a", executor="ray", **options
+        local = evaluate(
+            samples,
+            metrics,
+            "systemone/fake",
+            config=RunConfig(base_url=server.base_url, cache=False),
         )
+        ray_config = RunConfig(base_url=server.base_url, executor="ray")
+        on_ray = evaluate(samples, metrics, "systemone/fake", config=ray_config, out=tmp_path / "a")
         asked = server.stats.decisions
-        again = evaluate(
-            samples, metrics, "systemone/fake", out=tmp_path / "b", executor="ray", **options
-        )
+        again = evaluate(samples, metrics, "systemone/fake", config=ray_config, out=tmp_path / "b")
         assert server.stats.decisions == asked  # every answer came from the cache
     expected = {key: comparable(r) for key, r in by_key(local).items()}
     assert len(expected) == len(samples) * len(metrics)
@@ -135,7 +136,7 @@ def test_an_offline_judged_run_on_ray_equals_the_local_run(
     tmp_path: Path, samples: list[Sample]
 ) -> None:
     local = by_key(evaluate(samples, OFFLINE_METRICS, "offline"))
-    on_ray = by_key(evaluate(samples, OFFLINE_METRICS, "offline", executor="ray"))
+    on_ray = by_key(evaluate(samples, OFFLINE_METRICS, "offline", config=RunConfig(executor="ray")))
     assert on_ray.keys() == local.keys()
     for key, record in local.items():
         theirs = on_ray[key]
@@ -163,8 +164,12 @@ def test_the_rpm_limit_holds_for_the_whole_cluster(samples: list[Sample]) -> Non
     arrivals = Arrivals()
     rpm = 600.0  # a call every 0.1 s; two workers each on its own limit would make 0.05 s
     with FakeLLMServer(arrivals) as server:
-        evaluate(samples, "faithfulness", "openai/m", base_url=server.base_url, rpm=rpm,
-                 concurrency=8, executor="ray")  # fmt: skip
+        evaluate(
+            samples,
+            "faithfulness",
+            "openai/m",
+            config=RunConfig(base_url=server.base_url, rpm=rpm, concurrency=8, executor="ray"),
+        )
     times = sorted(arrivals.times)
     assert len(times) == 2 * len(samples)  # claims, then verdicts, for each sample
     rate = (len(times) - 1) / (times[-1] - times[0])
@@ -183,11 +188,14 @@ def test_a_killed_worker_loses_only_its_batches_which_are_scored_again(
             killed.append(name)
 
     with FakeLLMServer(latency_s=0.05) as server:
-        options: dict[str, Any] = {"base_url": server.base_url, "concurrency": 4}
-        local = evaluate(samples, LLM_METRICS, "openai/m", cache=False, **options)
+        config = RunConfig(base_url=server.base_url, concurrency=4)
+        local = evaluate(
+            samples, LLM_METRICS, "openai/m", config=config.overridden({"cache": False})
+        )
         calls = server.stats.completions
-        on_ray = evaluate(samples, LLM_METRICS, "openai/m", out=tmp_path / "run",
-                          executor="ray", on_result=kill_a_worker, **options)  # fmt: skip
+        on_ray = evaluate(samples, LLM_METRICS, "openai/m",
+                          config=config.overridden({"executor": "ray"}), out=tmp_path / "run",
+                          on_result=kill_a_worker)  # fmt: skip
         again = server.stats.completions - calls
     assert killed
     expected = {key: comparable(r) for key, r in by_key(local).items()}
@@ -223,8 +231,13 @@ def test_a_killed_driver_s_run_resumes_from_its_run_directory(
         driver.wait()
         done_before = len(stored(out))
         assert done_before < len(samples) * len(metrics)
-        resumed = evaluate(dataset, metrics, "openai/m", base_url=server.base_url, out=out,
-                           concurrency=2, executor="ray")  # fmt: skip
+        resumed = evaluate(
+            dataset,
+            metrics,
+            "openai/m",
+            config=RunConfig(base_url=server.base_url, concurrency=2, executor="ray"),
+            out=out,
+        )
     assert resumed.manifest["attempts"][-1]["results_resumed"] == done_before
     assert resumed.manifest["status"] == "completed"
     keys = stored(out)
@@ -235,8 +248,13 @@ def test_a_judge_that_cannot_work_stops_the_run_with_its_own_error(
     tmp_path: Path, samples: list[Sample]
 ) -> None:
     with pytest.raises(JudgeFatalError, match=r"cannot connect to http://127\.0\.0\.1:9/v1"):
-        evaluate(samples, "faithfulness", "openai/m", base_url="http://127.0.0.1:9/v1",
-                 out=tmp_path / "run", executor="ray")  # fmt: skip
+        evaluate(
+            samples,
+            "faithfulness",
+            "openai/m",
+            config=RunConfig(base_url="http://127.0.0.1:9/v1", executor="ray"),
+            out=tmp_path / "run",
+        )
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())
     assert manifest["status"] == "failed" and "cannot connect" in manifest["error"]
 
@@ -267,15 +285,17 @@ def test_retry_errors_on_ray_asks_again_past_the_cache(
     def refusing(request: ChatRequest) -> str:
         return "I cannot help with that." if refused in request.first_user else judge(request)
 
-    options: dict[str, Any] = {"out": tmp_path / "run", "executor": "ray"}
+    out = tmp_path / "run"
     with FakeLLMServer(refusing) as server:
-        first = evaluate(samples, "faithfulness", "openai/m", base_url=server.base_url, **options)
+        config = RunConfig(base_url=server.base_url, executor="ray")
+        first = evaluate(samples, "faithfulness", "openai/m", config=config, out=out)
         errors = [r.sample_id for r in first.results if r.status == "judge_error"]
         assert errors == [samples[0].id]
         server.responder = judge
         calls = server.stats.completions
-        again = evaluate(samples, "faithfulness", "openai/m", base_url=server.base_url,
-                         retry_errors=True, **options)  # fmt: skip
+        again = evaluate(
+            samples, "faithfulness", "openai/m", config=config, out=out, retry_errors=True
+        )
         # Only the refused sample was asked again, and its refusals were not replayed
         # from the cache (the worker took them out of it before committing the error).
         assert 0 < server.stats.completions - calls <= 3

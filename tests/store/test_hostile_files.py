@@ -15,6 +15,7 @@ import pytest
 
 from tests.in_process import Completed, veracity
 from veracity import evaluate
+from veracity.config import RunConfig
 
 ROWS = [
     {
@@ -55,12 +56,14 @@ def test_a_foreign_run_directory_is_refused(tmp_path: Path, name: str) -> None:
 
 def test_a_bad_stored_record_is_dropped_and_redone(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    evaluate(ROWS, "faithfulness", judge="offline", out=out, cache=False)
+    evaluate(ROWS, "faithfulness", config=RunConfig(cache=False), judge="offline", out=out)
     with sqlite3.connect(out / "veracity.sqlite3") as db:
         db.execute("UPDATE results SET record = ? WHERE sample_id = 's1'", ('{"score": 7}',))
     db.close()
     with pytest.warns(UserWarning, match="1 stored result"):
-        result = evaluate(ROWS, "faithfulness", judge="offline", out=out, cache=False)
+        result = evaluate(
+            ROWS, "faithfulness", config=RunConfig(cache=False), judge="offline", out=out
+        )
     assert len(result.results) == 3
     assert json.loads((out / "run.json").read_text())["status"] == "completed"
     lines = (out / "results.jsonl").read_text().splitlines()

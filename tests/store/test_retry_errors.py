@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from veracity.config import RunConfig
 from veracity.evaluation import aevaluate
 from veracity.testing import ChatRequest, FakeLLMServer, Responder, RuleBasedResponder
 from veracity.types import Status
@@ -128,11 +129,18 @@ def test_retry_errors_needs_a_run_to_retry(dataset: Path, tmp_path: Path) -> Non
 async def test_the_api_retries_judge_errors_in_its_run_directory(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with FakeLLMServer(responder=refusing("Hamlet")) as server:
-        first = await aevaluate(ROWS, ["faithfulness"], "openai/m", base_url=server.base_url,
-                                out=out)  # fmt: skip
+        first = await aevaluate(
+            ROWS, ["faithfulness"], "openai/m", config=RunConfig(base_url=server.base_url), out=out
+        )
         server.responder = RuleBasedResponder()
-        again = await aevaluate(ROWS, ["faithfulness"], "openai/m", base_url=server.base_url,
-                                out=out, retry_errors=True)  # fmt: skip
+        again = await aevaluate(
+            ROWS,
+            ["faithfulness"],
+            "openai/m",
+            config=RunConfig(base_url=server.base_url),
+            out=out,
+            retry_errors=True,
+        )
     assert [r.status for r in first.results] == [Status.SCORED, Status.JUDGE_ERROR, Status.SCORED]
     assert [r.status for r in again.results] == [Status.SCORED] * 3
     with pytest.raises(ValueError, match="retry_errors needs out"):
@@ -145,7 +153,9 @@ async def test_a_resumed_runs_progress_starts_at_the_results_it_keeps(tmp_path: 
     out = tmp_path / "run"
     assert results_done(out, ["faithfulness"], 1) == 0  # nothing there yet
     with FakeLLMServer(responder=refusing("Hamlet")) as server:
-        await aevaluate(ROWS, ["faithfulness"], "openai/m", base_url=server.base_url, out=out)
+        await aevaluate(
+            ROWS, ["faithfulness"], "openai/m", config=RunConfig(base_url=server.base_url), out=out
+        )
     assert results_done(out, ["faithfulness"], 1) == 3
     # --retry-errors asks again for the judge error: two results stay done.
     assert results_done(out, ["faithfulness"], 1, redo_errors=True) == 2

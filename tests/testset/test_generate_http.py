@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from tests.testset.fakes import MADE_UP, GeneratingJudge, write_docs
 from veracity.chat import OpenAIChat
 from veracity.cli import testset as testset_cli
+from veracity.config import RunConfig
 from veracity.dataset import read_dataset
 from veracity.evaluation import aevaluate
 from veracity.judges import LLMJudge
@@ -122,9 +123,12 @@ async def test_bundled_docs_generate_answer_and_evaluate(tmp_path: Path) -> None
                 row["system"] = "oracle"
                 dst.write(json.dumps(row) + "\n")
         evaluation = await aevaluate(
-            answered, ["faithfulness", "context_recall"], judge, out=tmp_path / "run",
-            embedder=None, bert_scorer=None, cache=False,
-        )  # fmt: skip
+            answered,
+            ["faithfulness", "context_recall"],
+            judge,
+            config=RunConfig(embedder="none", bert_scorer=None, cache=False),
+            out=tmp_path / "run",
+        )
         await judge.aclose()  # the caller's judge: the caller closes it
     records = evaluation.results
     assert len(records) == 16

@@ -2,7 +2,7 @@
 
 ``agree`` measures how far one run (or two, paired) agrees with the labels;
 ``calibrate_run`` fits a map from each result's signals to P(people call the answer
-good); ``read_calibration`` reads such a map for ``evaluate(..., calibration=...)``.
+good); ``read_calibration`` reads such a map for ``RunConfig(calibration=...)``.
 
 The calibration file loads with numpy alone; the rest (scikit-learn, scipy) is imported
 when first used, so ``import veracity`` stays quick.

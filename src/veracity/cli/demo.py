@@ -44,6 +44,7 @@ def demo(
     its fake System One decision server), whose verdicts come from word overlap: the run
     shows the pipeline, files and reports, not a real judgement.
     """
+    from veracity.config import RunConfig
     from veracity.evaluation import aevaluate
     from veracity.metrics import resolve_metrics
     from veracity.report import print_summary
@@ -60,7 +61,13 @@ def demo(
         metrics = resolve_metrics(DEMO_METRICS)
         try:
             result = asyncio.run(
-                aevaluate(dataset, metrics, judge, out=out, embedder=embedder, cache=False)
+                aevaluate(
+                    dataset,
+                    metrics,
+                    judge,
+                    config=RunConfig(embedder=embedder or "none", cache=False),
+                    out=out,
+                )
             )
         except KeyboardInterrupt as exc:
             raise interrupted(out) from exc

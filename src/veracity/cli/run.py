@@ -93,14 +93,16 @@ def _check_gates(result: EvaluationResult, gates: dict[str, float], run_dir: Pat
         raise typer.Exit(EXIT_THRESHOLD)
 
 
-def _calibration(path: str | None) -> CalibrationFile | None:
+def _calibration(given: str | CalibrationFile | None) -> CalibrationFile | None:
     """The calibration file or named scoring, read before any judge call
     (CalibrationFileError is a ValueError naming the file); ``None`` for none given, or
     ``none``."""
     from veracity.agreement.calibration_file import read_calibration
     from veracity.agreement.scorings import NO_CALIBRATION
 
-    return None if path in (None, NO_CALIBRATION) else read_calibration(path)
+    if given is None or given == NO_CALIBRATION:
+        return None
+    return read_calibration(given) if isinstance(given, str) else given
 
 
 def _calibrated(
@@ -184,8 +186,8 @@ def _progress(
     "concurrency", "rpm", "iterations", "timeout", "structured_output", "max_tokens",
     "prompt_budget", "truncate_contexts",
     "unfounded_support", "cache", "cache_max_size", "thresholds", "embedder",
-    "max_error_rate", "executor", "ray_address", "batch", "calibration",
-    "citation_index_base", "supported_by_conversation",
+    "max_error_rate", "executor", "ray_address", "batch", "calibration", "force_calibration",
+    "citation_index_base", "supported_by_conversation", "bert_scorer",
 )  # fmt: skip
 def run(  # noqa: PLR0913 - a command: one parameter a flag
     given: Annotated[
@@ -207,9 +209,6 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
         bool,
         typer.Option(help="Ask the judge again for the judge_error results in --out only."),
     ] = False,
-    bert_model: Annotated[
-        str, typer.Option(help="BERTScore model: auto, local or local:DIR (a model folder).")
-    ] = "auto",
     html: Annotated[
         str | None, html_option("the HTML report (self-contained)", "report.html in the run")
     ] = None,
@@ -246,13 +245,6 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
             "PATTERN (repeatable, all must hold).",
         ),
     ] = None,
-    force: Annotated[
-        bool,
-        typer.Option(
-            help="Apply --calibration even where it was fitted on another judge (or other "
-            "prompts): refused otherwise, as its probabilities would not hold."
-        ),
-    ] = False,
 ) -> None:
     """Evaluate a dataset and write a run directory."""
     from veracity.chat.batching import BatchSettings
@@ -299,23 +291,27 @@ def run(  # noqa: PLR0913 - a command: one parameter a flag
                     dataset,
                     chosen,
                     the_judge,
-                    config=settings,
+                    # The calibration goes as named (read again): run.json names its source.
+                    config=settings.overridden(
+                        {
+                            "keep_results": False,
+                            "extra_settings": {
+                                **settings.extra_settings,
+                                "strict": strict,
+                                "retry_errors": retry_errors,
+                                "thresholds": gates,
+                                **traces_read,
+                            },
+                            "batch": BatchSettings(
+                                poll_s=settings.batch_poll_s, on_status=progress.batch
+                            )
+                            if settings.batch
+                            else False,
+                        }
+                    ),
                     out=run_dir,
                     on_result=progress,
-                    bert_scorer=bert_model,
                     retry_errors=retry_errors,
-                    keep_results=False,
-                    settings={
-                        "strict": strict,
-                        "retry_errors": retry_errors,
-                        "thresholds": gates,
-                        **traces_read,
-                    },
-                    batch=BatchSettings(poll_s=settings.batch_poll_s, on_status=progress.batch)
-                    if settings.batch
-                    else False,
-                    calibration=calibrator,
-                    force_calibration=force,
                 )
             )
     except KeyboardInterrupt as exc:

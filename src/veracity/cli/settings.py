@@ -93,7 +93,7 @@ _READERS: dict[str, Reader] = {
     "claims_base_url": _claims_base_url,
     "cache": lambda on, _: None if on else False,  # --cache keeps the file's cache setting
 }
-_FLAG_NAMES = {"thresholds": "threshold"}
+_FLAG_NAMES = {"thresholds": "threshold", "bert_scorer": "bert_model", "force_calibration": "force"}
 _METAVARS = {"cache_max_size": "SIZE", "thresholds": "METRIC=V", "max_tokens": "QUESTION=N"}
 
 

@@ -5,8 +5,10 @@ the key), the command line's flags and ``evaluate``'s keywords override its fiel
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
+from os import PathLike
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
@@ -16,6 +18,8 @@ from pydantic import (
     StrictInt,
     ValidationError,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     field_validator,
 )
 
@@ -31,6 +35,10 @@ from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_GROUPING_S, D
 
 # The judges, prompts and types load when a run is made, not for the command line's help.
 if TYPE_CHECKING:
+    from veracity.agreement.calibration_file import CalibrationFile
+    from veracity.chat.batching import BatchSettings
+    from veracity.embeddings.base import Embedder
+    from veracity.embeddings.bertscore import BertScoring
     from veracity.judges import Judge
     from veracity.metrics import Metric
     from veracity.transport.pricing import Price
@@ -108,10 +116,51 @@ class PriceSpec(_Spec):
     output_per_million: float = Field(ge=0)
 
 
+def _or_object(module: str, name: str) -> WrapValidator:
+    """A setting that Python may also give as an object, ``module.name``: a value the
+    setting's own type refuses passes when it is one. The class is imported only then, so
+    the command line (whose values are text) loads none of them."""
+
+    def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            if isinstance(value, getattr(importlib.import_module(module), name)):
+                return value
+            raise
+
+    return WrapValidator(validate)
+
+
+# Settings that take an object from Python beside what the config file writes; the type
+# checker sees both, the validator checks the object's class when one is given.
+if TYPE_CHECKING:
+    RubricSetting = RubricSpec | Rubric
+    PriceSetting = PriceSpec | Price
+    EmbedderSetting = str | Embedder
+    BertScorerSetting = str | BertScoring | None
+    BatchSetting = bool | BatchSettings
+    CalibrationSetting = str | CalibrationFile | None
+else:
+    RubricSetting = Annotated[RubricSpec, _or_object("veracity.types.judgements", "Rubric")]
+    PriceSetting = Annotated[PriceSpec, _or_object("veracity.transport.pricing", "Price")]
+    EmbedderSetting = Annotated[str, _or_object("veracity.embeddings.base", "Embedder")]
+    BertScorerSetting = Annotated[
+        str | None, _or_object("veracity.embeddings.bertscore", "BertScoring")
+    ]
+    BatchSetting = Annotated[bool, _or_object("veracity.chat.batching", "BatchSettings")]
+    CalibrationSetting = Annotated[
+        str | None, _or_object("veracity.agreement.calibration_file", "CalibrationFile")
+    ]
+
+
 class RunConfig(_Spec):
     """Every setting of a run; an empty config file is the defaults."""
 
-    rubrics: dict[RubricName, RubricSpec] = Field(default_factory=dict)
+    rubrics: dict[RubricName, RubricSetting] = Field(
+        default_factory=dict,
+        description="The rubrics rubric:NAME metrics name (in Python also Rubric objects).",
+    )
     judge: str | None = Field(
         default=None,
         description="offline, openai/MODEL, anthropic/MODEL, or a decision model: "
@@ -150,7 +199,10 @@ class RunConfig(_Spec):
     weights: dict[str, Annotated[float, Field(ge=0.0)]] | None = Field(
         default=None, description="ragas_score's weights"
     )
-    prices: dict[str, PriceSpec] = Field(default_factory=dict)
+    prices: dict[str, PriceSetting] = Field(
+        default_factory=dict,
+        description="Prices over the built-in table, by model (in Python also Price objects).",
+    )
     concurrency: StrictInt = Field(
         default=DEFAULT_CONCURRENCY, ge=1, description="Judge calls in flight."
     )
@@ -161,10 +213,14 @@ class RunConfig(_Spec):
     timeout: Seconds = Field(
         default=DEFAULT_TIMEOUT_S, description="Seconds per call, the whole reply included."
     )
-    embedder: str = Field(
+    embedder: EmbedderSetting = Field(
         default="auto",
         description="auto, local, local:DIR, openai/MODEL or none. The local model's "
         "precision: $VERACITY_EMBEDDING_PRECISION (auto, float32, bfloat16).",
+    )
+    bert_scorer: BertScorerSetting = Field(
+        default="auto",
+        description="BERTScore model: auto, local or local:DIR (a model folder).",
     )
     cache: bool | str = Field(
         default=True,
@@ -213,7 +269,7 @@ class RunConfig(_Spec):
         min_length=1,
         description="The Ray cluster to join (default RAY_ADDRESS, else a local instance).",
     )
-    batch: bool = Field(
+    batch: BatchSetting = Field(
         default=False,
         description="Send the judge's calls through the provider's batch API (openai/, "
         "anthropic/): half price, answers within 24 h.",
@@ -231,13 +287,28 @@ class RunConfig(_Spec):
         description="What the answers' citation numbers count from: 1 ([1] is the first "
         "context) or 0.",
     )
-    calibration: str | None = Field(
+    calibration: CalibrationSetting = Field(
         default=None,
         min_length=1,
         description="A calibration file (veracity calibrate), or a scoring veracity ships "
         f"({', '.join(SCORINGS)}): each result of a metric it calibrates gains a "
         "`calibrated` probability beside its score. Unset, the offline judge's faithfulness "
         "is calibrated by offline-combined; `none` turns every calibration off.",
+    )
+    force_calibration: bool = Field(
+        default=False,
+        description="Apply --calibration even where it was fitted on another judge (or other "
+        "prompts): refused otherwise, as its probabilities would not hold.",
+    )
+    keep_results: bool = Field(
+        default=True,
+        description="Python: the result holds every result and sample (false: none, so a run "
+        "of any size keeps constant memory; with out, they are in the run directory).",
+    )
+    extra_settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="More entries for run.json's settings; a `thresholds` entry (metric → "
+        "value) sets where the summary's pass rates count a score as passing.",
     )
     traces: TraceMappingSpec | None = Field(
         default=None,
@@ -248,6 +319,11 @@ class RunConfig(_Spec):
         description="json_schema, json_object_schema (JSON mode with the schema: llama.cpp), "
         "json_object or text; a rejected mode steps down in that order.",
     )
+
+    @field_validator("cache", "calibration", mode="before")
+    @classmethod
+    def _path_text(cls, value: object) -> object:
+        return str(value) if isinstance(value, PathLike) else value  # a Path from Python
 
     @field_validator("cache_max_size")
     @classmethod
@@ -266,7 +342,10 @@ class RunConfig(_Spec):
     @property
     def rubric_table(self) -> dict[str, Rubric]:
         """The config's rubrics by name."""
-        return {name: spec.rubric(name) for name, spec in self.rubrics.items()}
+        return {
+            name: spec.rubric(name) if isinstance(spec, RubricSpec) else spec
+            for name, spec in self.rubrics.items()
+        }
 
     @property
     def price_table(self) -> dict[str, Price]:
@@ -275,6 +354,8 @@ class RunConfig(_Spec):
 
         return {
             name: Price(spec.input_per_million, spec.output_per_million)
+            if isinstance(spec, PriceSpec)
+            else spec
             for name, spec in self.prices.items()
         }
 
@@ -284,7 +365,8 @@ class RunConfig(_Spec):
         if not given:
             return self
         try:
-            return RunConfig.model_validate({**self.model_dump(), **given})
+            # The fields as they are, not dumped: an object a setting holds stays itself.
+            return RunConfig.model_validate({**dict(self), **given})
         except ValidationError as exc:
             error = exc.errors()[0]
             message = str(error["msg"]).removeprefix("Value error, ")
@@ -316,16 +398,14 @@ class RunConfig(_Spec):
             grouping_s=self.grouping_ms / 1000,
         )
 
-    def resolved_metrics(
-        self, names: Sequence[str] | None = None, rubrics: Mapping[str, Rubric] | None = None
-    ) -> list[Metric]:
+    def resolved_metrics(self, names: Sequence[str] | None = None) -> list[Metric]:
         """The metrics called ``names`` (default: :attr:`metrics`) with these settings'
-        rubrics (and ``rubrics`` over them), weights, abstention phrases and citation base."""
+        rubrics, weights, abstention phrases and citation base."""
         from veracity.metrics import resolve_metrics
 
         return resolve_metrics(
             self.metrics if names is None else names,
-            self.rubric_table | dict(rubrics or {}),
+            self.rubric_table,
             ragas_weights=self.weights,
             abstention_phrases=self.abstention_phrases,
             citation_index_base=self.citation_index_base,
@@ -337,8 +417,8 @@ class RunConfig(_Spec):
         return PromptBudget(self.prompt_budget, self.truncate_contexts)
 
     @property
-    def embedder_spec(self) -> str | None:
-        """The embedder to make: ``None`` for ``"none"``."""
+    def embedder_spec(self) -> Embedder | str | None:
+        """The embedder to make (an object given, or a spec): ``None`` for ``"none"``."""
         return None if self.embedder == "none" else self.embedder
 
     def rubric(self, name: str | None = None) -> Rubric:
@@ -357,7 +437,7 @@ class RunConfig(_Spec):
         """The settings a run's manifest records (how calls were made, not what was asked)."""
         return {
             "executor": self.executor,
-            "batch": self.batch,
+            "batch": self.batch is not False,  # True, or how a batch run waits
             "concurrency": self.concurrency,
             "rpm": self.rpm,
             "timeout_s": self.timeout,

@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from veracity.embeddings.base import ModelOutputError, is_blank
 from veracity.embeddings.batching import MicroBatcher
@@ -54,6 +54,7 @@ ZERO = Scores(0.0, 0.0, 0.0)
 MINILM_NUM_LAYERS = 6
 
 
+@runtime_checkable
 class BertScoring(Protocol):
     """BERTScore of candidates against references: :class:`BertScorer`, or a stand-in."""
 

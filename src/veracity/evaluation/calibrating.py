@@ -38,7 +38,7 @@ from veracity.types import ResultRecord
 ATTEMPT_CALIBRATION = "calibration"
 ATTEMPT_RECALIBRATED = "results_recalibrated"
 ATTEMPT_FINGERPRINT = "calibration_sha256"
-_FORCE = "--force, or force_calibration=True in Python, applies it anyway"
+_FORCE = "--force, or RunConfig(force_calibration=True) in Python, applies it anyway"
 
 
 class Calibrating:

@@ -106,7 +106,7 @@ class EvaluationResult:
         """Fit a calibration of this run's scores to people's ``labels`` (cross-validated;
         options as :func:`veracity.agreement.calibrate_run`). ``fitted.calibration`` is the
         file's content, ``fitted.helpful()`` the metrics it helps; pass either to
-        ``evaluate(..., calibration=...)``."""
+        ``evaluate(..., config=RunConfig(calibration=...))``."""
         from veracity.agreement import calibrate_run
 
         return calibrate_run(self, labels, **options)

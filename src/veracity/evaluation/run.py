@@ -6,34 +6,25 @@ import asyncio
 import platform
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from veracity._version import __version__
-from veracity.agreement.calibration_file import CalibrationFile
 from veracity.chat.batching import BatchSettings
 from veracity.chat.cache import ResponseCache, cache_max_bytes, remove_cache
 from veracity.chat.stack import check_batchable, open_cache, stack_chat
 from veracity.config import RunConfig
 from veracity.dataset import BadRowsWarning, NoValidSampleError, RowError
 from veracity.dataset.ids import dataset_identity
-from veracity.embeddings import BertScoring, Embedder, make_bert_scorer, make_embedder
+from veracity.embeddings import make_bert_scorer, make_embedder
 from veracity.evaluation.blocking import run_blocking
 from veracity.evaluation.calibrating import Calibrating, checked_calibration
+from veracity.evaluation.deprecated import DeprecatedKeywords, moved_keywords
 from veracity.evaluation.inputs import Samples, items_from, row_count
 from veracity.evaluation.notebook import NotebookProgress, in_notebook
 from veracity.evaluation.result import EvaluationResult
-from veracity.evaluation.settings import (
-    DEFAULTS,
-    USE_CONFIG,
-    UseConfig,
-    cache_setting,
-    embedder_of,
-    judge_of,
-    run_config,
-    spec_keywords,
-)
+from veracity.evaluation.settings import judge_of
 from veracity.judges import Judge, JudgeFatalError
 from veracity.judges.rechat import billing_models, chat_of, rechat, with_cached_decisions
 from veracity.metrics import (
@@ -44,14 +35,14 @@ from veracity.metrics import (
     no_metric_error,
 )
 from veracity.prompts import rubric_template
-from veracity.report import SummaryBuilder, checked_error_rate, thresholds_from_settings
-from veracity.runner import checked_executor, metrics_runner
+from veracity.report import SummaryBuilder, thresholds_from_settings
+from veracity.runner import metrics_runner
 from veracity.store import BATCHES, REPLIES, RunDirectory, timestamp
 from veracity.transport.pricing import Price, batch_price, find_price
-from veracity.types import ResultRecord, Rubric, Sample
+from veracity.types import ResultRecord, Sample
 
 
-async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass most, over config
+async def aevaluate(
     samples: Samples,
     metrics: str | Metric | Sequence[str | Metric] | None = None,
     judge: Judge | str | None = None,
@@ -60,126 +51,102 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
     out: str | Path | None = None,
     on_result: Callable[[ResultRecord], None] | None = None,
     column_map: Mapping[str, str] | None = None,
-    iterations: int | UseConfig = USE_CONFIG,
-    base_url: str | UseConfig | None = USE_CONFIG,
-    concurrency: int | UseConfig = USE_CONFIG,
-    rpm: float | UseConfig | None = USE_CONFIG,
-    embedder: Embedder | str | UseConfig | None = USE_CONFIG,
-    bert_scorer: BertScoring | str | None = "auto",
-    rubrics: Mapping[str, Rubric] | None = None,
-    cache: bool | str | Path | UseConfig = USE_CONFIG,
-    cache_max_size: str | int | UseConfig | None = USE_CONFIG,
     retry_errors: bool = False,
-    prices: Mapping[str, Price] | None = None,
-    keep_results: bool = True,
-    settings: Mapping[str, Any] | None = None,
-    prompt_budget: int | UseConfig = USE_CONFIG,
-    truncate_contexts: bool | UseConfig = USE_CONFIG,
-    max_error_rate: float | UseConfig = USE_CONFIG,
-    executor: str | UseConfig = USE_CONFIG,
-    ray_address: str | UseConfig | None = USE_CONFIG,
-    batch: bool | BatchSettings | UseConfig = USE_CONFIG,
-    calibration: str | Path | CalibrationFile | UseConfig | None = USE_CONFIG,
-    force_calibration: bool = False,
+    **deprecated: Unpack[DeprecatedKeywords],
 ) -> EvaluationResult:
-    """Evaluate ``samples`` with ``metrics``: a dataset path, a list of dicts or samples, a
-    pandas DataFrame or a Hugging Face ``datasets.Dataset`` (read a row at a time, with a
-    file's aliases; ``column_map={"question": "query"}`` names other columns).
+    """Evaluate ``samples`` with ``metrics`` (a name, a metric, or a list of them; left
+    out: the config's) and return the result.
 
-    ``config`` (a :class:`~veracity.config.RunConfig`, e.g. from
-    :func:`~veracity.config.load_config`; default: the defaults) holds every setting of the
-    run; each setting keyword given is laid over it. ``metrics`` left out are the config's.
+    ``samples``: a dataset path, a list of dicts or samples, a pandas DataFrame or a
+    Hugging Face ``datasets.Dataset``, read a row at a time with a file's aliases;
+    ``column_map={"question": "query"}`` names other columns. ``judge``: a judge object
+    or a spec (``offline``, ``openai/MODEL``, ``anthropic/MODEL``…; left out: the
+    config's). ``config``: a :class:`~veracity.config.RunConfig` (e.g. from
+    :func:`~veracity.config.load_config`; default: the defaults) holding every other
+    setting — iterations, concurrency, cache, embedder, calibration, batch, executor… —
+    each described on its field.
 
-    ``judge`` is a judge object or a spec (``openai/MODEL``, ``anthropic/MODEL``); an LLM
-    judge's replies go through the response cache (``cache=False`` to bypass it, or a
-    path); ``cache_max_size`` bounds that cache (``"1GiB"``, ``"500MB"``, bytes, or
-    ``"none"``; default ``$VERACITY_CACHE_MAX_SIZE``, else 1 GiB), evicting the least
-    recently used replies but never this run's. ``embedder`` and ``bert_scorer`` are made
-    only when a chosen metric needs them: ``"auto"`` is the local model when
-    ``veracity[local]`` is installed (else none, and the metrics say so), ``"local"``
-    insists on it, ``"openai/MODEL"`` is an embeddings endpoint. ``rubrics`` are the
-    user rubrics ``rubric:NAME`` metrics name; ``prices`` override the built-in price
-    table. With ``out``, every result is committed to that
-    run directory the moment it exists (and appended to its ``results.jsonl``), a run
-    already there (same dataset and judge) is resumed whenever it stopped, with this
-    attempt added to the history in its ``run.json``, and the files are rewritten at the
-    end. ``prompt_budget`` (tokens a judge call may send, estimated at four characters a
-    token; default :data:`~veracity.prompts.DEFAULT_PROMPT_BUDGET`) and
-    ``truncate_contexts`` shape a judge made from a spec (a judge object carries its own):
-    a sample over the budget is ``invalid_input``, unless its contexts may be cut to fit.
-    A judge that cannot work at all (bad key, unknown model) raises
-    :class:`~veracity.judges.JudgeFatalError` after recording what was done.
-    ``retry_errors`` asks the judge again for the ``judge_error`` results of the run in
-    ``out`` (their replies are never served from the cache), keeping every other result.
-    ``max_error_rate`` (a share in [0, 1]) is what the result's ``error_check`` holds the
-    judge errors against. ``metrics`` is a name, a metric, or a list of them.
-    ``executor="ray"`` scores on a Ray cluster (``veracity[ray]``): the one at
-    ``ray_address``, else ``RAY_ADDRESS``, else a local instance; the run directory, the
-    cache and the limits are the same (``concurrency`` and ``rpm`` cluster-wide).
-    ``batch=True`` (or :class:`~veracity.chat.batching.BatchSettings`) sends an
-    ``openai/`` or ``anthropic/`` judge's calls through the provider's batch API at batch
-    prices, phase by phase; with ``out``, a run killed while waiting polls its batches
-    again when resumed. ``calibration`` (a file ``veracity calibrate`` wrote, or one read
-    with :func:`~veracity.agreement.read_calibration`) gives each result of a metric it
-    calibrates a ``calibrated`` probability beside its untouched score, and re-gives the
-    results a resumed run already holds this calibration's. Left out, the offline judge's
-    faithfulness is calibrated by the scoring ``offline-combined`` (other judges: none);
-    ``"none"`` turns every calibration off. One fitted on another judge, or other prompts
-    of its metrics, raises
-    :class:`~veracity.agreement.CalibrationMismatchError` before any judge call unless
-    ``force_calibration``.
+    With ``out``, every result is committed to that run directory the moment it exists;
+    a run already there (same dataset and judge) is resumed where it stopped, and the
+    files are rewritten at the end. ``retry_errors`` asks the judge again for the
+    ``judge_error`` results of the run in ``out``, keeping every other result.
+    ``on_result`` is called with each result as it arrives.
 
-    Bad rows are left out and listed in the result's ``bad_rows``, with a
-    :class:`~veracity.dataset.BadRowsWarning` giving their count; when no row is valid,
-    :class:`~veracity.dataset.NoValidSampleError` is raised, naming the first rows' problems.
+    A judge that cannot work at all raises :class:`~veracity.judges.JudgeFatalError`
+    after recording what was done. Bad rows are left out and listed in the result's
+    ``bad_rows``, with a :class:`~veracity.dataset.BadRowsWarning` giving their count;
+    when no row is valid, :class:`~veracity.dataset.NoValidSampleError` is raised.
+
+    The setting keywords of earlier releases (``iterations=``, ``cache=``, …) still
+    work, with a :class:`DeprecationWarning` naming their ``RunConfig`` field.
     """
+    call = _call("aevaluate", config, out, on_result, column_map, retry_errors, deprecated)
+    return await _evaluated(samples, metrics, judge, call)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One call's settings, and what it takes beside them."""
+
+    run: RunConfig
+    out: str | Path | None
+    on_result: Callable[[ResultRecord], None] | None
+    column_map: Mapping[str, str] | None
+    retry_errors: bool
+    budget_given: bool  # a prompt budget given as a keyword (which a judge object refuses)
+
+
+def _call(
+    function: str,
+    config: RunConfig | None,
+    out: str | Path | None,
+    on_result: Callable[[ResultRecord], None] | None,
+    column_map: Mapping[str, str] | None,
+    retry_errors: bool,
+    deprecated: Mapping[str, Any],
+) -> _Call:
+    """The call ``function`` (evaluate or aevaluate) was given, checked before anything
+    runs: its deprecated keywords warned of and laid over ``config``."""
     if retry_errors and out is None:
         raise ValueError("retry_errors needs out: the run directory whose judge errors to retry")
-    run = run_config(config, {
-        "iterations": iterations, "base_url": base_url, "concurrency": concurrency,
-        "rpm": rpm, "cache": cache_setting(cache), "cache_max_size": cache_max_size,
-        "prompt_budget": prompt_budget, "truncate_contexts": truncate_contexts,
-        "ray_address": ray_address,
-        "max_error_rate": max_error_rate if max_error_rate is USE_CONFIG
-        else checked_error_rate(max_error_rate),
-        "executor": executor if executor is USE_CONFIG else checked_executor(executor),
-        "batch": batch if isinstance(batch, bool | UseConfig) else True,
-        **spec_keywords(embedder, calibration),
-    })  # fmt: skip
+    run, budget_given = moved_keywords(function, config, deprecated)
+    return _Call(run, out, on_result, column_map, retry_errors, budget_given)
+
+
+async def _evaluated(
+    samples: Samples,
+    metrics: str | Metric | Sequence[str | Metric] | None,
+    judge: Judge | str | None,
+    call: _Call,
+) -> EvaluationResult:
+    run, out = call.run, call.out
     # Checked before anything opens: a run that cannot start should not half-start.
     run_metrics = metrics_runner(run.executor, run.ray_address)
-    chosen = _resolved(run.metrics if metrics is None else metrics, run, rubrics)
+    chosen = _resolved(run.metrics if metrics is None else metrics, run)
     # Samples of a kind no row can be read from fail here, before any model is made.
-    items, dataset_path = items_from(samples, column_map)
+    items, dataset_path = items_from(samples, call.column_map)
     the_judge, shared = _with_chat_stack(
-        judge_of(
-            judge,
-            run,
-            budget_given=prompt_budget is not USE_CONFIG or truncate_contexts is True,
-        ),
-        batch
-        if isinstance(batch, BatchSettings)
+        judge_of(judge, run, budget_given=call.budget_given),
+        run.batch
+        if isinstance(run.batch, BatchSettings)
         else run.batch and BatchSettings(poll_s=run.batch_poll_s),
         run,
         out,
     )
-    models = _models(
-        the_judge, chosen, embedder_of(embedder, run),
-        bert_scorer, run.base_url, run.concurrency,
-    )  # fmt: skip
+    models = _models(the_judge, chosen, run)
     calibrating = checked_calibration(
-        calibration if isinstance(calibration, CalibrationFile) else run.calibration,
         run.calibration,
+        run.calibration if isinstance(run.calibration, str) else None,
         lambda: _describe_judge(models, chosen),  # described only if a calibration may apply
         [m.name for m in chosen],
-        force=force_calibration,
+        force=run.force_calibration,
     )
-    price = _price(the_judge, run, prices)
-    read = _Counted(keep=keep_results)
+    price = _price(the_judge, run)
+    read = _Counted(keep=run.keep_results)
 
     manifest = _manifest(models, chosen, price, dataset_path, {
         **run.describe(), "iterations": run.iterations, "max_error_rate": run.max_error_rate,
-        **(settings or {}),
+        **run.extra_settings,
         **calibrating.settings(),
     })  # fmt: skip
     run_dir, models, own_replies = _open_run(out, manifest, run.cache, models, calibrating)
@@ -192,13 +159,13 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
             run_dir.add(record, position)
         else:
             arrived.add(record, position)
-        if on_result is not None:
-            on_result(record)
+        if call.on_result is not None:
+            call.on_result(record)
 
     def done(sample: Sample, iteration: int) -> set[str]:
         if run_dir is None:
             return set()
-        return run_dir.done(sample.id, sample.system, iteration, retry_errors=retry_errors)
+        return run_dir.done(sample.id, sample.system, iteration, retry_errors=call.retry_errors)
 
     status, error = "completed", None
     try:
@@ -223,7 +190,7 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
                 run_dir.records() if run_dir else kept,
                 run_dir.manifest["metrics"] if run_dir else [m.name for m in chosen],
                 len(bad_rows),
-                thresholds_from_settings(settings),
+                thresholds_from_settings(run.extra_settings),
             )
             # The judge as it ended: what the endpoint accepted (structured output, logprobs).
             ending = {
@@ -236,7 +203,7 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
             if run_dir is not None:
                 run_dir.export(summary, **ending)
                 manifest = run_dir.manifest
-                if keep_results:
+                if run.keep_results:
                     kept = list(run_dir.records())
         finally:
             # The models first: a batch run's ledger closes with its judge.
@@ -246,7 +213,7 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
     _check_rows(read.valid, bad_rows, dataset_path)
     return EvaluationResult(
         summary=summary,
-        results=tuple(kept) if keep_results else (),
+        results=tuple(kept) if run.keep_results else (),
         samples=tuple(read.samples),
         bad_rows=tuple(bad_rows),
         run_dir=run_dir.path if run_dir else None,
@@ -255,22 +222,17 @@ async def aevaluate(  # noqa: PLR0913 - the public API: the settings people pass
     )
 
 
-def _models(
-    judge: Judge,
-    metrics: Sequence[Metric],
-    embedder: Embedder | str | None,
-    bert_scorer: BertScoring | str | None,
-    base_url: str | None,
-    concurrency: int,
-) -> Models:
+def _models(judge: Judge, metrics: Sequence[Metric], run: RunConfig) -> Models:
     """The judge, and the local or remote models only the chosen metrics need."""
     needs = frozenset[Need]().union(*(m.needs for m in metrics))
     return Models(
         judge=judge,
-        embedder=make_embedder(embedder, base_url=base_url, concurrency=concurrency)
+        embedder=make_embedder(
+            run.embedder_spec, base_url=run.base_url, concurrency=run.concurrency
+        )
         if Need.EMBEDDER in needs
         else None,
-        bert_scorer=make_bert_scorer(bert_scorer) if Need.BERT_SCORER in needs else None,
+        bert_scorer=make_bert_scorer(run.bert_scorer) if Need.BERT_SCORER in needs else None,
     )
 
 
@@ -380,13 +342,18 @@ def _close_run(
     run_dir.close()
 
 
-def evaluate(
+def evaluate(  # noqa: PLR0913 - the public API: aevaluate's, and the notebook's progress
     samples: Samples,
     metrics: str | Metric | Sequence[str | Metric] | None = None,
     judge: Judge | str | None = None,
     *,
+    config: RunConfig | None = None,
+    out: str | Path | None = None,
+    on_result: Callable[[ResultRecord], None] | None = None,
+    column_map: Mapping[str, str] | None = None,
+    retry_errors: bool = False,
     progress: bool = True,
-    **options: Any,
+    **deprecated: Unpack[DeprecatedKeywords],
 ) -> EvaluationResult:
     """:func:`aevaluate` for synchronous code, with the same options.
 
@@ -395,24 +362,24 @@ def evaluate(
     interrupt of the kernel stops it as Ctrl-C stops a script. In a notebook, a progress
     line in the cell shows the results as they finish (``progress=False``: none).
     """
+    call = _call("evaluate", config, out, on_result, column_map, retry_errors, deprecated)
     shown = (
-        NotebookProgress(_expected(samples, metrics, options))
+        NotebookProgress(_expected(samples, metrics, call.run))
         if progress and in_notebook()
         else None
     )
     if shown is None:
-        return run_blocking(lambda: aevaluate(samples, metrics, judge, **options))
-    also = options.pop("on_result", None)
+        return run_blocking(lambda: _evaluated(samples, metrics, judge, call))
 
-    def on_result(record: ResultRecord) -> None:
+    def shown_and_given(record: ResultRecord) -> None:
         shown(record)
-        if also is not None:
-            also(record)
+        if on_result is not None:
+            on_result(record)
 
+    showing = replace(call, on_result=shown_and_given)
     try:
         result = run_blocking(
-            lambda: aevaluate(samples, metrics, judge, on_result=on_result, **options),
-            on_wait=shown.refresh,
+            lambda: _evaluated(samples, metrics, judge, showing), on_wait=shown.refresh
         )
     except BaseException as exc:
         shown.finish(exc)
@@ -421,15 +388,13 @@ def evaluate(
     return result
 
 
-def _price(judge: Judge, run: RunConfig, prices: Mapping[str, Price] | None) -> Price | None:
+def _price(judge: Judge, run: RunConfig) -> Price | None:
     """The price of the judge's tokens; ``None`` when unknown, or when its usage mixes two
     models' tokens, which no one price can cost (a hybrid decision judge)."""
     billed = billing_models(judge)
     if len(set(billed)) > 1:
         return None
-    return (batch_price if run.batch else find_price)(
-        billed[0], run.price_table | dict(prices or {})
-    )
+    return (batch_price if run.batch else find_price)(billed[0], run.price_table)
 
 
 def _priced(record: ResultRecord, price: Price | None) -> ResultRecord:
@@ -440,32 +405,23 @@ def _priced(record: ResultRecord, price: Price | None) -> ResultRecord:
 
 
 def _expected(
-    samples: Samples,
-    metrics: str | Metric | Sequence[str | Metric] | None,
-    options: Mapping[str, Any],
+    samples: Samples, metrics: str | Metric | Sequence[str | Metric] | None, run: RunConfig
 ) -> int | None:
     """How many results a run will bring, when the rows can be counted without reading."""
     rows = row_count(samples)
     if rows is None:
         return None
-    config = options.get("config")
-    run = config if isinstance(config, RunConfig) else DEFAULTS
     metrics = run.metrics if metrics is None else metrics
     chosen = 1 if isinstance(metrics, str) or not isinstance(metrics, Sequence) else len(metrics)
-    iterations = options.get("iterations", USE_CONFIG)
-    return rows * chosen * (run.iterations if iterations is USE_CONFIG else int(iterations))
+    return rows * chosen * run.iterations
 
 
-def _resolved(
-    metrics: str | Metric | Sequence[str | Metric],
-    run: RunConfig,
-    rubrics: Mapping[str, Rubric] | None,
-) -> list[Metric]:
+def _resolved(metrics: str | Metric | Sequence[str | Metric], run: RunConfig) -> list[Metric]:
     """Metrics by name, made with the run's settings (its rubrics, weights, abstention
     phrases…), and metric objects as they are."""
     if isinstance(metrics, str) or not isinstance(metrics, Sequence):
         metrics = [metrics]  # one name ("faithfulness" is not seven one-letter names)
-    chosen = [run.resolved_metrics([m], rubrics)[0] if isinstance(m, str) else m for m in metrics]
+    chosen = [run.resolved_metrics([m])[0] if isinstance(m, str) else m for m in metrics]
     if not chosen:  # a run of no metric would measure nothing, and say nothing of it
         raise no_metric_error(metrics)
     return chosen

@@ -170,13 +170,15 @@ def rag_eval(
     pytestconfig: pytest.Config, veracity_judge: Judge, veracity_thresholds: dict[str, float]
 ) -> RagEval:
     """Evaluate samples with the session's judge and assert on their scores."""
+    from veracity.config import RunConfig
     from veracity.pytest_plugin.evaluator import RagEval
 
-    options: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
     base_url = _option(pytestconfig, "base_url")
     if base_url is not None:
-        options["base_url"] = base_url
+        settings["base_url"] = base_url
     embedder = pytestconfig.getoption("--veracity-embedder")
     if embedder is not None:
-        options["embedder"] = embedder
-    return RagEval(veracity_judge, veracity_thresholds, **options)
+        settings["embedder"] = embedder
+    config = RunConfig().overridden(settings)
+    return RagEval(veracity_judge, veracity_thresholds, config=config)

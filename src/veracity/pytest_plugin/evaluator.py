@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity.chat import ScriptedChat
+from veracity.config import RunConfig
 from veracity.decisions.scripted import ScriptedDecisions
 from veracity.evaluation import EvaluationResult, evaluate
 from veracity.evaluation.inputs import SampleInput
@@ -29,7 +30,7 @@ def _as_input(samples: Samples) -> str | Path | Iterable[SampleInput]:
 class RagEval:
     """Evaluates with ``judge`` and asserts; minimums default to ``thresholds``.
 
-    ``options`` go to :func:`veracity.evaluate` (``embedder``, ``cache``, ``base_url``...).
+    ``options`` go to :func:`veracity.evaluate` (``config=RunConfig(embedder=...)``...).
     A minimum left out is the metric's ``--veracity-threshold``, else 0.5; the default
     check is on the mean, which for one sample is its score.
     """
@@ -39,11 +40,10 @@ class RagEval:
     ) -> None:
         self.judge = judge
         self.thresholds = dict(thresholds or {})
-        if isinstance(chat_of(judge), ScriptedChat) or isinstance(
+        # A scripted judge's replies are the test's: never answer from the cache.
+        self.scripted = isinstance(chat_of(judge), ScriptedChat) or isinstance(
             decisions_of(judge), ScriptedDecisions
-        ):
-            # A scripted judge's replies are the test's: never answer from the cache.
-            options.setdefault("cache", False)
+        )
         self.options = options
         self.last: EvaluationResult | None = None
 
@@ -57,7 +57,11 @@ class RagEval:
         self, samples: Samples, metrics: Sequence[str | Metric] = ("faithfulness",), **options: Any
     ) -> EvaluationResult:
         """Every metric on every sample; the result is also kept as ``self.last``."""
-        self.last = evaluate(_as_input(samples), metrics, self.judge, **{**self.options, **options})
+        given = {**self.options, **options}
+        if self.scripted and "cache" not in given:  # a cache keyword given still decides
+            config = given.get("config") or RunConfig()
+            given["config"] = config.overridden({"cache": False})
+        self.last = evaluate(_as_input(samples), metrics, self.judge, **given)
         return self.last
 
     def assert_metric(

@@ -9,6 +9,7 @@ from importlib.resources import as_file, files
 import pytest
 
 from veracity import evaluate
+from veracity.config import RunConfig
 from veracity.testing import FakeDecisionServer
 from veracity.types import Status
 
@@ -33,7 +34,9 @@ def test_every_metric_on_the_bundled_example(judge: str, monkeypatch: pytest.Mon
         FakeDecisionServer() as server,
         as_file(files("veracity") / "examples" / "rag_sample.jsonl") as dataset,
     ):
-        result = evaluate(dataset, METRICS, judge, base_url=server.base_url, cache=False)
+        result = evaluate(
+            dataset, METRICS, judge, config=RunConfig(base_url=server.base_url, cache=False)
+        )
         requests = server.stats.decisions
     assert {r.status for r in result.results} <= BY_DESIGN
     assert {r.metric for r in result.results if r.status is Status.SCORED} == set(METRICS)

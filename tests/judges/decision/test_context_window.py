@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from veracity import evaluate
+from veracity.config import RunConfig
 from veracity.decisions import ServerLimits
 from veracity.decisions.client import OVER_WINDOW_ADVICE
 from veracity.testing import FakeDecisionServer, synthetic_samples
@@ -26,7 +27,10 @@ def long_samples() -> list[Sample]:
 def test_over_the_window_is_a_judge_error_saying_what_to_set(long_samples: list[Sample]) -> None:
     with FakeDecisionServer(limits=WINDOW) as server:
         result = evaluate(
-            long_samples, "faithfulness", "systemone/x", base_url=server.base_url, cache=False
+            long_samples,
+            "faithfulness",
+            "systemone/x",
+            config=RunConfig(base_url=server.base_url, cache=False),
         )
     assert {r.status for r in result.results} == {Status.JUDGE_ERROR}
     assert all(OVER_WINDOW_ADVICE in r.reason for r in result.results)
@@ -37,9 +41,13 @@ def test_the_budget_set_to_the_window_cuts_the_contexts_and_scores(
 ) -> None:
     with FakeDecisionServer(limits=WINDOW) as server:
         result = evaluate(
-            long_samples, "faithfulness", "systemone/x", base_url=server.base_url, cache=False,
-            prompt_budget=500, truncate_contexts=True,
-        )  # fmt: skip
+            long_samples,
+            "faithfulness",
+            "systemone/x",
+            config=RunConfig(
+                base_url=server.base_url, cache=False, prompt_budget=500, truncate_contexts=True
+            ),
+        )
     assert {r.status for r in result.results} == {Status.SCORED}
     for record in result.results:
         assert any("cut" in note for note in record.details.get("notes", [])), record.details

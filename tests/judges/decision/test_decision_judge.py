@@ -13,6 +13,7 @@ from tests.helpers import claims_reply
 from tests.judges.decision.scripts import overlap, overlap_model
 from veracity import evaluate
 from veracity.chat import ScriptedChat
+from veracity.config import RunConfig
 from veracity.decisions import Question
 from veracity.decisions.scripted import ScriptedDecisions
 from veracity.judges import LLMJudge
@@ -50,10 +51,10 @@ def _rows(n: int) -> list[dict[str, Any]]:
 
 
 def _run(
-    rows: list[dict[str, Any]], metrics: Sequence[str], judge: DecisionJudge, **options: Any
+    rows: list[dict[str, Any]], metrics: Sequence[str], judge: DecisionJudge, **settings: Any
 ) -> dict[tuple[str, str], ResultRecord]:
-    options = {"embedder": None, "cache": False, **options}
-    result = evaluate(rows, metrics, judge, progress=False, **options)
+    config = RunConfig(**{"embedder": "none", "cache": False, **settings})
+    result = evaluate(rows, metrics, judge, config=config, progress=False)
     return {(r.sample_id, r.metric): r for r in result.results}
 
 
@@ -246,9 +247,8 @@ def test_one_question_asked_once_and_the_run_records_the_judge(tmp_path: Any) ->
         [row],
         ["faithfulness", "context_recall"],
         DecisionJudge(model),
+        config=RunConfig(embedder="none", cache=False),
         progress=False,
-        embedder=None,
-        cache=False,
         out=tmp_path / "run",
     )
     (request,) = model.requests
@@ -323,5 +323,5 @@ def test_rag_eval_with_a_scripted_decision_model_never_reads_the_cache() -> None
     from veracity.pytest_plugin import RagEval
 
     rag_eval = RagEval(DecisionJudge(overlap_model()))
-    assert rag_eval.options["cache"] is False
-    rag_eval.assert_faithful(_rows(1)[:1], 0.3)
+    result = rag_eval.assert_faithful(_rows(1)[:1], 0.3)
+    assert result.manifest["settings"]["cache"] is False

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from veracity import evaluate
 from veracity.cli.app import app
+from veracity.config import RunConfig
 from veracity.decisions import SystemOne
 from veracity.judges.decision import DecisionJudge
 from veracity.types import Status
@@ -63,7 +64,9 @@ def test_every_metric_from_the_cli(sparrow_decider: str, tmp_path: Path) -> None
 def test_every_metric_from_python(sparrow_decider: str) -> None:
     judge = DecisionJudge(SystemOne("sparrow-nano-general", base_url=sparrow_decider))
     with as_file(files("veracity") / "examples" / "rag_sample.jsonl") as dataset:
-        result = evaluate(dataset, EVERY_METRIC.split(","), judge, cache=False, progress=False)
+        result = evaluate(
+            dataset, EVERY_METRIC.split(","), judge, config=RunConfig(cache=False), progress=False
+        )
     _check([r.model_dump(mode="json") for r in result.results])
     claims = result.to_pandas(claims=True)
     weighed = claims["probabilities"].dropna()
