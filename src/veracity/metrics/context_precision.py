@@ -85,4 +85,5 @@ class ContextPrecision:
                 **({"notes": list(outcome.notes)} if outcome.notes else {}),
             },
             usage=outcome.usage,
+            judged=(outcome,),
         )

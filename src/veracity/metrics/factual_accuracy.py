@@ -77,4 +77,5 @@ class FactualAccuracy:
                 **({"notes": list(outcome.notes)} if outcome.notes else {}),
             },
             usage=outcome.usage,
+            judged=(outcome,),
         )
