@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BeforeValidator, Field, ValidationInfo
 
 from veracity.judges.parsing._coerce import read_label, words
-from veracity.judges.parsing._text import as_text, preview
+from veracity.judges.parsing._text import as_text, demark, leading, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import choice_probabilities, locate_values
@@ -74,11 +74,8 @@ _MAX_LABEL_WORDS = 4
 def _label(raw: object) -> AnswerClass | None:
     found = read_label(raw, TABLE)
     if found is None and isinstance(raw, str):  # "correct - it matches", "**Wrong.**"
-        tokens = list(re.finditer(r"\S+", raw))
-        for n in range(min(len(tokens), _MAX_LABEL_WORDS), 0, -1):
-            found = read_label(raw[: tokens[n - 1].end()], TABLE)
-            if found is not None:
-                break
+        first = leading(raw, lambda words: read_label(words, TABLE), _MAX_LABEL_WORDS)
+        found = None if first is None else first[0]
     return found
 
 
@@ -99,7 +96,7 @@ class _Classification(ReplyModel):
 
 
 def _from_text(text: str) -> ParsedValue[Classification] | ParseFailure | None:
-    clean = re.sub(r"\*{2,}|__|`", "", text)
+    clean = demark(text)
     m = _LABEL_LINE.search(clean)
     if m is None:
         if read_label(clean.strip(), TABLE) is None:

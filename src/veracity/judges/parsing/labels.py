@@ -6,6 +6,7 @@ import math
 import re
 import unicodedata
 
+from veracity.judges.parsing._text import leading
 from veracity.types.results import Verdict
 
 __all__ = ["leading_label", "normalise_verdict"]
@@ -117,14 +118,10 @@ def leading_label(text: str) -> tuple[Verdict, str, str] | None:
     The longest run of leading words that is a known label wins, so ``"not supported -
     no mention"`` gives NOT_ENOUGH_INFO, ``"not supported"`` and ``"no mention"``.
     """
-    tokens = list(re.finditer(r"\S+", text))
-    for n in range(min(len(tokens), _MAX_LABEL_WORDS), 0, -1):
-        if not any(ch.isalnum() for ch in tokens[n - 1].group()):
-            continue  # "Supported -": let the one-word run own the label
-        end = tokens[n - 1].end()
-        verdict = normalise_verdict(text[:end])
-        if verdict is not None:
-            label = text[:end].strip().rstrip(_TRAIL).strip()
-            rest = text[end:].strip().lstrip(_TRAIL + "(").strip()
-            return verdict, label, rest
-    return None
+    found = leading(text, normalise_verdict, _MAX_LABEL_WORDS)
+    if found is None:
+        return None
+    verdict, end = found
+    label = text[:end].strip().rstrip(_TRAIL).strip()
+    rest = text[end:].strip().lstrip(_TRAIL + "(").strip()
+    return verdict, label, rest

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BeforeValidator, Field, ValidationInfo
 
 from veracity.judges.parsing._coerce import read_number
-from veracity.judges.parsing._text import as_text, collapse, preview
+from veracity.judges.parsing._text import as_text, collapse, demark, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import weighted_number
@@ -68,7 +68,7 @@ class _Rating(ReplyModel):
 
 
 def _from_text(text: str) -> ParsedValue[RelevanceRating] | ParseFailure | None:
-    clean = re.sub(r"\*{2,}|__|`", "", text)
+    clean = demark(text)
     m = _SCORE_LINE.search(clean)
     keyed = m is not None
     if m is None:
