@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BeforeValidator, Field, ValidationInfo
 
 from veracity.judges.parsing._coerce import read_label, words
-from veracity.judges.parsing._text import as_text, demark, leading, preview
+from veracity.judges.parsing._text import REASON_LINE, as_text, demark, leading, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import choice_probabilities, locate_values
@@ -67,7 +67,6 @@ _LABEL_LINE = re.compile(
     r"^\W*(?:final\s+)?(?:classification|class|label|verdict|category)\W*[:=]\s*(?P<v>.+)$",
     re.IGNORECASE | re.MULTILINE,
 )
-_REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I | re.M)
 _MAX_LABEL_WORDS = 4
 
 
@@ -103,7 +102,7 @@ def _from_text(text: str) -> ParsedValue[Classification] | ParseFailure | None:
             return None
         data, notes = {"classification": clean.strip()}, ["the reply is a bare label"]
     else:
-        reason = _REASON_LINE.search(clean)
+        reason = REASON_LINE.search(clean)
         data = {"classification": m.group("v"), "reason": reason.group("v") if reason else ""}
         notes = ["read the label from text, not JSON"]
     return READING.validated(data, "legacy_text", notes)

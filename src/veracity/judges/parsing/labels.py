@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 
+from veracity.judges.parsing._coerce import words
 from veracity.judges.parsing._text import leading
 from veracity.types.results import Verdict
 
@@ -58,21 +58,14 @@ _NOT_ENOUGH_INFO = (
     "partial",
 )
 
-_NON_WORD = re.compile(r"[\W_]+")
 # A leading "verdict:" / "label -" that some judges repeat inside the value.
 _PREFIX = re.compile(r"^(?:final )?(?:verdict|label|answer)\b ?")
 
 
-def _words(text: str) -> str:
-    """Lowercase words only: punctuation, underscores and extra spaces removed."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return _NON_WORD.sub(" ", folded).strip()
-
-
 _TABLE: dict[str, Verdict] = {
-    **{_words(s): Verdict.SUPPORTED for s in _SUPPORTED},
-    **{_words(s): Verdict.CONTRADICTED for s in _CONTRADICTED},
-    **{_words(s): Verdict.NOT_ENOUGH_INFO for s in _NOT_ENOUGH_INFO},
+    **{words(s): Verdict.SUPPORTED for s in _SUPPORTED},
+    **{words(s): Verdict.CONTRADICTED for s in _CONTRADICTED},
+    **{words(s): Verdict.NOT_ENOUGH_INFO for s in _NOT_ENOUGH_INFO},
 }
 _TRAIL = ".,;:!-\u2013\u2014)*"
 _MAX_LABEL_WORDS = max(len(k.split()) for k in _TABLE) + 2  # room for a "verdict" prefix
@@ -105,10 +98,10 @@ def normalise_verdict(raw: object) -> Verdict | None:
         return _number(float(text))
     except ValueError:
         pass
-    words = _words(text)
-    found = _TABLE.get(words)
+    written = words(text)
+    found = _TABLE.get(written)
     if found is None:
-        found = _TABLE.get(_PREFIX.sub("", words))
+        found = _TABLE.get(_PREFIX.sub("", written))
     return found
 
 
