@@ -13,9 +13,7 @@ from veracity.evaluation import evaluate
 from veracity.judges import LLMJudge
 from veracity.judges.offline import OfflineJudge
 from veracity.metrics import ContextPrecision, Faithfulness, Models, SampleWork
-from veracity.report.groups import reading_line
-from veracity.report.summary import summarize
-from veracity.types import MetricResult, ResultRecord, Status
+from veracity.types import MetricResult, Status
 
 CLAIM = "Paris is the capital of France."
 STRICT_CLAIMS = claims_reply(CLAIM)
@@ -83,37 +81,6 @@ async def test_a_chunk_reply_in_text_lines_is_recorded() -> None:
     chat = ScriptedChat(["1. relevant\n2. not relevant"])
     result = await metric.score(SampleWork(sample, Models(LLMJudge(chat)), 0))
     assert result.details["reading"] == {"chunk_relevance": ["legacy_lines"]}
-
-
-def record(reading: dict[str, list[str]], metric: str = "faithfulness") -> ResultRecord:
-    return ResultRecord(
-        sample_id="s", system=None, iteration=0, metric=metric, score=1.0,
-        status=Status.SCORED, reason="r",
-        details={"reading": reading},
-    )  # fmt: skip
-
-
-def test_the_summary_counts_the_paths_by_question() -> None:
-    summary = summarize(
-        [
-            record({"claim_extraction": ["strict"], "claim_verification": ["fenced"]}),
-            record({"claim_extraction": ["refusal", "strict"], "claim_verification": ["strict"]}),
-        ]
-    )
-    overall = summary["metrics"]["faithfulness"]["overall"]
-    assert overall["reading"] == {
-        "claim_extraction": {"refusal": 1, "strict": 2},
-        "claim_verification": {"fenced": 1, "strict": 1},
-    }
-    line = reading_line(summary)
-    assert line is not None
-    assert "claim_extraction: refusal 1 of 3" in line
-    assert "claim_verification: fenced 1 of 2" in line
-
-
-def test_no_reading_line_when_every_reply_was_strict_json() -> None:
-    summary = summarize([record({"claim_extraction": ["strict"]})])
-    assert reading_line(summary) is None
 
 
 def test_a_judge_without_text_replies_records_no_reading() -> None:
