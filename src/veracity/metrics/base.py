@@ -185,14 +185,9 @@ class SampleWork:
 
 def readings(outcomes: Sequence[JudgeOutcome[Any]]) -> dict[str, list[str]]:
     """How the judge's replies behind ``outcomes`` were read: by question, the path of each
-    reply in order (see :attr:`~veracity.judges.JudgeOutcome.readings`). A reply shared by
-    two outcomes (the same one passed twice) is counted once."""
+    reply in order (see :attr:`~veracity.judges.JudgeOutcome.readings`)."""
     found: dict[str, list[str]] = {}
-    seen: set[int] = set()
     for outcome in outcomes:
-        if id(outcome) in seen:
-            continue
-        seen.add(id(outcome))
         for question, path in outcome.readings:
             found.setdefault(question, []).append(path)
     return found
