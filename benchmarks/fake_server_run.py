@@ -115,6 +115,13 @@ def run_against_fake_server(
         "http_status": {str(k): v for k, v in stats.by_status.items()},
         "nan_in_outputs": any("NaN" in text for text in files.values()),
         "means": {m: s["overall"]["mean"] for m, s in result.summary["metrics"].items()},
+        # How the judge's replies were read, per metric and question (strict JSON, fenced,
+        # repaired, a legacy text format, or why not: refusal, unparseable, truncated…).
+        "reading": {
+            m: s["overall"].get("reading") or {} for m, s in result.summary["metrics"].items()
+        },
+        # Which mangling each malformed reply got (faults has their total).
+        "manglings": dict(stats.manglings),
     }
 
 

@@ -40,6 +40,11 @@ class JudgeOutcome(Generic[T]):
     unsupported: bool = False
     # The input is too large to judge (over the prompt budget): ``invalid_input``.
     invalid_input: bool = False
+    # How each reply behind the answer was read, in order, as (question, path): a path
+    # is how the reply was read (strict, fenced, embedded, repaired, legacy_*) or why it
+    # could not be (refusal, unparseable, schema, truncated). Empty for answers that are
+    # no text reply (the offline judge, a decision model's probabilities).
+    readings: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:

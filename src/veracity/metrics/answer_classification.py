@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from veracity.judges import JudgeOutcome
 from veracity.metrics.base import (
     Need,
     SampleWork,
@@ -57,8 +58,9 @@ class AnswerClassification:
             return judge_error(self.name, "classification", outcome, outcome.usage, started)
         found = outcome.value
         return self._result(
-            found.label, found.reason, "judge", outcome.usage, started, found.probabilities
-        )
+            found.label, found.reason, "judge", outcome.usage, started, found.probabilities,
+            (outcome,),
+        )  # fmt: skip
 
     def _result(
         self,
@@ -68,6 +70,7 @@ class AnswerClassification:
         usage: Usage,
         started: float,
         probabilities: Mapping[AnswerClass, float] | None = None,
+        judged: tuple[JudgeOutcome[Any], ...] = (),
     ) -> MetricResult:
         # The label stays the one the judge wrote; its weight among the three, where the
         # judge's log-probabilities give it, is in the details.
@@ -82,4 +85,5 @@ class AnswerClassification:
             started,
             details={"classification": label.value, "method": method, **weights},
             usage=usage,
+            judged=judged,
         )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from veracity.embeddings import Embedder, clipped_cosine, question_vector
+from veracity.judges import JudgeOutcome
 from veracity.metrics.base import Need, SampleWork, finished, judge_error
 from veracity.prompts import earlier_turn, question_in_context, repeated_turn
 from veracity.transport import CallFailedError
@@ -54,10 +55,12 @@ class AnswerRelevance:
         usage = Usage()
         embedder = work.models.embedder
         fallback_because = "no embedding model is available"
+        before: tuple[JudgeOutcome[Any], ...] = ()
         if embedder is not None:
-            found, usage, fallback_because = await self._by_questions(work, embedder, started)
+            found, generated, fallback_because = await self._by_questions(work, embedder, started)
             if found is not None:
                 return found
+            usage, before = generated.usage, (generated,)
         rated = await work.judge.rate_relevance(
             work.sample.question,
             work.sample.answer,
@@ -67,7 +70,7 @@ class AnswerRelevance:
         usage += rated.usage
         if rated.value is None:
             return judge_error(self.name, "relevance rating", rated, usage, started,
-                               fallback_because=fallback_because)  # fmt: skip
+                               before=before, fallback_because=fallback_because)  # fmt: skip
         rating = rated.value
         # The probability-weighted rating, where the judge's log-probabilities give one.
         score = rating.score if rating.expected is None else rating.expected
@@ -79,12 +82,14 @@ class AnswerRelevance:
              "judge_reason": rating.reason, **weighted},
             usage,
             started,
+            (*before, rated),
         )  # fmt: skip
 
     async def _by_questions(
         self, work: SampleWork, embedder: Embedder, started: float
-    ) -> tuple[MetricResult | None, Usage, str]:
-        """The generated-questions score, or ``None`` and why it could not be had."""
+    ) -> tuple[MetricResult | None, JudgeOutcome[Any], str]:
+        """The generated-questions score, or ``None`` and why it could not be had; and the
+        outcome of generating the questions."""
         sample = work.sample
         generated = await work.judge.generate_questions(
             sample.answer,
@@ -96,8 +101,8 @@ class AnswerRelevance:
         usage = generated.usage
         if generated.value is None:
             if generated.unsupported:  # by design (the offline judge), not a failure
-                return None, usage, "this judge writes no questions"
-            return None, usage, f"question generation failed: {generated.error}"
+                return None, generated, "this judge writes no questions"
+            return None, generated, f"question generation failed: {generated.error}"
         found = generated.value
         details: dict[str, Any] = {"method": "generated_questions", "judge_reason": found.reason}
         if generated.notes:
@@ -105,12 +110,14 @@ class AnswerRelevance:
         if found.noncommittal:
             details.update(noncommittal=True, questions=list(found.questions))
             return (
-                self._result(0.0, "the answer is noncommittal", details, usage, started),
-                usage,
+                self._result(
+                    0.0, "the answer is noncommittal", details, usage, started, (generated,)
+                ),
+                generated,
                 "",
             )
         if not found.questions:
-            return None, usage, "the judge generated no question"
+            return None, generated, "the judge generated no question"
         earlier = earlier_turn(sample.question, sample.history)
         if earlier is not None:
             details["question_read_as"] = question_in_context(sample.question, sample.history)
@@ -119,7 +126,7 @@ class AnswerRelevance:
                 [sample.question, *([earlier] if earlier else []), *found.questions]
             )
         except CallFailedError as exc:
-            return None, usage, f"embedding failed: {exc}"
+            return None, generated, f"embedding failed: {exc}"
         asked = question_vector(vectors[0], vectors[1] if earlier else None)
         written = vectors[2:] if earlier else vectors[1:]
         similarities = [clipped_cosine(asked, row) for row in written]
@@ -136,11 +143,18 @@ class AnswerRelevance:
             f"mean similarity {score:.3f} between the question and {len(similarities)} "
             "question(s) the answer would answer"
         )
-        return self._result(score, reason, details, usage, started), usage, ""
+        return self._result(score, reason, details, usage, started, (generated,)), generated, ""
 
     def _result(
-        self, score: float, reason: str, details: dict[str, Any], usage: Usage, started: float
+        self,
+        score: float,
+        reason: str,
+        details: dict[str, Any],
+        usage: Usage,
+        started: float,
+        judged: tuple[JudgeOutcome[Any], ...] = (),
     ) -> MetricResult:
         return finished(
-            self.name, score, Status.SCORED, reason, started, details=details, usage=usage
-        )
+            self.name, score, Status.SCORED, reason, started,
+            details=details, usage=usage, judged=judged,
+        )  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -166,12 +166,14 @@ class SampleWork:
                 notes=verified.notes,
                 unsupported=verified.unsupported,
                 invalid_input=verified.invalid_input,
+                readings=verified.readings,
             )
         return JudgeOutcome(
             value={verdict.claim: verdict for verdict in verified.value},
             usage=verified.usage,
             latency_s=verified.latency_s,
             notes=verified.notes,
+            readings=verified.readings,
         )
 
     async def result_of(self, name: str, default: Callable[[], Metric]) -> MetricResult:
@@ -189,6 +191,16 @@ class SampleWork:
         return outcome.usage
 
 
+def readings(outcomes: Sequence[JudgeOutcome[Any]]) -> dict[str, list[str]]:
+    """How the judge's replies behind ``outcomes`` were read: by question, the path of each
+    reply in order (see :attr:`~veracity.judges.JudgeOutcome.readings`)."""
+    found: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        for question, path in outcome.readings:
+            found.setdefault(question, []).append(path)
+    return found
+
+
 def finished(
     metric: str,
     score: float | None,
@@ -198,14 +210,20 @@ def finished(
     *,
     details: dict[str, Any] | None = None,
     usage: Usage | None = None,
+    judged: Sequence[JudgeOutcome[Any]] = (),
 ) -> MetricResult:
-    """A metric's result, its latency counted from ``started`` (``time.perf_counter()``)."""
+    """A metric's result, its latency counted from ``started`` (``time.perf_counter()``);
+    ``details["reading"]`` says how the replies of the ``judged`` outcomes were read."""
+    details = dict(details or {})
+    read = readings(judged)
+    if read:
+        details["reading"] = read
     return MetricResult(
         metric=metric,
         score=score,
         status=status,
         reason=reason,
-        details=details or {},
+        details=details,
         usage=usage or Usage(),
         latency_s=time.perf_counter() - started,
     )
@@ -217,10 +235,13 @@ def judge_error(
     outcome: JudgeOutcome[Any],
     usage: Usage,
     started: float,
+    *,
+    before: Sequence[JudgeOutcome[Any]] = (),
     **details: Any,
 ) -> MetricResult:
     """The result when the judge failed at ``step`` (or could not be asked: the judge does
-    not do it, the input is over the prompt budget): no score, the reason, the raw replies."""
+    not do it, the input is over the prompt budget): no score, the reason, the raw replies;
+    ``before`` are the outcomes of the steps before it, for ``details["reading"]``."""
     details["raw_replies"] = list(outcome.raw_replies)
     if outcome.notes:
         details["notes"] = list(outcome.notes)
@@ -230,7 +251,10 @@ def judge_error(
         status, reason = Status.INVALID_INPUT, f"{step}: {outcome.error}"
     else:
         status, reason = Status.JUDGE_ERROR, f"{step} failed: {outcome.error}"
-    return finished(metric, None, status, reason, started, details=details, usage=usage)
+    return finished(
+        metric, None, status, reason, started,
+        details=details, usage=usage, judged=(*before, outcome),
+    )  # fmt: skip
 
 
 def unscored(

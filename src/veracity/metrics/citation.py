@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from veracity.judges import JudgeOutcome
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error, unscored
 from veracity.metrics.cited_spans import CitedSpan, cited_spans, merged_spans, span_of
 from veracity.metrics.located import locate
@@ -94,11 +95,15 @@ class Citations:
             return judge_error(self.name, "claim extraction", extracted, usage, started)
         if not extracted.value:
             why = "the answer makes no factual claim to attribute"
-            return self._result(None, Status.NO_CLAIMS, why, {"notes": notes}, started, usage)
+            return self._result(
+                None, Status.NO_CLAIMS, why, {"notes": notes}, started, usage, (extracted,)
+            )
         shared = await work.verdicts()
         usage += work.charge(shared)
         if shared.value is None:
-            return judge_error(self.name, "claim verification", shared, usage, started)
+            return judge_error(
+                self.name, "claim verification", shared, usage, started, before=(extracted,)
+            )
         unclaimed = await work.unclaimed_sentences()
         # Claims restating several sentences are left to them, each judged in its own words.
         merged = [claim for claim in extracted.value if merged_spans(claim, spans)]
@@ -140,7 +145,7 @@ class Citations:
             why += f"; {len(misattributed) - uncited} supported claim(s) cite another passage"
         if uncited:
             why += f"; {uncited} supported claim(s) cite nothing (uncited)"
-        return self._result(score, Status.SCORED, why, details, started, usage)
+        return self._result(score, Status.SCORED, why, details, started, usage, (extracted, shared))
 
     def _claims(
         self,
@@ -205,5 +210,9 @@ class Citations:
         details: dict[str, Any],
         started: float,
         usage: Usage | None = None,
+        judged: tuple[JudgeOutcome[Any], ...] = (),
     ) -> MetricResult:
-        return finished(self.name, score, status, reason, started, details=details, usage=usage)
+        return finished(
+            self.name, score, status, reason, started,
+            details=details, usage=usage, judged=judged,
+        )  # fmt: skip

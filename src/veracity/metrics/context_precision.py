@@ -88,4 +88,5 @@ class ContextPrecision:
                 **({"notes": list(outcome.notes)} if outcome.notes else {}),
             },
             usage=outcome.usage,
+            judged=(outcome,),
         )

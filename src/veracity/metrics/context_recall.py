@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from veracity.judges import JudgeOutcome
 from veracity.metrics.base import (
     Need,
     SampleWork,
@@ -41,7 +42,7 @@ class ContextRecall:
         statements = extracted.value
         if not statements:
             return self._result(1.0, Status.NO_CLAIMS, "the reference makes no statement", [],
-                                usage, started)  # fmt: skip
+                                usage, started, judged=(extracted,))  # fmt: skip
         if not has_contexts(sample):
             rows = [
                 {"statement": s, "attributed": False, "reason": "no contexts were retrieved"}
@@ -54,13 +55,14 @@ class ContextRecall:
                 rows,
                 usage,
                 started,
+                judged=(extracted,),
             )
         shared = await work.verdicts()
         usage += work.charge(shared)
         if shared.value is None:
             return judge_error(
                 self.name, "statement attribution", shared, usage, started,
-                statements=list(statements),
+                before=(extracted,), statements=list(statements),
             )  # fmt: skip
         rows = []
         for statement in statements:
@@ -83,6 +85,7 @@ class ContextRecall:
             usage,
             started,
             shared.notes,
+            (extracted, shared),
         )
 
     def _result(
@@ -94,8 +97,12 @@ class ContextRecall:
         usage: Usage,
         started: float,
         notes: tuple[str, ...] = (),
+        judged: tuple[JudgeOutcome[Any], ...] = (),
     ) -> MetricResult:
         details: dict[str, object] = {"statements": rows, "n_statements": len(rows)}
         if notes:
             details["notes"] = list(notes)
-        return finished(self.name, score, status, reason, started, details=details, usage=usage)
+        return finished(
+            self.name, score, status, reason, started,
+            details=details, usage=usage, judged=judged,
+        )  # fmt: skip

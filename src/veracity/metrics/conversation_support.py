@@ -15,13 +15,15 @@ through ``verify_claims``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
 from veracity.judges import JudgeOutcome
 from veracity.metrics.base import SampleWork
 from veracity.metrics.local_signals import local_signals
 from veracity.metrics.located import locate
-from veracity.types import ClaimVerdict, Turn, Usage, Verdict
+from veracity.types import ClaimVerdict, Turn, Verdict
 
 __all__ = ["with_conversation_support"]
 
@@ -61,19 +63,20 @@ def _unbacked(claim: str, said: Sequence[str]) -> bool:
 
 async def with_conversation_support(
     work: SampleWork, verdicts: tuple[ClaimVerdict, ...]
-) -> tuple[tuple[ClaimVerdict, ...], Usage, tuple[str, ...]]:
-    """``verdicts`` with those the conversation supports marked so, the usage of asking,
-    and notes (a failed check keeps the contexts' verdicts, and says so)."""
+) -> tuple[tuple[ClaimVerdict, ...], JudgeOutcome[Any]]:
+    """``verdicts`` with those the conversation supports marked so, and the outcome of
+    asking (its usage, its readings, and notes: a failed check keeps the contexts'
+    verdicts, and says so; nothing asked, an empty outcome)."""
     turns = _turns(work.sample.history)
     open_claims = [v.claim for v in verdicts if v.verdict is Verdict.NOT_ENOUGH_INFO]
     if not turns or not open_claims:
-        return verdicts, Usage(), ()
+        return verdicts, JudgeOutcome(value=())
     checked: JudgeOutcome[tuple[ClaimVerdict, ...]] = await work.judge.verify_claims(
         open_claims, [t.content for _, t in turns], iteration=work.iteration
     )
     if checked.value is None:
         why = f"the conversation could not be checked for unsupported claims: {checked.error}"
-        return verdicts, checked.usage, (why,)
+        return verdicts, dataclasses.replace(checked, notes=(why,))
     said = [t.content for _, t in turns]
     by_claim: dict[str, tuple[ClaimVerdict, int]] = {}
     nowhere = 0
@@ -91,11 +94,14 @@ async def with_conversation_support(
         else v
         for v in verdicts
     )
-    notes = checked.notes
     if nowhere:
-        notes += (
-            f"{nowhere} claim(s) the judge called supported by the conversation, on evidence "
-            "no turn holds and with most of their words in no turn: left as the contexts' "
-            "verdict",
+        checked = dataclasses.replace(
+            checked,
+            notes=(
+                *checked.notes,
+                f"{nowhere} claim(s) the judge called supported by the conversation, on "
+                "evidence no turn holds and with most of their words in no turn: left as the "
+                "contexts' verdict",
+            ),
         )
-    return marked, checked.usage, notes
+    return marked, checked

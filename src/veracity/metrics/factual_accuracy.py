@@ -80,4 +80,5 @@ class FactualAccuracy:
                 **({"notes": list(outcome.notes)} if outcome.notes else {}),
             },
             usage=outcome.usage,
+            judged=(outcome,),
         )

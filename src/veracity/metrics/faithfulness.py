@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from veracity.judges import JudgeOutcome
 from veracity.metrics.base import Need, SampleWork, finished, has_contexts, judge_error
 from veracity.metrics.conversation_support import with_conversation_support
 from veracity.metrics.local_signals import local_signals
@@ -101,8 +102,9 @@ class Faithfulness:
         claims = extracted.value
         if not claims:
             return self._no_claims(
-                "the answer makes no factual claim", started, usage, sample=sample
-            )
+                "the answer makes no factual claim", started, usage, sample=sample,
+                judged=(extracted,),
+            )  # fmt: skip
 
         if not has_contexts(sample):
             verdicts = tuple(
@@ -121,6 +123,7 @@ class Faithfulness:
                 usage,
                 started,
                 extracted.notes,
+                (extracted,),
             )
 
         if self.batch_verification:
@@ -128,10 +131,12 @@ class Faithfulness:
             usage += work.charge(shared)
             if shared.value is None:
                 return judge_error(
-                    self.name, "claim verification", shared, usage, started, claims=list(claims)
-                )
+                    self.name, "claim verification", shared, usage, started,
+                    before=(extracted,), claims=list(claims),
+                )  # fmt: skip
             verdicts = tuple(shared.value[claim] for claim in claims)
             notes = extracted.notes + shared.notes
+            judged: tuple[JudgeOutcome[Any], ...] = (extracted, shared)
         else:
             verified = await work.judge.verify_claims(
                 claims, sample.contexts, iteration=work.iteration, batch=False
@@ -139,11 +144,13 @@ class Faithfulness:
             usage += verified.usage
             if verified.value is None:
                 return judge_error(
-                    self.name, "claim verification", verified, usage, started, claims=list(claims)
-                )
+                    self.name, "claim verification", verified, usage, started,
+                    before=(extracted,), claims=list(claims),
+                )  # fmt: skip
             verdicts, notes = verified.value, extracted.notes + verified.notes
-        verdicts, spent, more = await with_conversation_support(work, verdicts)
-        usage, notes = usage + spent, notes + more
+            judged = (extracted, verified)
+        verdicts, checked = await with_conversation_support(work, verdicts)
+        usage, notes, judged = usage + checked.usage, notes + checked.notes, (*judged, checked)
         counts = Counter(v.verdict for v in verdicts)
         reason = (
             f"{counts[Verdict.SUPPORTED]} of {len(claims)} claim(s) supported"
@@ -156,7 +163,7 @@ class Faithfulness:
                 f", {counts[Verdict.SUPPORTED_BY_CONVERSATION]} supported by the conversation "
                 f"({counted})"
             )
-        return self._result(sample, verdicts, Status.SCORED, reason, usage, started, notes)
+        return self._result(sample, verdicts, Status.SCORED, reason, usage, started, notes, judged)
 
     def _result(
         self,
@@ -167,6 +174,7 @@ class Faithfulness:
         usage: Usage,
         started: float,
         notes: tuple[str, ...],
+        judged: Sequence[JudgeOutcome[Any]],
     ) -> MetricResult:
         counts = Counter(v.verdict for v in verdicts)
         answer = sample.answer
@@ -222,7 +230,9 @@ class Faithfulness:
             )
         if notes:
             details["notes"] = list(notes)
-        return finished(self.name, score, status, reason, started, details=details, usage=usage)
+        return finished(
+            self.name, score, status, reason, started, details=details, usage=usage, judged=judged
+        )
 
     def _counts(self, verdict: ClaimVerdict) -> bool:
         """Whether ``verdict`` counts as supported in the score."""
@@ -245,6 +255,7 @@ class Faithfulness:
         abstention: str | None = None,
         *,
         sample: Sample,
+        judged: Sequence[JudgeOutcome[Any]] = (),
     ) -> MetricResult:
         if self.no_claims_score is None:
             outcome = "it is left unscored"
@@ -259,5 +270,5 @@ class Faithfulness:
         why = f"{why}: there is nothing to check, so {outcome}"
         return finished(
             self.name, self.no_claims_score, Status.NO_CLAIMS, why, started,
-            details=details, usage=usage,
+            details=details, usage=usage, judged=judged,
         )  # fmt: skip

@@ -59,4 +59,5 @@ class RubricMetric:
                 **({"notes": list(outcome.notes)} if outcome.notes else {}),
             },
             usage=outcome.usage,
+            judged=(outcome,),
         )

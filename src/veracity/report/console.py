@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.report.groups import by_rule, calibrated_line, caveats, ci, pct
+from veracity.report.groups import by_rule, calibrated_line, caveats, ci, pct, reading_line
 from veracity.report.keys import OVERALL
 from veracity.report.terminal import visible, visible_tree
 
@@ -146,9 +146,9 @@ def print_summary(
     summary = visible_tree(summary)
     console.print(metrics_table(summary, with_systems=True))
     console.print(thresholds_line(summary), style="dim", highlight=False)
-    calibrated = calibrated_line(summary)
-    if calibrated is not None:
-        console.print(Text(calibrated))
+    for line in (calibrated_line(summary), reading_line(summary)):
+        if line is not None:
+            console.print(Text(line))
     if judge is not None:
         console.print(Text(visible(judge_line(judge, defaulted=defaulted))))
     console.print(usage_line(summary), highlight=False)

@@ -19,7 +19,7 @@ from veracity.report.console import (
     thresholds_line,
     usage_line,
 )
-from veracity.report.groups import calibrated_line, pct
+from veracity.report.groups import calibrated_line, pct, reading_line
 from veracity.report.terminal import visible, visible_tree
 
 SECTION_TITLES = {
@@ -160,9 +160,9 @@ def print_report(
     summary = visible_tree(summary)
     console.print(metrics_table(summary, with_systems=False))
     console.print(thresholds_line(summary), style="dim", highlight=False)
-    calibrated = calibrated_line(summary)
-    if calibrated is not None:
-        console.print(Text(calibrated))
+    for line in (calibrated_line(summary), reading_line(summary)):
+        if line is not None:
+            console.print(Text(line))
     for section in SECTION_TITLES:
         table = _groups_table(summary, section)
         if table is not None:

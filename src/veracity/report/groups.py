@@ -62,6 +62,8 @@ class Group:
     supported_by_conversation: int = 0
     # Results whose texts a local model read only the start of (``details["cut"]``).
     cut: int = 0
+    # How the judge's replies were read (``details["reading"]``): question → path → replies.
+    reading: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     # Calibrated probabilities (a run with ``--calibration``), with their items.
     calibrated: array[float] = field(default_factory=lambda: array("d"))
     calibrated_items: array[int] = field(default_factory=lambda: array("q"))
@@ -88,6 +90,8 @@ class Group:
                 record.details.get("supported_by_conversation", 0)
             )
         self.cut += bool(record.details.get("cut"))
+        for question, paths in _reading(record.details).items():
+            self.reading[question].update(paths)
         if record.calibrated is not None:
             self.calibrated.append(record.calibrated)
             self.calibrated_items.append(item)
@@ -123,6 +127,11 @@ class Group:
                 }
             ),
             **({"cut": self.cut} if self.cut else {}),
+            **(
+                {"reading": {q: dict(sorted(c.items())) for q, c in sorted(self.reading.items())}}
+                if self.reading
+                else {}
+            ),
             **({"calibrated": self._calibrated()} if self.calibrated else {}),
         }
 
@@ -137,6 +146,44 @@ class Group:
             "ci95": None if interval is None else list(interval),
             "pass_rate": pass_rate(values, 0.5),
         }
+
+
+def _reading(details: Mapping[str, Any]) -> dict[str, list[str]]:
+    """``details["reading"]`` as written (question → paths); nothing of another shape."""
+    found = details.get("reading")
+    if not isinstance(found, Mapping):
+        return {}
+    return {
+        str(question): [str(p) for p in paths]
+        for question, paths in found.items()
+        if isinstance(paths, list)
+    }
+
+
+# The way a judge is asked to reply: every other path is worth a line in the report.
+STRICT = "strict"
+
+
+def reading_line(summary: Mapping[str, Any]) -> str | None:
+    """The judge replies not read as strict JSON, by metric and question (the path of
+    each: fenced, repaired, a legacy text format, or why it could not be read), out of
+    all replies; ``None`` when every reply was strict JSON, or no reply was read."""
+    parts = []
+    for metric, groups in (summary.get("metrics") or {}).items():
+        overall = (groups.get(OVERALL) or {}) if isinstance(groups, Mapping) else {}
+        reading = overall.get("reading") if isinstance(overall, Mapping) else None
+        if not isinstance(reading, Mapping):
+            continue
+        for question, paths in reading.items():
+            if not isinstance(paths, Mapping):
+                continue
+            other = {p: n for p, n in paths.items() if p != STRICT and n}
+            if other:
+                shown = ", ".join(f"{p} {n}" for p, n in other.items())
+                parts.append(f"{metric} {question}: {shown} of {sum(paths.values())}")
+    if not parts:
+        return None
+    return "judge replies not read as strict JSON: " + "; ".join(parts)
 
 
 def caveats(stats: Mapping[str, Any]) -> list[str]:

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from veracity.report.groups import calibrated_line
+from veracity.report.groups import calibrated_line, reading_line
 from veracity.report.html_analysis import analysis_section
 from veracity.report.html_charts import Bar, grouped_bars, histogram
 from veracity.report.html_data import STATUS_LABELS, Mean, ReportData, attach_texts, collect
@@ -156,9 +156,10 @@ def scroll(body: str) -> str:
 
 
 def _calibrated(data: ReportData) -> str:
-    """The mean calibrated probabilities of a run given a calibration file."""
-    line = calibrated_line(data.summary)
-    return "" if line is None else f'<p class="muted">{e(line)}</p>'
+    """The mean calibrated probabilities of a run given a calibration file, and the judge
+    replies not read as strict JSON."""
+    lines = [calibrated_line(data.summary), reading_line(data.summary)]
+    return "".join(f'<p class="muted">{e(line)}</p>' for line in lines if line is not None)
 
 
 def _notes(notes: Sequence[str]) -> str:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from veracity.report.groups import by_rule, calibrated_line
+from veracity.report.groups import by_rule, calibrated_line, reading_line
 from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData
 from veracity.report.terminal import visible
@@ -97,8 +97,9 @@ def markdown_summary(run: RunData, title: str = "veracity") -> str:
         if row is not None:
             lines.append(row)
             calibrated_rows = True
-    calibrated = calibrated_line(run.summary)
-    notes = [md(calibrated), ""] if calibrated else []
+    notes: list[str] = []
+    for line in (calibrated_line(run.summary), reading_line(run.summary)):
+        notes += [md(line), ""] if line is not None else []
     notes += [CALIBRATED_NOTE, ""] if calibrated_rows else []
     lines += ["", *notes, _footer(run), ""]
     return "\n".join(lines)

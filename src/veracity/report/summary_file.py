@@ -68,6 +68,8 @@ class Stats(_Block):
     supported_on_second_look: int | None = None
     supported_by_conversation: int | None = None
     cut: int | None = None
+    # question → reading path → replies (see JudgeOutcome.readings)
+    reading: dict[str, dict[str, int]] | None = None
     calibrated: Calibrated | None = None
 
 

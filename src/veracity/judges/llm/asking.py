@@ -13,7 +13,7 @@ import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from veracity.chat.base import ChatModel, ChatReply
 from veracity.chat.cache import forget
@@ -29,7 +29,16 @@ from veracity.prompts import (
 from veracity.transport import CallFailedError
 from veracity.types import TokenLogprob, Turn, Usage
 
+
+class Read(Protocol):
+    """What a reader makes of a usable reply: ``method`` says how it was read."""
+
+    @property
+    def method(self) -> str: ...
+
+
 P = TypeVar("P")
+R = TypeVar("R", bound=Read)
 
 REASK = (
     "Your previous reply could not be used: {error}\n"
@@ -83,6 +92,8 @@ class Exchange:
     usage: Usage = field(default_factory=Usage)
     replies: list[ChatReply] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # (question, path) of each reply read: see JudgeOutcome.readings.
+    readings: list[tuple[str, str]] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
 
     def outcome(self, value: P | None, error: str | None = None) -> JudgeOutcome[P]:
@@ -94,6 +105,7 @@ class Exchange:
             # Replies are kept whole only when something went wrong: they are the evidence.
             raw_replies=tuple(reply.text for reply in self.replies) if error else (),
             notes=tuple(self.notes),
+            readings=tuple(self.readings),
         )
 
     def absorb(self, part: Exchange) -> None:
@@ -101,6 +113,7 @@ class Exchange:
         self.usage += part.usage
         self.replies += part.replies
         self.notes += part.notes
+        self.readings += part.readings
 
     def failed(
         self, model: ChatModel, error: str, unusable: Sequence[ChatReply] | None = None
@@ -114,8 +127,8 @@ class Exchange:
 
 
 def _read(
-    reply: ChatReply, output: OutputSpec, parse: Callable[[str], P | ParseFailure]
-) -> P | ParseFailure:
+    reply: ChatReply, output: OutputSpec, parse: Callable[[str], R | ParseFailure]
+) -> R | ParseFailure:
     """The parsed reply; a cut-off one is a ``"truncated"`` failure, whatever it says."""
     if reply.truncated:
         bound = output.max_tokens
@@ -128,12 +141,12 @@ def _read(
 async def ask(
     model: ChatModel,
     prompt: RenderedPrompt,
-    parse: Callable[[str], P | ParseFailure],
+    parse: Callable[[str], R | ParseFailure],
     exchange: Exchange,
     iteration: int,
     *,
     reask_cut: bool = True,
-) -> tuple[P, ChatReply]:
+) -> tuple[R, ChatReply]:
     """The parsed reply to ``prompt`` and the reply itself; raises :class:`Unusable` when
     the one re-ask does not mend it. With ``reask_cut=False`` a cut reply is not asked
     again: it raises :class:`CutReply`, for the caller to ask less at a time."""
@@ -147,6 +160,8 @@ async def ask(
         exchange.usage += reply.usage
         exchange.replies.append(reply)
         parsed = _read(reply, output, parse)
+        path = parsed.kind if isinstance(parsed, ParseFailure) else parsed.method
+        exchange.readings.append((prompt.template_id, path))
         if not isinstance(parsed, ParseFailure):
             if attempt == 2:
                 exchange.notes.append(f"{prompt.template_id}: usable after one re-ask")

@@ -173,9 +173,7 @@ def read_criteria_lines(text: str, aliases: Mapping[str, str]) -> Criteria | Non
             current = aliases[compact(h.group("name"))]
             out.get(current)
         elif current is not None:
-            extra = re.sub(
-                r"^[\W_]*(?:reasoning|reason|explanation)\s*[:=]\s*", "", line, flags=re.I
-            )
+            extra = _REASONING_LABEL.sub("", line)
             item = out.get(current)
             item.reasoning = collapse(f"{item.reasoning} {extra.strip(_TRAIL)}")
     return out if any(c.score is not None for c in out.found.values()) else None

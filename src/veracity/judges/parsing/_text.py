@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _WS = re.compile(r"\s+")
 # Punctuation, quotes, brackets and markdown emphasis that may wrap a statement.
@@ -22,8 +26,14 @@ _NUMBERING = re.compile(r"^\(?\d{1,3}[.):]\s*(?=\D|$)")
 LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022\u2023\u25e6\u2043+]|\(?\d{1,3}[.)]|\(\d{1,3}\))\s+")
 
 
+_MARKDOWN = re.compile(r"\*{2,}|__|`")
+_TOKEN = re.compile(r"\S+")
+
+
 # The keys a judge writes its reason under, first found wins.
 REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
+# A "Reason: …" line of a text reply.
+REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I | re.M)
 
 
 def collapse(text: str) -> str:
@@ -37,6 +47,27 @@ def normalise_statement(text: str) -> str:
     out = out.strip(_WRAP)
     out = _NUMBERING.sub("", out)
     return out.strip(_WRAP)
+
+
+def demark(text: str) -> str:
+    """``text`` without the markdown emphasis (``**Verdict:**``, backticks) that would hide
+    the keys and labels of a text reply."""
+    return _MARKDOWN.sub("", text)
+
+
+def leading(text: str, read: Callable[[str], T | None], max_words: int) -> tuple[T, int] | None:
+    """What ``read`` makes of the longest run of ``text``'s first ``max_words`` words that it
+    reads, and where that run ends: ``"not supported - no mention"`` is "not supported",
+    not "not"."""
+    tokens = list(_TOKEN.finditer(text))
+    for n in range(min(len(tokens), max_words), 0, -1):
+        if not any(ch.isalnum() for ch in tokens[n - 1].group()):
+            continue  # "Supported -": let the shorter run own the label
+        end = tokens[n - 1].end()
+        found = read(text[:end])
+        if found is not None:
+            return found, end
+    return None
 
 
 def key_of(key: str) -> str:

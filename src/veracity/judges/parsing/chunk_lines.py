@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from veracity.judges.parsing._chunk_items import RELEVANT_LABELS, RawChunk, complete
 from veracity.judges.parsing._coerce import read_label
-from veracity.judges.parsing._text import collapse
+from veracity.judges.parsing._text import collapse, demark, leading
 
 __all__ = ["parse_chunk_lines"]
 
@@ -31,15 +31,11 @@ _MAX_LABEL_WORDS = 3
 
 def _leading_flag(text: str) -> tuple[bool, str] | None:
     """A relevance label at the start of ``text`` (longest run of words wins), and the rest."""
-    tokens = list(re.finditer(r"\S+", text))
-    for n in range(min(len(tokens), _MAX_LABEL_WORDS), 0, -1):
-        if not any(ch.isalnum() for ch in tokens[n - 1].group()):
-            continue
-        end = tokens[n - 1].end()
-        flag = read_label(text[:end], RELEVANT_LABELS)
-        if flag is not None:
-            return flag, text[end:].strip().strip(_TRAIL).strip()
-    return None
+    found = leading(text, lambda words: read_label(words, RELEVANT_LABELS), _MAX_LABEL_WORDS)
+    if found is None:
+        return None
+    flag, end = found
+    return flag, text[end:].strip().strip(_TRAIL).strip()
 
 
 @dataclass
@@ -88,7 +84,7 @@ def parse_chunk_lines(text: str) -> tuple[list[RawChunk], list[str]] | None:
     """Verdicts from lines such as ``1. relevant``, ``Chunk 2: not relevant - why`` or
     ``Verdict: 1`` (after a ``Chunk 3:`` header, or by position), or a reply that is one
     label; ``None`` when the text has none of these."""
-    clean = re.sub(r"\*{2,}|__|`", "", text)
+    clean = demark(text)
     reader = _Reader()
     for line in clean.splitlines():
         if line.strip():

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BeforeValidator, Field, ValidationInfo
 
 from veracity.judges.parsing._coerce import read_label, words
-from veracity.judges.parsing._text import as_text, preview
+from veracity.judges.parsing._text import REASON_LINE, as_text, demark, leading, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import choice_probabilities, locate_values
@@ -67,18 +67,14 @@ _LABEL_LINE = re.compile(
     r"^\W*(?:final\s+)?(?:classification|class|label|verdict|category)\W*[:=]\s*(?P<v>.+)$",
     re.IGNORECASE | re.MULTILINE,
 )
-_REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I | re.M)
 _MAX_LABEL_WORDS = 4
 
 
 def _label(raw: object) -> AnswerClass | None:
     found = read_label(raw, TABLE)
     if found is None and isinstance(raw, str):  # "correct - it matches", "**Wrong.**"
-        tokens = list(re.finditer(r"\S+", raw))
-        for n in range(min(len(tokens), _MAX_LABEL_WORDS), 0, -1):
-            found = read_label(raw[: tokens[n - 1].end()], TABLE)
-            if found is not None:
-                break
+        first = leading(raw, lambda words: read_label(words, TABLE), _MAX_LABEL_WORDS)
+        found = None if first is None else first[0]
     return found
 
 
@@ -99,14 +95,14 @@ class _Classification(ReplyModel):
 
 
 def _from_text(text: str) -> ParsedValue[Classification] | ParseFailure | None:
-    clean = re.sub(r"\*{2,}|__|`", "", text)
+    clean = demark(text)
     m = _LABEL_LINE.search(clean)
     if m is None:
         if read_label(clean.strip(), TABLE) is None:
             return None
         data, notes = {"classification": clean.strip()}, ["the reply is a bare label"]
     else:
-        reason = _REASON_LINE.search(clean)
+        reason = REASON_LINE.search(clean)
         data = {"classification": m.group("v"), "reason": reason.group("v") if reason else ""}
         notes = ["read the label from text, not JSON"]
     return READING.validated(data, "legacy_text", notes)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 
+from veracity.judges.parsing._coerce import words
+from veracity.judges.parsing._text import leading
 from veracity.types.results import Verdict
 
 __all__ = ["leading_label", "normalise_verdict"]
@@ -57,21 +58,14 @@ _NOT_ENOUGH_INFO = (
     "partial",
 )
 
-_NON_WORD = re.compile(r"[\W_]+")
 # A leading "verdict:" / "label -" that some judges repeat inside the value.
 _PREFIX = re.compile(r"^(?:final )?(?:verdict|label|answer)\b ?")
 
 
-def _words(text: str) -> str:
-    """Lowercase words only: punctuation, underscores and extra spaces removed."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return _NON_WORD.sub(" ", folded).strip()
-
-
 _TABLE: dict[str, Verdict] = {
-    **{_words(s): Verdict.SUPPORTED for s in _SUPPORTED},
-    **{_words(s): Verdict.CONTRADICTED for s in _CONTRADICTED},
-    **{_words(s): Verdict.NOT_ENOUGH_INFO for s in _NOT_ENOUGH_INFO},
+    **{words(s): Verdict.SUPPORTED for s in _SUPPORTED},
+    **{words(s): Verdict.CONTRADICTED for s in _CONTRADICTED},
+    **{words(s): Verdict.NOT_ENOUGH_INFO for s in _NOT_ENOUGH_INFO},
 }
 _TRAIL = ".,;:!-\u2013\u2014)*"
 _MAX_LABEL_WORDS = max(len(k.split()) for k in _TABLE) + 2  # room for a "verdict" prefix
@@ -104,10 +98,10 @@ def normalise_verdict(raw: object) -> Verdict | None:
         return _number(float(text))
     except ValueError:
         pass
-    words = _words(text)
-    found = _TABLE.get(words)
+    written = words(text)
+    found = _TABLE.get(written)
     if found is None:
-        found = _TABLE.get(_PREFIX.sub("", words))
+        found = _TABLE.get(_PREFIX.sub("", written))
     return found
 
 
@@ -117,14 +111,10 @@ def leading_label(text: str) -> tuple[Verdict, str, str] | None:
     The longest run of leading words that is a known label wins, so ``"not supported -
     no mention"`` gives NOT_ENOUGH_INFO, ``"not supported"`` and ``"no mention"``.
     """
-    tokens = list(re.finditer(r"\S+", text))
-    for n in range(min(len(tokens), _MAX_LABEL_WORDS), 0, -1):
-        if not any(ch.isalnum() for ch in tokens[n - 1].group()):
-            continue  # "Supported -": let the one-word run own the label
-        end = tokens[n - 1].end()
-        verdict = normalise_verdict(text[:end])
-        if verdict is not None:
-            label = text[:end].strip().rstrip(_TRAIL).strip()
-            rest = text[end:].strip().lstrip(_TRAIL + "(").strip()
-            return verdict, label, rest
-    return None
+    found = leading(text, normalise_verdict, _MAX_LABEL_WORDS)
+    if found is None:
+        return None
+    verdict, end = found
+    label = text[:end].strip().rstrip(_TRAIL).strip()
+    rest = text[end:].strip().lstrip(_TRAIL + "(").strip()
+    return verdict, label, rest

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from veracity.judges.parsing._text import LIST_MARKER, collapse, preview
+from veracity.judges.parsing._text import LIST_MARKER, collapse, demark, preview
 from veracity.judges.parsing.labels import leading_label, normalise_verdict
 from veracity.judges.parsing.outcomes import RawVerdict
 from veracity.judges.parsing.parsed import ParsedValue
@@ -37,11 +37,6 @@ _KEY = re.compile(
 _NUMBERED = re.compile(
     r"^\s*(?:(?:claim|statement)\s*)?#?\(?(?P<n>\d{1,3})\s*[.):\-]\s*(?P<rest>.+)$", re.IGNORECASE
 )
-
-
-def _demark(text: str) -> str:
-    """Drop markdown emphasis (``**Verdict:**``) that would hide keys and labels."""
-    return re.sub(r"\*{2,}|__|`", "", text)
 
 
 def _final_verdict(text: str) -> list[RawVerdict]:
@@ -174,7 +169,7 @@ def parse_legacy_verdicts(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | No
     carry the statements and reasons); (b) "Statement: … Verdict: …" lines and blocks;
     (c) numbered label lines; (d) a reply that is just one label.
     """
-    clean = _demark(text)
+    clean = demark(text)
     final = _final_verdict(clean)
     lines, line_notes = _verdict_lines(clean)
     if final:

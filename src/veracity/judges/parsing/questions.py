@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 from veracity.judges.parsing._coerce import NO_WORDS, YES_WORDS, flag_table, read_label
 from veracity.judges.parsing._text import (
     LIST_MARKER,
+    REASON_LINE,
     as_text,
     describe_json,
     field_of,
@@ -39,7 +40,6 @@ FLAGS = flag_table(
     (*NO_WORDS, "committal", "not noncommittal"),
 )
 _FLAG_LINE = re.compile(r"^\W*(?P<key>non[\s_-]?commit?tal|commit?tal)\W*[:=]\s*(?P<v>.+)$", re.I)
-_REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I)
 _QUESTION_LINE = re.compile(r"^\W*question\s*\d{0,2}\s*[:=.)]\s*(?P<v>.+)$", re.I)
 
 
@@ -128,7 +128,7 @@ def _from_text(text: str) -> ParsedValue[GeneratedQuestions] | ParseFailure | No
             value = read_label(m.group("v"), FLAGS)
             if value is not None:
                 flag = value if m.group("key").casefold().startswith("non") else not value
-        elif (m := _REASON_LINE.match(line)) is not None:
+        elif (m := REASON_LINE.match(line)) is not None:
             reason = m.group("v").strip()
         elif (m := _QUESTION_LINE.match(line) or LIST_MARKER.match(line)) is not None:
             question = (m.group("v") if "v" in m.groupdict() else line[m.end() :]).strip()

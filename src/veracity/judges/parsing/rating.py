@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BeforeValidator, Field, ValidationInfo
 
 from veracity.judges.parsing._coerce import read_number
-from veracity.judges.parsing._text import as_text, collapse, preview
+from veracity.judges.parsing._text import REASON_LINE, as_text, collapse, demark, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import weighted_number
@@ -36,7 +36,6 @@ _SCORE_LINE = re.compile(
 )
 # "I rate it 8/10": one fraction over 5, 10 or 100 anywhere in the text.
 _FRACTION = re.compile(r"(?<![\w/.])(?P<n>\d+(?:\.\d+)?\s*(?:/|out\s+of)\s*(?:5|10|100))(?![\w/])")
-_REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I | re.M)
 
 
 def _fraction(raw: object, info: ValidationInfo) -> float:
@@ -68,7 +67,7 @@ class _Rating(ReplyModel):
 
 
 def _from_text(text: str) -> ParsedValue[RelevanceRating] | ParseFailure | None:
-    clean = re.sub(r"\*{2,}|__|`", "", text)
+    clean = demark(text)
     m = _SCORE_LINE.search(clean)
     keyed = m is not None
     if m is None:
@@ -77,7 +76,7 @@ def _from_text(text: str) -> ParsedValue[RelevanceRating] | ParseFailure | None:
     raw = m.group("n") if m is not None else clean.strip()
     if m is None and read_number(raw) is None:
         return None
-    reason_line = _REASON_LINE.search(clean)
+    reason_line = REASON_LINE.search(clean)
     if reason_line is not None:
         reason = reason_line.group("v").strip()
     elif keyed and m is not None:  # the text around "Score: 85"
