@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+from tests.in_process import veracity
 from veracity.chat import ChatReply
 from veracity.chat.cache import ResponseCache
 from veracity.cli.app import app
@@ -137,18 +135,12 @@ def test_a_bad_age_is_named(cache_path: Path, age: str) -> None:
 def test_a_damaged_cache_is_set_aside_and_the_commands_go_on(tmp_path: Path) -> None:
     path = tmp_path / "responses.sqlite3"
     path.write_bytes(b"\x00garbage, not SQLite" * 512)
-    env = {**os.environ, "VERACITY_CACHE": str(path)}
-    info = subprocess.run(
-        [sys.executable, "-m", "veracity", "cache", "info"], capture_output=True, text=True,
-        env=env, timeout=60, check=False,
-    )  # fmt: skip
+    env = {"VERACITY_CACHE": str(path)}
+    info = veracity("cache", "info", env=env)
     assert info.returncode == 0, info.stderr
     assert "warning:" in info.stderr and "set aside" in info.stderr
     assert "Traceback" not in info.stderr
     assert [p.name for p in tmp_path.glob("responses.sqlite3.corrupt-*")]
-    clear = subprocess.run(
-        [sys.executable, "-m", "veracity", "cache", "clear", "--yes"], capture_output=True,
-        text=True, env=env, timeout=60, check=False,
-    )  # fmt: skip
+    clear = veracity("cache", "clear", "--yes", env=env)
     assert clear.returncode == 0, clear.stderr
     assert "nothing to clear" in clear.stdout

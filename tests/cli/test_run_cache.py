@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.in_process import Completed, veracity
 from veracity.testing import FakeLLMServer
 
 ROWS = [
@@ -20,15 +18,10 @@ ROWS = [
 ]
 
 
-def run(
-    dataset: Path, out: Path, server: FakeLLMServer, cache: Path, *args: str
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    env["VERACITY_CACHE"] = str(cache)
-    return subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(dataset), "--judge", "openai/m",
-         "--base-url", server.base_url, "--out", str(out), *args],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
+def run(dataset: Path, out: Path, server: FakeLLMServer, cache: Path, *args: str) -> Completed:
+    return veracity(
+        "run", str(dataset), "--judge", "openai/m", "--base-url", server.base_url,
+        "--out", str(out), *args, env={"VERACITY_CACHE": str(cache)},
     )  # fmt: skip
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_interrupt import committed
-from tests.in_process import veracity
+from tests.in_process import Completed, veracity
 from veracity.testing import FakeLLMServer
 
 SAMPLES = 40
@@ -38,20 +38,23 @@ def run(
     out: Path,
     cache: Path | None = None,
     preexec_fn: Callable[[], object] | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """``veracity run`` (without the response cache unless ``cache`` is its file; with
-    ``preexec_fn`` run in the child before it starts)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    env |= {"OPENAI_API_KEY": "sk-test", "PYTHONDONTWRITEBYTECODE": "1"}
-    if cache is not None:
-        env["VERACITY_CACHE"] = str(cache)
+) -> Completed | subprocess.CompletedProcess[str]:
+    """``veracity run`` (without the response cache unless ``cache`` is its file): in a
+    process of its own when ``preexec_fn`` is to run in it before it starts (a limit on
+    the file size), else in-process."""
+    env = {"OPENAI_API_KEY": "sk-test"} | ({} if cache is None else {"VERACITY_CACHE": str(cache)})
     with FakeLLMServer() as server:
+        args = ["run", str(data), "--judge", "openai/m", "--base-url", server.base_url,
+                "--out", str(out), *(["--no-cache"] if cache is None else [])]  # fmt: skip
+        if preexec_fn is None:
+            return veracity(*args, env=env)
+        inherited = {
+            k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))
+        }
         return subprocess.run(
-            [sys.executable, "-m", "veracity", "run", str(data), "--judge", "openai/m",
-             "--base-url", server.base_url, "--out", str(out),
-             *(["--no-cache"] if cache is None else [])],
-            capture_output=True, text=True, timeout=120, check=False, env=env,
-            preexec_fn=preexec_fn,
+            [sys.executable, "-m", "veracity", *args],
+            capture_output=True, text=True, timeout=120, check=False,
+            env=inherited | env | {"PYTHONDONTWRITEBYTECODE": "1"}, preexec_fn=preexec_fn,
         )  # fmt: skip
 
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.in_process import veracity
 from veracity.config import RunConfig
 from veracity.evaluation import aevaluate
 from veracity.testing import ChatRequest, FakeLLMServer, Responder, RuleBasedResponder
@@ -50,15 +48,13 @@ def refusing(topic: str) -> Responder:
     return respond
 
 
-def veracity(dataset: Path, out: Path, server: FakeLLMServer, *flags: str, exits: int = 0) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(dataset), "--judge", "openai/m",
-         "--base-url", server.base_url, "--out", str(out), *flags],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
+def run(dataset: Path, out: Path, server: FakeLLMServer, *flags: str, exits: int = 0) -> str:
+    done = veracity(
+        "run", str(dataset), "--judge", "openai/m", "--base-url", server.base_url,
+        "--out", str(out), *flags,
     )  # fmt: skip
-    assert proc.returncode == exits, proc.stderr
-    return proc.stderr
+    assert done.returncode == exits, done.stderr
+    return done.stderr
 
 
 def results(out: Path) -> dict[str, dict[str, Any]]:
@@ -76,7 +72,7 @@ def dataset(tmp_path: Path) -> Path:
 def test_retry_errors_asks_again_for_the_judge_errors_only(dataset: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     with FakeLLMServer(responder=refusing("Hamlet")) as server:
-        stderr = veracity(dataset, out, server, exits=3)  # 1 of 3 unscored: too many
+        stderr = run(dataset, out, server, exits=3)  # 1 of 3 unscored: too many
         assert "--retry-errors" in stderr  # the way out is named
         before = results(out)
         assert before["q2"]["status"] == "judge_error"
@@ -84,11 +80,11 @@ def test_retry_errors_asks_again_for_the_judge_errors_only(dataset: Path, tmp_pa
 
         server.responder = RuleBasedResponder()  # the judge works again
         server.reset_stats()
-        veracity(dataset, out, server, exits=3)  # a plain re-run keeps every result: no call
+        run(dataset, out, server, exits=3)  # a plain re-run keeps every result: no call
         assert server.stats.completions == 0
         assert results(out) == before
 
-        veracity(dataset, out, server, "--retry-errors")
+        run(dataset, out, server, "--retry-errors")
         # q2's claim extraction and verification; nothing for q1 and q3
         assert server.stats.completions == 2
         assert all("Hamlet" in r["messages"][-1]["content"] for r in server.requests)
@@ -105,22 +101,19 @@ def test_a_new_run_does_not_replay_the_replies_of_a_judge_error(
     dataset: Path, tmp_path: Path
 ) -> None:
     with FakeLLMServer(responder=refusing("Hamlet")) as server:
-        veracity(dataset, tmp_path / "a", server, exits=3)
+        run(dataset, tmp_path / "a", server, exits=3)
         server.responder = RuleBasedResponder()
         server.reset_stats()
-        veracity(dataset, tmp_path / "b", server)  # same cache, new run directory
+        run(dataset, tmp_path / "b", server)  # same cache, new run directory
         # the refusals were not kept: q2 is asked again; q1 and q3 come from the cache
         assert server.stats.completions == 2
     assert results(tmp_path / "b")["q2"]["status"] == "scored"
 
 
 def test_retry_errors_needs_a_run_to_retry(dataset: Path, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(dataset), "--judge", "offline",
-         "--out", str(tmp_path / "none"), "--retry-errors"],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
-    )  # fmt: skip
+    proc = veracity(
+        "run", str(dataset), "--judge", "offline", "--out", str(tmp_path / "none"), "--retry-errors"
+    )
     assert proc.returncode == 2
     assert "--retry-errors" in proc.stderr and str(tmp_path / "none") in proc.stderr
     assert "Traceback" not in proc.stderr
