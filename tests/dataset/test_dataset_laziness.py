@@ -33,10 +33,10 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[io.BufferedReader]:
     return files
 
 
-def _rows() -> list[dict[str, object]]:
+def _rows(n: int = ROWS) -> list[dict[str, object]]:
     return [
         {"id": str(i), "question": f"question {i}?", "answer": "an answer", "contexts": ["c"]}
-        for i in range(ROWS)
+        for i in range(n)
     ]
 
 
@@ -76,8 +76,11 @@ def test_csv_is_read_row_by_row(write_file: WriteFile, opened: list[io.BufferedR
 
 
 def test_whole_big_jsonl_reads_to_the_end(write_file: WriteFile) -> None:
-    text = "".join(json.dumps(row) + "\n" for row in _rows())
-    count = sum(
-        1 for entry in read_dataset(write_file("big.jsonl", text)) if isinstance(entry, Sample)
-    )
-    assert count == ROWS
+    rows = 20_000  # 1.6 MB: many times the reader's buffer, every boundary crossed
+    text = "".join(json.dumps(row) + "\n" for row in _rows(rows))
+    ids = [
+        entry.id
+        for entry in read_dataset(write_file("big.jsonl", text))
+        if isinstance(entry, Sample)
+    ]
+    assert ids == [str(i) for i in range(rows)]
