@@ -9,6 +9,7 @@ import pytest
 
 from tests.helpers import claims_reply, make_sample, verdicts_reply
 from veracity.chat import ScriptedChat
+from veracity.config import RunConfig
 from veracity.evaluation import evaluate
 from veracity.judges import LLMJudge
 from veracity.judges.offline import OfflineJudge
@@ -96,7 +97,7 @@ def test_results_jsonl_and_a_resumed_run_keep_the_reading(tmp_path: Path) -> Non
         ["faithfulness"],
         LLMJudge(ScriptedChat([STRICT_CLAIMS, fenced])),
         out=tmp_path,
-        cache=False,
+        config=RunConfig(cache=False),
         progress=False,
     )
     expected = {"claim_extraction": ["strict"], "claim_verification": ["fenced"]}
@@ -114,7 +115,7 @@ def test_results_jsonl_and_a_resumed_run_keep_the_reading(tmp_path: Path) -> Non
         ["faithfulness"],
         LLMJudge(ScriptedChat([])),
         out=tmp_path,
-        cache=False,
+        config=RunConfig(cache=False),
         progress=False,
     )
     assert resumed.results[0].details["reading"] == expected
