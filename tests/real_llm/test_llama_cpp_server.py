@@ -32,7 +32,8 @@ from tests.real_llm.servers import (
 from veracity.types import Status
 
 # A real model on two shared cores: the server's start and each run take their time.
-pytestmark = pytest.mark.timeout(600)
+# One worker runs them all under pytest -n: one model server, not one a worker.
+pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("llama")]
 
 ROWS = [
     {

@@ -42,7 +42,9 @@ import ray
 
 from veracity.runner.ray_shared import LimiterActor
 
-pytestmark = pytest.mark.ray
+# One worker runs them all when the suite is spread over several (pytest -n): one local
+# Ray instance at a time.
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
 
 LLM_METRICS = ["faithfulness", "context_precision", "context_recall", "factual_accuracy"]
 OFFLINE_METRICS = ["faithfulness", "context_precision", "semantic_similarity"]
