@@ -418,11 +418,17 @@ SUBSTITUTION_ALIGN = 0.65
 def substitutions(claim: str, f: ClaimFeatures) -> list[tuple[str, str, str]]:
     """The claim with one of its words that its best window lacks replaced by one of the
     window's words that the claim lacks, as (claim word, window word, text): names and
-    rare words of the window first. None when the claim lacks more than
-    :data:`SUBSTITUTED_WORDS` of the window's words (beyond its rare words), or when it is
-    neither strongly aligned nor holding a rare word no context has."""
+    rare words of the window first. None when another rule already blocks the claim, when
+    the claim lacks more than :data:`SUBSTITUTED_WORDS` of the window's words (beyond its
+    rare words), or when it is neither strongly aligned nor holding a rare word no context
+    has."""
     best = f.best
-    if best is None or f.verbatim:
+    # Another rule already blocks the claim: a substitution would change neither its P nor
+    # (but for the reason's words) its verdict, and costs the model's time.
+    settled = (
+        f.missing_numbers or f.missing_names or f.negation_flip or f.swapped_roles or f.swapped_terms
+    )
+    if best is None or f.verbatim or settled:
         return []
     own = list(dict.fromkeys(tx.content_tokens(claim)))
     surfaces = {tx.stem(tx.NUMBER_WORDS.get(w, w).removesuffix("'s")): w for w in tx.words(claim)}
