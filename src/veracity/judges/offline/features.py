@@ -173,6 +173,9 @@ class ClaimFeatures:
     # the window lacks is put in place by one of the window's words the claim lacks
     # (:func:`substitutions`), and that pair; None when not measured.
     substitution_gain: float | None = None
+    # The same over the pairs of two things (rare words or names, not of one root: a
+    # "liver" where the window has a "pancreas"), and that pair.
+    swap_gain: float | None = None
     substituted: tuple[str, str] = ("", "")
 
     def value(self, name: str) -> float:
@@ -382,7 +385,7 @@ async def _with_substitutions(
     """``found`` with each claim's :attr:`ClaimFeatures.substitution_gain` where
     :func:`substitutions` has any: one more embedding call for all of them."""
     tried = [substitutions(c, f) for c, f in zip(claims, found, strict=True)]
-    texts = [text for pairs in tried for _, _, text in pairs]
+    texts = [pair.text for pairs in tried for pair in pairs]
     if not texts:
         return found
     vectors = await embed(texts)
@@ -395,15 +398,28 @@ async def _with_substitutions(
         k = next(i for i, w in enumerate(evidence.windows) if w is f.best)
         gains = vectors[start : start + len(pairs)] @ windows[k] - f.cosine
         start += len(pairs)
-        top = int(np.argmax(gains))
+        things = [i for i, pair in enumerate(pairs) if pair.things]
+        top = max(things, key=lambda i: float(gains[i]), default=None)
         out.append(
             replace(
                 f,
-                substitution_gain=float(gains[top]),
-                substituted=(pairs[top][0], pairs[top][1]),
+                substitution_gain=float(gains.max()),
+                swap_gain=None if top is None else float(gains[top]),
+                substituted=("", "") if top is None else (pairs[top].ours, pairs[top].theirs),
             )
         )
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Substitution:
+    """The claim with its word ``ours`` replaced by its best window's word ``theirs``."""
+
+    ours: str
+    theirs: str
+    text: str
+    # Both words name things (rare words or names) and are not forms of one root.
+    things: bool
 
 
 # At most this many of the claim's words the best window lacks, and of the window's words
@@ -415,18 +431,21 @@ SUBSTITUTES = 8
 SUBSTITUTION_ALIGN = 0.65
 
 
-def substitutions(claim: str, f: ClaimFeatures) -> list[tuple[str, str, str]]:
+def substitutions(claim: str, f: ClaimFeatures) -> list[Substitution]:
     """The claim with one of its words that its best window lacks replaced by one of the
-    window's words that the claim lacks, as (claim word, window word, text): names and
-    rare words of the window first. None when another rule already blocks the claim, when
-    the claim lacks more than :data:`SUBSTITUTED_WORDS` of the window's words (beyond its
-    rare words), or when it is neither strongly aligned nor holding a rare word no context
-    has."""
+    window's words that the claim lacks (names and rare words of the window first). None
+    when another rule already blocks the claim, when the claim lacks more than
+    :data:`SUBSTITUTED_WORDS` of the window's words (beyond its rare words), or when it is
+    neither strongly aligned nor holding a rare word no context has."""
     best = f.best
     # Another rule already blocks the claim: a substitution would change neither its P nor
     # (but for the reason's words) its verdict, and costs the model's time.
     settled = (
-        f.missing_numbers or f.missing_names or f.negation_flip or f.swapped_roles or f.swapped_terms
+        f.missing_numbers
+        or f.missing_names
+        or f.negation_flip
+        or f.swapped_roles
+        or f.swapped_terms
     )
     if best is None or f.verbatim or settled:
         return []
@@ -446,14 +465,18 @@ def substitutions(claim: str, f: ClaimFeatures) -> list[tuple[str, str, str]]:
             continue
         theirs.setdefault(key, word.removesuffix("'s"))
     names = set(tx.names(best.text))
-    ranked = sorted(theirs, key=lambda k: not (k in names or tx.specific(theirs[k])))
+    thing = {k: k in names or tx.specific(w) for k, w in theirs.items()}
+    ranked = sorted(theirs, key=lambda k: not thing[k])
+    claim_names = set(tx.names(claim))
     out = []
     for word in lacking:
         pattern = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
+        ours = tx.stem(word.removesuffix("'s")) in claim_names or tx.specific(word)
         for key in ranked[:SUBSTITUTES]:
             text = pattern.sub(theirs[key], claim, count=1)
             if text != claim:
-                out.append((word, theirs[key], text))
+                things = ours and thing[key] and not _same_root(word, theirs[key])
+                out.append(Substitution(word, theirs[key], text, things))
     return out
 
 
