@@ -474,8 +474,10 @@ def substitutions(claim: str, f: ClaimFeatures) -> list[Substitution]:
         ours = tx.stem(word.removesuffix("'s")) in claim_names or tx.specific(word)
         for key in ranked[:SUBSTITUTES]:
             text = pattern.sub(theirs[key], claim, count=1)
-            if text != claim:
-                things = ours and thing[key] and not _same_root(word, theirs[key])
+            things = ours and thing[key] and not _same_root(word, theirs[key])
+            # Without a rare word no context has, only a swap of two things can decide
+            # anything (verdicts.substituted): the other pairs are not embedded.
+            if text != claim and (things or f.missing_specific):
                 out.append(Substitution(word, theirs[key], text, things))
     return out
 
