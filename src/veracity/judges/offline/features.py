@@ -171,10 +171,10 @@ class ClaimFeatures:
     swapped_terms: tuple[str, ...] = ()
     # The largest rise of the cosine with the best window when one of the claim's words
     # the window lacks is put in place by one of the window's words the claim lacks
-    # (:func:`substitutions`), and that pair; None when not measured.
+    # (:func:`substitutions`); None when not measured.
     substitution_gain: float | None = None
     # The same over the pairs of two things (rare words or names, not of one root: a
-    # "liver" where the window has a "pancreas"), and that pair.
+    # "liver" where the window has a "pancreas"), and that pair (claim's, window's).
     swap_gain: float | None = None
     substituted: tuple[str, str] = ("", "")
 
@@ -382,8 +382,8 @@ async def _with_substitutions(
     evidence: Evidence,
     windows: npt.NDArray[np.float32],
 ) -> tuple[ClaimFeatures, ...]:
-    """``found`` with each claim's :attr:`ClaimFeatures.substitution_gain` where
-    :func:`substitutions` has any: one more embedding call for all of them."""
+    """``found`` with each claim's substitution gains where :func:`substitutions` has
+    any: one more embedding call for all of them."""
     tried = [substitutions(c, f) for c, f in zip(claims, found, strict=True)]
     texts = [pair.text for pairs in tried for pair in pairs]
     if not texts:
