@@ -223,3 +223,33 @@ async def test_a_name_held_by_another_passage_or_spelt_otherwise_is_no_swap(
     # The same name, spelt otherwise.
     found = await verdict(judge, "Snoop Dog wrote the song.", "Snoop Dogg wrote the song in 2011.")
     assert "says the same of another" not in found.reason
+
+
+async def test_a_rare_word_that_rewords_its_window_is_no_block(judge: OfflineJudge) -> None:
+    """ "absorb" is in no context, yet the window says it as "take up": putting the window's
+    words in its place barely moves the embedding, so it is a rewording (issue 50 item 2)."""
+    context = (
+        "Vitamin D is needed for the body to take up calcium from food, "
+        "which keeps bones and teeth strong."
+    )
+    found = await verdict(judge, "Vitamin D helps the body absorb calcium from food.", context)
+    assert found.verdict is Verdict.SUPPORTED
+    assert "absorb" not in found.reason
+    assert found.p_supported is not None and found.p_supported >= judge.params.t_support
+
+
+async def test_another_thing_in_the_windows_place_is_contradicted(judge: OfflineJudge) -> None:
+    """ "mitochondria" is in a context, but the best window has "chloroplasts" where the claim
+    has it: the window's word in its place raises the cosine far more than a rewording."""
+    contexts = (
+        "In plant cells, photosynthesis takes place in the chloroplasts, which contain the "
+        "green pigment chlorophyll.",
+        "The mitochondria release energy from glucose through cellular respiration.",
+    )
+    claim = "In plant cells, photosynthesis takes place in the mitochondria."
+    found = await verdict(judge, claim, *contexts)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "where the claim says 'mitochondria'" in found.reason
+    assert found.p_supported is not None and found.p_supported < judge.params.t_support
+    right = await verdict(judge, claim.replace("mitochondria", "chloroplasts"), *contexts)
+    assert right.verdict is Verdict.SUPPORTED

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import numpy as np
@@ -168,6 +169,14 @@ class ClaimFeatures:
     # The claim is its best-aligned window but for one or two names or rare words, in
     # place of the window's own ("discovered by Pasteur" against "discovered by Fleming").
     swapped_terms: tuple[str, ...] = ()
+    # The largest rise of the cosine with the best window when one of the claim's words
+    # the window lacks is put in place by one of the window's words the claim lacks
+    # (:func:`substitutions`); None when not measured.
+    substitution_gain: float | None = None
+    # The same over the pairs of two things (rare words or names, not of one root: a
+    # "liver" where the window has a "pancreas"), and that pair (claim's, window's).
+    swap_gain: float | None = None
+    substituted: tuple[str, str] = ("", "")
 
     def value(self, name: str) -> float:
         return self.values[FEATURES.index(name)]
@@ -346,22 +355,131 @@ async def features_of(
         else np.zeros((len(claims), 1), dtype=np.float32)
     )
 
-    def compute() -> tuple[ClaimFeatures, ...]:
+    def compute() -> tuple[tuple[ClaimFeatures, ...], npt.NDArray[np.float32]]:
         n = len(claims)
         if evidence.windows:
             sentence_vectors = np.zeros(
                 (len(evidence.sentences), vectors.shape[1]), dtype=np.float32
             )
             sentence_vectors[needed] = vectors[n:]
+            windows = evidence.window_vectors(sentence_vectors)
             similarities = np.full((n, len(evidence.windows)), UNALIGNED, dtype=np.float32)
-            similarities[:, aligned] = (
-                vectors[:n] @ evidence.window_vectors(sentence_vectors)[aligned].T
-            )
+            similarities[:, aligned] = vectors[:n] @ windows[aligned].T
         else:
+            windows = np.zeros((0, 1), dtype=np.float32)
             similarities = np.zeros((n, 0), dtype=np.float32)
-        return tuple(claim_features(c, similarities[i], evidence) for i, c in enumerate(claims))
+        found = tuple(claim_features(c, similarities[i], evidence) for i, c in enumerate(claims))
+        return found, windows
 
-    return await asyncio.to_thread(compute)
+    found, windows = await asyncio.to_thread(compute)
+    return await _with_substitutions(embed, claims, found, evidence, windows)
+
+
+async def _with_substitutions(
+    embed: Callable[[Sequence[str]], Awaitable[Matrix]],
+    claims: Sequence[str],
+    found: tuple[ClaimFeatures, ...],
+    evidence: Evidence,
+    windows: npt.NDArray[np.float32],
+) -> tuple[ClaimFeatures, ...]:
+    """``found`` with each claim's substitution gains where :func:`substitutions` has
+    any: one more embedding call for all of them."""
+    tried = [substitutions(c, f) for c, f in zip(claims, found, strict=True)]
+    texts = [pair.text for pairs in tried for pair in pairs]
+    if not texts:
+        return found
+    vectors = await embed(texts)
+    out = []
+    start = 0
+    for f, pairs in zip(found, tried, strict=True):
+        if not pairs or f.best is None:
+            out.append(f)
+            continue
+        k = next(i for i, w in enumerate(evidence.windows) if w is f.best)
+        gains = vectors[start : start + len(pairs)] @ windows[k] - f.cosine
+        start += len(pairs)
+        things = [i for i, pair in enumerate(pairs) if pair.things]
+        top = max(things, key=lambda i: float(gains[i]), default=None)
+        out.append(
+            replace(
+                f,
+                substitution_gain=float(gains.max()),
+                swap_gain=None if top is None else float(gains[top]),
+                substituted=("", "") if top is None else (pairs[top].ours, pairs[top].theirs),
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Substitution:
+    """The claim with its word ``ours`` replaced by its best window's word ``theirs``."""
+
+    ours: str
+    theirs: str
+    text: str
+    # Both words name things (rare words or names) and are not forms of one root.
+    things: bool
+
+
+# At most this many of the claim's words the best window lacks, and of the window's words
+# the claim lacks, are tried in each other's place.
+SUBSTITUTED_WORDS = 2
+SUBSTITUTES = 8
+# Substitutions are tried where they can decide something: a claim with a rare word no
+# context has, or one strongly aligned with its best window (cosine at least this).
+SUBSTITUTION_ALIGN = 0.65
+
+
+def substitutions(claim: str, f: ClaimFeatures) -> list[Substitution]:
+    """The claim with one of its words that its best window lacks replaced by one of the
+    window's words that the claim lacks (names and rare words of the window first). None
+    when another rule already blocks the claim, when the claim lacks more than
+    :data:`SUBSTITUTED_WORDS` of the window's words (beyond its rare words), or when it is
+    neither strongly aligned nor holding a rare word no context has."""
+    best = f.best
+    # Another rule already blocks the claim: a substitution would change neither its P nor
+    # (but for the reason's words) its verdict, and costs the model's time.
+    settled = (
+        f.missing_numbers
+        or f.missing_names
+        or f.negation_flip
+        or f.swapped_roles
+        or f.swapped_terms
+    )
+    if best is None or f.verbatim or settled:
+        return []
+    own = list(dict.fromkeys(tx.content_tokens(claim)))
+    surfaces = {tx.stem(tx.NUMBER_WORDS.get(w, w).removesuffix("'s")): w for w in tx.words(claim)}
+    lacking = [surfaces.get(w, w) for w in own if w not in best.content and not w.isdigit()]
+    if len(lacking) > SUBSTITUTED_WORDS:
+        lacking = [w for w in f.missing_specific if w.casefold() in lacking]
+    if not lacking or len(lacking) > SUBSTITUTED_WORDS:
+        return []
+    if not f.missing_specific and f.cosine < SUBSTITUTION_ALIGN:
+        return []
+    theirs: dict[str, str] = {}
+    for word in tx.words(best.text):
+        key = tx.stem(word.removesuffix("'s"))
+        if word in tx.STOPWORDS or word in tx.NUMBER_WORDS or key.isdigit() or key in own:
+            continue
+        theirs.setdefault(key, word.removesuffix("'s"))
+    names = set(tx.names(best.text))
+    thing = {k: k in names or tx.specific(w) for k, w in theirs.items()}
+    ranked = sorted(theirs, key=lambda k: not thing[k])
+    claim_names = set(tx.names(claim))
+    out = []
+    for word in lacking:
+        pattern = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
+        ours = tx.stem(word.removesuffix("'s")) in claim_names or tx.specific(word)
+        for key in ranked[:SUBSTITUTES]:
+            text = pattern.sub(theirs[key], claim, count=1)
+            things = ours and thing[key] and not _same_root(word, theirs[key])
+            # Without a rare word no context has, only a swap of two things can decide
+            # anything (verdicts.substituted): the other pairs are not embedded.
+            if text != claim and (things or f.missing_specific):
+                out.append(Substitution(word, theirs[key], text, things))
+    return out
 
 
 # The cosine given to a window that was not embedded: below any real one.
