@@ -116,8 +116,9 @@ def parse(html: str) -> Element:
 
 @dataclass(frozen=True)
 class Row:
-    """A body row of a table: its heading, its cells by column heading, and the heading of
-    the group of rows it is in (a ``scope="rowgroup"`` heading), if any."""
+    """A body row of a table: its heading (the text of its first cell), its cells by column
+    heading, and the heading of the group of rows it is in (a ``scope="rowgroup"``
+    heading), if any."""
 
     heading: str
     cells: dict[str, Element]
@@ -143,7 +144,7 @@ def rows(table: Element) -> list[Row]:
         if cells and cells[0].attrs.get("scope") == "rowgroup":
             group = cells[0].text
             continue
-        heading = cells[0].text if cells and cells[0].tag == "th" else ""
+        heading = cells[0].text if cells else ""
         found.append(Row(heading, dict(zip(heads, cells, strict=False)), group))
     return found
 
