@@ -5,12 +5,12 @@ fetched, and the paired table for two runs."""
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.html.page import Element, Row, columns, parse, rows, tags, terms
 from veracity.agreement.html import render_agreement_html, write_agreement_html
 from veracity.agreement.report import AgreementReport, agreement_report
 from veracity.labels import parse_scales, read_labels
@@ -131,103 +131,118 @@ def paired_page() -> str:
     return render_agreement_html(two_runs())
 
 
-class _Tags(HTMLParser):
-    """Every start tag with its attributes, and the text of the page."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
-def _parse(html: str) -> _Tags:
-    parser = _Tags()
-    parser.feed(html)
-    return parser
+def _figures(section: Element) -> dict[str, Row]:
+    """The rows of a section's table of figures, by their heading (all items, a system)."""
+    return {row.heading: row for row in rows(section.find("table", cls="figures"))}
 
 
 def test_sections_per_metric_with_header_and_figures(page: str) -> None:
     assert page.startswith("<!DOCTYPE html>")
-    assert 'id="agreement-0-0"' in page
-    assert 'id="agreement-0-1"' in page
-    assert "faithfulness against people&#x27;s &#x27;faithfulness&#x27;" in page
-    assert "answer_relevance against people&#x27;s &#x27;answer_relevance&#x27;" in page
-    for fact in ("people&#x27;s label", "threshold", "labelled good", "best threshold"):
-        assert f"<dt>{fact}</dt>" in page
-    for head in ("AUROC", "bal. acc.", "bal. acc. (cv)", "κ", "Brier", "ECE"):
-        assert f'<th scope="col">{head}</th>' in page
+    doc = parse(page)
+    faithfulness, relevance = one_run().metrics[0]
+    sections = [doc.find("section", id=f"agreement-0-{n}") for n in (0, 1)]
+    assert [section.find("h2").text for section in sections] == [
+        "faithfulness against people's 'faithfulness'",
+        "answer_relevance against people's 'answer_relevance'",
+    ]
+    binary, grade = sections
+    for fact in ("people's label", "threshold", "labelled good", "best threshold"):
+        assert fact in terms(binary)
+    figures = {"AUROC", "bal. acc.", "bal. acc. (cv)", "κ"}
+    assert figures | {"Brier", "ECE"} <= set(columns(binary.find("table", cls="figures")))
     # The grade target adds weighted κ and Spearman; it is not probability-like.
-    assert '<th scope="col">weighted κ</th>' in page
-    assert '<th scope="col">Spearman</th>' in page
+    grade_columns = set(columns(grade.find("table", cls="figures")))
+    assert figures | {"weighted κ", "Spearman"} <= grade_columns
+    assert not {"Brier", "ECE"} & grade_columns
     # Overall and per system, each with a 95 % interval.
-    assert '<th scope="row">all</th>' in page
-    assert '<th scope="row">baseline</th>' in page
-    cell = r'<td class="num">\d\.\d{3}<span class="ci">-?\d\.\d{3}–\d\.\d{3}</span>'
-    assert re.search(cell, page)
-    assert "95 % bootstrap interval" in page
+    by_heading = _figures(binary)
+    assert {"all", "baseline", HOSTILE_SYSTEM} <= set(by_heading)
+    auroc = faithfulness.overall.figures.auroc
+    assert auroc.value is not None and auroc.ci95 is not None
+    shown = by_heading["all"].cells["AUROC"]
+    assert shown.own_text == f"{auroc.value:.3f}"
+    assert shown.find("span", cls="ci").text == f"{auroc.ci95[0]:.3f}–{auroc.ci95[1]:.3f}"
+    for row in by_heading.values():
+        assert re.fullmatch(r"\d\.\d{3}", row.cells["AUROC"].own_text)
+        assert re.fullmatch(r"-?\d\.\d{3}–\d\.\d{3}", row.cells["AUROC"].find(cls="ci").text)
+    assert "95 % bootstrap interval" in doc.text
+    assert _figures(grade)["all"]["n"] == str(relevance.overall.figures.n)
 
 
 def test_charts_confusion_and_what_was_not_used(page: str) -> None:
-    report = one_run()
-    faithfulness = report.metrics[0][0]
-    assert page.count('<svg class="chart agreement-chart"') == 3  # ROC ×2, reliability ×1
-    assert page.count('class="roc"') == 6  # all items and two systems, for both metrics
-    assert page.count('class="diagonal"') == 3
-    assert "ROC · AUROC " + f"{faithfulness.overall.figures.auroc.value:.3f}" in page
+    doc = parse(page)
+    faithfulness = one_run().metrics[0][0]
+    assert len(doc.find_all("svg", cls="agreement-chart")) == 3  # ROC ×2, reliability ×1
+    assert len(doc.find_all(cls="roc")) == 6  # all items and two systems, for both metrics
+    assert len(doc.find_all(cls="diagonal")) == 3
+    captions = [caption.text for caption in doc.find_all("figcaption")]
+    auroc = faithfulness.overall.figures.auroc.value
+    assert any(caption.startswith(f"ROC · AUROC {auroc:.3f}") for caption in captions)
     bins = faithfulness.overall.figures.reliability
-    assert page.count('class="bin"') == len(bins)
-    assert [int(n) for n in re.findall(r'class="bin-count"[^>]*>(\d+)<', page)] == [
+    assert len(doc.find_all(cls="bin")) == len(bins)
+    assert [int(count.own_text) for count in doc.find_all(cls="bin-count")] == [
         b["n"] for b in bins
     ]
+    # The confusion table: counts where score and people agree, and where they do not.
     c = faithfulness.overall.figures.confusion
-    assert f'<td class="agree-cell">{c["tp"]}</td><td class="disagree-cell">{c["fn"]}</td>' in page
-    assert "1 unscored (judge_error)" in page
-    assert "1 label(s) without a result (e.g. id &#x27;ghost&#x27;)" in page
+    section = doc.find("section", id="agreement-0-0")
+    confusion = {row.heading: row for row in rows(section.find("table", cls="confusion"))}
+    good, bad = confusion["labelled good"], confusion["labelled bad"]
+    assert (good["score ≥ 0.5"], good["score < 0.5"]) == (str(c["tp"]), str(c["fn"]))
+    assert (bad["score ≥ 0.5"], bad["score < 0.5"]) == (str(c["fp"]), str(c["tn"]))
+    agreeing = {good.cells["score ≥ 0.5"], bad.cells["score < 0.5"]}
+    assert all("agree-cell" in cell.classes for cell in agreeing)
+    disagreeing = {good.cells["score < 0.5"], bad.cells["score ≥ 0.5"]}
+    assert all("disagree-cell" in cell.classes for cell in disagreeing)
+    text = doc.text
+    assert "1 unscored (judge_error)" in text
+    assert "1 label(s) without a result (e.g. id 'ghost')" in text
     assert faithfulness.as_dict()["missing_ids"] == ["ghost"]
     ia = faithfulness.inter_annotator
     assert ia is not None and ia.items
-    assert "People among themselves" in page
-    assert f"{ia.items} item(s) with two votes or more" in page
+    assert "People among themselves" in text
+    assert f"{ia.items} item(s) with two votes or more" in text
 
 
 def test_small_samples_and_the_resamples_are_explained(page: str) -> None:
     # 18 items per system: fewer than 30, flagged; the count of resamples is the one drawn.
     faithfulness = one_run().metrics[0][0]
     assert any("few labelled items" in c for c in faithfulness.caveats())
-    assert "few labelled items (" in page and "below 30" in page
-    assert "(200 resamples of items)" in page
+    text = parse(page).text
+    assert "few labelled items (" in text and "below 30" in text
+    assert "(200 resamples of items)" in text
 
 
 def test_disagreements_in_both_directions_with_claims(page: str) -> None:
+    doc = parse(page)
     faithfulness = one_run().metrics[0][0]
-    assert faithfulness.overall.missed and faithfulness.overall.false_alarms
-    assert "Labelled good, scored low (" in page
-    assert "Labelled bad, scored high (" in page
-    missed = faithfulness.overall.missed[0]
-    assert f"score {missed.score:.3f} · label 1" in page
-    assert page.count('<li class="verdict verdict-supported">') >= 2
-    assert '<li class="verdict verdict-contradicted">' in page
-    assert '<span class="p-supported">p 0.90</span>' in page
-    assert "<dt>votes</dt>" in page
-    assert "<dt>question</dt>" in page
-    assert "<dt>answer</dt>" in page
-    assert '<blockquote class="evidence">' in page
+    missed, alarms = faithfulness.overall.missed, faithfulness.overall.false_alarms
+    assert missed and alarms
+    headings = [h3.text for h3 in doc.find("section", id="agreement-0-0").find_all("h3")]
+    assert f"Labelled good, scored low ({len(missed)})" in headings
+    assert f"Labelled bad, scored high ({len(alarms)})" in headings
+    assert f"score {missed[0].score:.3f} · label 1" in doc.text
+    # Each claim is shown with its verdict, named and as the class that colours it.
+    claims = doc.find_all("li", cls="verdict")
+    verdicts = [claim.find(cls="verdict-label").text for claim in claims]
+    assert all(
+        f"verdict-{verdict}" in c.classes for verdict, c in zip(verdicts, claims, strict=True)
+    )
+    assert verdicts.count("supported") >= 2 and "contradicted" in verdicts
+    assert "p 0.90" in [p.text for p in doc.find_all(cls="p-supported")]
+    assert {"votes", "question", "answer"} <= set(terms(doc))
+    evidence = [quote.text for quote in doc.find_all("blockquote", cls="evidence")]
+    assert evidence and all(quote.startswith("the context says so") for quote in evidence)
 
 
 def test_hostile_text_is_escaped(page: str, paired_page: str) -> None:
     for html in (page, paired_page):
-        parsed = _parse(html)
-        tags = [tag for tag, _ in parsed.tags]
-        assert "script" not in tags
-        assert "img" not in tags
-        assert not any(k.startswith("on") for _, attrs in parsed.tags for k in attrs)
-        text = "".join(parsed.text)
+        doc = parse(html)
+        names = tags(doc)
+        assert "script" not in names
+        assert "img" not in names
+        assert not any(k.startswith("on") for e in doc.descendants() for k in e.attrs)
+        text = doc.text
         assert SCRIPT in text  # shown, as text
         assert 'onerror="window.__pwned=1"' in text
         assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", html)
@@ -236,31 +251,39 @@ def test_hostile_text_is_escaped(page: str, paired_page: str) -> None:
 
 def test_self_contained(page: str, paired_page: str) -> None:
     for html in (page, paired_page):
-        assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)""", html, re.I)
-        assert "url(" not in html
+        doc = parse(html)
+        links = [e.attrs.get(a) or "" for e in doc.descendants() for a in ("src", "href")]
+        assert not any(re.match(r"\s*(https?:|//)", link, re.I) for link in links)
+        assert "url(" not in html  # nothing fetched from a style either
         assert "@import" not in html
-        assert "default-src &#x27;none&#x27;" in html
+        csp = doc.find("meta", http_equiv="Content-Security-Policy").attrs["content"] or ""
+        assert "default-src 'none'" in csp
 
 
 def test_two_runs_show_the_paired_table(page: str, paired_page: str) -> None:
-    assert 'id="paired"' not in page
-    assert 'id="paired"' in paired_page
+    assert parse(page).find_all(id="paired") == []
+    doc = parse(paired_page)
+    paired = doc.find(id="paired")
     report = two_runs()
     assert report.paired
-    for head in ("figure", "B − A", "95 % CI", "reading", "A", "B"):
-        assert f'<th scope="col">{head}</th>' in paired_page
-    readings = re.findall(r'<td class="(?:reading-\w+)?">([^<]*)</td><td class="num">', paired_page)
+    table = paired.find("table")
+    assert {"figure", "B − A", "95 % CI", "reading", "A", "B"} <= set(columns(table))
+    shown = rows(table)
+    readings = [row["reading"] for row in shown]
     assert len(readings) == sum(len(p.figures) for p in report.paired)
     assert set(readings) <= {"B better", "B worse", "no clear difference"} | {
         e.reason for p in report.paired for e in p.figures.values() if e.reason
     }
-    auroc = report.paired[0].figures["auroc"]
+    first = report.paired[0]
+    group = f"faithfulness · {first.n} item(s) in both runs"
+    assert group in {row.group for row in shown}
+    auroc = first.figures["auroc"]
     assert auroc.diff is not None
-    assert f'<th scope="row">AUROC</th><td class="num">{auroc.diff:+.3f}</td>' in paired_page
-    assert f"faithfulness · {report.paired[0].n} item(s) in both runs" in paired_page
+    [row] = [row for row in shown if row.group == group and row.heading == "AUROC"]
+    assert row["B − A"] == f"{auroc.diff:+.3f}"
     # Both runs' sections, named.
-    assert 'id="agreement-1-0"' in paired_page
-    assert "runs/b &lt;script&gt;" in paired_page
+    assert doc.find_all("section", id="agreement-1-0")
+    assert f"runs/b {SCRIPT}" in doc.text
 
 
 def test_reading_follows_the_interval_and_the_direction() -> None:

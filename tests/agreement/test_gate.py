@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.agreement import scenario
+from tests.html.page import parse
 from veracity import EvaluationResult
 from veracity.agreement.gate import parse_gate, parse_gates
 from veracity.agreement.model import Gate
@@ -70,8 +71,8 @@ def test_a_zero_width_interval_on_few_items_does_not_pass(result: EvaluationResu
     report = result.agreement(few, resamples=200).gated(["auroc=0.7", "kappa=0.5"])
     assert [(c.value, c.met) for c in report.gates] == [(1.0, False), (1.0, False)]
     assert "zero width (1.00–1.00) on 12 item(s), fewer than 30" in str(report.gates[0].reason)
-    page = render_agreement_html(report)
-    assert "Gates: 2 NOT met" in page and "zero width" in page
+    shown = parse(render_agreement_html(report)).text
+    assert "Gates: 2 NOT met" in shown and "zero width" in shown
     # On thirty items the same perfect ranking is evidence enough.
     thirty = [{"id": f"s{i}", "faithfulness": scenario.kind_of(i) == "right"} for i in range(45)
               if scenario.kind_of(i) != "swapped"]  # fmt: skip

@@ -3,7 +3,6 @@ run directories whose files are missing or shaped unexpectedly."""
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import shutil
@@ -13,11 +12,16 @@ from typing import Any
 import pytest
 
 from tests.html.conftest import IMG, PAYLOAD, SCRIPT, dataset_rows, make_run, triage_run
+from tests.html.page import Element, Row, cell, columns, parse, rows, tags
 from veracity.report import summarize
 from veracity.report.html import script_json, write_report
 from veracity.types import ResultRecord, Status
 
 DATA_RE = re.compile(r'<script type="application/json" id="veracity-data">(.*?)</script>', re.S)
+
+
+def by_heading(table: Element) -> dict[str, Row]:
+    return {row.heading: row for row in rows(table)}
 
 
 def embedded(page: str) -> dict[str, Any]:
@@ -42,10 +46,15 @@ def test_script_json_cannot_close_the_script() -> None:
 
 def test_user_text_is_escaped_everywhere(small_run: Path) -> None:
     page = write_report(small_run).read_text(encoding="utf-8")
-    assert SCRIPT not in page
-    assert "<img" not in page and IMG not in page
-    assert page.count("<script") == 2 and page.count("</script>") == 2
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # server-rendered, escaped
+    doc = parse(page)
+    assert SCRIPT not in page and IMG not in page  # never in the markup as it came
+    assert "img" not in tags(doc)
+    # The only scripts are the report's own: its embedded data and its code, inline.
+    scripts = [(s.attrs.get("type"), s.attrs.get("id")) for s in doc.find_all("script")]
+    assert sorted(scripts, key=str) == [("application/json", "veracity-data"), (None, None)]
+    assert page.count("</script>") == 2  # nothing closes a script early
+    assert not any(k.startswith("on") for e in doc.descendants() for k in e.attrs)
+    assert SCRIPT in doc.text  # server-rendered, shown as text
     data = embedded(page)
     evil = next(s for s in data["samples"] if s["id"].startswith("evil-"))
     assert evil["system"] == f"sys {IMG}"
@@ -64,8 +73,8 @@ def test_page_is_self_contained(small_run: Path) -> None:
     page = write_report(small_run).read_text(encoding="utf-8")
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
     assert "@import" not in page and "url(" not in page
-    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
-    assert csp is not None and "default-src 'none'" in html.unescape(csp.group(1))
+    csp = parse(page).find("meta", http_equiv="Content-Security-Policy").attrs["content"]
+    assert csp is not None and "default-src 'none'" in csp
 
 
 def test_out_path_and_embedded_results(small_run: Path, tmp_path: Path) -> None:
@@ -82,9 +91,11 @@ def test_large_runs_embed_at_most_max_samples(small_run: Path, tmp_path: Path) -
     page = write_report(small_run, tmp_path / "r.html", max_samples=2).read_text("utf-8")
     data = embedded(page)
     assert len(data["samples"]) == 2 and data["total_samples"] == 7 and data["truncated"]
-    assert "The drill-down holds the first 2 of 7 samples" in page
+    doc = parse(page)
+    assert "The drill-down holds the first 2 of 7 samples" in doc.text
     # The charts still count every result.
-    bars = re.findall(r"faithfulness: (\d+) result\(s\) scored", page)
+    titles = " ".join(bar.find("title").text for bar in doc.find_all("rect", cls="bar"))
+    bars = re.findall(r"faithfulness: (\d+) result\(s\) scored", titles)
     assert sum(int(n) for n in bars) == 7
 
 
@@ -148,9 +159,12 @@ def test_a_summary_of_odd_types_is_rebuilt_from_the_results(tmp_path: Path) -> N
             "analysis": {"recommendations": ["<b>fix</b> retrieval"]},
         },
     )
-    assert "summary.json is missing or is not a summary" in page
-    assert "<b>" not in page  # nothing of the odd file, and nothing unescaped
-    assert "run names no dataset file" in page
+    doc = parse(page)
+    assert "summary.json is missing or is not a summary" in doc.text
+    # Nothing of the odd file is shown, as text or as markup.
+    assert "fix" not in [b.text for b in doc.find_all("b")]
+    assert "retrieval" not in doc.text
+    assert "run names no dataset file" in doc.text
     data = embedded(page)
     assert [len(s["results"]) for s in data["samples"]] == [1, 1, 1]
     raw = data["samples"][0]["results"][0]["details"]["raw_replies"][0]
@@ -168,16 +182,20 @@ def test_a_summary_with_sections_of_a_later_version_shows_them(tmp_path: Path) -
     summary["metrics"]["faithfulness"]["something_new"] = {"k": [1, 2, {"deep": "<b>x</b>"}]}
     summary["cost"] = {"total_usd": 0.5}
     page = _odd_run(tmp_path, summary)
-    assert "summary.json is missing" not in page
-    assert "something_new" in page and "&lt;b&gt;x&lt;/b&gt;" in page and "<b>" not in page
-    assert "$0.5000" in page
+    doc = parse(page)
+    assert "summary.json is missing" not in doc.text
+    # The unknown section is shown, its text as text, never as markup.
+    assert "something_new" in doc.text and "<b>x</b>" in doc.text
+    assert "x" not in [b.text for b in doc.find_all("b")]
+    assert "$0.5000" in doc.text
 
 
 def test_missing_summary_is_rebuilt(tmp_path: Path) -> None:
     (tmp_path / "results.jsonl").write_text(_record("a", 0.5) + _record("b", 1.0))
     page = write_report(tmp_path).read_text("utf-8")
-    assert "summary.json is missing" in page
-    assert "0.750" in page  # the rebuilt mean
+    doc = parse(page)
+    assert "summary.json is missing" in doc.text
+    assert cell(doc, "faithfulness", "mean").endswith(" 0.750")  # the rebuilt mean
 
 
 def test_empty_run(tmp_path: Path) -> None:
@@ -196,16 +214,23 @@ def test_triage_facts_are_embedded_and_in_plain_words(tmp_path: Path) -> None:
     data = embedded(page)
     assert data["thresholds"] == {"faithfulness": 0.7, "context_precision": 0.5}
     assert data["status_labels"]["no_contexts"] == "no contexts"
+    doc = parse(page)
     # The summary's means carry their pass mark against the threshold, as text.
-    assert '<span class="mark">✗</span> 0.625' in page and "0.700<" in page
-    assert '<span class="mark">✓</span> 0.900' in page
-    assert '0.500 <span class="default">(default)</span>' in page
-    assert "no claims 1, no contexts 1, judge error 1" in page
+    summary = by_heading(doc.find("table", cls="summary"))
+    faithfulness, precision = summary["faithfulness"], summary["context_precision"]
+    assert (faithfulness["mean"], faithfulness["threshold"]) == ("✗ 0.625", "0.700")
+    assert (precision["mean"], precision["threshold"]) == ("✓ 0.900", "0.500 (default)")
+    assert faithfulness["other statuses"] == "no claims 1, no contexts 1, judge error 1"
     # Severity and the worst items read as words, not summary keys.
-    assert "1 failing result, 1 with a contradicted claim; claims: 1 contradicted" in page
-    assert "failing (below threshold)" in page and "judge_errors" not in page
-    assert "✗ no contexts · 0.000" in page and "✓ no claims · 1.000" in page
-    assert SCRIPT not in page and "<img" not in page
+    severity = doc.find("table", cls="severity")
+    assert "failing (below threshold)" in columns(severity)
+    claims = by_heading(severity)["faithfulness"]["claims of failing results"]
+    assert claims.startswith("1 failing result, 1 with a contradicted claim; claims: 1 contra")
+    assert "judge_errors" not in doc.text
+    worst = {row["sample"]: row["score"] for row in rows(doc.find("table", cls="worst"))}
+    assert worst["unretrieved"] == "✗ no contexts · 0.000"
+    assert worst["abstains"] == "✓ no claims · 1.000"
+    assert SCRIPT not in page and "img" not in tags(doc)
 
 
 def test_summary_scored_column_counts_the_results_with_a_score() -> None:
@@ -219,7 +244,7 @@ def test_summary_scored_column_counts_the_results_with_a_score() -> None:
         "mean": 0.6,
         "counts_by_status": {"scored": 10, "no_claims": 1, "no_contexts": 2},
     }
-    html = summary_table(as_read({"metrics": {"faithfulness": {"overall": stats}}})["metrics"])
-    cells = re.findall(r'<td class="num[^"]*">([^<]*)</td>', html)
-    assert cells[4:6] == ["13", "13"]  # results, then scored
-    assert "no claims 1" in html and "no contexts 2" in html
+    table = summary_table(as_read({"metrics": {"faithfulness": {"overall": stats}}})["metrics"])
+    [row] = rows(parse(table).find("table"))
+    assert (row["results"], row["scored"]) == ("13", "13")
+    assert "no claims 1" in row["other statuses"] and "no contexts 2" in row["other statuses"]

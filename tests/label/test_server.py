@@ -15,6 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from tests.html.conftest import IMG, SCRIPT
+from tests.html.page import Element, parse, tags
 from tests.label.conftest import ITEMS, SessionMaker, people_say
 from veracity.labels import read_labels
 from veracity.review.app import Session, create_app
@@ -27,19 +28,24 @@ def _rows(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def _item(html: str) -> Element:
+    """The item the page shows to be labelled."""
+    found = parse(html).find_all("article", id="item")
+    assert found, "no item shown"
+    return found[0]
+
+
 def _shown_id(html: str) -> str:
-    found = re.search(r'<span class="id">([^<]*)</span>', html)
-    assert found is not None, "no item shown"
-    return found.group(1)
+    return _item(html).find("span", cls="id").text
 
 
 def _answer(client: TestClient, session: Session, annotator: str, value: str) -> str:
     """Answer the item the page shows the annotator; returns its id."""
     page = client.get("/", params={"token": session.token, "annotator": annotator})
-    index = re.search(r'data-index="(\d+)"', page.text)
-    assert index is not None
+    index = _item(page.text).attrs["data-index"]
+    assert index is not None and index.isdigit()
     response = client.post(
-        "/answer", params={"token": session.token, "annotator": annotator, "i": index.group(1)},
+        "/answer", params={"token": session.token, "annotator": annotator, "i": index},
         data={"value": value, "note": ""}, follow_redirects=False,
     )  # fmt: skip
     assert response.status_code == 303
@@ -168,7 +174,7 @@ def test_a_restart_resumes_where_each_annotator_stopped(
     client = client_for(after)
     resumed = client.get("/", params={"token": after.token, "annotator": "ann"})
     assert _shown_id(resumed.text) not in answered
-    assert re.search(r'id="mine">3<', resumed.text)
+    assert parse(resumed.text).find(id="mine").text == "3"  # ann's count of labels
     other = client.get("/", params={"token": after.token, "annotator": "bo"})
     assert _shown_id(other.text) == after.review.items[0].sample_id  # bo starts at the start
 
@@ -226,15 +232,17 @@ def test_with_30_labels_the_page_shows_the_auroc_and_calibrates(
     session = make_session(run)
     client = client_for(session)
     page = client.get("/", params={"token": session.token, "annotator": "ann"})
-    assert "30: agreement means something" in page.text and "AUROC" not in page.text
+    shown = parse(page.text).text
+    assert "30: agreement means something" in shown and "AUROC" not in shown
     for _ in range(ITEMS):
         page = client.get("/", params={"token": session.token, "annotator": "ann"})
-        if 'id="item"' not in page.text:
+        if not parse(page.text).find_all(id="item"):
             break
         _answer(client, session, "ann", people_say(_shown_id(page.text)))
     page = client.get("/", params={"token": session.token, "annotator": "ann"})
-    assert 'id="done"' in page.text and "100: calibration" in page.text
-    auroc = re.search(r"AUROC (\d\.\d+) \(95 % (\d\.\d+)–(\d\.\d+)\)", page.text)
+    doc = parse(page.text)
+    assert doc.find_all(id="done") and "100: calibration" in doc.text
+    auroc = re.search(r"AUROC (\d\.\d+) \(95 % (\d\.\d+)–(\d\.\d+)\)", doc.text)
     assert auroc is not None
     value, low, high = (float(auroc.group(n)) for n in (1, 2, 3))
     assert value == pytest.approx(0.75)  # the scenario's: swapped cities scored as right
@@ -254,10 +262,17 @@ def test_every_item_of_a_hostile_run_is_shown_escaped(
         client.get("/", params={"token": session.token, "i": index}).text
         for index in range(len(session.review.items))
     ]
-    evil = [page for page in pages if "evil-" in page]
+    docs = [parse(page) for page in pages]
+    evil = [doc for doc in docs if "evil-" in doc.text]
     assert evil, "the item carrying the payloads is shown"
-    escaped = SCRIPT.replace("<", "&lt;").replace(">", "&gt;")
-    for page in pages:
-        assert SCRIPT not in page and "<img" not in page
-    assert all(escaped in page for page in evil)
-    assert "onerror=&#34;window.__pwned=1&#34;" in evil[0] or "onerror=&quot;" in evil[0]
+    for page, doc in zip(pages, docs, strict=True):
+        assert SCRIPT not in page  # never in the markup as it came
+        assert "img" not in tags(doc)
+        assert not any(k.startswith("on") for e in doc.descendants() for k in e.attrs)
+        # The one script is the page's own, from its static files.
+        assert [(s.attrs.get("src") or "").split("?")[0] for s in doc.find_all("script")] == [
+            "/static/label.js"
+        ]
+    # The payloads are shown, as text.
+    assert all(SCRIPT in doc.text for doc in evil)
+    assert 'onerror="window.__pwned=1"' in evil[0].text

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.html.page import parse
 from veracity import evaluate
 from veracity.chat import ScriptedChat
 from veracity.dataset import RowError
@@ -429,8 +430,8 @@ def test_the_report_names_the_misattributed_claims(tmp_path: Path) -> None:
     ]
     from veracity.report.html import write_report
 
-    page = write_report(tmp_path / "run").read_text(encoding="utf-8")
-    assert "misattributed" in page and CLAIMS[1] in page
+    shown = parse(write_report(tmp_path / "run").read_text(encoding="utf-8")).text
+    assert "misattributed" in shown and CLAIMS[1] in shown
 
 
 def test_the_shipped_example_runs_offline_with_every_outcome() -> None:

@@ -17,6 +17,7 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 import veracity
+from tests.html.page import parse, rows
 from veracity.dataset import read_dataset
 from veracity.types import Sample
 
@@ -116,7 +117,7 @@ def test_evaluate_runs_in_a_notebook_with_progress_and_a_table(
     assert last[0] == "update_display_data" and last[1].startswith(f"judged {expected} results")
     [progress] = outputs(notebook, 1, "display_data")
     assert progress.data["text/plain"].startswith(f"judged {expected} results in ")
-    assert "<span>judged" in progress.data["text/html"]
+    assert parse(progress.data["text/html"]).find("span").text.startswith("judged")
     printed = "".join(out.text for out in outputs(notebook, 1, "stream") if out.name == "stdout")
     words = printed.split()
     assert words[:3] == ["RESULTS", str(expected), "MEAN"]
@@ -125,8 +126,8 @@ def test_evaluate_runs_in_a_notebook_with_progress_and_a_table(
 
     [shown] = outputs(notebook, 2, "execute_result")
     html = shown.data["text/html"]
-    assert "<table>" in html and "<b>faithfulness</b>" in html
-    assert f'<td style="text-align:right">{100 * mean:.1f}</td>' in html
+    table = {row.heading: row for row in rows(parse(html).find("table"))}
+    assert table["faithfulness"]["mean"] == f"{100 * mean:.1f}"
     assert shown.data["text/plain"].startswith(f"<EvaluationResult {expected} result(s)")
 
     assert outputs(notebook, 3, "display_data") == []  # progress=False
@@ -136,8 +137,9 @@ def test_evaluate_runs_in_a_notebook_with_progress_and_a_table(
     assert again.text.split() == ["AGAIN", "True"]
 
     [page] = outputs(notebook, 5, "execute_result")
-    assert page.data["text/html"].startswith("<iframe srcdoc=")
-    assert "ROC" in page.data["text/html"]
+    # The agreement page, whole, in a frame of its own.
+    srcdoc = parse(page.data["text/html"]).find("iframe").attrs["srcdoc"]
+    assert srcdoc is not None and "ROC" in parse(srcdoc).text
     printed = "".join(out.text for out in outputs(notebook, 6, "stream") if out.name == "stdout")
     assert "AUROC" in printed and "people among themselves" in printed
     # One row for all items and one per system, for the raw score and for the calibrated

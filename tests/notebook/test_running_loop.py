@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 from tests.helpers import claims_reply, verdicts_reply
+from tests.html.page import parse
+from tests.html.page import rows as table_rows
 from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.config import RunConfig
 from veracity.evaluation.blocking import run_blocking
@@ -122,9 +124,16 @@ def test_an_interrupted_run_in_a_loop_keeps_its_results(tmp_path: Path) -> None:
 def test_the_result_shows_as_an_escaped_table() -> None:
     rows = [dict(ROWS[0], system="<b>A</b>"), dict(ROWS[1], system="B & C")]
     html = evaluate(rows, "faithfulness", judge(), config=RunConfig(cache=False))._repr_html_()
-    assert "<table>" in html and "<b>faithfulness</b>" in html
-    assert "&lt;b&gt;A&lt;/b&gt;" in html and "B &amp; C" in html
-    assert "<b>A</b>" not in html
+    doc = parse(html)
+    shown = {row.heading: row for row in table_rows(doc.find("table"))}
+    # The metric's row, in bold, then one per system, named as given and shown as text.
+    assert list(shown) == ["faithfulness", "<b>A</b>", "B & C"]
+    assert [b.text for b in doc.find_all("b")] == ["faithfulness"]
     # mean, CI (too few scores for one), pass rate at the threshold, scored of n
-    assert '<td style="text-align:right">100.0</td>' in html
-    assert "100.0 (≥ 0.5)" in html and ">2/2<" in html
+    overall = shown["faithfulness"]
+    assert (overall["mean"], overall["pass"], overall["scored"]) == (
+        "100.0",
+        "100.0 (≥ 0.5)",
+        "2/2",
+    )
+    assert shown["B & C"]["95% CI"] == "—"
