@@ -5,7 +5,6 @@ The commands are plain functions; the test registers them on its own typer app.
 
 from __future__ import annotations
 
-import html
 import json
 import sys
 import types
@@ -18,6 +17,7 @@ import typer
 from typer.testing import CliRunner, Result
 
 from tests.helpers import claims_reply, verdicts_reply
+from tests.html.page import parse
 from veracity import LLMJudge, ScriptedChat, evaluate
 from veracity.cli import report as report_module
 from veracity.cli.common import Command
@@ -249,12 +249,18 @@ def test_compare_html_page(cli: CliRunner, runs: tuple[Path, Path], tmp_path: Pa
     assert result.exit_code == 0, result.output
     assert f"comparison page: {out}" in result.stdout
     page = out.read_text("utf-8")
-    # The chart: a dot for the difference and a red line for a CI below 0.
-    assert page.count('class="diff"') == 1 and 'class="ci"' in page and "#c62828" in page
-    assert "B − A -0.500, 95 % CI" in page and "n 6" in page  # the hover text
-    assert "B worse" in page and "0 / 3 / 3" in page
-    assert "<script" not in page and "script-src 'none'" in html.unescape(page)
-    assert "faithfulness: 3 pair(s) down" in page  # the most regressed, with reasons
+    tree = parse(page)
+    # The chart: a dot for the difference and a red line (a regression) for a CI below 0.
+    (dot,) = tree.find_all("circle", cls="diff")
+    (interval,) = tree.find_all("line", cls="ci")
+    assert dot.attrs["fill"] == interval.attrs["stroke"] == "#c62828"
+    hover = " ".join(title.text for title in tree.find_all("title"))
+    assert "B − A -0.500, 95 % CI" in hover and "n 6" in hover
+    assert "B worse" in tree.text and "0 / 3 / 3" in tree.text
+    assert not tree.find_all("script")
+    policy = tree.find("meta", http_equiv="Content-Security-Policy").attrs["content"] or ""
+    assert "script-src 'none'" in policy
+    assert "faithfulness: 3 pair(s) down" in tree.text  # the most regressed, with reasons
 
 
 def test_compare_html_that_cannot_be_written_exits_2(
