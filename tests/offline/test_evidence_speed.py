@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
@@ -11,58 +10,9 @@ import pytest
 
 pytest.importorskip("pysbd")
 
-import pysbd  # type: ignore[import-untyped, import-not-found, unused-ignore]
-
 from veracity.embeddings import Matrix
 from veracity.judges.offline.features import UNALIGNED, Evidence, features_of
 from veracity.text import analysis as tx
-from veracity.text.segmenter import char_spans, fast_segmenter
-
-TEXTS = [
-    "It was built in 1889. It is in Paris.  Dr. Smith lives there.\n\nHe left in 1901.",
-    "Same. Same. Same.\u00a0Other one. Same.",
-    "The U.S. economy grew 2.5% in Q3. Mr. Brown (the CEO) said so. e.g. this one; i.e. no.",
-    "No end punctuation here and a trailing space ",
-    "Wait... what? Yes! no. A list: 1. first 2. second. St. Louis, Mo. is big.",
-    "“Quoted sentence.” Next one.\tTabbed one.\u2003Em-spaced one.",
-    "",
-    "x",
-]
-
-
-def _pysbd_spans(text: str, sentences: list[str]) -> list[tuple[int, int]]:
-    """pysbd's own way (``Segmenter.sentences_with_char_spans``), as a reference."""
-    spans: list[tuple[int, int]] = []
-    prior = 0
-    for sentence in sentences:
-        for match in re.finditer(re.escape(sentence) + r"\s*", text):
-            if match.end() > prior:
-                spans.append(match.span())
-                prior = match.end()
-                break
-    return spans
-
-
-@pytest.mark.parametrize("text", TEXTS)
-def test_the_fast_segmenter_segments_as_pysbd_does(text: str) -> None:
-    reference = pysbd.Segmenter(language="en", clean=False)
-    assert fast_segmenter().segment(text) == reference.segment(text)
-
-
-@pytest.mark.parametrize(
-    ("text", "sentences"),
-    [
-        ("a. b. a. b.", ["a.", "b.", "a.", "b."]),
-        ("a. a. a.", ["a.", "a.", "missing", "a."]),  # one not found is left out
-        ("ab ab", ["ab", "b", "ab"]),
-        ("x \u2003\n y", ["x", "y", ""]),
-        ("", [""]),
-    ],
-)
-def test_sentences_are_found_where_pysbds_pattern_finds_them(
-    text: str, sentences: list[str]
-) -> None:
-    assert char_spans(text, sentences) == _pysbd_spans(text, sentences)
 
 
 def test_a_pair_of_sentences_reads_as_its_joined_text() -> None:
