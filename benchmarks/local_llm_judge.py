@@ -172,6 +172,8 @@ async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[
         "reply_tokens_per_item": round(sum(u.output_tokens for u in usage) / len(rows)),
         "calls_per_item": round(calls / len(rows), 2),
         "seconds_per_item": round(elapsed / len(rows), 1),
+        # How the judge's replies were read (question -> path -> replies): issue 52 item 1.
+        "reading": result.summary["metrics"]["faithfulness"]["overall"].get("reading") or {},
         "judge": result.manifest["judge"],
         # run.json says only that a cache was shared; which file holds the replies is here.
         "cache": str(args.cache),
