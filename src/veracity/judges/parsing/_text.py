@@ -75,17 +75,6 @@ def key_of(key: str) -> str:
     return re.sub(r"[\s\-]+", "_", key.strip().casefold())
 
 
-def field_of(obj: dict[str, object], names: tuple[str, ...]) -> tuple[str, object] | None:
-    """The first of ``names`` present in ``obj`` (keys compared loosely), with its value."""
-    by_key: dict[str, tuple[str, object]] = {}
-    for k, v in obj.items():
-        by_key.setdefault(key_of(str(k)), (str(k), v))
-    for name in names:
-        if name in by_key:
-            return by_key[name]
-    return None
-
-
 def as_text(value: object) -> str:
     """Render a JSON field (reason, evidence) as one line of text."""
     if value is None:
