@@ -9,7 +9,14 @@ from typing import Annotated
 from pydantic import BeforeValidator, Field, InstanceOf, ValidationInfo
 
 from veracity.judges.parsing import ParseFailure, describe_json
-from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.judges.parsing.reader import (
+    Reading,
+    ReplyModel,
+    describe_output,
+    note,
+    synonyms,
+    written,
+)
 from veracity.prompts.testset import GeneratedTestItems
 
 _NUMBER = re.compile(r"\d+")
@@ -37,37 +44,11 @@ class ParsedItems:
 class _Item(ReplyModel):
     """One generated item as written."""
 
-    question: Annotated[
-        object, Field(validation_alias=synonyms("question", "query", "user_input", "q"))
-    ] = None
-    reference: Annotated[
-        object,
-        Field(
-            validation_alias=synonyms(
-                "reference",
-                "reference_answer",
-                "answer",
-                "ground_truth",
-                "expected_answer",
-                "a",
-            )
-        ),
-    ] = None
-    chunks: Annotated[
-        object,
-        Field(
-            validation_alias=synonyms(
-                "chunks",
-                "chunk_numbers",
-                "chunk_ids",
-                "chunk_indices",
-                "chunk",
-                "sources",
-                "contexts",
-                "context_ids",
-            )
-        ),
-    ] = None
+    question: object = written("question query user_input q")
+    reference: object = written("reference reference_answer answer ground_truth expected_answer a")
+    chunks: object = written(
+        "chunks chunk_numbers chunk_ids chunk_indices chunk sources contexts context_ids"
+    )
 
 
 def _shape(value: object, notes: list[str]) -> object:
@@ -158,9 +139,7 @@ class _Items(ReplyModel):
         tuple[tuple[InstanceOf[DraftItem], ...], tuple[str, ...]],
         BeforeValidator(_items),
         Field(
-            validation_alias=synonyms(
-                "items", "questions", "test_questions", "qa_pairs", "pairs", "data", "results"
-            )
+            validation_alias=synonyms("items questions test_questions qa_pairs pairs data results")
         ),
     ]
 

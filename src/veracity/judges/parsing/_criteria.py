@@ -13,7 +13,7 @@ from veracity.judges.parsing._coerce import Number, compact, read_number
 from veracity.judges.parsing._text import REASON_KEYS, as_text, collapse, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
-from veracity.judges.parsing.reader import Reading, ReplyModel, synonyms
+from veracity.judges.parsing.reader import Reading, ReplyModel, synonyms, written
 
 M = TypeVar("M", bound=ReplyModel)
 T = TypeVar("T")
@@ -25,39 +25,23 @@ class _Criterion(ReplyModel):
     name: Annotated[
         str,
         BeforeValidator(as_text),
-        Field(
-            validation_alias=synonyms("dimension", "criterion", "name", "axis", "aspect", "metric")
-        ),
+        Field(validation_alias=synonyms("dimension criterion name axis aspect metric")),
     ] = ""
-    score: Annotated[
-        object, Field(validation_alias=synonyms("score", "rating", "value", "grade", "points"))
-    ] = None
+    score: object = written("score rating value grade points")
     # Any reason key, and two more judges use for a score's.
     reasoning: Annotated[
         str,
         BeforeValidator(as_text),
-        Field(validation_alias=synonyms("reasoning", *REASON_KEYS, "comment", "analysis")),
+        Field(validation_alias=synonyms(f"reasoning {REASON_KEYS} comment analysis")),
     ] = ""
 
 
 class _Container(ReplyModel):
     """The key the criteria may sit under."""
 
-    scores: Annotated[
-        object,
-        Field(
-            validation_alias=synonyms(
-                "scores",
-                "criteria",
-                "dimensions",
-                "results",
-                "evaluation",
-                "evaluations",
-                "grades",
-                "ratings",
-            )
-        ),
-    ] = None
+    scores: object = written(
+        "scores criteria dimensions results evaluation evaluations grades ratings"
+    )
 
 
 _REASONING_SUFFIXES = tuple(compact(k) for k in _Criterion.keys("reasoning"))

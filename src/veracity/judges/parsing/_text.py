@@ -31,7 +31,7 @@ _TOKEN = re.compile(r"\S+")
 
 
 # The keys a judge writes its reason under, first found wins.
-REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
+REASON_KEYS = "reason reasoning explanation rationale justification"
 # A "Reason: …" line of a text reply.
 REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I | re.M)
 

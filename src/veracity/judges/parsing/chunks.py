@@ -22,6 +22,7 @@ from veracity.judges.parsing.reader import (
     describe_output,
     note,
     synonyms,
+    written,
 )
 from veracity.prompts.context_precision import ChunkRelevanceOutput
 from veracity.types import TokenLogprob
@@ -33,36 +34,11 @@ __all__ = ["read_chunks_reply", "with_p_relevant"]
 class _Item(ReplyModel):
     """One chunk verdict written as an object; an index absent is not in ``model_fields_set``."""
 
-    index: Annotated[
-        object,
-        Field(
-            validation_alias=synonyms(
-                "index",
-                "chunk",
-                "id",
-                "context",
-                "chunk_index",
-                "context_index",
-                "chunk_id",
-                "context_id",
-                "number",
-                "position",
-                "idx",
-            )
-        ),
-    ] = None
-    relevant: Annotated[
-        object,
-        Field(
-            validation_alias=synonyms(
-                "relevant", "is_relevant", "verdict", "label", "useful", "is_useful"
-            )
-        ),
-    ] = None
-    relevance: Annotated[
-        object,
-        Field(validation_alias=synonyms("relevance", "relevance_score", "score", "rating")),
-    ] = None
+    index: object = written(
+        "index chunk id context chunk_index context_index chunk_id context_id number position idx"
+    )
+    relevant: object = written("relevant is_relevant verdict label useful is_useful")
+    relevance: object = written("relevance relevance_score score rating")
     reason: Reason = ""
 
 
@@ -111,14 +87,7 @@ class _Chunks(ReplyModel):
         BeforeValidator(_chunks),
         Field(
             validation_alias=synonyms(
-                "chunks",
-                "contexts",
-                "results",
-                "judgements",
-                "judgments",
-                "verdicts",
-                "items",
-                "evaluations",
+                "chunks contexts results judgements judgments verdicts items evaluations"
             )
         ),
     ]

@@ -9,7 +9,14 @@ from pydantic import BeforeValidator, Field, ValidationInfo
 from veracity.judges.parsing._text import LIST_MARKER, describe_json, plural, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
-from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.judges.parsing.reader import (
+    Reading,
+    ReplyModel,
+    describe_output,
+    note,
+    synonyms,
+    written,
+)
 from veracity.prompts.faithfulness import ExtractedClaims
 
 __all__ = ["read_claims_reply"]
@@ -18,7 +25,7 @@ __all__ = ["read_claims_reply"]
 class _Claim(ReplyModel):
     """A claim written as an object."""
 
-    text: Annotated[object, Field(validation_alias=synonyms("claim", "statement", "text"))] = None
+    text: object = written("claim statement text")
 
 
 def _claims(items: object, info: ValidationInfo) -> tuple[str, ...]:
@@ -49,7 +56,7 @@ class _Claims(ReplyModel):
     claims: Annotated[
         tuple[str, ...],
         BeforeValidator(_claims),
-        Field(validation_alias=synonyms("claims", "statements", "facts", "claim_list")),
+        Field(validation_alias=synonyms("claims statements facts claim_list")),
     ]
 
 

@@ -24,16 +24,15 @@ from veracity.judges.parsing.reader import (
     describe_output,
     note,
     synonyms,
+    written,
 )
 from veracity.prompts.answer_relevance import QuestionGenerationOutput
 from veracity.types.judgements import GeneratedQuestions
 
 __all__ = ["read_questions_reply"]
 
-NONCOMMITTAL = synonyms(
-    "noncommittal", "non_committal", "is_noncommittal", "noncommital", "evasive"
-)
-COMMITTAL = synonyms("committal", "is_committal", "commital")
+NONCOMMITTAL = "noncommittal non_committal is_noncommittal noncommital evasive"
+COMMITTAL = "committal is_committal commital"
 FLAGS = flag_table(
     (*YES_WORDS, "noncommittal", "non committal", "evasive"),
     (*NO_WORDS, "committal", "not noncommittal"),
@@ -45,11 +44,9 @@ _QUESTION_LINE = re.compile(r"^\W*question\s*\d{0,2}\s*[:=.)]\s*(?P<v>.+)$", re.
 class _Item(ReplyModel):
     """A question written as an object, as ragas' ``{question, noncommittal}``."""
 
-    question: Annotated[object, Field(validation_alias=synonyms("question", "text", "query"))] = (
-        None
-    )
-    noncommittal: Annotated[object, Field(validation_alias=NONCOMMITTAL)] = None
-    committal: Annotated[object, Field(validation_alias=COMMITTAL)] = None
+    question: object = written("question text query")
+    noncommittal: object = written(NONCOMMITTAL)
+    committal: object = written(COMMITTAL)
 
 
 def _questions(value: object, info: ValidationInfo) -> tuple[str, ...]:
@@ -81,14 +78,14 @@ Flag = Annotated[bool | None, BeforeValidator(_flag)]
 
 class _Questions(ReplyModel):
     reason: Reason = ""
-    noncommittal: Annotated[Flag, Field(validation_alias=NONCOMMITTAL)] = None
-    committal: Annotated[Flag, Field(validation_alias=COMMITTAL)] = None
+    noncommittal: Annotated[Flag, Field(validation_alias=synonyms(NONCOMMITTAL))] = None
+    committal: Annotated[Flag, Field(validation_alias=synonyms(COMMITTAL))] = None
     questions: Annotated[
         tuple[str, ...] | None,
         BeforeValidator(_questions),
         Field(
             validation_alias=synonyms(
-                "questions", "generated_questions", "question", "generated_question", "queries"
+                "questions generated_questions question generated_question queries"
             )
         ),
     ] = None

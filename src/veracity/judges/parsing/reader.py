@@ -39,6 +39,7 @@ __all__ = [
     "describe_output",
     "note",
     "synonyms",
+    "written",
 ]
 
 M = TypeVar("M", bound="ReplyModel")
@@ -76,8 +77,15 @@ class ReplyModel(BaseModel):
 
 
 def synonyms(*names: str) -> AliasChoices:
-    """The keys a field may come under, first found wins (compared in :func:`key_of` form)."""
-    return AliasChoices(*names)
+    """The keys a field may come under (each of ``names`` may hold several, space-separated),
+    first found wins, compared in :func:`key_of` form."""
+    return AliasChoices(*(key for given in names for key in given.split()))
+
+
+def written(names: str) -> Any:
+    """A field taken as written from the first of ``names`` found, ``None`` when absent
+    (and then not in ``model_fields_set``)."""
+    return Field(None, validation_alias=synonyms(names))
 
 
 def note(info: ValidationInfo, text: str) -> None:
@@ -88,7 +96,7 @@ def note(info: ValidationInfo, text: str) -> None:
 
 
 # A reason as the judge wrote it: a string, or anything else as one line of text.
-Reason = Annotated[str, BeforeValidator(as_text), Field(validation_alias=synonyms(*REASON_KEYS))]
+Reason = Annotated[str, BeforeValidator(as_text), Field(validation_alias=synonyms(REASON_KEYS))]
 
 
 def _loose_keys(value: Mapping[Any, object]) -> dict[str, object]:

@@ -22,6 +22,7 @@ from veracity.judges.parsing.reader import (
     describe_output,
     note,
     synonyms,
+    written,
 )
 from veracity.prompts.faithfulness import ClaimJudgements
 from veracity.types import TokenLogprob, Verdict
@@ -37,20 +38,13 @@ _Read = tuple[list[RawVerdict], list[str]]
 class _Item(ReplyModel):
     """One verdict object; a field absent from it is not in ``model_fields_set``."""
 
-    verdict: Annotated[
-        object,
-        Field(
-            validation_alias=synonyms(
-                "verdict", "label", "answer", "attributed", "supported", "result"
-            )
-        ),
-    ] = None
-    claim: Annotated[object, Field(validation_alias=synonyms("claim", "statement", "text"))] = None
+    verdict: object = written("verdict label answer attributed supported result")
+    claim: object = written("claim statement text")
     reason: Reason = ""
     evidence: Annotated[
         str,
         BeforeValidator(as_text),
-        Field(validation_alias=synonyms("evidence", "quote", "citation", "support")),
+        Field(validation_alias=synonyms("evidence quote citation support")),
     ] = ""
 
 
@@ -128,11 +122,7 @@ class _Verdicts(ReplyModel):
     verdicts: Annotated[
         tuple[InstanceOf[RawVerdict], ...],
         BeforeValidator(_verdicts),
-        Field(
-            validation_alias=synonyms(
-                "verdicts", "results", "statements", "judgements", "judgments", "claims"
-            )
-        ),
+        Field(validation_alias=synonyms("verdicts results statements judgements judgments claims")),
     ]
 
 
