@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BeforeValidator, Field, ValidationInfo
 
-from veracity.judges.parsing._coerce import read_label, words
+from veracity.judges.parsing._coerce import label_table, read_label, words
 from veracity.judges.parsing._text import REASON_LINE, as_text, demark, leading, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
@@ -61,7 +61,7 @@ _LABELS = {
         "refusal",
     ),
 }
-TABLE = {words(label): cls for cls, labels in _LABELS.items() for label in labels}
+TABLE = label_table(_LABELS)
 _LABEL_LINE = re.compile(
     r"^\W*(?:final\s+)?(?:classification|class|label|verdict|category)\W*[:=]\s*(?P<v>.+)$",
     re.IGNORECASE | re.MULTILINE,
