@@ -60,7 +60,9 @@ def run_against_fake_server(
                 list(metrics),
                 LLMJudge(chat),
                 config=RunConfig(
-                    embedder=the_embedder, bert_scorer=None, cache=Path(cache) / "responses.sqlite3"
+                    embedder=the_embedder or "none",
+                    bert_scorer=None,
+                    cache=Path(cache) / "responses.sqlite3",
                 ),
                 out=out,
             )

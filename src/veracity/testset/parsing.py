@@ -8,30 +8,17 @@ from typing import Annotated
 
 from pydantic import BeforeValidator, Field, InstanceOf, ValidationInfo
 
-from veracity.judges.parsing import ParseFailure, describe_json, field_of
-from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.judges.parsing import ParseFailure, describe_json
+from veracity.judges.parsing.reader import (
+    Reading,
+    ReplyModel,
+    describe_output,
+    note,
+    synonyms,
+    written,
+)
 from veracity.prompts.testset import GeneratedTestItems
 
-ITEM_LIST_KEYS = ("items", "questions", "test_questions", "qa_pairs", "pairs", "data", "results")
-QUESTION_KEYS = ("question", "query", "user_input", "q")
-REFERENCE_KEYS = (
-    "reference",
-    "reference_answer",
-    "answer",
-    "ground_truth",
-    "expected_answer",
-    "a",
-)
-CHUNK_KEYS = (
-    "chunks",
-    "chunk_numbers",
-    "chunk_ids",
-    "chunk_indices",
-    "chunk",
-    "sources",
-    "contexts",
-    "context_ids",
-)
 _NUMBER = re.compile(r"\d+")
 
 
@@ -54,9 +41,14 @@ class ParsedItems:
     notes: tuple[str, ...] = ()
 
 
-def _field(obj: dict[str, object], keys: tuple[str, ...]) -> object:
-    found = field_of(obj, keys)
-    return None if found is None else found[1]
+class _Item(ReplyModel):
+    """One generated item as written."""
+
+    question: object = written("question query user_input q")
+    reference: object = written("reference reference_answer answer ground_truth expected_answer a")
+    chunks: object = written(
+        "chunks chunk_numbers chunk_ids chunk_indices chunk sources contexts context_ids"
+    )
 
 
 def _shape(value: object, notes: list[str]) -> object:
@@ -64,9 +56,12 @@ def _shape(value: object, notes: list[str]) -> object:
     object whose only array they are."""
     if isinstance(value, list):
         return {"items": value}
-    if not isinstance(value, dict) or isinstance(_field(value, ITEM_LIST_KEYS), list):
+    if not isinstance(value, dict):
         return value
-    if _field(value, QUESTION_KEYS) is not None:
+    items = _Items.given("items", value)
+    if items is not None and isinstance(items[1], list):
+        return value
+    if _Item.model_validate(value).question is not None:
         notes.append("the reply is a single item, not a list")
         return {"items": [value]}
     lists = [v for v in value.values() if isinstance(v, list)]
@@ -97,12 +92,13 @@ def _numbers(value: object) -> list[int] | None:
 def _item(raw: object, n_chunks: int, min_chunks: int, notes: list[str]) -> DraftItem | str:
     if not isinstance(raw, dict):
         return "not an object"
-    question, reference = _field(raw, QUESTION_KEYS), _field(raw, REFERENCE_KEYS)
+    read = _Item.model_validate(raw)
+    question, reference = read.question, read.reference
     if not isinstance(question, str) or not question.strip():
         return "no question"
     if not isinstance(reference, str) or not reference.strip():
         return f"no reference answer for {question.strip()!r}"
-    numbers = _numbers(_field(raw, CHUNK_KEYS))
+    numbers = _numbers(read.chunks)
     if not numbers:
         return f"no chunk numbers for {question.strip()!r}"
     if 0 in numbers and max(numbers) < n_chunks:
@@ -142,7 +138,9 @@ class _Items(ReplyModel):
     items: Annotated[
         tuple[tuple[InstanceOf[DraftItem], ...], tuple[str, ...]],
         BeforeValidator(_items),
-        Field(validation_alias=synonyms(*ITEM_LIST_KEYS)),
+        Field(
+            validation_alias=synonyms("items questions test_questions qa_pairs pairs data results")
+        ),
     ]
 
 

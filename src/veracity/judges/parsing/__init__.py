@@ -8,7 +8,7 @@ have readers of their own, as tolerant, each returning a :class:`ParsedValue` wi
 coercion noted.
 """
 
-from veracity.judges.parsing._text import describe_json, field_of
+from veracity.judges.parsing._text import describe_json
 from veracity.judges.parsing.chunks import read_chunks_reply, with_p_relevant
 from veracity.judges.parsing.claims import read_claims_reply
 from veracity.judges.parsing.classification import (
@@ -54,7 +54,6 @@ __all__ = [
     "describe_json",
     "detect_refusal",
     "extract_json",
-    "field_of",
     "match_verdicts",
     "normalise_verdict",
     "read_chunks_reply",

@@ -85,9 +85,15 @@ def read_label(raw: object, table: Mapping[str, T]) -> T | None:
     return table.get(key)
 
 
+def label_table(labels: Mapping[T, tuple[str, ...]]) -> dict[str, T]:
+    """The one form of a label table: each way of writing a value, in :func:`words` form,
+    mapped to the value (what :func:`read_label` looks up)."""
+    return {words(label): value for value, written in labels.items() for label in written}
+
+
 def flag_table(true: tuple[str, ...], false: tuple[str, ...]) -> dict[str, bool]:
-    """A :func:`read_label` table mapping ``true`` words to True and ``false`` ones to False."""
-    return {**{words(w): True for w in true}, **{words(w): False for w in false}}
+    """A :func:`label_table` mapping ``true`` words to True and ``false`` ones to False."""
+    return label_table({True: true, False: false})
 
 
 YES_WORDS = ("yes", "y", "true", "1")

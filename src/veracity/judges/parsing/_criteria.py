@@ -7,33 +7,45 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, TypeVar
 
-from pydantic import BeforeValidator, InstanceOf
+from pydantic import BeforeValidator, Field, InstanceOf
 
 from veracity.judges.parsing._coerce import Number, compact, read_number
-from veracity.judges.parsing._text import REASON_KEYS, as_text, collapse, field_of, preview
+from veracity.judges.parsing._text import REASON_KEYS, as_text, collapse, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
-from veracity.judges.parsing.reader import Reading, ReplyModel
+from veracity.judges.parsing.reader import Reading, ReplyModel, synonyms, written
 
 M = TypeVar("M", bound=ReplyModel)
 T = TypeVar("T")
 
-CONTAINER_KEYS = (
-    "scores",
-    "criteria",
-    "dimensions",
-    "results",
-    "evaluation",
-    "evaluations",
-    "grades",
-    "ratings",
-)
-NAME_KEYS = ("dimension", "criterion", "name", "axis", "aspect", "metric")
-SCORE_KEYS = ("score", "rating", "value", "grade", "points")
-# A criterion's reasoning: any reason key, and two more judges use for a score's.
-REASONING_KEYS = ("reasoning", *REASON_KEYS, "comment", "analysis")
-_REASONING_SUFFIXES = tuple(compact(k) for k in REASONING_KEYS)
-_SCORE_SUFFIXES = tuple(compact(k) for k in SCORE_KEYS)
+
+class _Criterion(ReplyModel):
+    """One criterion written as an object (its ``name`` only inside an array)."""
+
+    name: Annotated[
+        str,
+        BeforeValidator(as_text),
+        Field(validation_alias=synonyms("dimension criterion name axis aspect metric")),
+    ] = ""
+    score: object = written("score rating value grade points")
+    # Any reason key, and two more judges use for a score's.
+    reasoning: Annotated[
+        str,
+        BeforeValidator(as_text),
+        Field(validation_alias=synonyms(f"reasoning {REASON_KEYS} comment analysis")),
+    ] = ""
+
+
+class _Container(ReplyModel):
+    """The key the criteria may sit under."""
+
+    scores: object = written(
+        "scores criteria dimensions results evaluation evaluations grades ratings"
+    )
+
+
+_REASONING_SUFFIXES = tuple(compact(k) for k in _Criterion.keys("reasoning"))
+_SCORE_SUFFIXES = tuple(compact(k) for k in _Criterion.keys("score"))
 _REASONING_BUCKETS = ("reasoning", "reasons", "explanations", "rationale", "justifications")
 
 
@@ -75,28 +87,20 @@ def _strip_suffix(key: str, suffixes: tuple[str, ...], aliases: Mapping[str, str
 
 
 def _item(obj: dict[str, object], aliases: Mapping[str, str], out: Criteria) -> None:
-    name = field_of(obj, NAME_KEYS)
-    label = as_text(name[1]) if name is not None else ""
-    canonical = aliases.get(compact(label))
+    read = _Criterion.model_validate(obj)
+    canonical = aliases.get(compact(read.name))
     if canonical is None:
-        out.unknown.append(label or "an item without a name")
+        out.unknown.append(read.name or "an item without a name")
         return
-    score = field_of(obj, SCORE_KEYS)
-    reasoning = field_of(obj, REASONING_KEYS)
-    out.put(canonical, None if score is None else score[1], as_text(reasoning and reasoning[1]))
+    out.put(canonical, read.score, read.reasoning)
 
 
 def _entry(key: str, value: object, aliases: Mapping[str, str], out: Criteria) -> None:
     name = compact(key)
     if name in aliases:
         if isinstance(value, dict):
-            score = field_of(value, SCORE_KEYS)
-            reasoning = field_of(value, REASONING_KEYS)
-            out.put(
-                aliases[name],
-                None if score is None else score[1],
-                as_text(reasoning and reasoning[1]),
-            )
+            read = _Criterion.model_validate(value)
+            out.put(aliases[name], read.score, read.reasoning)
         else:
             out.put(aliases[name], value, "")
     elif (target := _strip_suffix(name, _REASONING_SUFFIXES, aliases)) is not None:
@@ -117,7 +121,7 @@ def read_criteria(value: object, aliases: Mapping[str, str]) -> Criteria | None:
     key; ``aliases`` maps :func:`compact` names to canonical ones. ``None`` if the value
     has no usable shape."""
     if isinstance(value, dict):
-        container = field_of(value, CONTAINER_KEYS)
+        container = _Container.given("scores", value)
         if (
             container is not None
             and isinstance(container[1], list | dict)
@@ -125,7 +129,11 @@ def read_criteria(value: object, aliases: Mapping[str, str]) -> Criteria | None:
         ):
             value = container[1]
     out = Criteria()
-    if isinstance(value, dict) and field_of(value, NAME_KEYS) and field_of(value, SCORE_KEYS):
+    if (
+        isinstance(value, dict)
+        and _Criterion.given("name", value)
+        and _Criterion.given("score", value)
+    ):
         value = [value]
     if isinstance(value, list):
         for item in value:

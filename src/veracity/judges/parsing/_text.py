@@ -31,7 +31,7 @@ _TOKEN = re.compile(r"\S+")
 
 
 # The keys a judge writes its reason under, first found wins.
-REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification")
+REASON_KEYS = "reason reasoning explanation rationale justification"
 # A "Reason: …" line of a text reply.
 REASON_LINE = re.compile(r"^\W*(?:reason|reasoning|explanation)\s*[:=]\s*(?P<v>.+)$", re.I | re.M)
 
@@ -73,17 +73,6 @@ def leading(text: str, read: Callable[[str], T | None], max_words: int) -> tuple
 def key_of(key: str) -> str:
     """Normalise a JSON object key for synonym lookup: ``"Claim Text"`` -> ``"claim_text"``."""
     return re.sub(r"[\s\-]+", "_", key.strip().casefold())
-
-
-def field_of(obj: dict[str, object], names: tuple[str, ...]) -> tuple[str, object] | None:
-    """The first of ``names`` present in ``obj`` (keys compared loosely), with its value."""
-    by_key: dict[str, tuple[str, object]] = {}
-    for k, v in obj.items():
-        by_key.setdefault(key_of(str(k)), (str(k), v))
-    for name in names:
-        if name in by_key:
-            return by_key[name]
-    return None
 
 
 def as_text(value: object) -> str:

@@ -10,43 +10,38 @@ from typing import Annotated
 from pydantic import BeforeValidator, Field, InstanceOf, ValidationInfo
 
 from veracity.judges.parsing._chunk_items import RawChunk, complete, read_index
-from veracity.judges.parsing._text import REASON_KEYS, as_text, describe_json, field_of, plural
+from veracity.judges.parsing._text import describe_json, plural
 from veracity.judges.parsing.chunk_lines import parse_chunk_lines
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedChunks, ParsedValue
 from veracity.judges.parsing.probabilities import choice_probabilities
-from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.judges.parsing.reader import (
+    Reading,
+    Reason,
+    ReplyModel,
+    describe_output,
+    note,
+    synonyms,
+    written,
+)
 from veracity.prompts.context_precision import ChunkRelevanceOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import ChunkJudgement
 
 __all__ = ["read_chunks_reply", "with_p_relevant"]
 
-CONTAINER_KEYS = (
-    "chunks",
-    "contexts",
-    "results",
-    "judgements",
-    "judgments",
-    "verdicts",
-    "items",
-    "evaluations",
-)
-INDEX_KEYS = (
-    "index",
-    "chunk",
-    "id",
-    "context",
-    "chunk_index",
-    "context_index",
-    "chunk_id",
-    "context_id",
-    "number",
-    "position",
-    "idx",
-)
-RELEVANT_KEYS = ("relevant", "is_relevant", "verdict", "label", "useful", "is_useful")
-RELEVANCE_KEYS = ("relevance", "relevance_score", "score", "rating")
+
+class _Item(ReplyModel):
+    """One chunk verdict written as an object; an index absent is not in ``model_fields_set``."""
+
+    index: object = written(
+        "index chunk id context chunk_index context_index chunk_id context_id number position idx"
+    )
+    relevant: object = written("relevant is_relevant verdict label useful is_useful")
+    relevance: object = written("relevance relevance_score score rating")
+    reason: Reason = ""
+
+
 _POSITIONAL_KEY = re.compile(r"^\W*(?:(?:chunk|context|doc(?:ument)?|passage)\W*)?\d{1,4}\W*$")
 
 
@@ -55,24 +50,16 @@ def _expected(n_chunks: int) -> str:
     return f"{output}, one per chunk ({plural(n_chunks, 'chunk')}, numbered 1 to {n_chunks})"
 
 
-def _value(obj: dict[str, object], keys: tuple[str, ...]) -> object:
-    found = field_of(obj, keys)
-    return None if found is None else found[1]
-
-
 def _item(value: object, where: str, index: int | None, notes: list[str]) -> RawChunk | None:
     """One chunk verdict: an object, or a bare label, boolean or number."""
     if not isinstance(value, dict):
         return complete(index, value, None, "", where, notes)
-    raw_index = field_of(value, INDEX_KEYS)
-    if raw_index is not None:
-        index = read_index(raw_index[1])
+    read = _Item.model_validate(value)
+    if "index" in read.model_fields_set:
+        index = read_index(read.index)
         if index is None:
-            notes.append(f"{where}: unreadable index {raw_index[1]!r}; matched by position")
-    reason = as_text(_value(value, REASON_KEYS))
-    return complete(
-        index, _value(value, RELEVANT_KEYS), _value(value, RELEVANCE_KEYS), reason, where, notes
-    )
+            notes.append(f"{where}: unreadable index {read.index!r}; matched by position")
+    return complete(index, read.relevant, read.relevance, read.reason, where, notes)
 
 
 def _chunks(value: object, info: ValidationInfo) -> tuple[RawChunk, ...]:
@@ -98,7 +85,11 @@ class _Chunks(ReplyModel):
     chunks: Annotated[
         tuple[InstanceOf[RawChunk], ...],
         BeforeValidator(_chunks),
-        Field(validation_alias=synonyms(*CONTAINER_KEYS)),
+        Field(
+            validation_alias=synonyms(
+                "chunks contexts results judgements judgments verdicts items evaluations"
+            )
+        ),
     ]
 
 
@@ -108,10 +99,10 @@ def _shape(value: object, _: list[str]) -> object:
         return {"chunks": value}
     if not isinstance(value, dict) or not value:
         return value
-    container = field_of(value, CONTAINER_KEYS)
+    container = _Chunks.given("chunks", value)
     if container is not None and isinstance(container[1], list | dict):
         return value
-    if any(field_of(value, keys) for keys in (RELEVANT_KEYS, RELEVANCE_KEYS)):
+    if any(_Item.given(name, value) for name in ("relevant", "relevance")):
         return {"chunks": [value]}
     return {"chunks": value}
 

@@ -6,16 +6,26 @@ from typing import Annotated
 
 from pydantic import BeforeValidator, Field, ValidationInfo
 
-from veracity.judges.parsing._text import LIST_MARKER, describe_json, field_of, plural, preview
+from veracity.judges.parsing._text import LIST_MARKER, describe_json, plural, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
-from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.judges.parsing.reader import (
+    Reading,
+    ReplyModel,
+    describe_output,
+    note,
+    synonyms,
+    written,
+)
 from veracity.prompts.faithfulness import ExtractedClaims
 
 __all__ = ["read_claims_reply"]
 
-CONTAINER_KEYS = ("claims", "statements", "facts", "claim_list")
-ITEM_TEXT_KEYS = ("claim", "statement", "text")
+
+class _Claim(ReplyModel):
+    """A claim written as an object."""
+
+    text: object = written("claim statement text")
 
 
 def _claims(items: object, info: ValidationInfo) -> tuple[str, ...]:
@@ -27,8 +37,7 @@ def _claims(items: object, info: ValidationInfo) -> tuple[str, ...]:
     for n, item in enumerate(items, start=1):
         text: object = item
         if isinstance(item, dict):
-            found = field_of(item, ITEM_TEXT_KEYS)
-            text = None if found is None else found[1]
+            text = _Claim.model_validate(item).text
         if not isinstance(text, str):
             note(info, f"skipped item {n}: not a claim string")
         elif not text.strip():
@@ -45,7 +54,9 @@ def _claims(items: object, info: ValidationInfo) -> tuple[str, ...]:
 
 class _Claims(ReplyModel):
     claims: Annotated[
-        tuple[str, ...], BeforeValidator(_claims), Field(validation_alias=synonyms(*CONTAINER_KEYS))
+        tuple[str, ...],
+        BeforeValidator(_claims),
+        Field(validation_alias=synonyms("claims statements facts claim_list")),
     ]
 
 

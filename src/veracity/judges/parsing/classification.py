@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BeforeValidator, Field, ValidationInfo
 
-from veracity.judges.parsing._coerce import read_label, words
+from veracity.judges.parsing._coerce import label_table, read_label, words
 from veracity.judges.parsing._text import REASON_LINE, as_text, demark, leading, preview
 from veracity.judges.parsing.outcomes import ParseFailure
 from veracity.judges.parsing.parsed import ParsedValue
@@ -31,7 +31,6 @@ __all__ = [
     "with_label_probabilities",
 ]
 
-LABEL_KEYS = ("classification", "class", "label", "verdict", "category", "result", "answer_class")
 _LABELS = {
     AnswerClass.CORRECT: ("correct", "right", "true", "yes", "accurate", "1"),
     AnswerClass.WRONG: (
@@ -62,7 +61,7 @@ _LABELS = {
         "refusal",
     ),
 }
-TABLE = {words(label): cls for cls, labels in _LABELS.items() for label in labels}
+TABLE = label_table(_LABELS)
 _LABEL_LINE = re.compile(
     r"^\W*(?:final\s+)?(?:classification|class|label|verdict|category)\W*[:=]\s*(?P<v>.+)$",
     re.IGNORECASE | re.MULTILINE,
@@ -90,7 +89,13 @@ def _read_label(raw: object, info: ValidationInfo) -> AnswerClass:
 class _Classification(ReplyModel):
     reason: Reason = ""
     classification: Annotated[
-        AnswerClass, BeforeValidator(_read_label), Field(validation_alias=synonyms(*LABEL_KEYS))
+        AnswerClass,
+        BeforeValidator(_read_label),
+        Field(
+            validation_alias=synonyms(
+                "classification class label verdict category result answer_class"
+            )
+        ),
     ]
 
 
@@ -136,7 +141,9 @@ def with_label_probabilities(
 ) -> Classification:
     """``classification`` with the probability of each label where the reply's token
     log-probabilities give them (the label written as one of the three names)."""
-    (offset,) = locate_values(text, [classification.label.value], LABEL_KEYS)
+    (offset,) = locate_values(
+        text, [classification.label.value], _Classification.keys("classification")
+    )
     found = choice_probabilities(tokens, text, offset, _WRITTEN)
     if found is None:
         return classification

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from veracity.judges.parsing._coerce import words
+from veracity.judges.parsing._coerce import label_table, words
 from veracity.judges.parsing._text import leading
 from veracity.types.results import Verdict
 
@@ -62,11 +62,13 @@ _NOT_ENOUGH_INFO = (
 _PREFIX = re.compile(r"^(?:final )?(?:verdict|label|answer)\b ?")
 
 
-_TABLE: dict[str, Verdict] = {
-    **{words(s): Verdict.SUPPORTED for s in _SUPPORTED},
-    **{words(s): Verdict.CONTRADICTED for s in _CONTRADICTED},
-    **{words(s): Verdict.NOT_ENOUGH_INFO for s in _NOT_ENOUGH_INFO},
-}
+_TABLE = label_table(
+    {
+        Verdict.SUPPORTED: _SUPPORTED,
+        Verdict.CONTRADICTED: _CONTRADICTED,
+        Verdict.NOT_ENOUGH_INFO: _NOT_ENOUGH_INFO,
+    }
+)
 _TRAIL = ".,;:!-\u2013\u2014)*"
 _MAX_LABEL_WORDS = max(len(k.split()) for k in _TABLE) + 2  # room for a "verdict" prefix
 

@@ -13,7 +13,6 @@ from veracity.judges.parsing._text import (
     REASON_LINE,
     as_text,
     describe_json,
-    field_of,
     preview,
 )
 from veracity.judges.parsing.outcomes import ParseFailure
@@ -25,22 +24,29 @@ from veracity.judges.parsing.reader import (
     describe_output,
     note,
     synonyms,
+    written,
 )
 from veracity.prompts.answer_relevance import QuestionGenerationOutput
 from veracity.types.judgements import GeneratedQuestions
 
 __all__ = ["read_questions_reply"]
 
-QUESTION_KEYS = ("questions", "generated_questions", "question", "generated_question", "queries")
-ITEM_KEYS = ("question", "text", "query")
-NONCOMMITTAL_KEYS = ("noncommittal", "non_committal", "is_noncommittal", "noncommital", "evasive")
-COMMITTAL_KEYS = ("committal", "is_committal", "commital")
+NONCOMMITTAL = "noncommittal non_committal is_noncommittal noncommital evasive"
+COMMITTAL = "committal is_committal commital"
 FLAGS = flag_table(
     (*YES_WORDS, "noncommittal", "non committal", "evasive"),
     (*NO_WORDS, "committal", "not noncommittal"),
 )
 _FLAG_LINE = re.compile(r"^\W*(?P<key>non[\s_-]?commit?tal|commit?tal)\W*[:=]\s*(?P<v>.+)$", re.I)
 _QUESTION_LINE = re.compile(r"^\W*question\s*\d{0,2}\s*[:=.)]\s*(?P<v>.+)$", re.I)
+
+
+class _Item(ReplyModel):
+    """A question written as an object, as ragas' ``{question, noncommittal}``."""
+
+    question: object = written("question text query")
+    noncommittal: object = written(NONCOMMITTAL)
+    committal: object = written(COMMITTAL)
 
 
 def _questions(value: object, info: ValidationInfo) -> tuple[str, ...]:
@@ -50,8 +56,7 @@ def _questions(value: object, info: ValidationInfo) -> tuple[str, ...]:
         return ()
     found: list[str] = []
     for n, item in enumerate(items, 1):
-        text = field_of(item, ITEM_KEYS) if isinstance(item, dict) else ("", item)
-        question = text[1] if text is not None else None
+        question = _Item.model_validate(item).question if isinstance(item, dict) else item
         if not isinstance(question, str) or not question.strip():
             note(info, f"skipped item {n} of the questions: not a question string")
         elif question.strip() in found:
@@ -73,12 +78,16 @@ Flag = Annotated[bool | None, BeforeValidator(_flag)]
 
 class _Questions(ReplyModel):
     reason: Reason = ""
-    noncommittal: Annotated[Flag, Field(validation_alias=synonyms(*NONCOMMITTAL_KEYS))] = None
-    committal: Annotated[Flag, Field(validation_alias=synonyms(*COMMITTAL_KEYS))] = None
+    noncommittal: Annotated[Flag, Field(validation_alias=synonyms(NONCOMMITTAL))] = None
+    committal: Annotated[Flag, Field(validation_alias=synonyms(COMMITTAL))] = None
     questions: Annotated[
         tuple[str, ...] | None,
         BeforeValidator(_questions),
-        Field(validation_alias=synonyms(*QUESTION_KEYS)),
+        Field(
+            validation_alias=synonyms(
+                "questions generated_questions question generated_question queries"
+            )
+        ),
     ] = None
 
     @model_validator(mode="after")
@@ -99,9 +108,9 @@ class _Questions(ReplyModel):
 
 
 def _item_flag(item: dict[str, object]) -> bool | None:
-    for keys, inverted in ((NONCOMMITTAL_KEYS, False), (COMMITTAL_KEYS, True)):
-        found = field_of(item, keys)
-        flag = None if found is None else read_label(found[1], FLAGS)
+    read = _Item.model_validate(item)
+    for raw, inverted in ((read.noncommittal, False), (read.committal, True)):
+        flag = read_label(raw, FLAGS)
         if flag is not None:
             return flag != inverted
     return None

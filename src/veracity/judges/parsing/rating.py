@@ -28,7 +28,6 @@ from veracity.types.judgements import RelevanceRating
 
 __all__ = ["read_rating_reply", "with_expected_rating"]
 
-SCORE_KEYS = ("score", "rating", "relevance", "relevance_score", "answer_relevance", "value")
 _NUM = r"[-+]?\d+(?:\.\d+)?(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?\s*%?"
 _SCORE_LINE = re.compile(
     rf"\b(?:score|rating|relevance)\b[^\S\n]*(?:is|of)?[^\S\n]*[:=]?[^\S\n]*[*_]*(?P<n>{_NUM})",
@@ -62,7 +61,13 @@ def _fraction(raw: object, info: ValidationInfo) -> float:
 class _Rating(ReplyModel):
     reason: Reason = ""
     score: Annotated[
-        float, BeforeValidator(_fraction), Field(validation_alias=synonyms(*SCORE_KEYS))
+        float,
+        BeforeValidator(_fraction),
+        Field(
+            validation_alias=synonyms(
+                "score rating relevance relevance_score answer_relevance value"
+            )
+        ),
     ]
 
 
@@ -109,7 +114,7 @@ def read_rating_reply(text: str) -> ParsedValue[RelevanceRating] | ParseFailure:
 
 
 _WRITTEN_SCORE = re.compile(
-    rf'"(?:{"|".join(SCORE_KEYS)})"\s*:\s*"?(?P<n>\d{{1,3}})(?![\d.])', re.IGNORECASE
+    rf'"(?:{"|".join(_Rating.keys("score"))})"\s*:\s*"?(?P<n>\d{{1,3}})(?![\d.])', re.IGNORECASE
 )
 
 

@@ -22,6 +22,7 @@ from pydantic import (
     Field,
     ValidationError,
     ValidationInfo,
+    model_validator,
 )
 
 from veracity.judges.parsing._text import REASON_KEYS, as_text, describe_json, key_of
@@ -38,6 +39,7 @@ __all__ = [
     "describe_output",
     "note",
     "synonyms",
+    "written",
 ]
 
 M = TypeVar("M", bound="ReplyModel")
@@ -45,14 +47,45 @@ T = TypeVar("T")
 
 
 class ReplyModel(BaseModel):
-    """What a reply means, read leniently: keys it does not name are ignored."""
+    """What a reply (or one object in it) means, read leniently: keys are compared in
+    :func:`key_of` form, a field's synonyms are its ``AliasChoices``, keys it does not
+    name are ignored."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _loose(cls, data: object) -> object:
+        return _loose_keys(data) if isinstance(data, Mapping) else data
+
+    @classmethod
+    def given(cls, name: str, data: Mapping[Any, object]) -> tuple[str, object] | None:
+        """The key (as written) and value field ``name`` is read from in ``data``, the
+        first of its synonyms found; ``None`` when ``data`` has none of them."""
+        alias = cls.model_fields[name].validation_alias
+        keys = alias.choices if isinstance(alias, AliasChoices) else [alias or name]
+        written: dict[str, tuple[str, object]] = {}
+        for key, value in data.items():
+            written.setdefault(key_of(str(key)), (str(key), value))  # the first spelling wins
+        return next((written[str(k)] for k in keys if str(k) in written), None)
+
+    @classmethod
+    def keys(cls, name: str) -> tuple[str, ...]:
+        """Field ``name``'s synonyms, for the refiners that find a value in the raw text."""
+        alias = cls.model_fields[name].validation_alias
+        return tuple(map(str, alias.choices)) if isinstance(alias, AliasChoices) else (name,)
+
 
 def synonyms(*names: str) -> AliasChoices:
-    """The keys a field may come under, first found wins (compared in :func:`key_of` form)."""
-    return AliasChoices(*names)
+    """The keys a field may come under (each of ``names`` may hold several, space-separated),
+    first found wins, compared in :func:`key_of` form."""
+    return AliasChoices(*(key for given in names for key in given.split()))
+
+
+def written(names: str) -> Any:
+    """A field taken as written from the first of ``names`` found, ``None`` when absent
+    (and then not in ``model_fields_set``)."""
+    return Field(None, validation_alias=synonyms(names))
 
 
 def note(info: ValidationInfo, text: str) -> None:
@@ -63,7 +96,7 @@ def note(info: ValidationInfo, text: str) -> None:
 
 
 # A reason as the judge wrote it: a string, or anything else as one line of text.
-Reason = Annotated[str, BeforeValidator(as_text), Field(validation_alias=synonyms(*REASON_KEYS))]
+Reason = Annotated[str, BeforeValidator(as_text), Field(validation_alias=synonyms(REASON_KEYS))]
 
 
 def _loose_keys(value: Mapping[Any, object]) -> dict[str, object]:
@@ -167,7 +200,7 @@ class Reading(Generic[M, T]):
         """The result of ``data``, an object of the model's fields, or why there is none."""
         try:
             context = {**self.context, "notes": notes}
-            read = self.model.model_validate(_loose_keys(data), context=context)
+            read = self.model.model_validate(data, context=context)
         except ValidationError as exc:
             return ParseFailure("schema", f"{self.expected}; {_failure_text(exc.errors(), data)}")
         return ParsedValue(self.value(read), method, tuple(notes))

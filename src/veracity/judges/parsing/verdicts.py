@@ -9,29 +9,25 @@ from typing import Annotated
 
 from pydantic import BeforeValidator, Field, InstanceOf, ValidationInfo
 
-from veracity.judges.parsing._text import (
-    REASON_KEYS,
-    as_text,
-    describe_json,
-    field_of,
-    label_text,
-    preview,
-)
+from veracity.judges.parsing._text import as_text, describe_json, label_text, preview
 from veracity.judges.parsing.labels import normalise_verdict
 from veracity.judges.parsing.legacy_verdicts import parse_legacy_verdicts
 from veracity.judges.parsing.outcomes import ParseFailure, RawVerdict
 from veracity.judges.parsing.parsed import ParsedValue
 from veracity.judges.parsing.probabilities import choice_probabilities, locate_values
-from veracity.judges.parsing.reader import Reading, ReplyModel, describe_output, note, synonyms
+from veracity.judges.parsing.reader import (
+    Reading,
+    Reason,
+    ReplyModel,
+    describe_output,
+    note,
+    synonyms,
+    written,
+)
 from veracity.prompts.faithfulness import ClaimJudgements
 from veracity.types import TokenLogprob, Verdict
 
 __all__ = ["read_verdicts_reply", "with_p_supported"]
-
-CONTAINER_KEYS = ("verdicts", "results", "statements", "judgements", "judgments", "claims")
-CLAIM_KEYS = ("claim", "statement", "text")
-VERDICT_KEYS = ("verdict", "label", "answer", "attributed", "supported", "result")
-EVIDENCE_KEYS = ("evidence", "quote", "citation", "support")
 
 # Keys of a claim -> label mapping that name a position rather than the claim's text.
 _POSITIONAL_KEY = re.compile(r"^(?:claim|statement)?[\s_#-]*\d{1,3}$", re.IGNORECASE)
@@ -39,20 +35,28 @@ _POSITIONAL_KEY = re.compile(r"^(?:claim|statement)?[\s_#-]*\d{1,3}$", re.IGNORE
 _Read = tuple[list[RawVerdict], list[str]]
 
 
-def _optional(obj: dict[str, object], names: tuple[str, ...]) -> str:
-    found = field_of(obj, names)
-    return "" if found is None else as_text(found[1])
+class _Item(ReplyModel):
+    """One verdict object; a field absent from it is not in ``model_fields_set``."""
+
+    verdict: object = written("verdict label answer attributed supported result")
+    claim: object = written("claim statement text")
+    reason: Reason = ""
+    evidence: Annotated[
+        str,
+        BeforeValidator(as_text),
+        Field(validation_alias=synonyms("evidence quote citation support")),
+    ] = ""
 
 
 def _item(obj: dict[str, object], where: str, claim: str | None) -> RawVerdict | str:
     """One verdict object, or a note saying why it was skipped."""
-    found = field_of(obj, VERDICT_KEYS)
-    if found is None:
+    read = _Item.model_validate(obj)
+    if "verdict" not in read.model_fields_set:
         return f"skipped {where}: it has no 'verdict'"
-    verdict = normalise_verdict(found[1])
+    verdict = normalise_verdict(read.verdict)
     if verdict is None:
-        return f"skipped {where}: unknown verdict label {preview(label_text(found[1]))}"
-    given = None if (found_claim := field_of(obj, CLAIM_KEYS)) is None else found_claim[1]
+        return f"skipped {where}: unknown verdict label {preview(label_text(read.verdict))}"
+    given = read.claim
     number: int | None = None
     if isinstance(given, str) and given.strip().isdigit():  # "2": the claim's number
         number = int(given)
@@ -63,9 +67,9 @@ def _item(obj: dict[str, object], where: str, claim: str | None) -> RawVerdict |
     return RawVerdict(
         claim=claim,
         verdict=verdict,
-        reason=_optional(obj, REASON_KEYS),
-        evidence=_optional(obj, EVIDENCE_KEYS),
-        raw_label=label_text(found[1]),
+        reason=read.reason,
+        evidence=read.evidence,
+        raw_label=label_text(read.verdict),
         number=number,
     )
 
@@ -118,8 +122,12 @@ class _Verdicts(ReplyModel):
     verdicts: Annotated[
         tuple[InstanceOf[RawVerdict], ...],
         BeforeValidator(_verdicts),
-        Field(validation_alias=synonyms(*CONTAINER_KEYS)),
+        Field(validation_alias=synonyms("verdicts results statements judgements judgments claims")),
     ]
+
+
+# The keys a verdict array comes under, for the reader of a reply cut short.
+CONTAINER_KEYS = _Verdicts.keys("verdicts")
 
 
 def _shape(value: object, _: list[str]) -> object:
@@ -127,8 +135,8 @@ def _shape(value: object, _: list[str]) -> object:
     the ``verdicts`` they are."""
     if isinstance(value, list):
         return {"verdicts": value}
-    if isinstance(value, dict) and value and field_of(value, CONTAINER_KEYS) is None:
-        return {"verdicts": [value] if field_of(value, VERDICT_KEYS) is not None else value}
+    if isinstance(value, dict) and value and _Verdicts.given("verdicts", value) is None:
+        return {"verdicts": [value] if _Item.given("verdict", value) is not None else value}
     if not isinstance(value, dict) and normalise_verdict(value) is not None:
         return {"verdicts": [value]}
     return value
@@ -166,7 +174,7 @@ def with_p_supported(
     log-probabilities give one (see :mod:`~veracity.judges.parsing.probabilities`)."""
     if not tokens:
         return tuple(items)
-    offsets = locate_values(text, [item.raw_label for item in items], VERDICT_KEYS)
+    offsets = locate_values(text, [item.raw_label for item in items], _Item.keys("verdict"))
     found = []
     for item, offset in zip(items, offsets, strict=True):
         choices = {**_LABELS, item.raw_label: item.verdict}
