@@ -133,9 +133,10 @@ def test_faithful(rag_eval):
     result.stdout.fnmatch_lines(["*faithfulness has no score (judge_error)*"])
 
 
-def test_without_a_judge_the_offline_judge_gives_a_verdict(pytester: pytest.Pytester) -> None:
+def test_without_a_judge_the_offline_judge_gives_verdicts(pytester: pytest.Pytester) -> None:
     """Issue 16: with plain ``pytest`` the quality tests were skipped (``sss``, exit 0).
-    Now the offline judge judges them, and the header says so."""
+    Now the offline judge judges them, and the header says so; a misattributed citation
+    fails naming its claim."""
     pytest.importorskip("pysbd")
     from veracity.embeddings import local_embedder_available
 
@@ -162,27 +163,7 @@ def test_module_level_helper_means_the_same(rag_eval):
     result = rag_eval.evaluate({{"question": "q", "answer": "Insulin is produced by the liver.",
                                 "contexts": [CONTEXT]}})
     assert_faithful(result)
-"""
-    )
-    # A process of its own: pytester's in-process run restores sys.modules, and torch
-    # imported twice in one interpreter crashes the tests that run after it.
-    result = pytester.runpytest_subprocess(*PLUGIN)
-    result.assert_outcomes(passed=1, failed=2)
-    result.stdout.fnmatch_lines(
-        [
-            "veracity: judge offline (no --veracity-judge given), thresholds none",
-            "*Insulin is produced by the liver.*",
-        ]
-    )
-
-
-def test_a_misattributed_citation_fails_naming_the_claim(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("pysbd")
-    from veracity.embeddings import local_embedder_available
-
-    if not local_embedder_available():
-        pytest.skip("the offline judge needs veracity[local]")
-    pytester.makepyfile(
+""",
         test_cited="""
 def test_cited(rag_eval):
     rag_eval.assert_metric(
@@ -191,10 +172,19 @@ def test_cited(rag_eval):
                       "Construction of the tower was completed in 1889 for the World's Fair."],
          "answer": "The Eiffel Tower is on the Champ de Mars [1]. It was completed in 1889 [1]."},
         "citation_precision", min_score=0.9)
-"""
+""",
     )
-    result = pytester.runpytest_subprocess(*PLUGIN)  # a process of its own, as above
-    result.assert_outcomes(failed=1)
+    # A process of its own: pytester's in-process run restores sys.modules, and torch
+    # imported twice in one interpreter crashes the tests that run after it.
+    result = pytester.runpytest_subprocess(*PLUGIN)
+    outcomes = result.parseoutcomes()
+    assert (outcomes.get("passed"), outcomes.get("failed")) == (1, 3)
+    result.stdout.fnmatch_lines(
+        [
+            "veracity: judge offline (no --veracity-judge given), thresholds none",
+            "*Insulin is produced by the liver.*",
+        ]
+    )
     result.stdout.fnmatch_lines(
         [
             "*citation_precision 0.500 < 0.9*",
@@ -202,6 +192,9 @@ def test_cited(rag_eval):
             "*    cites ?1?, supported by ?2?",  # fnmatch: [ ] is a class
         ]
     )
+    lines = result.outlines
+    failed = {line.split("::")[1].split()[0] for line in lines if line.startswith("FAILED")}
+    assert failed == {"test_hallucinated", "test_module_level_helper_means_the_same", "test_cited"}
 
 
 def test_judge_and_threshold_from_the_command_line(pytester: pytest.Pytester) -> None:
