@@ -431,6 +431,19 @@ SUBSTITUTES = 8
 SUBSTITUTION_ALIGN = 0.65
 
 
+def blocked_by_words(f: ClaimFeatures) -> bool:
+    """The claim is blocked from ``supported`` whatever the embedder says of its words: a
+    number or a name no context has, a negation flip, swapped roles or terms (the rest of
+    ``verdicts.blocked`` reads the substitutions)."""
+    return bool(
+        f.missing_numbers
+        or f.missing_names
+        or f.negation_flip
+        or f.swapped_roles
+        or f.swapped_terms
+    )
+
+
 def substitutions(claim: str, f: ClaimFeatures) -> list[Substitution]:
     """The claim with one of its words that its best window lacks replaced by one of the
     window's words that the claim lacks (names and rare words of the window first). None
@@ -440,14 +453,7 @@ def substitutions(claim: str, f: ClaimFeatures) -> list[Substitution]:
     best = f.best
     # Another rule already blocks the claim: a substitution would change neither its P nor
     # (but for the reason's words) its verdict, and costs the model's time.
-    settled = (
-        f.missing_numbers
-        or f.missing_names
-        or f.negation_flip
-        or f.swapped_roles
-        or f.swapped_terms
-    )
-    if best is None or f.verbatim or settled:
+    if best is None or f.verbatim or blocked_by_words(f):
         return []
     own = list(dict.fromkeys(tx.content_tokens(claim)))
     surfaces = {tx.stem(tx.NUMBER_WORDS.get(w, w).removesuffix("'s")): w for w in tx.words(claim)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veracity.judges.offline.features import ClaimFeatures
+from veracity.judges.offline.features import ClaimFeatures, blocked_by_words
 from veracity.judges.offline.params import OfflineParams
 from veracity.types import AnswerClass, ClaimVerdict, Classification, Verdict
 
@@ -103,15 +103,7 @@ def blocked(f: ClaimFeatures) -> bool:
     it in negation, or that is its best-aligned window with another name or thing or with
     two participants swapped, is never ``supported``, whatever the fitted model says; its
     P(supported) is capped below ``t_support``."""
-    return bool(
-        f.missing_numbers
-        or f.missing_names
-        or (f.missing_specific and not reworded(f))
-        or f.negation_flip
-        or f.swapped_roles
-        or f.swapped_terms
-        or substituted(f)
-    )
+    return blocked_by_words(f) or bool(f.missing_specific and not reworded(f)) or substituted(f)
 
 
 BLOCKED_MARGIN = 0.01  # a blocked claim's P(supported) ends this far below t_support
