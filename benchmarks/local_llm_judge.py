@@ -40,6 +40,7 @@ from typing import Any
 from offline_data import DEFAULT_DATA, Row, auroc, auroc_difference, floor_score, load_set
 from veracity import aevaluate
 from veracity.chat import OpenAIChat
+from veracity.chat.modes import STRUCTURED_OUTPUT_MODES
 from veracity.config import RunConfig
 from veracity.judges import LLMJudge, make_judge
 from veracity.types import ResultRecord, Status
@@ -104,7 +105,7 @@ async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[
     )  # fmt: skip
     chat = OpenAIChat(
         args.model, base_url=args.base_url, api_key="local", concurrency=args.concurrency,
-        timeout_s=args.timeout,
+        timeout_s=args.timeout, structured_output=args.structured_output,
     )  # fmt: skip
     samples = [
         {"id": r.id, "question": r.question, "contexts": list(r.contexts), "answer": r.answer}
@@ -197,6 +198,11 @@ def main() -> None:
         "--skip-per-class", type=int, default=0,
         help="leave out the first N of each class: judged already by a run of --per-class N "
         "(benchmarks/agreement.py reads several run directories together)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--structured-output", default="json_schema", choices=STRUCTURED_OUTPUT_MODES,
+        help="what to ask the server for first (text: free text, what an endpoint without a "
+        "JSON mode gives; the reading paths show how such replies were read)",
     )  # fmt: skip
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=600.0)
