@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.types import TokenLogprob, Usage
@@ -44,3 +44,37 @@ class ChatModel(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+class Model(Protocol):
+    """What the runner asks of any model: its name, how many calls it takes at once, and
+    closing it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def concurrency(self) -> int: ...
+
+    async def aclose(self) -> None: ...
+
+
+M = TypeVar("M", bound=Model)
+
+
+class OverModel(Generic[M]):
+    """What asks ``model`` in its stead (a cache, a judge): named as it, taking as many
+    calls at once, and closed with it."""
+
+    model: M
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def concurrency(self) -> int:
+        return self.model.concurrency
+
+    async def aclose(self) -> None:
+        await self.model.aclose()

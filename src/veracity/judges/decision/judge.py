@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from veracity.chat.base import OverModel
 from veracity.decisions.base import Answer, DecisionModel
 from veracity.judges.base import Judge, JudgeOutcome
 from veracity.judges.budget import within_budget
@@ -61,7 +62,7 @@ async def _invalid(error: str) -> JudgeOutcome[Any]:
     return JudgeOutcome(value=None, error=error, invalid_input=True)
 
 
-class DecisionJudge:
+class DecisionJudge(OverModel[DecisionModel]):
     """A :class:`~veracity.judges.Judge` over a :class:`~veracity.decisions.DecisionModel`.
 
     Claims come from ``claims_judge`` (a chat judge: the hybrid) or, by default, from the
@@ -113,14 +114,6 @@ class DecisionJudge:
             window_s=self.window_s,
             split_clauses=self.split_clauses,
         )
-
-    @property
-    def name(self) -> str:
-        return self.model.name
-
-    @property
-    def concurrency(self) -> int:
-        return self.model.concurrency
 
     def describe(self) -> dict[str, Any]:
         claims: dict[str, Any] = (
