@@ -12,10 +12,10 @@ import os
 import re
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from veracity.chat.openai_chat import classify_openai_error, openai_client
-from veracity.chat.sdk import SDKClient, count
+from veracity.chat.sdk import EndpointOptions, SDKClient, count
 from veracity.dataset.fields import a_json_type
 from veracity.decisions.base import (
     Answer,
@@ -33,8 +33,7 @@ from veracity.decisions.limits import (
     too_wide_reason,
 )
 from veracity.decisions.reading import DECLINED, UNANSWERED, AnswerReader, Part, refusal
-from veracity.transport import CallFailedError, JudgeFatalError, OptionRejectedError, RetryPolicy
-from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from veracity.transport import CallFailedError, JudgeFatalError, OptionRejectedError
 from veracity.transport.retry import ErrorClass
 from veracity.transport.urls import public_url
 from veracity.types import Usage
@@ -77,34 +76,21 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
     # A server of this format has no default address: without a base URL, no judge.
     needs_base_url: bool = False
 
-    def __init__(  # noqa: PLR0913 - an endpoint's options, each with its default
+    def __init__(
         self,
         model: str,
         *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        rpm: float | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        retry: RetryPolicy | None = None,
-        seed: int | None = None,
         limits: ServerLimits | None = None,
+        **endpoint: Unpack[EndpointOptions],
     ) -> None:
-        if self.needs_base_url and not (base_url or os.environ.get(self.base_url_env)):
+        if self.needs_base_url and not (
+            endpoint.get("base_url") or os.environ.get(self.base_url_env)
+        ):
             raise ValueError(
                 f"the {self.provider} judge needs the server's base URL: --base-url or "
                 f"{self.base_url_env} (its API root, e.g. http://127.0.0.1:8080/v1)"
             )
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            concurrency=concurrency,
-            rpm=rpm,
-            timeout_s=timeout_s,
-            retry=retry,
-            seed=seed,
-        )
+        super().__init__(model, **endpoint)
         self.configured = limits or self.default_limits
         if self.configured.max_questions < 1 or self.configured.max_options < 2:
             raise ValueError(
