@@ -37,6 +37,7 @@ from veracity.testing.decision_mangle import (
 )
 from veracity.testing.faults import FaultInjector, FaultPlan, Faults, format_retry_after
 from veracity.testing.payloads import dumps
+from veracity.testing.stats import RequestCounters
 
 DecisionResponder = Callable[[str, Question], "Sequence[float] | None"]
 """Answers one question about a state: a probability per option in the question's order
@@ -84,47 +85,17 @@ class DecisionServerStats:
     in_flight: int = 0
 
 
-class _Counters:
-    def __init__(self, *, record_requests: bool) -> None:
-        self._lock = threading.Lock()
-        self._record = record_requests
-        self._in_flight = 0
-        self.reset()
-
-    def reset(self) -> None:
-        with self._lock:
-            self._requests = 0
-            self._by_status: Counter[int] = Counter()
-            self._by_format: Counter[str] = Counter()
-            self._faults: Counter[str] = Counter()
-            self._manglings: Counter[str] = Counter()
-            self._decisions = self._questions = self._refusals = self._input_tokens = 0
-            self._max_concurrent = self._in_flight
-            self._bodies: list[dict[str, Any]] = []
-
-    def begin(self) -> None:
-        with self._lock:
-            self._requests += 1
-            self._in_flight += 1
-            self._max_concurrent = max(self._max_concurrent, self._in_flight)
-
-    def end(self, status: int | None) -> None:
-        with self._lock:
-            self._in_flight -= 1
-            if status is not None:
-                self._by_status[status] += 1
+class _Counters(RequestCounters):
+    def _clear(self) -> None:
+        super()._clear()
+        self._by_format: Counter[str] = Counter()
+        self._decisions = self._questions = self._refusals = self._input_tokens = 0
 
     def routed(self, fmt: Format, body: dict[str, Any] | None) -> None:
         with self._lock:
             self._by_format[fmt] += 1
-            if body is not None and self._record:
-                self._bodies.append(body)
-
-    def fault(self, kind: str, mangling: str | None = None) -> None:
-        with self._lock:
-            self._faults[kind] += 1
-            if mangling is not None:
-                self._manglings[mangling] += 1
+        if body is not None:
+            self.body(body)
 
     def decision(self, questions: int, refusals: int, input_tokens: int) -> None:
         with self._lock:
@@ -133,24 +104,15 @@ class _Counters:
             self._refusals += refusals
             self._input_tokens += input_tokens
 
-    def bodies(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self._bodies)
-
     def snapshot(self) -> DecisionServerStats:
         with self._lock:
             return DecisionServerStats(
-                requests=self._requests,
-                by_status=dict(self._by_status),
+                **self._shared(),
                 by_format=dict(self._by_format),
-                faults=dict(self._faults),
-                manglings=dict(self._manglings),
                 decisions=self._decisions,
                 questions=self._questions,
                 refusals=self._refusals,
                 input_tokens=self._input_tokens,
-                max_concurrent=self._max_concurrent,
-                in_flight=self._in_flight,
             )
 
 
