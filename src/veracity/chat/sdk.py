@@ -122,6 +122,7 @@ class SDKClient(Generic[ClientT]):
     """
 
     provider: str = ""
+    role: str = "judge"  # what the model is to the user, in the messages
     key_env: str = ""
     base_url_env: str = ""
 
@@ -138,7 +139,7 @@ class SDKClient(Generic[ClientT]):
         seed: int | None = None,
     ) -> None:
         endpoint = resolve_endpoint(
-            f"{self.provider} judge",
+            f"{self.provider} {self.role}",
             base_url,
             api_key,
             key_env=self.key_env,

@@ -33,7 +33,8 @@ from veracity.decisions.limits import (
     too_wide_reason,
 )
 from veracity.decisions.reading import DECLINED, UNANSWERED, AnswerReader, Part, refusal
-from veracity.transport import CallFailedError, JudgeFatalError, OptionRejectedError
+from veracity.transport import CallFailedError, OptionRejectedError
+from veracity.transport.errors import first_error
 from veracity.transport.retry import ErrorClass
 from veracity.transport.urls import public_url
 from veracity.types import Usage
@@ -208,7 +209,7 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
         except BaseExceptionGroup as failed:
             # One failed request cancels the others; the caller gets the error itself (a
             # fatal one first), as from a chat model, not an exception group.
-            error = _first_error(failed)
+            error = first_error(failed)
             raise error from None
         for task in tasks:
             parts.extend(task.result())
@@ -371,16 +372,3 @@ def _validation_item(item: object) -> str:
         message = str(item.get("msg", item))
         return f"{where}: {message}" if where else message
     return str(item)
-
-
-def _first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    errors: list[BaseException] = []
-    pending: list[BaseException] = [group]
-    while pending:
-        current = pending.pop(0)
-        if isinstance(current, BaseExceptionGroup):
-            pending.extend(current.exceptions)
-        else:
-            errors.append(current)
-    fatal = [error for error in errors if isinstance(error, JudgeFatalError)]
-    return (fatal or errors)[0]
