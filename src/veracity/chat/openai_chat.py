@@ -102,7 +102,6 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
             raise CallFailedError("the endpoint's reply is unusable: its choice has no message")
         usage = completion.get("usage")
         usage = usage if isinstance(usage, dict) else {}
-        model = completion.get("model")
         return ChatReply(
             text=received_text(message.get("content") or "", self._api_key),
             usage=Usage(
@@ -111,7 +110,7 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
                 output_tokens=count(usage.get("completion_tokens", 0)),
             ),
             latency_s=latency_s,
-            model=self.scrubbed(model, 200) if isinstance(model, str) and model else self.model,
+            model=self.model_of(completion.get("model")),
             truncated=choice.get("finish_reason") == "length",
             tokens=_tokens(choice) if options.logprobs else (),
         )

@@ -244,6 +244,12 @@ class SDKClient(Generic[ClientT]):
         was ``asked`` of it (the options requested, the limits given)."""
         return "|".join((self.provider, public_url(self.base_url) or "", self.model, repr(asked)))
 
+    def model_of(self, reported: object) -> str:
+        """The model the endpoint says answered (scrubbed), else the one asked."""
+        return (
+            self.scrubbed(reported, 200) if isinstance(reported, str) and reported else self.model
+        )
+
     def scrubbed(self, text: str, limit: int = 300) -> str:
         """An endpoint's words on one line, without the key (or anything like one)."""
         return scrub_secrets(" ".join(text.split()), self._api_key)[:limit]

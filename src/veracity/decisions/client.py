@@ -288,10 +288,6 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
             output_tokens=count(usage.get("output_tokens")),
         )
 
-    def model_of(self, body: Mapping[str, Any]) -> str:
-        model = body.get("model")
-        return self.scrubbed(model, 200) if isinstance(model, str) and model else self.model
-
     # ------------------------------------------------------------------ errors
 
     def _make_client(self, api_key: str) -> openai.AsyncOpenAI:

@@ -70,7 +70,7 @@ class OpenAIDecisions(DecisionClient):
         return Part(
             answers={q.name: self.answer_of(q, found.get(q.name)) for q in questions},
             usage=self.usage_of(body),
-            model=self.model_of(body),
+            model=self.model_of(body.get("model")),
             notes=self.reader.notes_on_extra(extra),
         )
 

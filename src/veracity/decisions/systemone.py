@@ -72,7 +72,7 @@ class SystemOne(DecisionClient):
         return Part(
             answers={q.name: self.answer_of(q, answers.get(q.name)) for q in questions},
             usage=self.usage_of(body),
-            model=self.model_of(body),
+            model=self.model_of(body.get("model")),
             notes=self.reader.notes_on_extra([name for name in answers if name not in asked]),
         )
 
