@@ -26,37 +26,33 @@ class ChatReply:
     cache_key: str | None = None
 
 
-class ChatModel(Protocol):
+class Model(Protocol):
+    """What the runner asks of any model: its name, how many calls it takes at once, what
+    to record of it, and closing it."""
+
     @property
     def name(self) -> str:
         """``provider/model``, as given to ``--judge``."""
         ...
 
     @property
-    def concurrency(self) -> int: ...
+    def concurrency(self) -> int:
+        """How many calls it runs at once; the runner sizes its work window by it."""
+        ...
 
-    def describe(self) -> dict[str, Any]: ...
-
-    async def complete(
-        self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
-    ) -> ChatReply:
-        """Send ``messages``; raise :class:`CallFailedError` or ``JudgeFatalError`` on failure."""
+    def describe(self) -> dict[str, Any]:
+        """What to record in a run manifest (never secrets)."""
         ...
 
     async def aclose(self) -> None: ...
 
 
-class Model(Protocol):
-    """What the runner asks of any model: its name, how many calls it takes at once, and
-    closing it."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def concurrency(self) -> int: ...
-
-    async def aclose(self) -> None: ...
+class ChatModel(Model, Protocol):
+    async def complete(
+        self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
+    ) -> ChatReply:
+        """Send ``messages``; raise :class:`CallFailedError` or ``JudgeFatalError`` on failure."""
+        ...
 
 
 M = TypeVar("M", bound=Model)
