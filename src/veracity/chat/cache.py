@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from veracity._units import format_size, parse_size
-from veracity.chat.base import ChatModel, ChatReply, OverModel
+from veracity.chat.base import ChatModel, ChatReply, M, OverModel
 from veracity.chat.cache_upkeep import (
     ROW_SIZE,
     CacheStats,
@@ -536,14 +536,30 @@ def cache_key(
     )
 
 
-class CachedChat(OverModel[ChatModel]):
+class CachedModel(OverModel[M]):
+    """``model`` behind the response cache ``cache``; ``scope`` says whose cache it is in
+    ``run.json``: "shared" between runs, or "run" (a run's own replies, kept until it
+    completes, when the shared cache is off). What a negotiating model learns of its
+    endpoint is read from the cache and written back to it."""
+
+    def __init__(
+        self, model: M, cache: ReplyStore, scope: Literal["shared", "run"] = "shared"
+    ) -> None:
+        self.model = model
+        self.cache = cache
+        self.scope = scope
+        self._remembered = adopt_from(cache, model)
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.model.describe(), "cache": self.scope}
+
+
+class CachedChat(CachedModel[ChatModel]):
     """A chat model behind the response cache: a reply seen before is not asked again,
     unless it was taken back (:meth:`forget`) for giving no usable answer.
 
     A negotiating model starts from the options its endpoint accepted in an earlier run,
-    so a re-run of a finished run makes no call at all, not even a rejected one. ``scope``
-    says whose cache it is in ``run.json``: "shared" between runs, or "run" (a run's own
-    replies, kept until it completes, when the shared cache is off).
+    so a re-run of a finished run makes no call at all, not even a rejected one.
 
     A prompt already being asked is not asked again at the same time: the second caller
     waits for the first one's reply and takes it as a cached one (two systems giving the
@@ -554,16 +570,10 @@ class CachedChat(OverModel[ChatModel]):
     def __init__(
         self, model: ChatModel, cache: ReplyStore, scope: Literal["shared", "run"] = "shared"
     ) -> None:
-        self.model = model
-        self.cache = cache
-        self.scope = scope
+        super().__init__(model, cache, scope)
         # Each prompt being asked now (on an event loop), and its reply to come (None if
         # none came). Callers on another loop, or thread, do not wait on it.
         self._asking: dict[tuple[int, str], asyncio.Future[ChatReply | None]] = {}
-        self._remembered = adopt_from(cache, model)
-
-    def describe(self) -> dict[str, Any]:
-        return {**self.model.describe(), "cache": self.scope}
 
     async def complete(
         self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int

@@ -5,11 +5,10 @@ with some answered asks only the others."""
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
 
-from veracity.chat.base import ChatReply, OverModel
+from veracity.chat.base import ChatReply
 from veracity.chat.cache import NOT_IN_KEY as CHAT_NOT_IN_KEY
-from veracity.chat.cache import ReplyStore, adopt_from, key_of, remember_in
+from veracity.chat.cache import CachedModel, adopt_from, key_of, remember_in
 from veracity.decisions.base import (
     Answer,
     DecisionModel,
@@ -68,7 +67,7 @@ def _restored(text: str, question: Question) -> Answer | None:
     return Answer(question.name, question.kind, probabilities, confidence)
 
 
-class CachedDecisions(OverModel[DecisionModel]):
+class CachedDecisions(CachedModel[DecisionModel]):
     """A decision model behind the response cache (a :class:`~veracity.chat.cache.
     ResponseCache`, or a Ray worker's proxy to the driver's): each question's answer is
     stored as JSON in a reply of its own; refusals are not stored (the next run asks
@@ -80,23 +79,9 @@ class CachedDecisions(OverModel[DecisionModel]):
     what it learns is remembered for the next, as the chat models' response cache does for
     a chat model's negotiated options."""
 
-    def __init__(
-        self,
-        model: DecisionModel,
-        cache: ReplyStore,
-        scope: Literal["shared", "run"] = "shared",
-    ) -> None:
-        self.model = model
-        self.cache = cache
-        self.scope = scope
-        self._remembered = adopt_from(cache, model)
-
     @property
     def limits(self) -> ServerLimits:
         return self.model.limits
-
-    def describe(self) -> dict[str, Any]:
-        return {**self.model.describe(), "cache": self.scope}
 
     async def decide(self, request: DecisionRequest, *, iteration: int) -> DecisionReply:
         keys = {
