@@ -14,8 +14,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from veracity.chat.openai_chat import classify_openai_error, openai_client
-from veracity.chat.sdk import EndpointOptions, SDKClient, count
+from veracity.chat.openai_chat import OpenAIClient
+from veracity.chat.sdk import EndpointOptions, count
 from veracity.dataset.fields import a_json_type
 from veracity.decisions.base import (
     Answer,
@@ -55,7 +55,7 @@ _NOT_FOUND = 404
 _VALIDATION = frozenset({400, 422})
 
 
-class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
+class DecisionClient(OpenAIClient):
     """A decision server behind :class:`~veracity.decisions.base.DecisionModel`, through
     the ``openai`` SDK's client (see :class:`~veracity.chat.sdk.SDKClient` for the key,
     retries, throttling and failing endpoints).
@@ -290,14 +290,8 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
 
     # ------------------------------------------------------------------ errors
 
-    def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
-        return openai_client(api_key, self.base_url)
-
-    async def _close_client(self, client: openai.AsyncOpenAI) -> None:
-        await client.close()
-
     def _classify(self, exc: BaseException) -> ErrorClass | None:
-        kind = classify_openai_error(exc, self.base_url, self._api_key)
+        kind = super()._classify(exc)
         if kind is None or kind.status is None:
             return kind
         details = self.scrubbed(_details(exc) or kind.message)

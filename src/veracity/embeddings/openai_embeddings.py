@@ -4,27 +4,23 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import Any, Unpack
 
 import numpy as np
 
-from veracity.chat.openai_chat import classify_openai_error, openai_client
-from veracity.chat.sdk import EndpointOptions, SDKClient
+from veracity.chat.openai_chat import OpenAIClient
+from veracity.chat.sdk import EndpointOptions
 from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
 from veracity.transport import CallFailedError, call_with_retries
 from veracity.transport.errors import first_error
-from veracity.transport.retry import ErrorClass
 from veracity.transport.urls import public_url
-
-if TYPE_CHECKING:  # the SDK takes half a second to import: only when an embedder is used
-    import openai
 
 # Sent once, only to learn the vector size when a call has nothing but empty texts.
 _PROBE_TEXT = "dimension"
 DEFAULT_TIMEOUT_S = 60.0
 
 
-class OpenAIEmbedder(SDKClient["openai.AsyncOpenAI"]):
+class OpenAIEmbedder(OpenAIClient):
     """An :class:`~veracity.embeddings.base.Embedder` on ``embeddings.create``.
 
     The key and base URL come from the arguments, else from ``OPENAI_API_KEY`` /
@@ -124,12 +120,3 @@ class OpenAIEmbedder(SDKClient["openai.AsyncOpenAI"]):
                 f"{self.dim}-dimensional ones"
             )
         return matrix
-
-    def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
-        return openai_client(api_key, self.base_url)
-
-    async def _close_client(self, client: openai.AsyncOpenAI) -> None:
-        await client.close()
-
-    def _classify(self, exc: BaseException) -> ErrorClass | None:
-        return classify_openai_error(exc, self.base_url, self._api_key)
