@@ -63,20 +63,26 @@ def by_field(value: Any) -> dict[str, Any]:
     return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
 
 
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    """A figure, its bootstrap interval, and why either is missing."""
+class ByField:
+    """A dataclass serialised as :func:`by_field` makes it."""
 
-    value: float | None
-    ci95: tuple[float, float] | None
-    reason: str | None = None
+    __slots__ = ()
 
     def as_dict(self) -> dict[str, Any]:
         return by_field(self)
 
 
 @dataclass(frozen=True, slots=True)
-class Figures:
+class Estimate(ByField):
+    """A figure, its bootstrap interval, and why either is missing."""
+
+    value: float | None
+    ci95: tuple[float, float] | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Figures(ByField):
     """The agreement of one metric's scores with people's labels."""
 
     n: int
@@ -103,12 +109,9 @@ class Figures:
         found: Estimate | None = getattr(self, figure)
         return found
 
-    def as_dict(self) -> dict[str, Any]:
-        return by_field(self)
-
 
 @dataclass(frozen=True, slots=True)
-class PairedEstimate:
+class PairedEstimate(ByField):
     """Metric B against metric A on the same items: diff = b − a, its paired interval."""
 
     a: float | None
@@ -116,9 +119,6 @@ class PairedEstimate:
     diff: float | None
     ci95: tuple[float, float] | None
     reason: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return by_field(self)
 
 
 class Vote(NamedTuple):
@@ -129,7 +129,7 @@ class Vote(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class Disagreement:
+class Disagreement(ByField):
     """An item where the score and the people disagree most."""
 
     sample_id: str
@@ -142,12 +142,9 @@ class Disagreement:
     question: str | None
     answer: str | None
 
-    def as_dict(self) -> dict[str, Any]:
-        return by_field(self)
-
 
 @dataclass(frozen=True, slots=True)
-class GroupAgreement:
+class GroupAgreement(ByField):
     """The agreement of one metric on one group of items (all, or one system's)."""
 
     system: str | None
@@ -156,20 +153,14 @@ class GroupAgreement:
     missed: tuple[Disagreement, ...]
     false_alarms: tuple[Disagreement, ...]
 
-    def as_dict(self) -> dict[str, Any]:
-        return by_field(self)
-
 
 @dataclass(frozen=True, slots=True)
-class PairedMetric:
+class PairedMetric(ByField):
     """Run B against run A on one metric, on the items both scored."""
 
     metric: str
     n: int
     figures: dict[str, PairedEstimate]
-
-    def as_dict(self) -> dict[str, Any]:
-        return by_field(self)
 
 
 @dataclass(frozen=True, slots=True)

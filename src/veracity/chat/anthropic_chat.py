@@ -94,7 +94,6 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
             what = "no content" if blocks is None else f"content that is {a_json_type(blocks)}"
             raise CallFailedError(f"the endpoint's reply is unusable: {kind} with {what}")
         usage = getattr(message, "usage", None)
-        model = getattr(message, "model", None)
         return ChatReply(
             text=received_text(_reply_text(blocks), self._api_key),
             usage=Usage(
@@ -103,7 +102,7 @@ class AnthropicChat(SDKChat[anthropic.AsyncAnthropic]):
                 output_tokens=count(getattr(usage, "output_tokens", 0)),
             ),
             latency_s=latency_s,
-            model=self.scrubbed(model, 200) if isinstance(model, str) and model else self.model,
+            model=self.model_of(getattr(message, "model", None)),
             truncated=getattr(message, "stop_reason", None) == "max_tokens",
         )
 

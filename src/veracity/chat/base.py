@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.types import TokenLogprob, Usage
@@ -26,21 +26,51 @@ class ChatReply:
     cache_key: str | None = None
 
 
-class ChatModel(Protocol):
+class Model(Protocol):
+    """What the runner asks of any model: its name, how many calls it takes at once, what
+    to record of it, and closing it."""
+
     @property
     def name(self) -> str:
         """``provider/model``, as given to ``--judge``."""
         ...
 
     @property
-    def concurrency(self) -> int: ...
+    def concurrency(self) -> int:
+        """How many calls it runs at once; the runner sizes its work window by it."""
+        ...
 
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> dict[str, Any]:
+        """What to record in a run manifest (never secrets)."""
+        ...
 
+    async def aclose(self) -> None: ...
+
+
+class ChatModel(Model, Protocol):
     async def complete(
         self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
     ) -> ChatReply:
         """Send ``messages``; raise :class:`CallFailedError` or ``JudgeFatalError`` on failure."""
         ...
 
-    async def aclose(self) -> None: ...
+
+M = TypeVar("M", bound=Model)
+
+
+class OverModel(Generic[M]):
+    """What asks ``model`` in its stead (a cache, a judge): named as it, taking as many
+    calls at once, and closed with it."""
+
+    model: M
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def concurrency(self) -> int:
+        return self.model.concurrency
+
+    async def aclose(self) -> None:
+        await self.model.aclose()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from veracity.chat.base import ChatReply
+from veracity.chat.base import ChatReply, OverModel
 from veracity.chat.batch_api import BatchApi, BatchState, Failed, Outcome
 from veracity.chat.batch_ledger import BatchLedger
 from veracity.chat.cache import cache_key
@@ -67,7 +67,7 @@ class _Request:
     future: asyncio.Future[ChatReply]
 
 
-class BatchingChat:
+class BatchingChat(OverModel[SDKChat[Any]]):
     """``model`` (an OpenAI or Anthropic chat model) through its provider's batch API
     (``api``); the batches written down in ``ledger_path`` (``None``: in memory only)."""
 
@@ -95,10 +95,6 @@ class BatchingChat:
         self._phase = 0
 
     # ------------------------------------------------------------------ ChatModel
-
-    @property
-    def name(self) -> str:
-        return self.model.name
 
     @property
     def concurrency(self) -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from veracity._units import format_size, parse_size
-from veracity.chat.base import ChatModel, ChatReply
+from veracity.chat.base import ChatModel, ChatReply, M, OverModel
 from veracity.chat.cache_upkeep import (
     ROW_SIZE,
     CacheStats,
@@ -514,30 +514,52 @@ NOT_IN_KEY = frozenset(
 )
 
 
+def key_of(described: Mapping[str, Any], not_in_key: Collection[str], **asked: Any) -> str:
+    """A digest of a model's settings (``described``, less ``not_in_key``) and of what is
+    ``asked`` of it."""
+    judge = {k: v for k, v in described.items() if k not in not_in_key}
+    encoded = json.dumps({"judge": judge, **asked}, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(encoded.encode()).hexdigest()
+
+
 def cache_key(
     model: ChatModel, messages: Sequence[ChatMessage], output: OutputSpec, iteration: int
 ) -> str:
     """A digest of the judge, its settings, the rendered prompt, the reply's bound and the
     iteration index: each iteration is its own key, so repeated iterations stay independent."""
-    judge = {k: v for k, v in model.describe().items() if k not in NOT_IN_KEY}
-    payload: dict[str, Any] = {
-        "judge": judge,
-        "messages": [[m.role, m.content] for m in messages],
-        "output": [output.name, output.json_schema, output.max_tokens],
-        "iteration": iteration,
-    }
-    encoded = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(encoded.encode()).hexdigest()
+    return key_of(
+        model.describe(),
+        NOT_IN_KEY,
+        messages=[[m.role, m.content] for m in messages],
+        output=[output.name, output.json_schema, output.max_tokens],
+        iteration=iteration,
+    )
 
 
-class CachedChat:
+class CachedModel(OverModel[M]):
+    """``model`` behind the response cache ``cache``; ``scope`` says whose cache it is in
+    ``run.json``: "shared" between runs, or "run" (a run's own replies, kept until it
+    completes, when the shared cache is off). What a negotiating model learns of its
+    endpoint is read from the cache and written back to it."""
+
+    def __init__(
+        self, model: M, cache: ReplyStore, scope: Literal["shared", "run"] = "shared"
+    ) -> None:
+        self.model = model
+        self.cache = cache
+        self.scope = scope
+        self._remembered = adopt_from(cache, model)
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.model.describe(), "cache": self.scope}
+
+
+class CachedChat(CachedModel[ChatModel]):
     """A chat model behind the response cache: a reply seen before is not asked again,
     unless it was taken back (:meth:`forget`) for giving no usable answer.
 
     A negotiating model starts from the options its endpoint accepted in an earlier run,
-    so a re-run of a finished run makes no call at all, not even a rejected one. ``scope``
-    says whose cache it is in ``run.json``: "shared" between runs, or "run" (a run's own
-    replies, kept until it completes, when the shared cache is off).
+    so a re-run of a finished run makes no call at all, not even a rejected one.
 
     A prompt already being asked is not asked again at the same time: the second caller
     waits for the first one's reply and takes it as a cached one (two systems giving the
@@ -548,24 +570,10 @@ class CachedChat:
     def __init__(
         self, model: ChatModel, cache: ReplyStore, scope: Literal["shared", "run"] = "shared"
     ) -> None:
-        self.model = model
-        self.cache = cache
-        self.scope = scope
+        super().__init__(model, cache, scope)
         # Each prompt being asked now (on an event loop), and its reply to come (None if
         # none came). Callers on another loop, or thread, do not wait on it.
         self._asking: dict[tuple[int, str], asyncio.Future[ChatReply | None]] = {}
-        self._remembered = adopt_from(cache, model)
-
-    @property
-    def name(self) -> str:
-        return self.model.name
-
-    @property
-    def concurrency(self) -> int:
-        return self.model.concurrency
-
-    def describe(self) -> dict[str, Any]:
-        return {**self.model.describe(), "cache": self.scope}
 
     async def complete(
         self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
@@ -611,9 +619,6 @@ class CachedChat:
         """Take ``replies`` back from the cache: they gave no usable answer (a judge_error),
         so no later run may take them for good ones; the next ask goes to the judge."""
         self.cache.delete({r.cache_key for r in replies if r.cache_key is not None})
-
-    async def aclose(self) -> None:
-        await self.model.aclose()
 
 
 def forget(model: ChatModel, replies: Iterable[ChatReply]) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from veracity.chat.base import ChatReply
 from veracity.chat.received import received_text
-from veracity.chat.sdk import RequestOptions, SDKChat, as_rejection, count
+from veracity.chat.sdk import RequestOptions, SDKChat, SDKClient, as_rejection, count
 from veracity.dataset.fields import a_json_type
 from veracity.prompts import ChatMessage, OutputSpec
 from veracity.transport import CallFailedError
@@ -34,7 +34,37 @@ _OPTION_WORDS = (
 )
 
 
-class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
+class OpenAIClient(SDKClient["openai.AsyncOpenAI"]):
+    """A model of veracity's through the ``openai`` SDK's client, made as every one of them
+    uses it: replies bounded in size, no retries or timeouts of its own (each call is
+    retried and bounded whole by the transport)."""
+
+    def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
+        import openai
+
+        from veracity.transport.bounded import bounded_hooks
+
+        http = openai.DefaultAsyncHttpxClient(timeout=None, event_hooks=bounded_hooks())
+        return openai.AsyncOpenAI(
+            api_key=api_key, base_url=self.base_url, timeout=None, max_retries=0, http_client=http
+        )
+
+    async def _close_client(self, client: openai.AsyncOpenAI) -> None:
+        await client.close()
+
+    def _classify(self, exc: BaseException) -> ErrorClass | None:
+        """How to treat an error of the SDK's (see :func:`classify_sdk_error`)."""
+        import openai
+
+        return classify_sdk_error(
+            exc,
+            (openai.APIConnectionError, openai.APIResponseValidationError),
+            public_url(self.base_url),
+            self._api_key,
+        )
+
+
+class OpenAIChat(OpenAIClient, SDKChat["openai.AsyncOpenAI"]):
     """Chat completions against OpenAI or any compatible server, with log-probabilities
     where the endpoint gives them and a ``max_tokens`` bound on every reply."""
 
@@ -43,15 +73,8 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
     base_url_env = "OPENAI_BASE_URL"
     option_words = _OPTION_WORDS
 
-    def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
-        return openai_client(api_key, self.base_url)
-
-    async def _close_client(self, client: openai.AsyncOpenAI) -> None:
-        await client.close()
-
     def _classify(self, exc: BaseException) -> ErrorClass | None:
-        kind = classify_openai_error(exc, self.base_url, self._api_key)
-        return as_rejection(kind, self.option_words)
+        return as_rejection(super()._classify(exc), self.option_words)
 
     def request_params(
         self, options: RequestOptions, messages: Sequence[ChatMessage], output: OutputSpec
@@ -102,7 +125,6 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
             raise CallFailedError("the endpoint's reply is unusable: its choice has no message")
         usage = completion.get("usage")
         usage = usage if isinstance(usage, dict) else {}
-        model = completion.get("model")
         return ChatReply(
             text=received_text(message.get("content") or "", self._api_key),
             usage=Usage(
@@ -111,7 +133,7 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
                 output_tokens=count(usage.get("completion_tokens", 0)),
             ),
             latency_s=latency_s,
-            model=self.scrubbed(model, 200) if isinstance(model, str) and model else self.model,
+            model=self.model_of(completion.get("model")),
             truncated=choice.get("finish_reason") == "length",
             tokens=_tokens(choice) if options.logprobs else (),
         )
@@ -124,34 +146,6 @@ class OpenAIChat(SDKChat["openai.AsyncOpenAI"]):
         started = time.perf_counter()
         body = await self.call(lambda: _post_completion(client, params))
         return self.reply_from(body, options, time.perf_counter() - started)
-
-
-def openai_client(api_key: str, base_url: str | None) -> openai.AsyncOpenAI:
-    """The SDK's client as every OpenAI-compatible model of veracity's uses it: replies
-    bounded in size, no retries or timeouts of its own (each call is retried and bounded
-    whole by the transport)."""
-    import openai
-
-    from veracity.transport.bounded import bounded_hooks
-
-    http = openai.DefaultAsyncHttpxClient(timeout=None, event_hooks=bounded_hooks())
-    return openai.AsyncOpenAI(
-        api_key=api_key, base_url=base_url, timeout=None, max_retries=0, http_client=http
-    )
-
-
-def classify_openai_error(
-    exc: BaseException, base_url: str | None, api_key: str | None
-) -> ErrorClass | None:
-    """How to treat an error of the ``openai`` SDK's (see :func:`classify_sdk_error`)."""
-    import openai
-
-    return classify_sdk_error(
-        exc,
-        (openai.APIConnectionError, openai.APIResponseValidationError),
-        public_url(base_url),
-        api_key,
-    )
 
 
 async def _post_completion(client: openai.AsyncOpenAI, params: dict[str, Any]) -> object:

@@ -30,7 +30,30 @@ class ScriptedCall:
         return next(m.content for m in reversed(self.messages) if m.role == "user")
 
 
-class ScriptedChat:
+class ScriptedModel:
+    """What a model whose answers a test writes has: a name, a bound on calls at once and
+    a delay per call."""
+
+    def __init__(
+        self, *, latency_s: float = 0.0, concurrency: int = DEFAULT_CONCURRENCY, model: str
+    ) -> None:
+        self.latency_s = latency_s
+        self.limiter = RequestLimiter(concurrency)
+        self.model = model
+
+    @property
+    def name(self) -> str:
+        return f"scripted/{self.model}"
+
+    @property
+    def concurrency(self) -> int:
+        return self.limiter.concurrency
+
+    async def aclose(self) -> None:
+        return None
+
+
+class ScriptedChat(ScriptedModel):
     """Replies from a script, in order; or from one ``responder`` for every call.
 
     A script item may be a reply string, a whole :class:`ChatReply` (with token
@@ -47,20 +70,10 @@ class ScriptedChat:
         concurrency: int = DEFAULT_CONCURRENCY,
         model: str = "scripted",
     ) -> None:
+        super().__init__(latency_s=latency_s, concurrency=concurrency, model=model)
         self._script = list(script)
         self._responder = responder
-        self.latency_s = latency_s
-        self.limiter = RequestLimiter(concurrency)
-        self.model = model
         self.calls: list[ScriptedCall] = []
-
-    @property
-    def name(self) -> str:
-        return f"scripted/{self.model}"
-
-    @property
-    def concurrency(self) -> int:
-        return self.limiter.concurrency
 
     @property
     def remaining(self) -> int:
@@ -96,6 +109,3 @@ class ScriptedChat:
         if self._responder is not None:
             return self._responder
         raise CallFailedError(f"the script ran out after {len(self.calls) - 1} replies")
-
-    async def aclose(self) -> None:
-        return None

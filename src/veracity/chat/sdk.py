@@ -8,7 +8,7 @@ import dataclasses
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypedDict, TypeVar
+from typing import Any, Generic, Literal, TypedDict, TypeVar, Unpack
 
 from veracity._scrub import scrub_secrets
 from veracity.chat.base import ChatReply
@@ -90,19 +90,24 @@ def _gist(message: str, limit: int = 240) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
-class ChatOptions(TypedDict, total=False):
-    """The settings every SDK chat model takes (see :class:`SDKChat`)."""
+class EndpointOptions(TypedDict, total=False):
+    """The settings every SDK-backed model takes (see :class:`SDKClient`)."""
 
     base_url: str | None
     api_key: str | None
     concurrency: int
     rpm: float | None
     timeout_s: float
+    retry: RetryPolicy | None
+    seed: int | None
+
+
+class ChatOptions(EndpointOptions, total=False):
+    """The settings every SDK chat model takes (see :class:`SDKChat`)."""
+
     structured_output: StructuredOutput
     logprobs: bool
     temperature: float | None
-    retry: RetryPolicy | None
-    seed: int | None
 
 
 class SDKClient(Generic[ClientT]):
@@ -117,6 +122,7 @@ class SDKClient(Generic[ClientT]):
     """
 
     provider: str = ""
+    role: str = "judge"  # what the model is to the user, in the messages
     key_env: str = ""
     base_url_env: str = ""
 
@@ -133,7 +139,7 @@ class SDKClient(Generic[ClientT]):
         seed: int | None = None,
     ) -> None:
         endpoint = resolve_endpoint(
-            f"{self.provider} judge",
+            f"{self.provider} {self.role}",
             base_url,
             api_key,
             key_env=self.key_env,
@@ -238,6 +244,12 @@ class SDKClient(Generic[ClientT]):
         was ``asked`` of it (the options requested, the limits given)."""
         return "|".join((self.provider, public_url(self.base_url) or "", self.model, repr(asked)))
 
+    def model_of(self, reported: object) -> str:
+        """The model the endpoint says answered (scrubbed), else the one asked."""
+        return (
+            self.scrubbed(reported, 200) if isinstance(reported, str) and reported else self.model
+        )
+
     def scrubbed(self, text: str, limit: int = 300) -> str:
         """An endpoint's words on one line, without the key (or anything like one)."""
         return scrub_secrets(" ".join(text.split()), self._api_key)[:limit]
@@ -265,31 +277,16 @@ class SDKChat(SDKClient[ClientT]):
     # What an error message names when it is about an option, by the option to drop.
     option_words: Sequence[tuple[str, tuple[str, ...]]] = ()
 
-    def __init__(  # noqa: PLR0913 - an endpoint's options, each with its default
+    def __init__(
         self,
         model: str,
         *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        rpm: float | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
         structured_output: StructuredOutput = "json_schema",
         logprobs: bool = True,
         temperature: float | None = 0.0,
-        retry: RetryPolicy | None = None,
-        seed: int | None = None,
+        **endpoint: Unpack[EndpointOptions],
     ) -> None:
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            concurrency=concurrency,
-            rpm=rpm,
-            timeout_s=timeout_s,
-            retry=retry,
-            seed=seed,
-        )
+        super().__init__(model, **endpoint)
         self.requested = RequestOptions(structured_output, logprobs, temperature)
         self.options = self.requested
         self.notes: list[str] = []
@@ -341,10 +338,6 @@ class SDKChat(SDKClient[ClientT]):
         return OptionRejectedError(message, option.rejected_option)
 
     def step_down(self, tried: RequestOptions, exc: OptionRejectedError) -> bool:
-        """Drop what the endpoint rejected; ``False`` when there is nothing left to drop."""
-        return self._step_down(tried, exc)
-
-    def _step_down(self, tried: RequestOptions, exc: OptionRejectedError) -> bool:
         """Drop what the endpoint rejected; ``False`` when there is nothing left to drop."""
         if tried != self.options:
             return True  # another call stepped down meanwhile: try again as it does now
@@ -398,7 +391,7 @@ class SDKChat(SDKClient[ClientT]):
             try:
                 return await self._complete_with(tried, messages, output)
             except OptionRejectedError as exc:
-                if not self._step_down(tried, exc):
+                if not self.step_down(tried, exc):
                     raise
 
     async def _complete_with(

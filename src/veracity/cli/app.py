@@ -62,33 +62,18 @@ def _options(
 app.command(cls=MetricsCommand)(run)
 app.command(cls=MetricsCommand)(estimate)
 # One line each in the command list (the docstrings, wrapped for the code, would keep
-# their line breaks there).
-app.command(
-    cls=Command,
-    short_help="Print a run's summary, or write it as JUnit XML or Markdown.",
-)(report)
-app.command(
-    cls=Command,
-    short_help="Compare two runs: paired differences with a CI and a p-value.",
-)(compare)
-app.command(
-    cls=Command,
-    short_help="How far a run agrees with people's labels (AUROC, κ, Brier…).",
-)(agree)
-app.command(
-    cls=Command, short_help="Fit a run's scores to people's labels; --calibration applies it."
-)(calibrate)
-app.command(
-    cls=Command, short_help="Label a run's answers in a review page, for agree and calibrate."
-)(label)
-app.command(cls=Command)(demo)
-app.command(cls=Command, short_help="Write a run's results as a flat table (CSV, Parquet, JSONL).")(
-    export
-)
-app.command(
-    cls=Command,
-    short_help="Send a run's results back where its samples came from: Phoenix, Langfuse, OTLP.",
-)(send)
+# their line breaks there; demo's is one line already).
+for command, short_help in (
+    (report, "Print a run's summary, or write it as JUnit XML or Markdown."),
+    (compare, "Compare two runs: paired differences with a CI and a p-value."),
+    (agree, "How far a run agrees with people's labels (AUROC, κ, Brier…)."),
+    (calibrate, "Fit a run's scores to people's labels; --calibration applies it."),
+    (label, "Label a run's answers in a review page, for agree and calibrate."),
+    (demo, None),
+    (export, "Write a run's results as a flat table (CSV, Parquet, JSONL)."),
+    (send, "Send a run's results back where its samples came from: Phoenix, Langfuse, OTLP."),
+):
+    app.command(cls=Command, short_help=short_help)(command)
 app.add_typer(testset_app, name="testset")
 app.add_typer(cache_app, name="cache")
 

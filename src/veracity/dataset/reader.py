@@ -116,13 +116,22 @@ def read_dataset(
     ``DatasetError`` while iterating.
     """
     columns = columns_from(column_map)
+    return checked_rows(file_rows(path, columns), str(path), columns)
+
+
+def file_rows(
+    path: str | Path, columns: Columns = DEFAULT_COLUMNS, *, kind: str = "dataset"
+) -> Iterator[RawRow]:
+    """The rows of a JSONL, JSON or CSV file (by its extension), an I/O failure raised as
+    ``DatasetError``; a missing file or an unknown extension (of a ``kind`` file) raises
+    at once."""
     name = str(path)
     file = Path(path)
     reader = _FORMATS.get(file.suffix.lower())
     if reader is None:
         known = ", ".join(_FORMATS)
-        raise DatasetError(f"{name}: unknown dataset format {file.suffix!r} (expected {known})")
+        raise DatasetError(f"{name}: unknown {kind} format {file.suffix!r} (expected {known})")
     if not file.is_file():
         problem = "is not a file" if file.exists() else "does not exist"
-        raise DatasetError(f"{name}: the dataset file {problem}")
-    return checked_rows(_guarded(reader(file, name, columns), name), name, columns)
+        raise DatasetError(f"{name}: the {kind} file {problem}")
+    return _guarded(reader(file, name, columns), name)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
+from veracity.chat.base import Model
 from veracity.types import Usage
 
 QuestionKind = Literal["predicate", "choice", "score"]
@@ -101,27 +102,15 @@ class ServerLimits:
     max_state_tokens: int | None = None
 
 
-class DecisionModel(Protocol):
+class DecisionModel(Model, Protocol):
     """Answers typed questions; raises :class:`~veracity.transport.CallFailedError` when a
     request failed after its retries, ``JudgeFatalError`` when the model cannot work at all
     (a chat model behind a decision endpoint, a bad key)."""
 
     @property
-    def name(self) -> str:
-        """``provider/model``, as given to ``--judge``."""
-        ...
-
-    @property
-    def concurrency(self) -> int: ...
-
-    @property
     def limits(self) -> ServerLimits: ...
-
-    def describe(self) -> dict[str, Any]: ...
 
     async def decide(self, request: DecisionRequest, *, iteration: int) -> DecisionReply:
         """Every question of ``request`` answered (or refused), in as few requests as the
         server's limits allow."""
         ...
-
-    async def aclose(self) -> None: ...

@@ -4,13 +4,11 @@ with some answered asks only the others."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-from typing import Any, Literal
 
 from veracity.chat.base import ChatReply
 from veracity.chat.cache import NOT_IN_KEY as CHAT_NOT_IN_KEY
-from veracity.chat.cache import ReplyStore, adopt_from, remember_in
+from veracity.chat.cache import CachedModel, adopt_from, key_of, remember_in
 from veracity.decisions.base import (
     Answer,
     DecisionModel,
@@ -31,19 +29,14 @@ def decision_key(model: DecisionModel, state: str, question: Question, iteration
     """A digest of the model and its settings, the state, the question (its kind,
     instructions and options, not its name: two questions asking the same share an answer)
     and the iteration index: each iteration is its own key."""
-    judge = {k: v for k, v in model.describe().items() if k not in NOT_IN_KEY}
-    payload: dict[str, Any] = {
-        "judge": judge,
-        "state": state,
-        "question": [
-            question.kind,
-            question.instructions,
-            [[option.value, option.description] for option in question.options],
-        ],
-        "iteration": iteration,
-    }
-    encoded = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
-    return "decision:" + hashlib.sha256(encoded.encode()).hexdigest()
+    asked = [
+        question.kind,
+        question.instructions,
+        [[option.value, option.description] for option in question.options],
+    ]
+    return "decision:" + key_of(
+        model.describe(), NOT_IN_KEY, state=state, question=asked, iteration=iteration
+    )
 
 
 def _stored(answer: Answer) -> str:
@@ -74,7 +67,7 @@ def _restored(text: str, question: Question) -> Answer | None:
     return Answer(question.name, question.kind, probabilities, confidence)
 
 
-class CachedDecisions:
+class CachedDecisions(CachedModel[DecisionModel]):
     """A decision model behind the response cache (a :class:`~veracity.chat.cache.
     ResponseCache`, or a Ray worker's proxy to the driver's): each question's answer is
     stored as JSON in a reply of its own; refusals are not stored (the next run asks
@@ -86,31 +79,9 @@ class CachedDecisions:
     what it learns is remembered for the next, as the chat models' response cache does for
     a chat model's negotiated options."""
 
-    def __init__(
-        self,
-        model: DecisionModel,
-        cache: ReplyStore,
-        scope: Literal["shared", "run"] = "shared",
-    ) -> None:
-        self.model = model
-        self.cache = cache
-        self.scope = scope
-        self._remembered = adopt_from(cache, model)
-
-    @property
-    def name(self) -> str:
-        return self.model.name
-
-    @property
-    def concurrency(self) -> int:
-        return self.model.concurrency
-
     @property
     def limits(self) -> ServerLimits:
         return self.model.limits
-
-    def describe(self) -> dict[str, Any]:
-        return {**self.model.describe(), "cache": self.scope}
 
     async def decide(self, request: DecisionRequest, *, iteration: int) -> DecisionReply:
         keys = {
@@ -151,9 +122,6 @@ class CachedDecisions:
             model=reply.model,
             notes=reply.notes,
         )
-
-    async def aclose(self) -> None:
-        await self.model.aclose()
 
 
 def adopt_learnt(model: DecisionModel) -> None:

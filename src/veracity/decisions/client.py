@@ -12,10 +12,10 @@ import os
 import re
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
-from veracity.chat.openai_chat import classify_openai_error, openai_client
-from veracity.chat.sdk import SDKClient, count
+from veracity.chat.openai_chat import OpenAIClient
+from veracity.chat.sdk import EndpointOptions, count
 from veracity.dataset.fields import a_json_type
 from veracity.decisions.base import (
     Answer,
@@ -33,8 +33,8 @@ from veracity.decisions.limits import (
     too_wide_reason,
 )
 from veracity.decisions.reading import DECLINED, UNANSWERED, AnswerReader, Part, refusal
-from veracity.transport import CallFailedError, JudgeFatalError, OptionRejectedError, RetryPolicy
-from veracity.transport.limits import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from veracity.transport import CallFailedError, OptionRejectedError
+from veracity.transport.errors import first_error
 from veracity.transport.retry import ErrorClass
 from veracity.transport.urls import public_url
 from veracity.types import Usage
@@ -55,7 +55,7 @@ _NOT_FOUND = 404
 _VALIDATION = frozenset({400, 422})
 
 
-class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
+class DecisionClient(OpenAIClient):
     """A decision server behind :class:`~veracity.decisions.base.DecisionModel`, through
     the ``openai`` SDK's client (see :class:`~veracity.chat.sdk.SDKClient` for the key,
     retries, throttling and failing endpoints).
@@ -77,34 +77,21 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
     # A server of this format has no default address: without a base URL, no judge.
     needs_base_url: bool = False
 
-    def __init__(  # noqa: PLR0913 - an endpoint's options, each with its default
+    def __init__(
         self,
         model: str,
         *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        rpm: float | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        retry: RetryPolicy | None = None,
-        seed: int | None = None,
         limits: ServerLimits | None = None,
+        **endpoint: Unpack[EndpointOptions],
     ) -> None:
-        if self.needs_base_url and not (base_url or os.environ.get(self.base_url_env)):
+        if self.needs_base_url and not (
+            endpoint.get("base_url") or os.environ.get(self.base_url_env)
+        ):
             raise ValueError(
                 f"the {self.provider} judge needs the server's base URL: --base-url or "
                 f"{self.base_url_env} (its API root, e.g. http://127.0.0.1:8080/v1)"
             )
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            concurrency=concurrency,
-            rpm=rpm,
-            timeout_s=timeout_s,
-            retry=retry,
-            seed=seed,
-        )
+        super().__init__(model, **endpoint)
         self.configured = limits or self.default_limits
         if self.configured.max_questions < 1 or self.configured.max_options < 2:
             raise ValueError(
@@ -222,7 +209,7 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
         except BaseExceptionGroup as failed:
             # One failed request cancels the others; the caller gets the error itself (a
             # fatal one first), as from a chat model, not an exception group.
-            error = _first_error(failed)
+            error = first_error(failed)
             raise error from None
         for task in tasks:
             parts.extend(task.result())
@@ -301,20 +288,10 @@ class DecisionClient(SDKClient["openai.AsyncOpenAI"]):
             output_tokens=count(usage.get("output_tokens")),
         )
 
-    def model_of(self, body: Mapping[str, Any]) -> str:
-        model = body.get("model")
-        return self.scrubbed(model, 200) if isinstance(model, str) and model else self.model
-
     # ------------------------------------------------------------------ errors
 
-    def _make_client(self, api_key: str) -> openai.AsyncOpenAI:
-        return openai_client(api_key, self.base_url)
-
-    async def _close_client(self, client: openai.AsyncOpenAI) -> None:
-        await client.close()
-
     def _classify(self, exc: BaseException) -> ErrorClass | None:
-        kind = classify_openai_error(exc, self.base_url, self._api_key)
+        kind = super()._classify(exc)
         if kind is None or kind.status is None:
             return kind
         details = self.scrubbed(_details(exc) or kind.message)
@@ -385,16 +362,3 @@ def _validation_item(item: object) -> str:
         message = str(item.get("msg", item))
         return f"{where}: {message}" if where else message
     return str(item)
-
-
-def _first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    errors: list[BaseException] = []
-    pending: list[BaseException] = [group]
-    while pending:
-        current = pending.pop(0)
-        if isinstance(current, BaseExceptionGroup):
-            pending.extend(current.exceptions)
-        else:
-            errors.append(current)
-    fatal = [error for error in errors if isinstance(error, JudgeFatalError)]
-    return (fatal or errors)[0]

@@ -70,12 +70,26 @@ class OpenAIDecisions(DecisionClient):
         return Part(
             answers={q.name: self.answer_of(q, found.get(q.name)) for q in questions},
             usage=self.usage_of(body),
-            model=self.model_of(body),
+            model=self.model_of(body.get("model")),
             notes=self.reader.notes_on_extra(extra),
         )
 
-    def by_value(self, question: Question, probabilities: object) -> object:
-        return _by_value(question, probabilities)
+    @staticmethod
+    def by_value(question: Question, probabilities: object) -> object:
+        """A choice's (``value``) or score's (``label``) probabilities by option value; a list
+        of another shape is passed on as it is, for the reader to refuse."""
+        if not isinstance(probabilities, list):
+            return probabilities
+        key = "value" if question.kind == "choice" else "label"
+        by_value: dict[str, object] = {}
+        for item in probabilities:
+            if not isinstance(item, dict) or not isinstance(item.get(key), str):
+                return probabilities
+            value = item[key]
+            if value in by_value:
+                return probabilities  # an option twice: no distribution
+            by_value[value] = item.get("probability")
+        return by_value
 
     def not_implemented(self, where: str, details: str) -> str:
         return (
@@ -111,20 +125,3 @@ def _described(key: str, option: Option) -> dict[str, str]:
         if option.description
         else {key: option.value}
     )
-
-
-def _by_value(question: Question, probabilities: object) -> object:
-    """A choice's (``value``) or score's (``label``) probabilities by option value; a list
-    of another shape is passed on as it is, for the reader to refuse."""
-    if not isinstance(probabilities, list):
-        return probabilities
-    key = "value" if question.kind == "choice" else "label"
-    by_value: dict[str, object] = {}
-    for item in probabilities:
-        if not isinstance(item, dict) or not isinstance(item.get(key), str):
-            return probabilities
-        value = item[key]
-        if value in by_value:
-            return probabilities  # an option twice: no distribution
-        by_value[value] = item.get("probability")
-    return by_value

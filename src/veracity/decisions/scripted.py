@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from veracity.chat.scripted import ScriptedModel
 from veracity.decisions.base import (
     Answer,
     DecisionReply,
@@ -20,7 +21,7 @@ from veracity.decisions.base import (
 from veracity.decisions.limits import SYSTEMONE_LIMITS
 from veracity.prompts import approx_tokens
 from veracity.transport import CallFailedError
-from veracity.transport.limits import DEFAULT_CONCURRENCY, RequestLimiter
+from veracity.transport.limits import DEFAULT_CONCURRENCY
 from veracity.types import Usage
 
 __all__ = ["DecisionResponder", "ScriptedDecisions", "ScriptedRequest"]
@@ -48,7 +49,7 @@ def _template_id(question: Question) -> str:
     return head if tail.isdigit() and head else question.name
 
 
-class ScriptedDecisions:
+class ScriptedDecisions(ScriptedModel):
     """Answers every question with ``responder(state, question)``, or from ``table``: a
     question's answer by its name without the trailing ``_N`` (the template id the judge
     names its questions after, e.g. ``claim_support``), then by its kind.
@@ -71,22 +72,12 @@ class ScriptedDecisions:
     ) -> None:
         if responder is None and table is None:
             raise ValueError("give a responder or a table")
+        super().__init__(latency_s=latency_s, concurrency=concurrency, model=model)
         self._responder = responder
         self._table = dict(table or {})
         self._limits = limits
-        self.latency_s = latency_s
-        self.limiter = RequestLimiter(concurrency)
-        self.model = model
         self.requests: list[ScriptedRequest] = []
         self.decide_calls: list[DecisionRequest] = []
-
-    @property
-    def name(self) -> str:
-        return f"scripted/{self.model}"
-
-    @property
-    def concurrency(self) -> int:
-        return self.limiter.concurrency
 
     @property
     def limits(self) -> ServerLimits:
@@ -154,6 +145,3 @@ class ScriptedDecisions:
         if not math.isclose(total, 1.0, abs_tol=1e-6):
             raise ValueError(f"{question.name}: probabilities sum to {total}, not 1")
         return Answer(question.name, question.kind, probabilities=probabilities)
-
-    async def aclose(self) -> None:
-        return None

@@ -72,12 +72,26 @@ class SystemOne(DecisionClient):
         return Part(
             answers={q.name: self.answer_of(q, answers.get(q.name)) for q in questions},
             usage=self.usage_of(body),
-            model=self.model_of(body),
+            model=self.model_of(body.get("model")),
             notes=self.reader.notes_on_extra([name for name in answers if name not in asked]),
         )
 
-    def by_value(self, question: Question, probabilities: object) -> object:
-        return _by_value(question, probabilities)
+    @staticmethod
+    def by_value(question: Question, probabilities: object) -> object:
+        """A choice's or score's probabilities by option value. A score's are by level index
+        (``"0"`` for the lowest), or by the levels' labels where the server keys them so."""
+        if question.kind != "score" or not isinstance(probabilities, dict):
+            return probabilities
+        labels = question.option_values()
+        if all(key in labels for key in probabilities) or not all(
+            isinstance(key, str) and key.isdigit() for key in probabilities
+        ):
+            return probabilities
+        # By index; one past the last level stays as it is, for the reader to refuse.
+        return {
+            labels[int(key)] if int(key) < len(labels) else key: p
+            for key, p in probabilities.items()
+        }
 
     def not_implemented(self, where: str, details: str) -> str:
         return (
@@ -110,19 +124,3 @@ def _question(question: Question) -> dict[str, Any]:
             for option in question.options
         ]
     return wire
-
-
-def _by_value(question: Question, probabilities: object) -> object:
-    """A choice's or score's probabilities by option value. A score's are by level index
-    (``"0"`` for the lowest), or by the levels' labels where the server keys them so."""
-    if question.kind != "score" or not isinstance(probabilities, dict):
-        return probabilities
-    labels = question.option_values()
-    if all(key in labels for key in probabilities) or not all(
-        isinstance(key, str) and key.isdigit() for key in probabilities
-    ):
-        return probabilities
-    # By index; one past the last level stays as it is, for the reader to refuse.
-    return {
-        labels[int(key)] if int(key) < len(labels) else key: p for key, p in probabilities.items()
-    }

@@ -3,38 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Unpack
 
 import numpy as np
 
+from veracity.chat.openai_chat import OpenAIClient
+from veracity.chat.sdk import EndpointOptions
 from veracity.embeddings.base import Matrix, ModelOutputError, is_blank, normalize_rows
-from veracity.transport import (
-    CallFailedError,
-    JudgeFatalError,
-    RequestLimiter,
-    RetryPolicy,
-    call_with_retries,
-    classify_sdk_error,
-)
-from veracity.transport.credentials import resolve_endpoint
-from veracity.transport.limits import DEFAULT_CONCURRENCY, checked_timeout
-from veracity.transport.retry import ErrorClass
+from veracity.transport import CallFailedError, call_with_retries
+from veracity.transport.errors import first_error
 from veracity.transport.urls import public_url
 
-if TYPE_CHECKING:  # the SDK takes half a second to import: only when an embedder is used
-    import openai
-
-KEY_ENV = "OPENAI_API_KEY"
-BASE_URL_ENV = "OPENAI_BASE_URL"
-# Local servers (vLLM, Ollama, llama.cpp) take any key; the SDK insists on one.
-PLACEHOLDER_KEY = "not-needed"
 # Sent once, only to learn the vector size when a call has nothing but empty texts.
 _PROBE_TEXT = "dimension"
+DEFAULT_TIMEOUT_S = 60.0
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(OpenAIClient):
     """An :class:`~veracity.embeddings.base.Embedder` on ``embeddings.create``.
 
     The key and base URL come from the arguments, else from ``OPENAI_API_KEY`` /
@@ -46,45 +32,22 @@ class OpenAIEmbedder:
     reported, ``requests`` the number of successful calls.
     """
 
+    provider = "openai"
+    role = "embedder"
+    key_env = "OPENAI_API_KEY"
+    base_url_env = "OPENAI_BASE_URL"
+
     def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        timeout_s: float = 60.0,
-        retry: RetryPolicy | None = None,
-        batch_size: int = 256,
-        seed: int | None = None,
+        self, model: str, *, batch_size: int = 256, **endpoint: Unpack[EndpointOptions]
     ) -> None:
-        endpoint = resolve_endpoint(
-            "openai embedder", base_url, api_key, key_env=KEY_ENV, base_url_env=BASE_URL_ENV
-        )
-        base_url, api_key = endpoint.base_url, endpoint.api_key
+        endpoint.setdefault("timeout_s", DEFAULT_TIMEOUT_S)
+        super().__init__(model, **endpoint)
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        self.model = model
-        self.base_url = base_url
-        self._api_key = api_key
-        self.timeout_s = checked_timeout(timeout_s)
         self.batch_size = batch_size
-        self.retry = retry or RetryPolicy()
-        self.limiter = RequestLimiter(concurrency)
         self.prompt_tokens = 0
         self.requests = 0
         self.dim: int | None = None
-        self._rng = random.Random(seed)
-        self._client: openai.AsyncOpenAI | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        # A copy in another process (a Ray worker) opens its own client, on its own loop.
-        return {**self.__dict__, "_client": None, "_client_loop": None}
-
-    @property
-    def name(self) -> str:
-        return f"openai/{self.model}"
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -96,23 +59,6 @@ class OpenAIEmbedder:
             "timeout_s": self.timeout_s,
             "max_attempts": self.retry.max_attempts,
         }
-
-    def client(self) -> openai.AsyncOpenAI:
-        # SDK clients hold connection pools bound to one event loop; each asyncio.run
-        # gets a fresh one.
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            import openai
-
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key or PLACEHOLDER_KEY,
-                base_url=self.base_url,
-                # No timeout of the SDK's: it bounds each read; each call is bounded whole.
-                timeout=None,
-                max_retries=0,
-            )
-            self._client_loop = loop
-        return self._client
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
         texts = list(texts)
@@ -127,7 +73,7 @@ class OpenAIEmbedder:
         except BaseExceptionGroup as failed:
             # One failed batch cancels the others; callers get the error itself (a fatal
             # one first), as from any other judge call, not an exception group.
-            error = _first_error(failed)
+            error = first_error(failed)
             raise error from error.__cause__
         vectors: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
         for batch, task in zip(batches, tasks, strict=True):
@@ -174,25 +120,3 @@ class OpenAIEmbedder:
                 f"{self.dim}-dimensional ones"
             )
         return matrix
-
-    def _classify(self, exc: BaseException) -> ErrorClass | None:
-        import openai
-
-        return classify_sdk_error(
-            exc,
-            (openai.APIConnectionError, openai.APIResponseValidationError),
-            public_url(self.base_url),
-            self._api_key,
-        )
-
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        # A client of an event loop that has ended has nothing left to close.
-        if client is not None and self._client_loop is asyncio.get_running_loop():
-            await client.close()
-
-
-def _first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    errors = list(group.exceptions)
-    fatal = [error for error in errors if isinstance(error, JudgeFatalError)]
-    return (fatal or errors)[0]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
+from veracity.chat.base import Model
 from veracity.types import (
     ChunkJudgement,
     ClaimVerdict,
@@ -51,21 +52,9 @@ class JudgeOutcome(Generic[T]):
         return self.error is None and self.value is not None
 
 
-class Judge(Protocol):
+class Judge(Model, Protocol):
     """Answers the questions metrics ask. Implementations never raise for a bad reply:
     they return a :class:`JudgeOutcome` with ``error`` set instead."""
-
-    @property
-    def name(self) -> str: ...
-
-    def describe(self) -> dict[str, Any]:
-        """What to record in a run manifest (never secrets)."""
-        ...
-
-    @property
-    def concurrency(self) -> int:
-        """How many calls the judge runs at once; the runner sizes its work window by it."""
-        ...
 
     async def extract_claims(
         self, question: str, text: str, *, iteration: int, history: Sequence[Turn] = ()
@@ -127,5 +116,3 @@ class Judge(Protocol):
         *,
         iteration: int,
     ) -> JudgeOutcome[tuple[DimensionScore, ...]]: ...
-
-    async def aclose(self) -> None: ...

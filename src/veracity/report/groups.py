@@ -38,6 +38,25 @@ KNOWN_LABELS = {
 }
 
 
+# Claims worth a look, counted in a result's details and in the summary, with their words
+# in the reports, in the order shown: supported on an evidence quote the contexts do not
+# hold, supported although a name or number of theirs is nowhere in the contexts, not
+# supported although they stand word for word in a context, supported by veracity over
+# the judge since a context states them word for word, supported only on a second look,
+# supported by the conversation.
+CLAIM_NOTES = (
+    ("evidence_not_found", "evidence not found"),
+    ("unbacked_support", "supported, name or number not in contexts"),
+    ("verbatim_not_supported", "not supported, yet word for word in a context"),
+    ("overruled", "supported over the judge, stated word for word in a context"),
+    (
+        "supported_on_second_look",
+        "supported on a second look, the claim alone against the context holding its words",
+    ),
+    ("supported_by_conversation", "supported by the conversation, not the contexts"),
+)
+
+
 @dataclass(slots=True)
 class Group:
     """The results of one metric in one group (overall, a system, a question type…)."""
@@ -47,19 +66,10 @@ class Group:
     statuses: Counter[str] = field(default_factory=Counter)
     labels: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     n: int = 0
-    # Claim verdicts (faithfulness-like metrics): how many, how many were supported on an
-    # evidence quote that is not in the contexts, how many were supported although a
-    # name or number of theirs is nowhere in the contexts, and how many were not although
-    # they stand word for word in a context, how many veracity supported although the
-    # judge did not, since a context states them word for word, and how many the judge
-    # supported only on a second look.
+    # Claim verdicts (faithfulness-like metrics): how many, and how many of each kind
+    # worth a look (:data:`CLAIM_NOTES`).
     claims: int | None = None
-    evidence_not_found: int = 0
-    unbacked_support: int = 0
-    verbatim_not_supported: int = 0
-    overruled: int = 0
-    supported_on_second_look: int = 0
-    supported_by_conversation: int = 0
+    claim_notes: Counter[str] = field(default_factory=Counter)
     # Results whose texts a local model read only the start of (``details["cut"]``).
     cut: int = 0
     # How the judge's replies were read (``details["reading"]``): question → path → replies.
@@ -81,14 +91,8 @@ class Group:
                 self.labels[summary_key][label] += 1
         if "n_claims" in record.details:
             self.claims = (self.claims or 0) + int(record.details["n_claims"])
-            self.evidence_not_found += int(record.details.get("evidence_not_found", 0))
-            self.unbacked_support += int(record.details.get("unbacked_support", 0))
-            self.verbatim_not_supported += int(record.details.get("verbatim_not_supported", 0))
-            self.overruled += int(record.details.get("overruled", 0))
-            self.supported_on_second_look += int(record.details.get("supported_on_second_look", 0))
-            self.supported_by_conversation += int(
-                record.details.get("supported_by_conversation", 0)
-            )
+            for key, _ in CLAIM_NOTES:
+                self.claim_notes[key] += int(record.details.get(key, 0))
         self.cut += bool(record.details.get("cut"))
         for question, paths in _reading(record.details).items():
             self.reading[question].update(paths)
@@ -118,12 +122,7 @@ class Group:
                 if self.claims is None
                 else {
                     "claims": self.claims,
-                    "evidence_not_found": self.evidence_not_found,
-                    "unbacked_support": self.unbacked_support,
-                    "verbatim_not_supported": self.verbatim_not_supported,
-                    "overruled": self.overruled,
-                    "supported_on_second_look": self.supported_on_second_look,
-                    "supported_by_conversation": self.supported_by_conversation,
+                    **{key: self.claim_notes[key] for key, _ in CLAIM_NOTES},
                 }
             ),
             **({"cut": self.cut} if self.cut else {}),
@@ -187,40 +186,12 @@ def reading_line(summary: Mapping[str, Any]) -> str | None:
 
 
 def caveats(stats: Mapping[str, Any]) -> list[str]:
-    """What a group's scored results rest on that is worth a look, in words: supported
-    verdicts on a quote the contexts do not hold or on a claim whose name or number the
-    contexts lack, claims not supported that a context holds word for word, claims
-    supported over the judge's not_enough_info since a context states them word for word,
-    claims the judge supported only on a second look, texts a local model read only the
-    start of. Shown beside the statuses in every report."""
-    found = []
-    if stats.get("evidence_not_found"):
-        found.append(f"evidence not found {stats['evidence_not_found']}/{stats['claims']}")
-    if stats.get("unbacked_support"):
-        found.append(
-            f"supported, name or number not in contexts {stats['unbacked_support']}/"
-            f"{stats['claims']}"
-        )
-    if stats.get("verbatim_not_supported"):
-        found.append(
-            f"not supported, yet word for word in a context {stats['verbatim_not_supported']}/"
-            f"{stats['claims']}"
-        )
-    if stats.get("overruled"):
-        found.append(
-            f"supported over the judge, stated word for word in a context {stats['overruled']}/"
-            f"{stats['claims']}"
-        )
-    if stats.get("supported_on_second_look"):
-        found.append(
-            f"supported on a second look, the claim alone against the context holding its "
-            f"words {stats['supported_on_second_look']}/{stats['claims']}"
-        )
-    if stats.get("supported_by_conversation"):
-        found.append(
-            f"supported by the conversation, not the contexts "
-            f"{stats['supported_by_conversation']}/{stats['claims']}"
-        )
+    """What a group's scored results rest on that is worth a look, in words: the claims
+    of :data:`CLAIM_NOTES`, and texts a local model read only the start of. Shown beside
+    the statuses in every report."""
+    found = [
+        f"{words} {stats[key]}/{stats['claims']}" for key, words in CLAIM_NOTES if stats.get(key)
+    ]
     if stats.get("cut"):
         found.append(f"cut to the model's length {stats['cut']}")
     return found

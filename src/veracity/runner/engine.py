@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from veracity.metrics import Metric, Models, SampleWork
+from veracity.transport.errors import first_error
 from veracity.types import MetricResult, ResultRecord, Sample
 
 # Whatever the dataset yields that is not a sample (a bad row): the runner passes it on.
@@ -68,14 +69,6 @@ async def run_metrics(
         # The first error stops the run (a fatal judge error, a file broken halfway, a
         # bug); the caller gets it as it was raised, not nested in task groups.
         raise first_error(group) from None
-
-
-def first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The first error of ``group``, out of any nesting of groups."""
-    exc: BaseException = group
-    while isinstance(exc, BaseExceptionGroup):
-        exc = exc.exceptions[0]
-    return exc
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,12 +32,12 @@ from veracity.runner.engine import (
     DoneLookup,
     Job,
     ResultSink,
-    first_error,
     score_job,
     todo_jobs,
 )
 from veracity.runner.errors import ExecutorError
 from veracity.runner.ray_shared import Handle, SharedActors, settle_writes, unship
+from veracity.transport.errors import first_error
 from veracity.types import ResultRecord, Sample
 
 # A batch is at most this many (sample, iteration) jobs: larger ones amortise the cost of

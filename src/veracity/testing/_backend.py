@@ -7,7 +7,7 @@ import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from veracity.testing._batches import FakeBatches
 from veracity.testing._request import (
@@ -34,7 +34,7 @@ from veracity.testing.payloads import (
     reply_bound,
     token_logprobs,
 )
-from veracity.testing.stats import StatsCollector
+from veracity.testing.stats import RequestCounters, StatsCollector
 
 Route = Literal["chat", "messages", "embeddings"]
 _ROUTES: dict[str, Route] = {
@@ -65,12 +65,40 @@ class Reply:
     mode: Literal["send", "truncate", "drop"] = "send"
 
 
+CountersT_co = TypeVar("CountersT_co", bound=RequestCounters, covariant=True)
+
+
+class CountingBackend(Generic[CountersT_co]):
+    """What every fake server's backend keeps: its counters, the faults it injects (drawn
+    from a RNG seeded with ``seed``), and the signal that the server is stopping."""
+
+    def __init__(self, stats: CountersT_co, faults: Faults, seed: int) -> None:
+        self.stats = stats
+        self.injector = FaultInjector(faults, seed)
+        self.seed = seed
+        self.stopping = threading.Event()
+
+    def handle(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
+    ) -> Reply:
+        self.stats.begin()
+        reply: Reply | None = None
+        try:
+            reply = self._handle(method, path, body, headers or {})
+        finally:
+            self.stats.end(None if reply is None or reply.mode == "drop" else reply.status)
+        return reply
+
+    def _handle(self, method: str, path: str, body: bytes, headers: Mapping[str, str]) -> Reply:
+        raise NotImplementedError
+
+
 def _error(api: Api, status: int, message: str, **extra: str | None) -> Reply:
     headers = (("x-request-id", f"req_{uuid.uuid4().hex[:16]}"),)
     return Reply(status, dumps(error_body(api, status, message, **extra)), headers)
 
 
-class Backend:
+class Backend(CountingBackend[StatsCollector]):
     """Routes a request, applies latency and faults, and asks the responder for the text."""
 
     def __init__(  # noqa: PLR0913 - a fake server's behaviours, each with its default
@@ -87,29 +115,18 @@ class Backend:
         api_key: str | None = None,
         record_requests: bool = True,
     ) -> None:
+        super().__init__(StatsCollector(record_requests=record_requests), faults, seed)
         self.responder = responder
         self.api_key = api_key
         self.latency = latency
-        self.injector = FaultInjector(faults, seed)
-        self.seed = seed
         self.supports_json_schema = supports_json_schema
         self.supports_logprobs = supports_logprobs
         self.supports_schema_in_json_mode = supports_schema_in_json_mode
         self.rejection_status = rejection_status
-        self.stats = StatsCollector(record_requests=record_requests)
-        self.stopping = threading.Event()
         self.batches = FakeBatches(self.answer)
 
-    def handle(
-        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
-    ) -> Reply:
-        self.stats.begin()
-        reply: Reply | None = None
-        try:
-            reply = self._authorize(path, headers or {}) or self._route(method, path, body, headers)
-        finally:
-            self.stats.end(None if reply is None or reply.mode == "drop" else reply.status)
-        return reply
+    def _handle(self, method: str, path: str, body: bytes, headers: Mapping[str, str]) -> Reply:
+        return self._authorize(path, headers) or self._route(method, path, body, headers)
 
     def _authorize(self, path: str, headers: Mapping[str, str]) -> Reply | None:
         """HTTP 401 unless the request carries ``api_key`` (when the server has one)."""
@@ -121,11 +138,9 @@ class Backend:
         api: Api = "anthropic" if path.rstrip("/").endswith("/messages") else "openai"
         return _error(api, 401, "Incorrect API key provided.", code="invalid_api_key")
 
-    def _route(
-        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None
-    ) -> Reply:
+    def _route(self, method: str, path: str, body: bytes, headers: Mapping[str, str]) -> Reply:
         if FakeBatches.serves(path):
-            status, content = self.batches.handle(method, path, body, headers or {})
+            status, content = self.batches.handle(method, path, body, headers)
             return Reply(status, content)
         return self._dispatch(method, path, body)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -12,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity.decisions.base import Question, ServerLimits
-from veracity.testing._backend import MALFORMED_BODY, Reply
+from veracity.testing._backend import MALFORMED_BODY, CountingBackend, Reply
 from veracity.testing._decision_wire import (
     NOT_A_DECISION_MODEL,
     OPENAI_LIMITS,
@@ -35,8 +34,9 @@ from veracity.testing.decision_mangle import (
     DecisionMangling,
     mangle_decision,
 )
-from veracity.testing.faults import FaultInjector, FaultPlan, Faults, format_retry_after
+from veracity.testing.faults import FaultPlan, Faults, format_retry_after
 from veracity.testing.payloads import dumps
+from veracity.testing.stats import RequestCounters
 
 DecisionResponder = Callable[[str, Question], "Sequence[float] | None"]
 """Answers one question about a state: a probability per option in the question's order
@@ -84,47 +84,17 @@ class DecisionServerStats:
     in_flight: int = 0
 
 
-class _Counters:
-    def __init__(self, *, record_requests: bool) -> None:
-        self._lock = threading.Lock()
-        self._record = record_requests
-        self._in_flight = 0
-        self.reset()
-
-    def reset(self) -> None:
-        with self._lock:
-            self._requests = 0
-            self._by_status: Counter[int] = Counter()
-            self._by_format: Counter[str] = Counter()
-            self._faults: Counter[str] = Counter()
-            self._manglings: Counter[str] = Counter()
-            self._decisions = self._questions = self._refusals = self._input_tokens = 0
-            self._max_concurrent = self._in_flight
-            self._bodies: list[dict[str, Any]] = []
-
-    def begin(self) -> None:
-        with self._lock:
-            self._requests += 1
-            self._in_flight += 1
-            self._max_concurrent = max(self._max_concurrent, self._in_flight)
-
-    def end(self, status: int | None) -> None:
-        with self._lock:
-            self._in_flight -= 1
-            if status is not None:
-                self._by_status[status] += 1
+class _Counters(RequestCounters):
+    def _clear(self) -> None:
+        super()._clear()
+        self._by_format: Counter[str] = Counter()
+        self._decisions = self._questions = self._refusals = self._input_tokens = 0
 
     def routed(self, fmt: Format, body: dict[str, Any] | None) -> None:
         with self._lock:
             self._by_format[fmt] += 1
-            if body is not None and self._record:
-                self._bodies.append(body)
-
-    def fault(self, kind: str, mangling: str | None = None) -> None:
-        with self._lock:
-            self._faults[kind] += 1
-            if mangling is not None:
-                self._manglings[mangling] += 1
+        if body is not None:
+            self.body(body)
 
     def decision(self, questions: int, refusals: int, input_tokens: int) -> None:
         with self._lock:
@@ -133,24 +103,15 @@ class _Counters:
             self._refusals += refusals
             self._input_tokens += input_tokens
 
-    def bodies(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self._bodies)
-
     def snapshot(self) -> DecisionServerStats:
         with self._lock:
             return DecisionServerStats(
-                requests=self._requests,
-                by_status=dict(self._by_status),
+                **self._shared(),
                 by_format=dict(self._by_format),
-                faults=dict(self._faults),
-                manglings=dict(self._manglings),
                 decisions=self._decisions,
                 questions=self._questions,
                 refusals=self._refusals,
                 input_tokens=self._input_tokens,
-                max_concurrent=self._max_concurrent,
-                in_flight=self._in_flight,
             )
 
 
@@ -174,28 +135,14 @@ def _json(status: int, body: dict[str, Any], headers: tuple[tuple[str, str], ...
     return Reply(status, dumps(body), headers)
 
 
-class DecisionBackend:
+class DecisionBackend(CountingBackend[_Counters]):
     """Routes a request, checks it, applies latency and faults, asks the responder."""
 
     def __init__(
         self, behaviour: DecisionBehaviour, faults: Faults, seed: int, *, record_requests: bool
     ) -> None:
+        super().__init__(_Counters(record_requests=record_requests), faults, seed)
         self.behaviour = behaviour
-        self.seed = seed
-        self.injector = FaultInjector(faults, seed)
-        self.counters = _Counters(record_requests=record_requests)
-        self.stopping = threading.Event()
-
-    def handle(
-        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
-    ) -> Reply:
-        self.counters.begin()
-        reply: Reply | None = None
-        try:
-            reply = self._handle(method, path, body, headers or {})
-        finally:
-            self.counters.end(None if reply is None or reply.mode == "drop" else reply.status)
-        return reply
 
     def _handle(self, method: str, path: str, raw: bytes, headers: Mapping[str, str]) -> Reply:
         fmt = _ROUTES.get(path.split("?", 1)[0].rstrip("/"))
@@ -208,19 +155,19 @@ class DecisionBackend:
             return _json(404, error_reply(status_fmt, 404, f"Unknown request URL: {method} {path}"))
         behaviour = self.behaviour
         if behaviour.api_key is not None and sent_key != behaviour.api_key:
-            self.counters.routed(fmt, None)
+            self.stats.routed(fmt, None)
             message = "Invalid API Key" if fmt == "systemone" else "Incorrect API key provided."
             code = None if fmt == "systemone" else "invalid_api_key"
             return _json(401, error_reply(fmt, 401, message, code=code))
         if not behaviour.decision_model:
             # llama-server refuses the route before it reads the body.
-            self.counters.routed(fmt, None)
+            self.stats.routed(fmt, None)
             return _json(501, error_reply("systemone", 501, NOT_A_DECISION_MODEL))
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        self.counters.routed(fmt, body if isinstance(body, dict) else None)
+        self.stats.routed(fmt, body if isinstance(body, dict) else None)
         if not isinstance(body, dict):
             message = "the request body is not a JSON object"
             return _json(400, error_reply(fmt, 400, message))
@@ -234,11 +181,11 @@ class DecisionBackend:
             return _json(exc.status, error)
         wait = self.injector.rate_limit_wait()
         if wait is not None:
-            self.counters.fault("rate_limit")
+            self.stats.fault("rate_limit")
             return self._rate_limited(fmt, wait)
         plan = self.injector.draw(content_faults=False)
         if plan.kind is not None:
-            self.counters.fault(plan.kind)
+            self.stats.fault(plan.kind)
             return self._transport_fault(fmt, plan)
         return self._answer(call, body, sent_key)
 
@@ -309,17 +256,17 @@ class DecisionBackend:
         tokens = call.input_tokens()
         reply = self._reply(call, answered, tokens)
         refusals = sum(1 for p in answered if p is None)
-        self.counters.decision(len(call.questions), refusals, tokens)
+        self.stats.decision(len(call.questions), refusals, tokens)
         headers = (("x-request-id", f"req_{uuid.uuid4().hex[:16]}"),)
         if behaviour.mangling is None:
             return _json(200, reply, headers)
         exchange = DecisionExchange(call.format, body, reply, sent_key)
         if callable(behaviour.mangling):
-            self.counters.fault("mangled", "hook")
+            self.stats.fault("mangled", "hook")
             outcome = behaviour.mangling(exchange)
             status, mangled = outcome if isinstance(outcome, tuple) else (200, outcome)
         else:
-            self.counters.fault("mangled", behaviour.mangling)
+            self.stats.fault("mangled", behaviour.mangling)
             status, mangled = mangle_decision(
                 behaviour.mangling, exchange, huge_bytes=behaviour.huge_bytes
             )

@@ -5,21 +5,29 @@ from __future__ import annotations
 
 import threading
 from types import TracebackType
-from typing import Self
+from typing import Any, Generic, Self, TypeVar
 
+from veracity.testing._backend import CountingBackend
 from veracity.testing._http import LLMHTTPServer, ServesRequests
+from veracity.testing.faults import FaultInjector, Faults
+from veracity.testing.stats import RequestCounters
 
 _STOP_TIMEOUT_S = 5.0
 
 
-class LoopbackServer:
-    """Serves ``serving`` (bytes in, a reply out) on ``127.0.0.1`` at a free port.
+B = TypeVar("B", bound=CountingBackend[RequestCounters])
 
-    Subclasses give the fakes their behaviour; this holds only starting and stopping.
+
+class LoopbackServer(Generic[B]):
+    """Serves ``backend`` (bytes in, a reply out) on ``127.0.0.1`` at a free port.
+
+    Subclasses give the fakes their behaviour; this holds starting and stopping, and what
+    every fake's backend has: faults, counters and the recorded requests.
     """
 
-    def __init__(self, serving: ServesRequests) -> None:
-        self._serving = serving
+    def __init__(self, backend: B) -> None:
+        self._backend = backend
+        self._serving: ServesRequests = backend
         self._lock = threading.Lock()
         self._httpd: LLMHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -68,6 +76,24 @@ class LoopbackServer:
         traceback: TracebackType | None,
     ) -> None:
         self.stop()
+
+    @property
+    def faults(self) -> Faults:
+        return self._backend.injector.faults
+
+    @faults.setter
+    def faults(self, faults: Faults) -> None:
+        """Switch faults while running (the RNG restarts from the seed, the bucket full)."""
+        self._backend.injector = FaultInjector(faults, self._backend.seed)
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """The JSON bodies of the requests received, in arrival order (a copy)."""
+        return self._backend.stats.bodies()
+
+    def reset_stats(self) -> None:
+        """Zero the counters and forget the recorded requests."""
+        self._backend.stats.reset()
 
     @property
     def running(self) -> bool:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from veracity.decisions.base import ServerLimits
 from veracity.testing._decision_backend import (
     DecisionBackend,
@@ -16,13 +14,13 @@ from veracity.testing._decision_backend import (
 from veracity.testing._loopback import LoopbackServer
 from veracity.testing.decision_mangle import HUGE_BODY_BYTES, DecisionMangleHook, DecisionMangling
 from veracity.testing.decision_overlap import OverlapDecider
-from veracity.testing.faults import FaultInjector, Faults
+from veracity.testing.faults import Faults
 
 _NO_FAULTS = Faults()
 DEFAULT_MODEL = "fake-decider"
 
 
-class FakeDecisionServer(LoopbackServer):
+class FakeDecisionServer(LoopbackServer[DecisionBackend]):
     """A fake decision-model HTTP server on ``127.0.0.1`` (a free port), run in a background
     thread. It serves both wire formats at once:
 
@@ -116,8 +114,7 @@ class FakeDecisionServer(LoopbackServer):
             latency=latency_s,
             api_key=api_key,
         )
-        self._backend = DecisionBackend(behaviour, faults, seed, record_requests=record_requests)
-        super().__init__(self._backend)
+        super().__init__(DecisionBackend(behaviour, faults, seed, record_requests=record_requests))
 
     @property
     def systemone_url(self) -> str:
@@ -137,28 +134,9 @@ class FakeDecisionServer(LoopbackServer):
         ``refuse``, ``limits``, ``decision_model``…)."""
         return self._backend.behaviour
 
-    @property
-    def faults(self) -> Faults:
-        return self._backend.injector.faults
-
-    @faults.setter
-    def faults(self, faults: Faults) -> None:
-        """Switch faults while running (the RNG restarts from the seed, the bucket full)."""
-        self._backend.injector = FaultInjector(faults, self._backend.seed)
-
     # observations ----------------------------------------------------------------------
 
     @property
     def stats(self) -> DecisionServerStats:
         """A snapshot of the counters since start (or the last :meth:`reset_stats`)."""
-        return self._backend.counters.snapshot()
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """The JSON bodies of the requests received on the decision routes, in arrival
-        order (a copy)."""
-        return self._backend.counters.bodies()
-
-    def reset_stats(self) -> None:
-        """Zero the counters and forget the recorded requests."""
-        self._backend.counters.reset()
+        return self._backend.stats.snapshot()

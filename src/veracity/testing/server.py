@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from veracity.testing._backend import Backend
 from veracity.testing._batches import BatchBehaviour
 from veracity.testing._loopback import LoopbackServer
 from veracity.testing._request import Latency, Responder
-from veracity.testing.faults import FaultInjector, Faults
+from veracity.testing.faults import Faults
 from veracity.testing.rule_based import RuleBasedResponder
 from veracity.testing.stats import ServerStats
 
 _NO_FAULTS = Faults()
 
 
-class FakeLLMServer(LoopbackServer):
+class FakeLLMServer(LoopbackServer[Backend]):
     """A fake LLM HTTP server on ``127.0.0.1`` (a free port), run in a background thread.
 
     Endpoints: ``POST /v1/chat/completions`` (OpenAI), ``POST /v1/messages`` (Anthropic,
@@ -57,7 +55,7 @@ class FakeLLMServer(LoopbackServer):
         api_key: str | None = None,
         record_requests: bool = True,
     ) -> None:
-        self._backend = Backend(
+        backend = Backend(
             responder if responder is not None else RuleBasedResponder(),
             latency=latency_s,
             faults=faults,
@@ -69,7 +67,7 @@ class FakeLLMServer(LoopbackServer):
             api_key=api_key,
             record_requests=record_requests,
         )
-        super().__init__(self._backend)
+        super().__init__(backend)
 
     @property
     def anthropic_base_url(self) -> str:
@@ -85,15 +83,6 @@ class FakeLLMServer(LoopbackServer):
     @responder.setter
     def responder(self, responder: Responder) -> None:
         self._backend.responder = responder
-
-    @property
-    def faults(self) -> Faults:
-        return self._backend.injector.faults
-
-    @faults.setter
-    def faults(self, faults: Faults) -> None:
-        """Switch faults while running (the RNG restarts from the seed, the bucket full)."""
-        self._backend.injector = FaultInjector(faults, self._backend.seed)
 
     @property
     def batches(self) -> BatchBehaviour:
@@ -117,12 +106,7 @@ class FakeLLMServer(LoopbackServer):
         """Batch files (OpenAI) and batches (Anthropic) stored and not yet deleted."""
         return self._backend.batches.kept()
 
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """The JSON bodies of the requests received, in arrival order (a copy)."""
-        return self._backend.stats.bodies()
-
     def reset_stats(self) -> None:
         """Zero the counters and forget the recorded requests."""
-        self._backend.stats.reset()
+        super().reset_stats()
         self._backend.batches.reset()

@@ -34,8 +34,8 @@ class ServerStats:
     """Requests being handled right now."""
 
 
-class StatsCollector:
-    """Thread-safe counters behind :class:`ServerStats`, plus the recorded request bodies."""
+class RequestCounters:
+    """Thread-safe counters every fake server keeps, plus the recorded request bodies."""
 
     def __init__(self, *, record_requests: bool = True) -> None:
         self._lock = threading.Lock()
@@ -48,10 +48,6 @@ class StatsCollector:
         self._by_status: Counter[int] = Counter()
         self._faults: Counter[str] = Counter()
         self._manglings: Counter[str] = Counter()
-        self._completions = 0
-        self._embeddings = 0
-        self._prompt_tokens = 0
-        self._completion_tokens = 0
         self._max_concurrent = self._in_flight
         self._bodies: list[dict[str, Any]] = []
 
@@ -83,6 +79,32 @@ class StatsCollector:
             if mangling is not None:
                 self._manglings[mangling] += 1
 
+    def bodies(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._bodies)
+
+    def _shared(self) -> dict[str, Any]:
+        """The counters every server's snapshot has (read under the lock)."""
+        return {
+            "requests": self._requests,
+            "by_status": dict(self._by_status),
+            "faults": dict(self._faults),
+            "manglings": dict(self._manglings),
+            "max_concurrent": self._max_concurrent,
+            "in_flight": self._in_flight,
+        }
+
+
+class StatsCollector(RequestCounters):
+    """The fake LLM server's counters behind :class:`ServerStats`."""
+
+    def _clear(self) -> None:
+        super()._clear()
+        self._completions = 0
+        self._embeddings = 0
+        self._prompt_tokens = 0
+        self._completion_tokens = 0
+
     def completion(self, prompt_tokens: int, completion_tokens: int) -> None:
         with self._lock:
             self._completions += 1
@@ -93,21 +115,12 @@ class StatsCollector:
         with self._lock:
             self._embeddings += 1
 
-    def bodies(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self._bodies)
-
     def snapshot(self) -> ServerStats:
         with self._lock:
             return ServerStats(
-                requests=self._requests,
-                by_status=dict(self._by_status),
-                faults=dict(self._faults),
-                manglings=dict(self._manglings),
+                **self._shared(),
                 completions=self._completions,
                 embeddings=self._embeddings,
                 prompt_tokens=self._prompt_tokens,
                 completion_tokens=self._completion_tokens,
-                max_concurrent=self._max_concurrent,
-                in_flight=self._in_flight,
             )

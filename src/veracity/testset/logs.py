@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from veracity.dataset import DatasetError, RowError
-from veracity.dataset.csv_rows import read_csv
-from veracity.dataset.json_array import read_json
-from veracity.dataset.jsonl import read_jsonl
+from veracity.dataset import RowError
 from veracity.dataset.normalize import normalize_row
 from veracity.dataset.raw import RawRow
+from veracity.dataset.reader import file_rows
 from veracity.types import Sample
-
-_FORMATS: dict[str, Callable[[Path, str], Iterator[RawRow]]] = {
-    ".jsonl": lambda path, _name: read_jsonl(path),
-    ".ndjson": lambda path, _name: read_jsonl(path),
-    ".json": read_json,
-    ".csv": read_csv,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,28 +48,13 @@ def read_log(path: str | Path, counter: RowCounter | None = None) -> Iterator[Lo
     id is not an error here: the caller de-duplicates. ``counter`` counts the rows read.
     A missing file or an unknown extension raises ``DatasetError``.
     """
-    name = str(path)
-    file = Path(path)
-    reader = _FORMATS.get(file.suffix.lower())
-    if reader is None:
-        known = ", ".join(_FORMATS)
-        raise DatasetError(f"{name}: unknown log format {file.suffix!r} (expected {known})")
-    if not file.is_file():
-        problem = "is not a file" if file.exists() else "does not exist"
-        raise DatasetError(f"{name}: the log file {problem}")
-    return _rows(reader(file, name), name, counter or RowCounter())
+    return _rows(file_rows(path, kind="log"), str(path), counter or RowCounter())
 
 
 def _rows(
     raw_rows: Iterator[RawRow], name: str, counter: RowCounter
 ) -> Iterator[LogRow | RowError]:
-    while True:
-        try:
-            row = next(raw_rows)
-        except StopIteration:
-            return
-        except OSError as exc:
-            raise DatasetError(f"{name}: cannot read the file: {exc.strerror or exc}") from exc
+    for row in raw_rows:
         counter.rows += 1
         result = row.error if row.error is not None else normalize_row(row.value)
         if isinstance(result, str):

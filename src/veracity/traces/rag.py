@@ -126,28 +126,23 @@ def _by_index(attributes: Mapping[str, Any], pattern: re.Pattern[str]) -> dict[i
     return found
 
 
+def _text(
+    span: Span | None, keys: Sequence[str], nested: Sequence[str], roles: frozenset[str]
+) -> str | None:
+    """The text the first of ``keys`` that ``span`` has holds: the question of its input
+    (``mapping.question``), or the answer of its output (``mapping.answer``)."""
+    if span is None:
+        return None
+    for key in keys:
+        if key in span.attributes:
+            text = text_in(span.attributes[key], nested, roles)
+            if text:
+                return text
+    return None
+
+
 def _question(span: Span | None, mapping: TraceMapping) -> str | None:
-    """The question a span's input holds."""
-    if span is None:
-        return None
-    for key in mapping.question:
-        if key in span.attributes:
-            text = text_in(span.attributes[key], mapping.question_keys, HUMAN_ROLES)
-            if text:
-                return text
-    return None
-
-
-def _answer(span: Span | None, mapping: TraceMapping) -> str | None:
-    """The answer a span's output holds."""
-    if span is None:
-        return None
-    for key in mapping.answer:
-        if key in span.attributes:
-            text = text_in(span.attributes[key], mapping.answer_keys, AI_ROLES)
-            if text:
-                return text
-    return None
+    return _text(span, mapping.question, mapping.question_keys, HUMAN_ROLES)
 
 
 def _messages(span: Span, mapping: TraceMapping) -> list[tuple[str, str]]:
@@ -270,7 +265,7 @@ def _chosen_answer(
             return None, None, ECHOED_QUESTION
         return answer, root, None
     doubt = None
-    if (answer := _answer(root, mapping)) is not None:
+    if (answer := _text(root, mapping.answer, mapping.answer_keys, AI_ROLES)) is not None:
         if question is None or not same_text(answer, question):
             return answer, root, None
         doubt = ECHOED_QUESTION

@@ -37,3 +37,18 @@ class ReplyTooLargeError(Exception):
 
 class CrossHostRedirectError(Exception):
     """A service redirected a request to another host: not followed, never retried."""
+
+
+def first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The error to raise for ``group`` (of tasks that failed together), out of any nesting
+    of groups: the first that stops the run (:class:`JudgeFatalError`), else the first."""
+    errors: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        current = pending.pop(0)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        else:
+            errors.append(current)
+    fatal = [error for error in errors if isinstance(error, JudgeFatalError)]
+    return (fatal or errors)[0]

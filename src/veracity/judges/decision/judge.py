@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from veracity.chat.base import OverModel
 from veracity.decisions.base import Answer, DecisionModel
 from veracity.judges.base import Judge, JudgeOutcome
 from veracity.judges.budget import within_budget
@@ -61,7 +62,7 @@ async def _invalid(error: str) -> JudgeOutcome[Any]:
     return JudgeOutcome(value=None, error=error, invalid_input=True)
 
 
-class DecisionJudge:
+class DecisionJudge(OverModel[DecisionModel]):
     """A :class:`~veracity.judges.Judge` over a :class:`~veracity.decisions.DecisionModel`.
 
     Claims come from ``claims_judge`` (a chat judge: the hybrid) or, by default, from the
@@ -113,14 +114,6 @@ class DecisionJudge:
             window_s=self.window_s,
             split_clauses=self.split_clauses,
         )
-
-    @property
-    def name(self) -> str:
-        return self.model.name
-
-    @property
-    def concurrency(self) -> int:
-        return self.model.concurrency
 
     def describe(self) -> dict[str, Any]:
         claims: dict[str, Any] = (
@@ -303,51 +296,49 @@ class DecisionJudge:
             unsupported=True,
         )
 
+    def _about_texts(
+        self,
+        texts: Sequence[str],
+        state: str,
+        asked: Sequence[Asked],
+        iteration: int,
+        read: Callable[[tuple[Answer, ...]], T],
+    ) -> Awaitable[JudgeOutcome[T]]:
+        """``asked`` about ``state``, made of ``texts`` and no contexts (none to cut)."""
+        return self._fitted(texts, (), asked, lambda _: self._decide(state, asked, iteration, read))
+
     async def rate_relevance(
         self, question: str, answer: str, *, iteration: int, history: Sequence[Turn] = ()
     ) -> JudgeOutcome[RelevanceRating]:
-        asked = (q.template_question(RELEVANCE_LEVEL),)
-        turns = tuple(turn.content for turn in history)
-        return await self._fitted(
-            (question, answer, *turns),
-            (),
-            asked,
-            lambda _: self._decide(
-                answer_state(question, answer, history),
-                asked,
-                iteration,
-                lambda answers: q.read_relevance(answers[0]),
-            ),
+        return await self._about_texts(
+            (question, answer, *(turn.content for turn in history)),
+            answer_state(question, answer, history),
+            (q.template_question(RELEVANCE_LEVEL),),
+            iteration,
+            lambda answers: q.read_relevance(answers[0]),
         )
 
     async def classify_answer(
         self, question: str, answer: str, reference: str, *, iteration: int
     ) -> JudgeOutcome[Classification]:
-        asked = (q.template_question(ANSWER_CLASS),)
-        return await self._fitted(
+        return await self._about_texts(
             (question, answer, reference),
-            (),
-            asked,
-            lambda _: self._decide(
-                graded_state(question, answer, reference),
-                asked,
-                iteration,
-                lambda answers: q.read_classification(answers[0]),
-            ),
+            graded_state(question, answer, reference),
+            (q.template_question(ANSWER_CLASS),),
+            iteration,
+            lambda answers: q.read_classification(answers[0]),
         )
 
     async def grade_factual_accuracy(
         self, question: str, answer: str, reference: str, *, iteration: int
     ) -> JudgeOutcome[FactualGrades]:
         # The same state as the classification's: both travel in one request.
-        asked = q.factual_questions()
-        return await self._fitted(
+        return await self._about_texts(
             (question, answer, reference),
-            (),
-            asked,
-            lambda _: self._decide(
-                graded_state(question, answer, reference), asked, iteration, q.read_factual
-            ),
+            graded_state(question, answer, reference),
+            q.factual_questions(),
+            iteration,
+            q.read_factual,
         )
 
     async def score_rubric(

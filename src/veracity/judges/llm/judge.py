@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from veracity.chat.base import ChatModel
+from veracity.chat.base import ChatModel, OverModel
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.budget import within_budget
 from veracity.judges.llm import chunks, claims
@@ -61,7 +61,7 @@ from veracity.types import (
 T = TypeVar("T")
 
 
-class LLMJudge:
+class LLMJudge(OverModel[ChatModel]):
     """Answers the judge questions with prompts to a :class:`ChatModel`.
 
     Each reply goes through the tolerant parser; a reply that still can't be used earns
@@ -97,14 +97,6 @@ class LLMJudge:
             prompt_budget=self.prompt_budget,
         )
 
-    @property
-    def name(self) -> str:
-        return self.model.name
-
-    @property
-    def concurrency(self) -> int:
-        return self.model.concurrency
-
     def describe(self) -> dict[str, Any]:
         described = {
             **self.model.describe(),
@@ -118,9 +110,6 @@ class LLMJudge:
         if self.asker.max_tokens:
             described["max_tokens"] = dict(self.asker.max_tokens)
         return described
-
-    async def aclose(self) -> None:
-        await self.model.aclose()
 
     async def ask(
         self,
