@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from veracity.judges.parsing.reader import ParsedValue
 from veracity.prompts.faithfulness import ClaimJudgements
-from veracity.prompts.reply import VERDICTS, normalise_verdict, preview
+from veracity.prompts.reply import VERDICTS, leading, normalise_verdict, preview
 from veracity.types.results import Verdict
 
 __all__ = ["leading_label", "parse_legacy_verdicts"]
@@ -17,7 +17,6 @@ _Item = dict[str, object]
 _MARKDOWN = re.compile(r"\*{2,}|__|`")
 # A leading list marker: "- ", "* ", "• ", "1. ", "1) ", "(1) ".
 _LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022\u2023\u25e6\u2043+]|\(?\d{1,3}[.)]|\(\d{1,3}\))\s+")
-_TOKEN = re.compile(r"\S+")
 _TRAIL = ".,;:!-\u2013\u2014)*"
 _MAX_LABEL_WORDS = max(len(k.split()) for k in VERDICTS) + 2  # room for a "verdict" prefix
 
@@ -27,19 +26,14 @@ def _item(claim: str | None, label: str, reason: str = "", evidence: str = "") -
 
 
 def leading_label(text: str) -> tuple[Verdict, str, str] | None:
-    """A label at the start of ``text``: ``(verdict, label_as_written, rest)``. The longest
-    run of leading words that is a known label wins: ``"not supported - no mention"`` is
-    NOT_ENOUGH_INFO, ``"not supported"`` and ``"no mention"``."""
-    tokens = list(_TOKEN.finditer(text))
-    for n in range(min(len(tokens), _MAX_LABEL_WORDS), 0, -1):
-        if not any(ch.isalnum() for ch in tokens[n - 1].group()):
-            continue  # "Supported -": let the shorter run own the label
-        end = tokens[n - 1].end()
-        verdict = normalise_verdict(text[:end])
-        if verdict is not None:
-            label = text[:end].strip().rstrip(_TRAIL).strip()
-            return verdict, label, text[end:].strip().lstrip(_TRAIL + "(").strip()
-    return None
+    """A label at the start of ``text``: ``(verdict, label_as_written, rest)``, the longest
+    run of leading words that is one (``"not supported - no mention"``)."""
+    found = leading(text, normalise_verdict, _MAX_LABEL_WORDS)
+    if found is None:
+        return None
+    verdict, end = found
+    label = text[:end].strip().rstrip(_TRAIL).strip()
+    return verdict, label, text[end:].strip().lstrip(_TRAIL + "(").strip()
 
 
 _FINAL = re.compile(
@@ -49,17 +43,10 @@ _FINAL = re.compile(
 )
 _INLINE_NUMBER = re.compile(r"(?<![\w.])\(?\d{1,3}[.):](?=\s)")
 _KINDS = {
-    "statement": "claim",
-    "claim": "claim",
-    "verdict": "verdict",
-    "label": "verdict",
-    "answer": "verdict",
-    "reason": "reason",
-    "reasoning": "reason",
-    "explanation": "reason",
-    "rationale": "reason",
-    "evidence": "evidence",
-    "quote": "evidence",
+    **dict.fromkeys(("statement", "claim"), "claim"),
+    **dict.fromkeys(("verdict", "label", "answer"), "verdict"),
+    **dict.fromkeys(("reason", "reasoning", "explanation", "rationale"), "reason"),
+    **dict.fromkeys(("evidence", "quote"), "evidence"),
 }
 _KEY = re.compile(
     rf"(?:^|(?<=[\s,;|(]))(?P<key>{'|'.join(_KINDS)})[\s_#]*\d{{0,3}}\s*[:=]\s*", re.IGNORECASE
