@@ -38,7 +38,7 @@ class _Count(Reply):
 
 
 def _reading(text: str, limit: int = 10) -> ParsedValue[_Count] | ParseFailure:
-    return read_reply(text, _Count, "expected a count", {"limit": limit})
+    return read_reply(text, _Count, {"limit": limit}, expected="expected a count")
 
 
 def _read(text: str, limit: int = 10) -> ParsedValue[_Count]:
@@ -119,7 +119,7 @@ def test_every_output_model_reads_its_own_examples_strictly(template: PromptTemp
     """The reply a prompt shows the judge is read back as it was, with nothing to note."""
     for example in template.examples:
         written = example.reply.model_dump_json()
-        read = read_reply(written, template.output_model, "expected the example")
+        read = read_reply(written, template.output_model)
         assert isinstance(read, ParsedValue), read
         assert (read.value, read.method, read.notes) == (example.reply, "strict", ())
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated
 
 from pydantic import BeforeValidator, ValidationInfo, WithJsonSchema, model_validator
@@ -17,6 +17,7 @@ from veracity.prompts.reply import (
     as_text,
     describe_json,
     label_table,
+    lookup,
     note,
     preview,
     read_label,
@@ -31,9 +32,6 @@ DEFAULT_QUESTION_COUNT = 3
 NONCOMMITTAL = label_table(
     {True: (*YES, "noncommittal", "non committal", "evasive"), False: (*NO, "committal")}
 )
-
-
-_NONCOMMITTAL_KEYS = "noncommittal non_committal is_noncommittal noncommital evasive"
 
 
 def _flag(raw: object) -> bool:
@@ -52,7 +50,7 @@ def _questions(value: object, info: ValidationInfo) -> list[str]:
         return []
     found: list[str] = []
     for n, item in enumerate(items, 1):
-        question = _Question.given("question", item) if isinstance(item, dict) else item
+        question = lookup(item, ("question", "text", "query")) if isinstance(item, dict) else item
         if not isinstance(question, str) or not question.strip():
             note(info, f"skipped item {n} of the questions: not a question string")
         elif question.strip() in found:
@@ -62,25 +60,22 @@ def _questions(value: object, info: ValidationInfo) -> list[str]:
     return found
 
 
-class _Question(Reply):
-    """A question written as an object, as ragas' ``{question, noncommittal}``."""
-
-    question: object = synonyms("question text query", None)
-    noncommittal: object = synonyms(_NONCOMMITTAL_KEYS, None)
-    committal: object = synonyms("committal is_committal commital", None)
-
-    def flag(self) -> bool | None:
-        """The noncommittal flag, read from ``committal`` (inverted) when that is all."""
-        for raw, inverted in ((self.noncommittal, False), (self.committal, True)):
-            flag = read_label(raw, NONCOMMITTAL)
-            if flag is not None:
-                return flag != inverted
-        return None
+def _flag_of(item: Mapping[str, object]) -> bool | None:
+    """The noncommittal flag of an object, read from ``committal`` (inverted) if need be."""
+    noncommittal = lookup(item, QuestionGenerationOutput.keys("noncommittal"))
+    committal = lookup(item, ("committal", "is_committal", "commital"))
+    for raw, inverted in ((noncommittal, False), (committal, True)):
+        flag = read_label(raw, NONCOMMITTAL)
+        if flag is not None:
+            return flag != inverted
+    return None
 
 
 class QuestionGenerationOutput(Reply):
     reason: Text = synonyms(REASONS, "")
-    noncommittal: Annotated[bool, BeforeValidator(_flag)] = synonyms(_NONCOMMITTAL_KEYS, False)
+    noncommittal: Annotated[bool, BeforeValidator(_flag)] = synonyms(
+        "noncommittal non_committal is_noncommittal noncommital evasive", False
+    )
     questions: Annotated[list[str], BeforeValidator(_questions)] = synonyms(
         "questions generated_questions question generated_question queries", []
     )
@@ -91,18 +86,17 @@ class QuestionGenerationOutput(Reply):
         a missing flag read from ``committal`` or taken as false, all noted."""
         if isinstance(value, list | str):
             items = value if isinstance(value, list) else []
-            flags = [_Question.model_validate(v).flag() for v in items if isinstance(v, dict)]
+            flags = [_flag_of(v) for v in items if isinstance(v, dict)]
             flag = any(f is True for f in flags)
             source = "from the items' flags" if flags else "no flag given"
             note(info, f"a bare list of questions: noncommittal={flag} ({source})")
             return {"questions": value, "noncommittal": flag}
         if not isinstance(value, dict) or cls.given("noncommittal", value) is not None:
             return value
-        committal = _Question.model_validate(value)
-        inverted = committal.flag() if committal.committal is not None else None
-        if inverted is not None:
-            note(info, f"read committal={not inverted} as noncommittal={inverted}")
-            return {**value, "noncommittal": inverted}
+        flag = _flag_of(value)
+        if flag is not None:
+            note(info, f"read committal={not flag} as noncommittal={flag}")
+            return {**value, "noncommittal": flag}
         note(info, "no noncommittal flag; took it as false")
         return value
 

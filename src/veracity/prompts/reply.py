@@ -14,7 +14,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
@@ -90,16 +90,20 @@ class Reply(BaseModel):
     @classmethod
     def given(cls, name: str, data: Mapping[Any, object]) -> object:
         """The value field ``name`` would be read from in ``data``, or ``None``."""
-        alias = cls.model_fields[name].validation_alias
-        keys = alias.choices if isinstance(alias, AliasChoices) else [name]
-        loose = {key_of(str(k)): v for k, v in reversed(list(data.items()))}
-        return next((loose[str(k)] for k in keys if str(k) in loose), None)
+        return lookup(data, cls.keys(name))
 
     @classmethod
     def keys(cls, name: str) -> tuple[str, ...]:
         """Field ``name``'s synonyms, for finding its value in the raw text."""
         alias = cls.model_fields[name].validation_alias
         return tuple(map(str, alias.choices)) if isinstance(alias, AliasChoices) else (name,)
+
+
+def lookup(data: Mapping[Any, object], keys: Sequence[str]) -> object:
+    """The value under the first of ``keys`` in ``data`` (compared in :func:`key_of` form;
+    the first of two spellings wins), or ``None``."""
+    loose = {key_of(str(k)): v for k, v in reversed(list(data.items()))}
+    return next((loose[k] for k in keys if k in loose), None)
 
 
 R = TypeVar("R", bound=Reply)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from veracity.judges.parsing import ParseFailure, describe_output, read_reply
+from veracity.judges.parsing import ParseFailure, read_reply
 from veracity.prompts.testset import GeneratedTestItems
 
 
@@ -37,8 +37,7 @@ def parse_items_reply(text: str, n_chunks: int, min_chunks: int = 1) -> ParsedIt
     """
     malformed: list[str] = []
     context = {"n_chunks": n_chunks, "min_chunks": min_chunks, "malformed": malformed}
-    output = GeneratedTestItems
-    read = read_reply(text, output, describe_output(output), context)
+    read = read_reply(text, GeneratedTestItems, context)
     if isinstance(read, ParseFailure):
         return read
     items = tuple(

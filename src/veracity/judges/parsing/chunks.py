@@ -70,7 +70,7 @@ def read_chunks_reply(text: str, n_chunks: int) -> ParsedChunks | ParseFailure:
         f"{describe_output(ChunkRelevanceOutput)}, one per chunk "
         f"({n_chunks} chunk{s}, numbered 1 to {n_chunks})"
     )
-    read = read_reply(text, ChunkRelevanceOutput, expected)
+    read = read_reply(text, ChunkRelevanceOutput, expected=expected)
     if isinstance(read, ParseFailure):
         return read
     notes = list(read.notes)

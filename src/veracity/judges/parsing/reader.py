@@ -22,6 +22,7 @@ from veracity.prompts.reply import describe_json
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
+U = TypeVar("U")
 
 FailureKind = Literal["unparseable", "refusal", "schema", "truncated"]
 
@@ -34,6 +35,9 @@ class ParsedValue(Generic[T]):
     value: T
     method: str
     notes: tuple[str, ...] = ()
+
+    def map(self, convert: Callable[[T], U]) -> ParsedValue[U]:
+        return ParsedValue(convert(self.value), self.method, self.notes)
 
 
 @dataclass(frozen=True)
@@ -66,13 +70,15 @@ def _is_weak(value: object, method: str) -> bool:
 def read_reply(
     text: str,
     model: type[M],
-    expected: str,
     context: Mapping[str, object] = MappingProxyType({}),
     legacy: Callable[[str], ParsedValue[M] | None] | None = None,
+    expected: str = "",
 ) -> ParsedValue[M] | ParseFailure:
     """Read ``text`` with ``model``: its JSON, then the ``legacy`` text format, then refusal
     detection. JSON that may be a stray bracket in prose (``[1]``) is tried after the legacy
-    format; when nothing succeeds, the first failure wins."""
+    format; when nothing succeeds, the first failure wins. Failures start with ``expected``
+    (by default, what the model asks for in words)."""
+    expected = expected or describe_output(model)
     found = extract_json(text)
     failure: ParseFailure | None = None
     weak = found is not None and _is_weak(found.value, found.method)

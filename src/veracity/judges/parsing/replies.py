@@ -11,7 +11,7 @@ from veracity.judges.parsing.probabilities import (
     locate_values,
     weighted_number,
 )
-from veracity.judges.parsing.reader import ParsedValue, ParseFailure, describe_output, read_reply
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure, read_reply
 from veracity.prompts.answer_relevance import QuestionGenerationOutput, RelevanceRatingOutput
 from veracity.prompts.classification import ClassificationOutput
 from veracity.prompts.faithfulness import ExtractedClaims
@@ -36,46 +36,35 @@ __all__ = [
 def read_claims_reply(text: str) -> ParsedValue[tuple[str, ...]] | ParseFailure:
     """The claims of a claim-extraction reply (:class:`ExtractedClaims`): ``{"claims":
     []}`` is a valid, empty result."""
-    read = read_reply(text, ExtractedClaims, describe_output(ExtractedClaims))
-    if isinstance(read, ParseFailure):
-        return read
-    return ParsedValue(tuple(read.value.claims), read.method, read.notes)
+    read = read_reply(text, ExtractedClaims)
+    return read if isinstance(read, ParseFailure) else read.map(lambda v: tuple(v.claims))
 
 
 def read_questions_reply(text: str) -> ParsedValue[GeneratedQuestions] | ParseFailure:
     """The generated questions and the noncommittal flag (:class:`QuestionGenerationOutput`):
     no questions and not noncommittal is a ``"schema"`` failure."""
-    output = QuestionGenerationOutput
-    read = read_reply(text, output, describe_output(output))
+    read = read_reply(text, QuestionGenerationOutput)
     if isinstance(read, ParseFailure):
         return read
-    value = read.value
-    questions = GeneratedQuestions(
-        questions=tuple(value.questions), noncommittal=value.noncommittal, reason=value.reason
-    )
-    return ParsedValue(questions, read.method, read.notes)
+    return read.map(lambda v: GeneratedQuestions(**v.model_dump()))
 
 
 def read_rating_reply(text: str) -> ParsedValue[RelevanceRating] | ParseFailure:
     """A direct relevance rating (:class:`RelevanceRatingOutput`) scaled to 0–1: an integer
     is on 0–100, ``"x/y"`` is x/y, a decimal in [0, 1] is taken as it is."""
-    read = read_reply(text, RelevanceRatingOutput, describe_output(RelevanceRatingOutput))
+    read = read_reply(text, RelevanceRatingOutput)
     if isinstance(read, ParseFailure):
         return read
-    rating = RelevanceRating(score=read.value.score / 100, reason=read.value.reason)
-    return ParsedValue(rating, read.method, read.notes)
+    return read.map(lambda v: RelevanceRating(score=v.score / 100, reason=v.reason))
 
 
 def read_classification_reply(text: str) -> ParsedValue[Classification] | ParseFailure:
     """An answer's class, correct, wrong or dont_know (:class:`ClassificationOutput`); an
     unknown label is a ``"schema"`` failure."""
-    read = read_reply(text, ClassificationOutput, describe_output(ClassificationOutput))
+    read = read_reply(text, ClassificationOutput)
     if isinstance(read, ParseFailure):
         return read
-    label = AnswerClass(read.value.classification)
-    return ParsedValue(
-        Classification(label=label, reason=read.value.reason), read.method, read.notes
-    )
+    return read.map(lambda v: Classification(label=AnswerClass(v.classification), reason=v.reason))
 
 
 def with_expected_rating(

@@ -10,7 +10,7 @@ from veracity.judges.parsing.reader import ParsedValue, ParseFailure, describe_o
 from veracity.prompts.factual_accuracy import CRITERIA, FactualAccuracyOutput
 from veracity.prompts.rubric import RubricScoresOutput
 from veracity.types import TokenLogprob
-from veracity.types.judgements import CriterionScore, DimensionScore, FactualGrades, Rubric
+from veracity.types.judgements import DimensionScore, FactualGrades, Rubric
 
 __all__ = [
     "read_factual_reply",
@@ -27,11 +27,10 @@ def read_factual_reply(text: str) -> ParsedValue[FactualGrades] | ParseFailure:
     read by :class:`FactualAccuracyOutput` (nested, flat or listed; "8/10" converted, a
     0–10 scale only when the reasoning says so, all noted). An ``overall`` is ignored
     (noted); a missing criterion is a ``"schema"`` failure naming it."""
-    read = read_reply(text, FactualAccuracyOutput, describe_output(FactualAccuracyOutput))
+    read = read_reply(text, FactualAccuracyOutput)
     if isinstance(read, ParseFailure):
         return read
-    grades = {name: CriterionScore(**getattr(read.value, name).model_dump()) for name in CRITERIA}
-    return ParsedValue(FactualGrades(**grades), read.method, read.notes)
+    return read.map(lambda v: FactualGrades(**v.model_dump()))
 
 
 def with_expected_criteria(
@@ -62,14 +61,14 @@ def read_rubric_reply(text: str, rubric: Rubric) -> ParsedValue[Scores] | ParseF
         f"({', '.join(map(repr, names))})"
     )
     context = {"rubric": rubric.name, "names": names}
-    read = read_reply(text, RubricScoresOutput, expected, context)
+    read = read_reply(text, RubricScoresOutput, context, expected=expected)
     if isinstance(read, ParseFailure):
         return read
-    scores = tuple(
-        DimensionScore(name=s.dimension, score=s.score, reasoning=s.reasoning)
-        for s in read.value.scores
+    return read.map(
+        lambda v: tuple(
+            DimensionScore(name=s.dimension, score=s.score, reasoning=s.reasoning) for s in v.scores
+        )
     )
-    return ParsedValue(scores, read.method, read.notes)
 
 
 def with_expected_scores(scores: Scores, text: str, tokens: Sequence[TokenLogprob]) -> Scores:

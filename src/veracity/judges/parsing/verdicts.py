@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from veracity.judges.parsing.legacy_verdicts import parse_legacy_verdicts
 from veracity.judges.parsing.probabilities import choice_probabilities, locate_values
-from veracity.judges.parsing.reader import ParsedValue, ParseFailure, describe_output, read_reply
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure, read_reply
 from veracity.prompts.faithfulness import ClaimJudgement, ClaimJudgements
 from veracity.types import TokenLogprob, Verdict
 
@@ -42,9 +42,6 @@ def _raw(item: ClaimJudgement) -> RawVerdict:
     return RawVerdict(text or None, verdict, item.reason, item.evidence, item.written, None, number)
 
 
-_EXPECTED = describe_output(ClaimJudgements)
-
-
 def read_verdicts_reply(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | ParseFailure:
     """Read the verdicts from a claim-verification reply, whatever its shape.
 
@@ -54,10 +51,10 @@ def read_verdicts_reply(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | Pars
     lines or blocks, numbered label lines), then refusal detection. Items whose label is
     unknown are skipped with a note; JSON of the wrong shape is a ``"schema"`` failure.
     """
-    read = read_reply(text, ClaimJudgements, _EXPECTED, legacy=parse_legacy_verdicts)
-    if isinstance(read, ParseFailure):
-        return read
-    return ParsedValue(tuple(map(_raw, read.value.verdicts)), read.method, read.notes)
+    read = read_reply(text, ClaimJudgements, legacy=parse_legacy_verdicts)
+    return (
+        read if isinstance(read, ParseFailure) else read.map(lambda v: tuple(map(_raw, v.verdicts)))
+    )
 
 
 # The labels a judge is asked for (supported_by_conversation is veracity's, not the judge's).
