@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import BeforeValidator, ValidationInfo, WithJsonSchema
 
@@ -16,7 +16,6 @@ from veracity.prompts.reply import (
     Reply,
     Text,
     context,
-    describe_json,
     label_table,
     note,
     preview,
@@ -135,21 +134,18 @@ def _chunks(value: object, info: ValidationInfo) -> list[ChunkRelevanceItem]:
                 own = ChunkRelevanceItem.given("index", item) is not None
                 entries.append(item if own else {**item, "index": key})
         value = entries
-    if not isinstance(value, list):
-        raise ValueError(f"'chunks' is {describe_json(value)}")
-    return read_items(ChunkRelevanceItem, value, info)[0]
+    return read_items(ChunkRelevanceItem, value, info, "chunks")[0]
 
 
 class ChunkRelevanceOutput(Reply):
     chunks: Annotated[list[ChunkRelevanceItem], BeforeValidator(_chunks)] = synonyms(
         "chunks contexts results judgements judgments verdicts items evaluations"
     )
+    array: ClassVar[str] = "chunks"
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:
-        """A bare array, one verdict object or a ``{"1": …}`` mapping, as the ``chunks``."""
-        if isinstance(value, list):
-            return {"chunks": value}
+        """One verdict object or a ``{"1": …}`` mapping, as the ``chunks`` they are."""
         if not isinstance(value, dict) or not value:
             return value
         if isinstance(cls.given("chunks", value), list | dict):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, ValidationInfo, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
@@ -54,10 +54,7 @@ class ExtractedClaims(Reply):
     claims: Annotated[list[str], BeforeValidator(_claims)] = synonyms(
         "claims statements facts claim_list"
     )
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        return {"claims": value} if isinstance(value, list) else value
+    array: ClassVar[str] = "claims"
 
 
 def _verdict(raw: object) -> str:
@@ -112,9 +109,7 @@ def _verdicts(value: object, info: ValidationInfo) -> list[ClaimJudgement]:
             else {**item, "claim": None if _POSITIONAL_KEY.match(key.strip()) else key.strip()}
             for key, item in value.items()
         ]
-    if not isinstance(value, list):
-        raise ValueError(f"'verdicts' is {describe_json(value)}")
-    read, skipped = read_items(ClaimJudgement, value, info)
+    read, skipped = read_items(ClaimJudgement, value, info, "verdicts")
     if skipped and not read:
         raise ValueError(f"no usable verdict ({skipped[0]})")
     return read
@@ -124,18 +119,19 @@ class ClaimJudgements(Reply):
     verdicts: Annotated[list[ClaimJudgement], BeforeValidator(_verdicts)] = synonyms(
         "verdicts results statements judgements judgments claims"
     )
+    array: ClassVar[str] = "verdicts"
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:
-        """A bare array, one verdict object, a claim -> label mapping or one bare label,
-        as the ``verdicts`` they are."""
+        """One verdict object, a claim -> label mapping or one bare label, as the
+        ``verdicts`` they are."""
         if isinstance(value, dict) and (not value or cls.given("verdicts", value) is not None):
             return value
         if isinstance(value, dict) and ClaimJudgement.given("verdict", value) is None:
             return {"verdicts": value}
-        if isinstance(value, list) or normalise_verdict(value) is not None:
-            return {"verdicts": value if isinstance(value, list) else [value]}
-        return {"verdicts": [value]} if isinstance(value, dict) else value
+        if isinstance(value, dict) or normalise_verdict(value) is not None:
+            return {"verdicts": [value]}
+        return value
 
 
 def render_extraction(question: str, answer: str) -> dict[str, str]:

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import (
     AliasChoices,
@@ -67,10 +67,12 @@ def context(info: ValidationInfo, name: str, default: Any = None) -> Any:
 
 
 class Reply(BaseModel):
-    """What a reply (or one object in it) means; :meth:`shape` turns a reply of another
-    shape (a bare array, a bare label) into the object the model reads."""
+    """What a reply (or one object in it) means. A bare array is the field named by
+    ``array``; :meth:`shape` turns a reply of another shape (a bare label, say) into the
+    object the model reads."""
 
     model_config = ConfigDict(extra="ignore", json_schema_extra=_as_asked)
+    array: ClassVar[str] = ""
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:
@@ -79,6 +81,7 @@ class Reply(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _loose(cls, data: object, info: ValidationInfo) -> object:
+        data = {cls.array: data} if cls.array and isinstance(data, list) else data
         data = cls.shape(data, info)
         if not isinstance(data, Mapping):
             return data
@@ -110,9 +113,12 @@ R = TypeVar("R", bound=Reply)
 
 
 def read_items(
-    model: type[R], items: list[object], info: ValidationInfo
+    model: type[R], items: object, info: ValidationInfo, name: str
 ) -> tuple[list[R], list[str]]:
-    """The items that ``model`` reads, and why each other one was skipped (noted too)."""
+    """The items of array ``name`` that ``model`` reads, and why each other one was skipped
+    (noted too)."""
+    if not isinstance(items, list):
+        raise ValueError(f"'{name}' is {describe_json(items)}, not an array")
     read: list[R] = []
     skipped: list[str] = []
     for n, item in enumerate(items, 1):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Final, Literal
+from typing import Annotated, ClassVar, Final, Literal
 
 from pydantic import BeforeValidator, ValidationInfo, model_validator
 
@@ -13,7 +13,6 @@ from veracity.prompts.reply import (
     Reply,
     Text,
     context,
-    describe_json,
     note,
     read_items,
     synonyms,
@@ -88,11 +87,9 @@ class GeneratedTestItem(Reply):
 
 def _items(value: object, info: ValidationInfo) -> list[GeneratedTestItem]:
     """The well-formed items; why each other one is malformed goes to the context."""
-    if not isinstance(value, list):
-        raise ValueError(f"'items' is {describe_json(value)}, not an array")
-    if not value:
+    if value == []:
         raise ValueError("the array of items is empty")
-    read, malformed = read_items(GeneratedTestItem, value, info)
+    read, malformed = read_items(GeneratedTestItem, value, info, "items")
     context(info, "malformed", []).extend(malformed)
     return read
 
@@ -102,11 +99,11 @@ class GeneratedTestItems(Reply):
         "items questions test_questions qa_pairs pairs data results"
     )
 
+    array: ClassVar[str] = "items"
+
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:
-        """A bare array, a single item, or an object whose only array the items are."""
-        if isinstance(value, list):
-            return {"items": value}
+        """A single item, or an object whose only array the items are."""
         if not isinstance(value, dict) or isinstance(cls.given("items", value), list):
             return value
         if GeneratedTestItem.given("question", value) is not None:
