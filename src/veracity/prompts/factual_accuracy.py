@@ -7,8 +7,8 @@ import re
 from pydantic import Field, ValidationInfo
 
 from veracity.prompts._rules import data_rule
-from veracity.prompts.reply import Number, Reply, note, preview
-from veracity.prompts.rubric import compact, named_scores
+from veracity.prompts.reply import Number, Reply, compact, note, preview
+from veracity.prompts.rubric import named_scores
 from veracity.prompts.template import Example, PromptTemplate, untrusted
 
 CRITERIA = ("correctness", "completeness", "consistency")

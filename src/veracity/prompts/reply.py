@@ -43,14 +43,14 @@ def _as_asked(schema: dict[str, Any]) -> None:
         field.pop("default", None)
 
 
-def key_of(key: str) -> str:
-    """A JSON key compared loosely: ``"Claim Text"`` -> ``"claim_text"``."""
-    return re.sub(r"[\s\-]+", "_", key.strip().casefold())
+def compact(name: str) -> str:
+    """A key or name compared ignoring case, spaces, hyphens and underscores."""
+    return words(name).replace(" ", "")
 
 
 def synonyms(names: str, default: Any = PydanticUndefined, **constraints: Any) -> Any:
     """A field that may come under any of ``names`` (space-separated, its own name first,
-    compared in :func:`key_of` form), the first found winning."""
+    compared in :func:`compact` form), the first found winning."""
     return Field(default, validation_alias=AliasChoices(*names.split()), **constraints)
 
 
@@ -85,10 +85,8 @@ class Reply(BaseModel):
         data = cls.shape(data, info)
         if not isinstance(data, Mapping):
             return data
-        loose: dict[str, object] = {}
-        for key, value in data.items():
-            loose.setdefault(key_of(str(key)), value)  # the first of two spellings wins
-        return loose
+        given = {name: lookup(data, cls.keys(name)) for name in cls.model_fields}
+        return {name: value for name, value in given.items() if value is not None}
 
     @classmethod
     def given(cls, name: str, data: Mapping[Any, object]) -> object:
@@ -103,10 +101,10 @@ class Reply(BaseModel):
 
 
 def lookup(data: Mapping[Any, object], keys: Sequence[str]) -> object:
-    """The value under the first of ``keys`` in ``data`` (compared in :func:`key_of` form;
+    """The value under the first of ``keys`` in ``data`` (compared in :func:`compact` form;
     the first of two spellings wins), or ``None``."""
-    loose = {key_of(str(k)): v for k, v in reversed(list(data.items()))}
-    return next((loose[k] for k in keys if k in loose), None)
+    loose = {compact(str(k)): v for k, v in reversed(list(data.items()))}
+    return next((loose[compact(k)] for k in keys if compact(k) in loose), None)
 
 
 R = TypeVar("R", bound=Reply)

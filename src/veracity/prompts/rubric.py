@@ -16,12 +16,12 @@ from veracity.prompts.reply import (
     Reply,
     Text,
     as_text,
+    compact,
     context,
     note,
     preview,
     read_number,
     synonyms,
-    words,
 )
 from veracity.prompts.template import (
     Example,
@@ -39,11 +39,6 @@ class DimensionScoreOutput(Reply):
     dimension: Text = synonyms("dimension criterion name axis aspect metric", "")
     reasoning: Text = synonyms(f"reasoning {REASONS} comment analysis", "")
     score: int = synonyms("score rating value grade points", ge=1, le=5)
-
-
-def compact(name: str) -> str:
-    """A name compared ignoring case, spaces, hyphens and underscores."""
-    return words(name).replace(" ", "")
 
 
 _CONTAINER = {compact(k) for k in ["scores", "criteria", "dimensions", "results", "evaluation"]}
