@@ -87,16 +87,16 @@ class QuestionGenerationOutput(Reply):
         if isinstance(value, list | str):
             items = value if isinstance(value, list) else []
             flags = [_flag_of(v) for v in items if isinstance(v, dict)]
-            flag = any(f is True for f in flags)
+            anyone = any(f is True for f in flags)
             source = "from the items' flags" if flags else "no flag given"
-            note(info, f"a bare list of questions: noncommittal={flag} ({source})")
-            return {"questions": value, "noncommittal": flag}
+            note(info, f"a bare list of questions: noncommittal={anyone} ({source})")
+            return {"questions": value, "noncommittal": anyone}
         if not isinstance(value, dict) or cls.given("noncommittal", value) is not None:
             return value
-        flag = _flag_of(value)
-        if flag is not None:
-            note(info, f"read committal={not flag} as noncommittal={flag}")
-            return {**value, "noncommittal": flag}
+        inverted = _flag_of(value)
+        if inverted is not None:
+            note(info, f"read committal={not inverted} as noncommittal={inverted}")
+            return {**value, "noncommittal": inverted}
         note(info, "no noncommittal flag; took it as false")
         return value
 
