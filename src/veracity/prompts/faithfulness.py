@@ -97,18 +97,20 @@ class ClaimJudgement(Reply):
 _POSITIONAL_KEY = re.compile(r"^(?:claim|statement)?[\s_#-]*\d{1,3}$", re.IGNORECASE)
 
 
+def _entry(key: str, item: object) -> object:
+    """A ``{"claim text": label}`` entry as a verdict object; a key naming a position
+    ("2", "claim 2") gives no claim text, and an object's own claim wins over its key."""
+    claim = None if _POSITIONAL_KEY.match(key.strip()) else key.strip()
+    if not isinstance(item, dict):
+        return {"claim": claim, "verdict": item}
+    return item if ClaimJudgement.given("claim", item) is not None else {**item, "claim": claim}
+
+
 def _verdicts(value: object, info: ValidationInfo) -> list[ClaimJudgement]:
     """Verdicts from an array (of objects or bare labels) or a ``{"claim text": label}``
     mapping; each item that is not one is skipped with a note."""
     if isinstance(value, dict):
-        value = [
-            {"claim": None if _POSITIONAL_KEY.match(key.strip()) else key.strip(), "verdict": item}
-            if not isinstance(item, dict)
-            else item
-            if ClaimJudgement.given("claim", item) is not None
-            else {**item, "claim": None if _POSITIONAL_KEY.match(key.strip()) else key.strip()}
-            for key, item in value.items()
-        ]
+        value = [_entry(key, item) for key, item in value.items()]
     read, skipped = read_items(ClaimJudgement, value, info, "verdicts")
     if skipped and not read:
         raise ValueError(f"no usable verdict ({skipped[0]})")

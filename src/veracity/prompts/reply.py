@@ -2,7 +2,7 @@
 
 A prompt's output model is both what the judge is asked for (its JSON schema, sent as
 structured output and part of the prompt's fingerprint) and what reads the reply: keys
-are compared ignoring case, spaces and hyphens, a field's synonyms are its
+are compared ignoring case, spaces, hyphens and underscores, a field's synonyms are its
 ``AliasChoices`` (its own name first, so the schema is unchanged), labels and numbers as
 judges write them are read by ``BeforeValidator``s that note every coercion, and keys the
 model does not name are ignored. The schema still asks for every field and nothing else.
