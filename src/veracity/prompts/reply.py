@@ -16,6 +16,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import (
@@ -43,6 +44,7 @@ def _as_asked(schema: dict[str, Any]) -> None:
         field.pop("default", None)
 
 
+@lru_cache(maxsize=4096)  # keys and synonyms recur in every reply
 def compact(name: str) -> str:
     """A key or name compared ignoring case, spaces, hyphens and underscores."""
     return words(name).replace(" ", "")
@@ -80,12 +82,13 @@ class Reply(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _loose(cls, data: object, info: ValidationInfo) -> object:
+    def _read_loosely(cls, data: object, info: ValidationInfo) -> object:
         data = {cls.array: data} if cls.array and isinstance(data, list) else data
         data = cls.shape(data, info)
         if not isinstance(data, Mapping):
             return data
-        given = {name: lookup(data, cls.keys(name)) for name in cls.model_fields}
+        loose = _loose(data)
+        given = {name: _first(loose, cls.keys(name)) for name in cls.model_fields}
         return {name: value for name, value in given.items() if value is not None}
 
     @classmethod
@@ -94,6 +97,7 @@ class Reply(BaseModel):
         return lookup(data, cls.keys(name))
 
     @classmethod
+    @cache
     def keys(cls, name: str) -> tuple[str, ...]:
         """Field ``name``'s synonyms, for finding its value in the raw text."""
         alias = cls.model_fields[name].validation_alias
@@ -103,7 +107,14 @@ class Reply(BaseModel):
 def lookup(data: Mapping[Any, object], keys: Sequence[str]) -> object:
     """The value under the first of ``keys`` in ``data`` (compared in :func:`compact` form;
     the first of two spellings wins), or ``None``."""
-    loose = {compact(str(k)): v for k, v in reversed(list(data.items()))}
+    return _first(_loose(data), keys)
+
+
+def _loose(data: Mapping[Any, object]) -> dict[str, object]:
+    return {compact(str(k)): v for k, v in reversed(list(data.items()))}
+
+
+def _first(loose: Mapping[str, object], keys: Sequence[str]) -> object:
     return next((loose[compact(k)] for k in keys if compact(k) in loose), None)
 
 

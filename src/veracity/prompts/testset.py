@@ -98,7 +98,6 @@ class GeneratedTestItems(Reply):
     items: Annotated[list[GeneratedTestItem], BeforeValidator(_items)] = synonyms(
         "items questions test_questions qa_pairs pairs data results"
     )
-
     array: ClassVar[str] = "items"
 
     @classmethod

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar
 
@@ -134,6 +135,7 @@ def _fields(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+@cache
 def describe_output(model: type[BaseModel]) -> str:
     """What a prompt's output model asks for, in words: the start of every failure's
     message, so a re-ask tells the judge what to reply."""
