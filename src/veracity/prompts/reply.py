@@ -37,8 +37,7 @@ T = TypeVar("T")
 
 
 def _as_asked(schema: dict[str, Any]) -> None:
-    """The schema the judge is asked for: every field required, no defaults, nothing else."""
-    schema["additionalProperties"] = False
+    """The schema the judge is asked for: every field required, whatever the reader forgives."""
     schema["required"] = list(schema.get("properties", {}))
     for field in schema.get("properties", {}).values():
         field.pop("default", None)
@@ -73,7 +72,9 @@ class Reply(BaseModel):
     ``array``; :meth:`shape` turns a reply of another shape (a bare label, say) into the
     object the model reads."""
 
-    model_config = ConfigDict(extra="ignore", json_schema_extra=_as_asked)
+    # Extra keys never reach validation (only the fields are read), so "forbid" only says
+    # in the schema that the judge may write nothing else.
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_as_asked)
     array: ClassVar[str] = ""
 
     @classmethod
