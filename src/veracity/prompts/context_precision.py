@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from pydantic import BeforeValidator, ValidationInfo, WithJsonSchema
 
@@ -141,7 +141,6 @@ class ChunkRelevanceOutput(Reply):
     chunks: Annotated[list[ChunkRelevanceItem], BeforeValidator(_chunks)] = synonyms(
         "chunks contexts results judgements judgments verdicts items evaluations"
     )
-    array: ClassVar[str] = "chunks"
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, ValidationInfo, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
@@ -54,7 +54,6 @@ class ExtractedClaims(Reply):
     claims: Annotated[list[str], BeforeValidator(_claims)] = synonyms(
         "claims statements facts claim_list"
     )
-    array: ClassVar[str] = "claims"
 
 
 def _verdict(raw: object) -> str:
@@ -121,7 +120,6 @@ class ClaimJudgements(Reply):
     verdicts: Annotated[list[ClaimJudgement], BeforeValidator(_verdicts)] = synonyms(
         "verdicts results statements judgements judgments claims"
     )
-    array: ClassVar[str] = "verdicts"
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:

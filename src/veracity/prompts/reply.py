@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import Annotated, Any, TypeVar, get_origin
 
 from pydantic import (
     AliasChoices,
@@ -68,14 +68,13 @@ def context(info: ValidationInfo, name: str, default: Any = None) -> Any:
 
 
 class Reply(BaseModel):
-    """What a reply (or one object in it) means. A bare array is the field named by
-    ``array``; :meth:`shape` turns a reply of another shape (a bare label, say) into the
-    object the model reads."""
+    """What a reply (or one object in it) means. :meth:`shape` turns a reply of another
+    shape (a bare label, say) into the object the model reads; a bare array left is the
+    model's only array field."""
 
     # Extra keys never reach validation (only the fields are read), so "forbid" only says
     # in the schema that the judge may write nothing else.
     model_config = ConfigDict(extra="forbid", json_schema_extra=_as_asked)
-    array: ClassVar[str] = ""
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:
@@ -84,8 +83,10 @@ class Reply(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _read_loosely(cls, data: object, info: ValidationInfo) -> object:
-        data = {cls.array: data} if cls.array and isinstance(data, list) else data
         data = cls.shape(data, info)
+        arrays = [n for n, f in cls.model_fields.items() if get_origin(f.annotation) is list]
+        if isinstance(data, list) and len(arrays) == 1:
+            data = {arrays[0]: data}
         if not isinstance(data, Mapping):
             return data
         loose = _loose(data)

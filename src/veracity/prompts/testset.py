@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, ClassVar, Final, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import BeforeValidator, ValidationInfo, model_validator
 
@@ -98,7 +98,6 @@ class GeneratedTestItems(Reply):
     items: Annotated[list[GeneratedTestItem], BeforeValidator(_items)] = synonyms(
         "items questions test_questions qa_pairs pairs data results"
     )
-    array: ClassVar[str] = "items"
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:
