@@ -13,7 +13,7 @@ from veracity.config import RunConfig
 from veracity.evaluation import evaluate
 from veracity.judges import LLMJudge
 from veracity.judges.offline import OfflineJudge
-from veracity.metrics import ContextPrecision, Faithfulness, Models, SampleWork
+from veracity.metrics import Faithfulness, Models, SampleWork
 from veracity.types import MetricResult, Status
 
 CLAIM = "Paris is the capital of France."
@@ -35,7 +35,6 @@ async def faithfulness(*script: str) -> MetricResult:
         (f"```json\n{STRICT_CLAIMS}\n```", "fenced"),
         (f"The claims: {STRICT_CLAIMS} That is all.", "embedded"),
         (f"{{'claims': ['{CLAIM}'],}}", "repaired"),
-        (f"1. {CLAIM}", "legacy_list"),
     ],
 )
 async def test_each_claim_extraction_path_is_recorded(reply: str, path: str) -> None:
@@ -74,14 +73,6 @@ async def test_a_judge_error_records_the_replies_it_could_not_read() -> None:
         "claim_extraction": ["strict"],
         "claim_verification": ["refusal", "unparseable"],
     }
-
-
-async def test_a_chunk_reply_in_text_lines_is_recorded() -> None:
-    sample = make_sample(contexts=("Paris is in France.", "Rome is in Italy."))
-    metric = ContextPrecision()
-    chat = ScriptedChat(["1. relevant\n2. not relevant"])
-    result = await metric.score(SampleWork(sample, Models(LLMJudge(chat)), 0))
-    assert result.details["reading"] == {"chunk_relevance": ["legacy_lines"]}
 
 
 def test_a_judge_without_text_replies_records_no_reading() -> None:

@@ -200,37 +200,6 @@ def test_no_chunks_accepts_an_empty_array() -> None:
     assert result.missing == ()
 
 
-# ---------------------------------------------------------------- legacy lines
-
-
-def test_numbered_label_lines() -> None:
-    text = "1. relevant\n2. not relevant - talks about Macbeth\nChunk 3: irrelevant"
-    result = _parsed(text, 3)
-    assert result.method == "legacy_lines"
-    assert _flags(result) == {0: True, 1: False, 2: False}
-    assert result.items[1].reason == "talks about Macbeth"
-    assert "from text lines" in result.notes[0]
-
-
-def test_verdict_lines_by_position_and_under_headers() -> None:
-    assert _flags(_parsed("Verdict: 1\nVerdict: 0", 2)) == {0: True, 1: False}
-    text = "**Chunk 2:**\nReason: about Macbeth\nVerdict: 0\nChunk 1:\nVerdict: 1\nReason: yes"
-    result = _parsed(text, 2)
-    assert _flags(result) == {0: True, 1: False}
-    assert result.items[1].reason == "about Macbeth"
-    assert result.items[0].reason == "yes"
-
-
-def test_a_one_word_reply_is_the_first_chunk() -> None:
-    result = _parsed("Relevant.", 1)
-    assert result.items[0].relevant is True
-
-
-def test_a_citation_in_prose_does_not_beat_the_lines() -> None:
-    result = _parsed("As [2] shows:\n1. not relevant\n2. relevant", 2)
-    assert _flags(result) == {0: False, 1: True}
-
-
 # ---------------------------------------------------------------- failures
 
 

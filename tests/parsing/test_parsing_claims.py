@@ -66,35 +66,6 @@ def test_empty_claims_is_a_valid_result(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "Claims:\n1. Paris is in France.\n2. It is big.",
-        "1) Paris is in France.\n2) It is big.",
-        "- Paris is in France.\n- It is big.",
-        "* Paris is in France.\n* It is big.",
-        "\u2022 Paris is in France.\n\u2022 It is big.",
-        "Here they are:\n\n  1. Paris is in France.\n  - It is big.\n\nThat's all.",
-    ],
-)
-def test_legacy_numbered_and_bulleted_lines(text: str) -> None:
-    result = _claims(text)
-    assert result.value == ("Paris is in France.", "It is big.")
-    assert result.method == "legacy_list"
-
-
-def test_legacy_lines_win_over_a_stray_bracket_in_prose() -> None:
-    result = _claims('- Paris is in France ["citation"].\n- It is big.')
-    assert result.method == "legacy_list"
-    assert result.value == ('Paris is in France ["citation"].', "It is big.")
-
-
-def test_legacy_lines_are_deduped() -> None:
-    result = _claims("- a\n- b\n- a")
-    assert result.value == ("a", "b")
-    assert any("duplicate" in n for n in result.notes)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
         "I cannot extract claims from this.",
         "I'm sorry, that is not something I can do.",
         "As an AI, I do not break answers into claims.",

@@ -89,18 +89,10 @@ def test_label_key_synonyms(key: str) -> None:
     assert _read(json.dumps({key: "wrong"})).value.label is W
 
 
-@pytest.mark.parametrize(
-    ("text", "label", "reason"),
-    [
-        ("Classification: correct\nReason: same author", C, "same author"),
-        ("**Classification:** hallucinated", W, ""),
-        ("Reasoning: it abstains\nFinal verdict: IDK", D, "it abstains"),
-        ("Correct.", C, ""),
-        ('"wrong"', W, ""),
-    ],
-)
-def test_text_forms(text: str, label: AnswerClass, reason: str) -> None:
-    assert _read(text).value == Classification(label=label, reason=reason)
+def test_a_bare_json_label() -> None:
+    result = _read('"wrong"')
+    assert result.value == Classification(label=W, reason="")
+    assert result.notes == ("the reply is a bare value",)
 
 
 @pytest.mark.parametrize(
@@ -109,7 +101,6 @@ def test_text_forms(text: str, label: AnswerClass, reason: str) -> None:
         '{"classification": "partially correct"}',
         '{"classification": "maybe"}',
         '{"reason": "no label"}',
-        "Classification: somewhat",
         "[1, 2]",
     ],
 )

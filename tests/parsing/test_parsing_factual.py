@@ -150,20 +150,6 @@ def test_decimals_are_rounded_with_a_note() -> None:
     assert any("rounded" in n for n in result.notes)
 
 
-def test_legacy_lines() -> None:
-    text = (
-        "Correctness: 80 - dates agree\n"
-        "**Completeness (0-100):** 60/100 - misses one point\n"
-        "Consistency = 100\n"
-        "Overall: 78"
-    )
-    result = _read(text)
-    assert result.method == "legacy_lines"
-    assert _scores(result.value) == (80, 60, 100)
-    assert result.value.correctness.reasoning == "dates agree"
-    assert any("Overall" in n for n in result.notes)
-
-
 @pytest.mark.parametrize(
     ("body", "named"),
     [
@@ -198,12 +184,6 @@ def test_wrong_shape_is_a_schema_failure() -> None:
     failure = _failure("[1, 2, 3]")
     assert failure.kind == "schema"
     assert "'correctness'" in failure.message
-
-
-def test_missing_criterion_in_text_lines_is_named() -> None:
-    failure = _failure("Correctness: 80\nCompleteness: 60")
-    assert failure.kind == "schema"
-    assert "'consistency'" in failure.message
 
 
 def test_refusal_and_unparseable() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veracity.judges.parsing import normalise_verdict
-from veracity.judges.parsing.labels import leading_label
+from veracity.judges.parsing.legacy_verdicts import leading_label
 from veracity.types.results import Verdict
 
 SUPPORTED = [

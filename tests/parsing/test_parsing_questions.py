@@ -120,22 +120,6 @@ def test_noncommittal_without_questions_is_valid() -> None:
     assert value == GeneratedQuestions(questions=(), noncommittal=True, reason="evasive")
 
 
-def test_legacy_numbered_lines_and_flag_line() -> None:
-    text = "1. Who wrote Hamlet?\n2) Who is its author?\nNoncommittal: 1\nReason: hedges"
-    result = _read(text)
-    assert result.method == "legacy_lines"
-    assert result.value == GeneratedQuestions(
-        questions=("Who wrote Hamlet?", "Who is its author?"), noncommittal=True, reason="hedges"
-    )
-
-
-def test_legacy_question_lines_and_bare_question_marks() -> None:
-    text = "Question 1: Who wrote Hamlet?\nWhich writer wrote Hamlet?\nThat is all."
-    value = _read(text).value
-    assert value.questions == ("Who wrote Hamlet?", "Which writer wrote Hamlet?")
-    assert value.noncommittal is False
-
-
 @pytest.mark.parametrize(
     "text",
     [

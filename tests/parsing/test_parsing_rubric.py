@@ -93,21 +93,6 @@ def test_extra_dimensions_and_overall_are_dropped_with_notes() -> None:
     assert any("'overall'" in n and "computes the overall" in n for n in flat.notes)
 
 
-def test_legacy_lines() -> None:
-    text = "Faithfulness: 5/5 - all supported\nCompleteness: 2 - a bare list"
-    result = _parsed(text)
-    assert result.method == "legacy_lines"
-    assert result.value == EXPECTED
-
-
-def test_legacy_header_blocks() -> None:
-    text = (
-        "## Faithfulness\nReasoning: all supported\nScore: 5\n\n"
-        "## Completeness\nReasoning: a bare list\nScore: 2/5\n"
-    )
-    assert _parsed(text).value == EXPECTED
-
-
 def test_a_custom_rubric() -> None:
     levels = {i: str(i) for i in range(1, 6)}
     rubric = Rubric(

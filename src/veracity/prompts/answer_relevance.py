@@ -2,29 +2,146 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BeforeValidator, ValidationInfo, WithJsonSchema, model_validator
 
 from veracity.prompts._rules import data_rule
+from veracity.prompts.reply import (
+    NO,
+    REASONS,
+    YES,
+    Reply,
+    Text,
+    as_text,
+    describe_json,
+    label_table,
+    lookup,
+    note,
+    preview,
+    read_label,
+    read_number,
+    synonyms,
+)
 from veracity.prompts.template import Example, PromptTemplate, numbered_block, untrusted
 
 DEFAULT_QUESTION_COUNT = 3
 
 
-class QuestionGenerationOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    reason: str
-    noncommittal: bool
-    questions: list[str]
+NONCOMMITTAL = label_table(
+    {True: (*YES, "noncommittal", "non committal", "evasive"), False: (*NO, "committal")}
+)
 
 
-class RelevanceRatingOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _flag(raw: object) -> bool:
+    flag = read_label(raw, NONCOMMITTAL)
+    if flag is None:
+        raise ValueError(f"{preview(as_text(raw))} is not true/false")
+    return flag
 
-    reason: str
-    score: int = Field(ge=0, le=100)
+
+def _questions(value: object, info: ValidationInfo) -> list[str]:
+    """Question strings (one string is one question; objects hold a ``question``), skips
+    and duplicates noted."""
+    items = [value] if isinstance(value, str | dict) else value
+    if not isinstance(items, list):
+        note(info, f"ignored the questions: {describe_json(value)}, not questions")
+        return []
+    found: list[str] = []
+    for n, item in enumerate(items, 1):
+        question = lookup(item, ("question", "text", "query")) if isinstance(item, dict) else item
+        if not isinstance(question, str) or not question.strip():
+            note(info, f"skipped item {n} of the questions: not a question string")
+        elif question.strip() in found:
+            note(info, f"dropped duplicate question {preview(question)}")
+        else:
+            found.append(question.strip())
+    return found
+
+
+def _flag_of(item: Mapping[str, object]) -> bool | None:
+    """The noncommittal flag of an object, read from ``committal`` (inverted) if need be."""
+    noncommittal = lookup(item, QuestionGenerationOutput.keys("noncommittal"))
+    committal = lookup(item, ("committal", "is_committal", "commital"))
+    for raw, inverted in ((noncommittal, False), (committal, True)):
+        flag = read_label(raw, NONCOMMITTAL)
+        if flag is not None:
+            return flag != inverted
+    return None
+
+
+class QuestionGenerationOutput(Reply):
+    reason: Text = synonyms(REASONS, "")
+    noncommittal: Annotated[bool, BeforeValidator(_flag)] = synonyms(
+        "noncommittal non_committal is_noncommittal noncommital evasive", False
+    )
+    questions: Annotated[list[str], BeforeValidator(_questions)] = synonyms(
+        "questions generated_questions question generated_question queries", []
+    )
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        """A bare list of questions (or of ragas' ``{question, noncommittal}`` objects), and
+        a missing flag read from ``committal`` or taken as false, all noted."""
+        if isinstance(value, list | str):
+            items = value if isinstance(value, list) else []
+            flags = [_flag_of(v) for v in items if isinstance(v, dict)]
+            anyone = any(f is True for f in flags)
+            source = "from the items' flags" if flags else "no flag given"
+            note(info, f"a bare list of questions: noncommittal={anyone} ({source})")
+            return {"questions": value, "noncommittal": anyone}
+        if not isinstance(value, dict) or cls.given("noncommittal", value) is not None:
+            return value
+        inverted = _flag_of(value)
+        if inverted is not None:
+            note(info, f"read committal={not inverted} as noncommittal={inverted}")
+            return {**value, "noncommittal": inverted}
+        note(info, "no noncommittal flag; took it as false")
+        return value
+
+    @model_validator(mode="after")
+    def _some_questions(self) -> QuestionGenerationOutput:
+        if not self.questions and not self.noncommittal:
+            raise ValueError("got no questions")
+        return self
+
+
+def _score(raw: object, info: ValidationInfo) -> int | float:
+    """The score on 0–100: ``x/y`` as a fraction of 100, a decimal in [0, 1] as a fraction,
+    any other number as it is."""
+    number = read_number(raw)
+    if number is None:
+        raise ValueError(f"the score {preview(as_text(raw))} is not a number")
+    value = number.value
+    if number.scale is not None:
+        if not 0 <= value <= number.scale:
+            raise ValueError(f"the score {number.text!r} is out of range")
+        if number.scale != 100:
+            note(info, f"read the score {number.text!r} as {value / number.scale:g}")
+        return value / number.scale * 100
+    if not number.integral and 0 <= value <= 1:
+        note(info, f"read the score {number.text} as a 0-1 fraction")
+        return value * 100
+    if not 0 <= value <= 100:
+        raise ValueError(f"the score {number.text} is outside 0 to 100")
+    return int(value) if value == int(value) else value
+
+
+class RelevanceRatingOutput(Reply):
+    reason: Text = synonyms(REASONS, "")
+    score: Annotated[
+        int | float,
+        BeforeValidator(_score),
+        WithJsonSchema({"maximum": 100, "minimum": 0, "type": "integer"}),
+    ] = synonyms("score rating relevance relevance_score answer_relevance value")
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        if isinstance(value, dict) or not isinstance(value, int | float | str) or value is True:
+            return value
+        note(info, "the reply is a bare value")
+        return {"score": value}
 
 
 def render_question_generation(

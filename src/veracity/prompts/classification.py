@@ -2,19 +2,67 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BeforeValidator, ValidationInfo
 
 from veracity.prompts._rules import data_rule
+from veracity.prompts.reply import (
+    REASONS,
+    Reply,
+    Text,
+    as_text,
+    label_table,
+    leading,
+    note,
+    preview,
+    read_label,
+    synonyms,
+    words,
+)
 from veracity.prompts.template import Example, PromptTemplate, untrusted
 
+CLASSES = label_table(
+    {
+        "correct": ("correct", "right", "true", "yes", "accurate", "1"),
+        "wrong": (
+            *("wrong", "incorrect", "not correct", "false", "no", "inaccurate"),
+            *("hallucinated", "hallucination", "0"),
+        ),
+        "dont_know": (
+            *("dont_know", "dont know", "don't know", "do not know", "unknown", "abstain"),
+            *("abstained", "abstains", "abstention", "idk", "not answered", "no answer"),
+            *("refused", "refusal"),
+        ),
+    }
+)
 
-class ClassificationOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
-    reason: str
-    classification: Literal["correct", "wrong", "dont_know"]
+def _class(raw: object, info: ValidationInfo) -> str:
+    """A label, synonyms and a leading label ("correct - it matches") read, noted."""
+    found = read_label(raw, CLASSES)
+    if found is None and isinstance(raw, str):
+        first = leading(raw, lambda text: read_label(text, CLASSES), 4)
+        found = None if first is None else first[0]
+    if found is None:
+        raise ValueError(f"{preview(as_text(raw))} is not one of these labels")
+    if words(as_text(raw)) != words(found):
+        note(info, f"read the label {preview(as_text(raw))} as {found!r}")
+    return found
+
+
+class ClassificationOutput(Reply):
+    reason: Text = synonyms(REASONS, "")
+    classification: Annotated[Literal["correct", "wrong", "dont_know"], BeforeValidator(_class)] = (
+        synonyms("classification class label verdict category result answer_class")
+    )
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        if isinstance(value, dict) or not isinstance(value, str | bool | int):
+            return value
+        note(info, "the reply is a bare value")
+        return {"classification": value}
 
 
 def render_classification(question: str, answer: str, reference: str) -> dict[str, str]:

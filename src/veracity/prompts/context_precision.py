@@ -2,29 +2,157 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BeforeValidator, ValidationInfo, WithJsonSchema
 
 from veracity.prompts._rules import data_rule
+from veracity.prompts.reply import (
+    NO,
+    REASONS,
+    YES,
+    Reply,
+    Text,
+    context,
+    label_table,
+    note,
+    preview,
+    read_items,
+    read_label,
+    read_number,
+    synonyms,
+)
 from veracity.prompts.template import Example, PromptTemplate, numbered_block, untrusted
 
 NO_REFERENCE = "(no reference answer)"
 
+RELEVANT = label_table(
+    {
+        True: (*YES, "relevant", "is relevant", "highly relevant", "useful", "helpful", "pass"),
+        False: (
+            *NO,
+            "not relevant",
+            "irrelevant",
+            "not useful",
+            "unrelated",
+            "not helpful",
+            "fail",
+        ),
+    }
+)
+_CHUNK = re.compile(r"^\W*(?:(?:chunk|context|doc(?:ument)?|passage|item)\W*)?(\d{1,4})\W*$", re.I)
 
-class ChunkRelevanceItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
-    index: int = Field(ge=1)
-    reason: str
-    relevance: int = Field(ge=0, le=100)
-    relevant: bool
+def chunk_number(raw: object) -> int | None:
+    """A chunk number from ``2``, ``2.0``, ``"2"``, ``"chunk 2"`` or ``"[2]"``."""
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    m = _CHUNK.match(raw.strip()) if isinstance(raw, str) else None
+    return None if m is None else int(m.group(1))
 
 
-class ChunkRelevanceOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _relevance(raw: object, where: str, info: ValidationInfo) -> int | None:
+    """A 0–100 relevance from ``85``, ``"85"``, ``"85/100"``, ``"8/10"`` or ``0.85``."""
+    number = read_number(raw)
+    if number is None:
+        return None
+    value = number.value
+    if number.scale is not None:
+        value = value / number.scale * 100
+        if number.scale != 100:
+            note(info, f"{where}: relevance {number.text!r} read as {round(value)}/100")
+    elif not number.integral and 0 <= value <= 1:
+        value *= 100
+        note(info, f"{where}: relevance {number.text} read as a fraction, {round(value)}/100")
+    if not 0 <= value <= 100:
+        note(info, f"{where}: ignored relevance {number.text!r}, outside 0-100")
+        return None
+    return round(value)
 
-    chunks: list[ChunkRelevanceItem]
+
+class ChunkRelevanceItem(Reply):
+    # The chunk's number, as asked; one missing or from 0 is placed by the reader.
+    index: Annotated[int | None, WithJsonSchema({"minimum": 1, "type": "integer"})] = synonyms(
+        "index chunk id context chunk_index context_index chunk_id context_id number position idx",
+        None,
+    )
+    reason: Text = synonyms(REASONS, "")
+    relevance: int = synonyms("relevance relevance_score score rating", ge=0, le=100)
+    relevant: bool = synonyms("relevant is_relevant verdict label useful is_useful")
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        """The flag and the relevance, a missing or unreadable one derived from the other
+        (relevance >= 50; 100 or 0), both noted."""
+        where = context(info, "where", "a chunk")
+        data = value if isinstance(value, dict) else {"relevant": value}  # a bare label
+        written, scored = cls.given("relevant", data), cls.given("relevance", data)
+        flag = None if written is None else read_label(written, RELEVANT)
+        if written is not None and flag is None:
+            note(info, f"{where}: unknown relevance label {preview(str(written))}")
+        score = None if scored is None else _relevance(scored, where, info)
+        if scored is not None and read_number(scored) is None:
+            as_flag = read_label(scored, RELEVANT)  # "relevance": "relevant"
+            if flag is None and as_flag is not None:
+                flag = as_flag
+                note(info, f"{where}: read relevance {preview(str(scored))} as the flag")
+            elif as_flag is None:
+                note(info, f"{where}: unreadable relevance {preview(str(scored))}")
+        if flag is None and score is not None:
+            flag = score >= 50
+            note(info, f"{where}: no relevant flag; derived {flag} from relevance {score}")
+        elif score is None and flag is not None:
+            score = 100 if flag else 0
+            note(info, f"{where}: no relevance; derived {score} from relevant={flag}")
+        if flag is None or score is None:
+            raise ValueError("it gives neither a relevant flag nor a relevance")
+        index = cls.given("index", data)
+        if index is not None and chunk_number(index) is None:
+            note(info, f"{where}: unreadable index {index!r}; matched by position")
+        reason = cls.given("reason", data)
+        number = None if index is None else chunk_number(index)
+        return {"index": number, "reason": reason, "relevance": score, "relevant": flag}
+
+
+_POSITIONAL_KEY = re.compile(r"^\W*(?:(?:chunk|context|doc(?:ument)?|passage)\W*)?\d{1,4}\W*$")
+
+
+def _chunks(value: object, info: ValidationInfo) -> list[ChunkRelevanceItem]:
+    """Chunk verdicts from an array or a ``{"1": "relevant"}`` mapping, skips noted."""
+    if isinstance(value, dict):
+        entries = []
+        for key, item in value.items():
+            if _POSITIONAL_KEY.match(key.strip()) is None:
+                note(info, f"ignored the key {key!r}: it names no chunk")
+            elif not isinstance(item, dict):
+                entries.append({"index": key, "relevant": item})
+            else:  # the item's own index wins over its key's
+                own = ChunkRelevanceItem.given("index", item) is not None
+                entries.append(item if own else {**item, "index": key})
+        value = entries
+    return read_items(ChunkRelevanceItem, value, info, "chunks")[0]
+
+
+class ChunkRelevanceOutput(Reply):
+    chunks: Annotated[list[ChunkRelevanceItem], BeforeValidator(_chunks)] = synonyms(
+        "chunks contexts results judgements judgments verdicts items evaluations"
+    )
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        """One verdict object or a ``{"1": …}`` mapping, as the ``chunks`` they are."""
+        if not isinstance(value, dict) or not value:
+            return value
+        if isinstance(cls.given("chunks", value), list | dict):
+            return value
+        item = ChunkRelevanceItem
+        if item.given("relevant", value) is not None or item.given("relevance", value) is not None:
+            return {"chunks": [value]}
+        return {"chunks": value}
 
 
 def render_chunk_relevance(

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+import re
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BeforeValidator, Field, ValidationInfo, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
 
 from veracity.prompts._rules import data_rule
+from veracity.prompts.reply import (
+    REASONS,
+    Reply,
+    Text,
+    describe_json,
+    normalise_verdict,
+    note,
+    preview,
+    read_items,
+    synonyms,
+)
 from veracity.prompts.template import (
     Example,
     PromptTemplate,
@@ -16,25 +30,108 @@ from veracity.prompts.template import (
 )
 
 
-class ExtractedClaims(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _claims(items: object, info: ValidationInfo) -> list[str]:
+    """Claim strings from an array (of strings or claim objects), skips and duplicates noted."""
+    if not isinstance(items, list):
+        raise ValueError(f"'claims' is {describe_json(items)}, not an array")
+    claims: list[str] = []
+    for n, item in enumerate(items, 1):
+        text = ClaimJudgement.given("claim", item) if isinstance(item, dict) else item
+        if not isinstance(text, str):
+            note(info, f"skipped item {n}: not a claim string")
+        elif not text.strip():
+            note(info, f"skipped item {n}: empty")
+        elif text.strip() in claims:
+            note(info, f"dropped duplicate claim {preview(text)}")
+        else:
+            claims.append(text.strip())
+    if items and not claims and not any(isinstance(i, str) for i in items):
+        raise ValueError(f"none of the {len(items)} items is a claim string")
+    return claims
 
-    claims: list[str]
+
+class ExtractedClaims(Reply):
+    claims: Annotated[list[str], BeforeValidator(_claims)] = synonyms(
+        "claims statements facts claim_list"
+    )
 
 
-class ClaimJudgement(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    claim: int
-    evidence: str
-    reason: str
-    verdict: Literal["supported", "contradicted", "not_enough_info"]
+def _verdict(raw: object) -> str:
+    verdict = normalise_verdict(raw)
+    if verdict is None:
+        raise ValueError(f"unknown verdict label {preview(label_text(raw))}")
+    return verdict.value
 
 
-class ClaimJudgements(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def label_text(value: object) -> str:
+    """A label as the judge wrote it."""
+    return value.strip() if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
-    verdicts: list[ClaimJudgement]
+
+class ClaimJudgement(Reply):
+    # The claim's number, as asked; its text or "2" are read too (matched to the claims).
+    claim: Annotated[
+        int | str | None,
+        BeforeValidator(
+            lambda v: v if isinstance(v, int | str) and not isinstance(v, bool) else None
+        ),
+        WithJsonSchema({"type": "integer"}),
+    ] = synonyms("claim statement text", None)
+    evidence: Text = synonyms("evidence quote citation support", "")
+    reason: Text = synonyms(REASONS, "")
+    verdict: Annotated[
+        Literal["supported", "contradicted", "not_enough_info"], BeforeValidator(_verdict)
+    ] = synonyms("verdict label answer attributed supported result")
+    # The label as written ("Yes"), where the token log-probabilities are read.
+    written: SkipJsonSchema[str] = Field("", exclude=True)
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        value = value if isinstance(value, dict) else {"verdict": value}  # a bare label
+        given = cls.given("verdict", value)
+        return value if given is None else {**value, "written": label_text(given)}
+
+
+# Keys of a claim -> label mapping that name a position rather than the claim's text.
+_POSITIONAL_KEY = re.compile(r"^(?:claim|statement)?[\s_#-]*\d{1,3}$", re.IGNORECASE)
+
+
+def _entry(key: str, item: object) -> object:
+    """A ``{"claim text": label}`` entry as a verdict object; a key naming a position
+    ("2", "claim 2") gives no claim text, and an object's own claim wins over its key."""
+    claim = None if _POSITIONAL_KEY.match(key.strip()) else key.strip()
+    if not isinstance(item, dict):
+        return {"claim": claim, "verdict": item}
+    return item if ClaimJudgement.given("claim", item) is not None else {**item, "claim": claim}
+
+
+def _verdicts(value: object, info: ValidationInfo) -> list[ClaimJudgement]:
+    """Verdicts from an array (of objects or bare labels) or a ``{"claim text": label}``
+    mapping; each item that is not one is skipped with a note."""
+    if isinstance(value, dict):
+        value = [_entry(key, item) for key, item in value.items()]
+    read, skipped = read_items(ClaimJudgement, value, info, "verdicts")
+    if skipped and not read:
+        raise ValueError(f"no usable verdict ({skipped[0]})")
+    return read
+
+
+class ClaimJudgements(Reply):
+    verdicts: Annotated[list[ClaimJudgement], BeforeValidator(_verdicts)] = synonyms(
+        "verdicts results statements judgements judgments claims"
+    )
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        """One verdict object, a claim -> label mapping or one bare label, as the
+        ``verdicts`` they are."""
+        if isinstance(value, dict) and (not value or cls.given("verdicts", value) is not None):
+            return value
+        if isinstance(value, dict) and ClaimJudgement.given("verdict", value) is None:
+            return {"verdicts": value}
+        if isinstance(value, dict) or normalise_verdict(value) is not None:
+            return {"verdicts": [value]}
+        return value
 
 
 def render_extraction(question: str, answer: str) -> dict[str, str]:

@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ValidationInfo
 
 from veracity.prompts._rules import data_rule
+from veracity.prompts.reply import (
+    REASONS,
+    Number,
+    Reply,
+    Text,
+    as_text,
+    compact,
+    context,
+    note,
+    preview,
+    read_number,
+    synonyms,
+)
 from veracity.prompts.template import (
     Example,
     OutputSpec,
@@ -22,18 +35,139 @@ from veracity.types.judgements import Rubric, RubricDimension
 RUBRIC_ID_PREFIX = "rubric:"
 
 
-class DimensionScoreOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    dimension: str
-    reasoning: str
-    score: int = Field(ge=1, le=5)
+class DimensionScoreOutput(Reply):
+    dimension: Text = synonyms("dimension criterion name axis aspect metric", "")
+    reasoning: Text = synonyms(f"reasoning {REASONS} comment analysis", "")
+    score: int = synonyms("score rating value grade points", ge=1, le=5)
 
 
-class RubricScoresOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+_CONTAINER = {compact(k) for k in ["scores", "criteria", "dimensions", "results", "evaluation"]}
+_CONTAINER |= {compact(k) for k in ["evaluations", "grades", "ratings"]}
+_REASONING = tuple(compact(k) for k in DimensionScoreOutput.keys("reasoning"))
+_SCORE = tuple(compact(k) for k in DimensionScoreOutput.keys("score"))
+_REASONING_BUCKETS = ("reasoning", "reasons", "explanations", "rationale", "justifications")
 
+
+def _entries(value: object, names: Mapping[str, str]) -> list[tuple[str, object, object]]:
+    """``(name as written, score, reasoning)`` of every score in ``value``: a list of
+    ``{"dimension", "score", "reasoning"}`` objects, a ``{name: {…}}`` or ``{name: score,
+    "name_reasoning": …}`` mapping, or either under a ``scores``/``criteria``/… key."""
+    if isinstance(value, dict):
+        inner = [
+            v for k, v in value.items() if compact(k) in _CONTAINER and compact(k) not in names
+        ]
+        value = inner[0] if inner and isinstance(inner[0], list | dict) else value
+    item = DimensionScoreOutput
+    if isinstance(value, dict) and item.given("dimension", value) and item.given("score", value):
+        value = [value]
+    if isinstance(value, list):
+        return [
+            (
+                as_text(item.given("dimension", v)),
+                item.given("score", v),
+                item.given("reasoning", v),
+            )
+            if isinstance(v, dict)
+            else (f"a non-object item {as_text(v)!r}", None, None)
+            for v in value
+        ]
+    entries: list[tuple[str, object, object]] = []
+    for key, written in value.items() if isinstance(value, dict) else ():
+        name = compact(key)
+        v = written.model_dump() if isinstance(written, BaseModel) else written
+        if name in names and isinstance(v, dict):
+            entries.append((key, item.given("score", v), item.given("reasoning", v)))
+        elif name in names:
+            entries.append((key, v, None))
+        elif (target := _suffixed(name, _REASONING, names)) is not None:
+            entries.append((target, None, v))
+        elif (target := _suffixed(name, _SCORE, names)) is not None:
+            entries.append((target, v, None))
+        elif name in _REASONING_BUCKETS and isinstance(v, dict):
+            entries.extend((sub, None, text) for sub, text in v.items() if compact(sub) in names)
+        else:
+            entries.append((key, None, None))
+    return entries
+
+
+def _suffixed(key: str, suffixes: tuple[str, ...], names: Mapping[str, str]) -> str | None:
+    for suffix in suffixes:
+        if key.endswith(suffix) and key[: -len(suffix)] in names:
+            return key[: -len(suffix)]
+    return None
+
+
+def named_scores(
+    value: object, names: Mapping[str, str], info: ValidationInfo, unknown: Callable[[str], str]
+) -> dict[str, tuple[Number, str]]:
+    """Each canonical name's score (as written) and reasoning, from a reply of any shape
+    (see :func:`_entries`); ``names`` maps :func:`compact` names to canonical ones. A key
+    naming none is noted in ``unknown``'s words; a name without a score fails, naming it."""
+    found: dict[str, tuple[object, str]] = {}
+    for written, score, reasoning in _entries(value, names):
+        name = names.get(compact(written))
+        if name is None:
+            note(info, unknown(written or "an item without a name"))
+            continue
+        old_score, old_reasoning = found.get(name, (None, ""))
+        if score is not None and old_score is not None:
+            note(info, f"kept the first of two scores for {name}")
+        found[name] = (
+            score if old_score is None else old_score,
+            old_reasoning or as_text(reasoning),
+        )
+    wanted = list(dict.fromkeys(names.values()))
+    missing = [f"'{n}'" for n in wanted if found.get(n, (None,))[0] is None]
+    if missing:
+        raise ValueError(f"no score for {', '.join(missing)}")
+    scores = {}
+    for name in wanted:
+        score, reasoning = found[name]
+        number = read_number(score)
+        if number is None:
+            raise ValueError(f"the score {preview(as_text(score))} is not a number")
+        scores[name] = (number, reasoning)
+    return scores
+
+
+def _one_to_five(number: Number, name: str, info: ValidationInfo) -> int:
+    """A 1–5 score (``"8/10"`` is 4, noted); :class:`ValueError` when it is not one."""
+    value = number.value
+    if number.scale is not None and number.scale != 5:
+        value = value / number.scale * 5
+        if value == round(value):
+            note(info, f"{name}: read {number.text!r} as {round(value)}/5")
+    if value != round(value) or not 1 <= value <= 5:
+        raise ValueError(f"the {name} score {number.text!r} is not an integer from 1 to 5")
+    return round(value)
+
+
+_OVERALL = {compact(k) for k in ("overall", "overall_score", "total", "average", "mean", "pass")}
+
+
+class RubricScoresOutput(Reply):
     scores: list[DimensionScoreOutput]
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        """One score for each of the rubric's dimensions (``names`` in the reader's
+        context), in the rubric's order, from a reply of any shape."""
+        rubric, names = context(info, "rubric"), context(info, "names")
+        if names is None:
+            return value
+
+        def unknown(key: str) -> str:
+            if compact(key) in _OVERALL:
+                return f"ignored the judge's {key!r}: veracity computes the overall score"
+            return f"dropped {preview(key)}: not a dimension of rubric {rubric!r}"
+
+        found = named_scores(value, {compact(n): n for n in names}, info, unknown)
+        return {
+            "scores": [
+                {"dimension": n, "reasoning": r, "score": _one_to_five(number, n, info)}
+                for n, (number, r) in found.items()
+            ]
+        }
 
 
 DEFAULT_RUBRIC = Rubric(

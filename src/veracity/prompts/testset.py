@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BeforeValidator, ValidationInfo, model_validator
 
 from veracity.prompts._rules import data_rule
+from veracity.prompts.reply import (
+    Reply,
+    Text,
+    context,
+    note,
+    read_items,
+    synonyms,
+)
 from veracity.prompts.template import Example, PromptTemplate, numbered_block
 
 QuestionType = Literal[
@@ -31,18 +40,78 @@ CHUNKS_PER_ITEM: Final[dict[QuestionType, tuple[int, int]]] = {
 }
 
 
-class GeneratedTestItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _numbers(value: object) -> list[int]:
+    """The chunk numbers cited: ints, digit strings ("2", "chunk 2") or a list of them."""
+    numbers: list[int] = []
+    for item in value if isinstance(value, list) else [value]:
+        if (isinstance(item, float) and item.is_integer()) or type(item) is int:
+            numbers.append(int(item))
+        elif isinstance(item, str) and re.search(r"\d", item):
+            numbers.extend(int(digits) for digits in re.findall(r"\d+", item))
+        else:
+            return []
+    return list(dict.fromkeys(numbers))
 
-    question: str
-    reference: str
-    chunks: list[int]
+
+class GeneratedTestItem(Reply):
+    question: Text = synonyms("question query user_input q", "")
+    reference: Text = synonyms(
+        "reference reference_answer answer ground_truth expected_answer a", ""
+    )
+    chunks: Annotated[list[int], BeforeValidator(_numbers)] = synonyms(
+        "chunks chunk_numbers chunk_ids chunk_indices chunk sources contexts context_ids", []
+    )
+
+    @model_validator(mode="after")
+    def _well_formed(self, info: ValidationInfo) -> GeneratedTestItem:
+        """An item the chunks asked about (``n_chunks`` in the reader's context) support."""
+        n_chunks, least = context(info, "n_chunks"), context(info, "min_chunks", 1)
+        if n_chunks is None:
+            return self  # an example, not a reply
+        if not self.question:
+            raise ValueError("no question")
+        if not self.reference:
+            raise ValueError(f"no reference answer for {self.question!r}")
+        if not self.chunks:
+            raise ValueError(f"no chunk numbers for {self.question!r}")
+        if 0 in self.chunks and max(self.chunks) < n_chunks:
+            note(info, "read chunk numbers given from 0 as 0-based")
+            self.chunks = [n + 1 for n in self.chunks]
+        outside = [n for n in self.chunks if not 1 <= n <= n_chunks]
+        if outside:
+            raise ValueError(f"cites chunk {outside[0]} but there are {n_chunks} chunk(s)")
+        if len(self.chunks) < least:
+            raise ValueError(f"rests on {len(self.chunks)} chunk(s), at least {least} needed")
+        return self
 
 
-class GeneratedTestItems(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _items(value: object, info: ValidationInfo) -> list[GeneratedTestItem]:
+    """The well-formed items; why each other one is malformed goes to the context."""
+    if value == []:
+        raise ValueError("the array of items is empty")
+    read, malformed = read_items(GeneratedTestItem, value, info, "items")
+    context(info, "malformed", []).extend(malformed)
+    return read
 
-    items: list[GeneratedTestItem]
+
+class GeneratedTestItems(Reply):
+    items: Annotated[list[GeneratedTestItem], BeforeValidator(_items)] = synonyms(
+        "items questions test_questions qa_pairs pairs data results"
+    )
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        """A single item, or an object whose only array the items are."""
+        if not isinstance(value, dict) or isinstance(cls.given("items", value), list):
+            return value
+        if GeneratedTestItem.given("question", value) is not None:
+            note(info, "the reply is a single item, not a list")
+            return {"items": [value]}
+        lists = [v for v in value.values() if isinstance(v, list)]
+        if len(lists) == 1:
+            note(info, "took the only array in the reply as the items")
+            return {"items": lists[0]}
+        return value
 
 
 def render_testset_generation(

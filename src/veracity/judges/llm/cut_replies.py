@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 
-from veracity.judges.parsing.verdicts import CONTAINER_KEYS
+from veracity.prompts.faithfulness import ClaimJudgements
 
 # Where a batched reply's array of items opens: after its container key, or at the start.
-_ARRAY_START = re.compile(rf'\A\s*\[|"(?:{"|".join(CONTAINER_KEYS)})"\s*:\s*\[')
+_ARRAY_START = re.compile(rf'\A\s*\[|"(?:{"|".join(ClaimJudgements.keys("verdicts"))})"\s*:\s*\[')
 
 
 def _no_constant(name: str) -> object:

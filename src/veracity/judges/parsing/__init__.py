@@ -1,50 +1,48 @@
-"""Parse a judge's reply without trusting its shape.
+"""Read a judge's reply without trusting its shape.
 
-Pure functions, no I/O: find the JSON (strict, fenced, embedded, repaired), fall back
-to the legacy text formats, recognise refusals, normalise verdict labels and match
-verdicts to claims by text, then by position. The other judge questions (chunk
-relevance, generated questions, ratings, G-Eval criteria, classification, rubric scores)
-have readers of their own, as tolerant, each returning a :class:`ParsedValue` with every
-coercion noted.
+Pure functions, no I/O: find the JSON (strict, fenced, embedded, repaired) and read it with
+the prompt's own output model (:mod:`veracity.prompts.reply`), fall back to the legacy text
+formats of the claim verdicts, recognise refusals, and match verdicts to claims by text,
+then by position. Each result says which reading path produced it and every coercion made.
 """
 
-from veracity.judges.parsing._text import describe_json
-from veracity.judges.parsing.chunks import read_chunks_reply, with_p_relevant
-from veracity.judges.parsing.claims import read_claims_reply
-from veracity.judges.parsing.classification import (
-    read_classification_reply,
-    with_label_probabilities,
-)
-from veracity.judges.parsing.factual import (
-    read_factual_reply,
-    with_expected_criteria,
-)
-from veracity.judges.parsing.json_extract import cut_short, extract_json, unwrap_schema_echo
-from veracity.judges.parsing.labels import normalise_verdict
-from veracity.judges.parsing.matching import FUZZY_THRESHOLD, match_verdicts
-from veracity.judges.parsing.outcomes import (
-    FailureKind,
+from veracity.judges.parsing.chunks import ParsedChunks, read_chunks_reply, with_p_relevant
+from veracity.judges.parsing.json_extract import (
     JsonFound,
-    JsonMethod,
-    ParseFailure,
-    RawVerdict,
-    VerdictMatch,
+    cut_short,
+    extract_json,
+    unwrap_schema_echo,
 )
-from veracity.judges.parsing.parsed import ParsedChunks, ParsedValue
-from veracity.judges.parsing.questions import read_questions_reply
-from veracity.judges.parsing.rating import (
+from veracity.judges.parsing.matching import FUZZY_THRESHOLD, VerdictMatch, match_verdicts
+from veracity.judges.parsing.reader import (
+    FailureKind,
+    ParsedValue,
+    ParseFailure,
+    describe_output,
+    detect_refusal,
+    read_reply,
+)
+from veracity.judges.parsing.replies import (
+    read_claims_reply,
+    read_classification_reply,
+    read_questions_reply,
     read_rating_reply,
     with_expected_rating,
+    with_label_probabilities,
 )
-from veracity.judges.parsing.refusal import detect_refusal
-from veracity.judges.parsing.rubric import read_rubric_reply, with_expected_scores
-from veracity.judges.parsing.verdicts import read_verdicts_reply, with_p_supported
+from veracity.judges.parsing.scores import (
+    read_factual_reply,
+    read_rubric_reply,
+    with_expected_criteria,
+    with_expected_scores,
+)
+from veracity.judges.parsing.verdicts import RawVerdict, read_verdicts_reply, with_p_supported
+from veracity.prompts.reply import describe_json, normalise_verdict
 
 __all__ = [
     "FUZZY_THRESHOLD",
     "FailureKind",
     "JsonFound",
-    "JsonMethod",
     "ParseFailure",
     "ParsedChunks",
     "ParsedValue",
@@ -52,6 +50,7 @@ __all__ = [
     "VerdictMatch",
     "cut_short",
     "describe_json",
+    "describe_output",
     "detect_refusal",
     "extract_json",
     "match_verdicts",
@@ -62,6 +61,7 @@ __all__ = [
     "read_factual_reply",
     "read_questions_reply",
     "read_rating_reply",
+    "read_reply",
     "read_rubric_reply",
     "read_verdicts_reply",
     "unwrap_schema_echo",

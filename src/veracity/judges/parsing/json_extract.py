@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 import json_repair
 
-from veracity.judges.parsing.outcomes import JsonFound
+__all__ = ["JsonFound", "cut_short", "extract_json", "unwrap_schema_echo"]
 
-__all__ = ["cut_short", "extract_json", "unwrap_schema_echo"]
+
+@dataclass(frozen=True)
+class JsonFound:
+    """A JSON value found in a reply, and how it was found."""
+
+    value: object
+    method: Literal["strict", "fenced", "embedded", "repaired"]
+    cut: bool = False  # repaired by closing what a reply cut short left open
+
 
 _CLOSED_FENCE = re.compile(r"```[ \t]*[\w+.-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _OPEN_FENCE = re.compile(r"```[ \t]*[\w+.-]*[ \t]*\r?\n?(.*)\Z", re.DOTALL)

@@ -1,16 +1,40 @@
-"""Verdicts from the pre-JSON text formats judges still fall back to."""
+"""Verdicts from the pre-JSON text formats judges still fall back to (SPEC §3)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from veracity.judges.parsing._text import LIST_MARKER, collapse, demark, preview
-from veracity.judges.parsing.labels import leading_label, normalise_verdict
-from veracity.judges.parsing.outcomes import RawVerdict
-from veracity.judges.parsing.parsed import ParsedValue
+from veracity.judges.parsing.reader import ParsedValue
+from veracity.prompts.faithfulness import ClaimJudgements
+from veracity.prompts.reply import VERDICTS, leading, normalise_verdict, preview
+from veracity.types.results import Verdict
 
-__all__ = ["parse_legacy_verdicts"]
+__all__ = ["leading_label", "parse_legacy_verdicts"]
+
+# A verdict as read from text: the fields of a ClaimJudgement.
+_Item = dict[str, object]
+_MARKDOWN = re.compile(r"\*{2,}|__|`")
+# A leading list marker: "- ", "* ", "• ", "1. ", "1) ", "(1) ".
+_LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022\u2023\u25e6\u2043+]|\(?\d{1,3}[.)]|\(\d{1,3}\))\s+")
+_TRAIL = ".,;:!-\u2013\u2014)*"
+_MAX_LABEL_WORDS = max(len(k.split()) for k in VERDICTS) + 2  # room for a "verdict" prefix
+
+
+def _item(claim: str | None, label: str, reason: str = "", evidence: str = "") -> _Item:
+    return {"claim": claim, "verdict": label, "reason": reason, "evidence": evidence}
+
+
+def leading_label(text: str) -> tuple[Verdict, str, str] | None:
+    """A label at the start of ``text``: ``(verdict, label_as_written, rest)``, the longest
+    run of leading words that is one (``"not supported - no mention"``)."""
+    found = leading(text, normalise_verdict, _MAX_LABEL_WORDS)
+    if found is None:
+        return None
+    verdict, end = found
+    label = text[:end].strip().rstrip(_TRAIL).strip()
+    return verdict, label, text[end:].strip().lstrip(_TRAIL + "(").strip()
+
 
 _FINAL = re.compile(
     r"final\s+verdicts?\s+for\s+(?:each|all|every)\s+(?:of\s+the\s+)?(?:statements?|claims?)"
@@ -19,17 +43,10 @@ _FINAL = re.compile(
 )
 _INLINE_NUMBER = re.compile(r"(?<![\w.])\(?\d{1,3}[.):](?=\s)")
 _KINDS = {
-    "statement": "claim",
-    "claim": "claim",
-    "verdict": "verdict",
-    "label": "verdict",
-    "answer": "verdict",
-    "reason": "reason",
-    "reasoning": "reason",
-    "explanation": "reason",
-    "rationale": "reason",
-    "evidence": "evidence",
-    "quote": "evidence",
+    **dict.fromkeys(("statement", "claim"), "claim"),
+    **dict.fromkeys(("verdict", "label", "answer"), "verdict"),
+    **dict.fromkeys(("reason", "reasoning", "explanation", "rationale"), "reason"),
+    **dict.fromkeys(("evidence", "quote"), "evidence"),
 }
 _KEY = re.compile(
     rf"(?:^|(?<=[\s,;|(]))(?P<key>{'|'.join(_KINDS)})[\s_#]*\d{{0,3}}\s*[:=]\s*", re.IGNORECASE
@@ -39,24 +56,23 @@ _NUMBERED = re.compile(
 )
 
 
-def _final_verdict(text: str) -> list[RawVerdict]:
+def _final_verdict(text: str) -> list[_Item]:
     """(a) ragas: "Final verdict for each statement in order: Yes. No. Yes."."""
     for m in reversed(list(_FINAL.finditer(text))):
         rest = _INLINE_NUMBER.sub(" ", text[m.end() :])
-        items: list[RawVerdict] = []
+        items: list[_Item] = []
         for segment in re.split(r"[.,;\n]+", rest):
             words = segment.split()
             if not words:
                 continue
             whole = normalise_verdict(segment)
             if whole is not None:
-                items.append(RawVerdict(None, whole, raw_label=collapse(segment)))
+                items.append(_item(None, " ".join(segment.split())))
                 continue
             each = [normalise_verdict(w) for w in words]
             if not all(each):
                 break  # the labels have ended: prose follows
-            pairs = zip(each, words, strict=True)
-            items.extend(RawVerdict(None, v, raw_label=w) for v, w in pairs if v)
+            items.extend(_item(None, word) for word in words)
         if items:
             return items
     return []
@@ -75,7 +91,7 @@ class _Block:
 class _Blocks:
     """(b) "Statement: … / Verdict: yes" lines or blocks, read line by line."""
 
-    items: list[RawVerdict] = field(default_factory=list)
+    items: list[_Item] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     cur: _Block = field(default_factory=_Block)
     saw_verdict: bool = False
@@ -88,9 +104,9 @@ class _Blocks:
         if found is None:
             self.notes.append(f"skipped a verdict line: unknown label {preview(block.label)}")
             return
-        verdict, label, rest = found
+        _, label, rest = found
         reason = " ".join([rest, *block.reason] if rest else block.reason)
-        self.items.append(RawVerdict(block.claim, verdict, reason, " ".join(block.evidence), label))
+        self.items.append(_item(block.claim, label, reason, " ".join(block.evidence)))
 
     def add(self, kind: str, value: str, numbered: bool = False) -> None:
         cur = self.cur
@@ -117,7 +133,7 @@ class _Blocks:
             (cur.reason if kind == "reason" else cur.evidence).append(value)
 
     def feed(self, line: str) -> None:
-        marker = LIST_MARKER.match(line)
+        marker = _LIST_MARKER.match(line)
         body = line[marker.end() :] if marker else line.strip()
         keys = list(_KEY.finditer(body))
         if not keys:
@@ -130,7 +146,7 @@ class _Blocks:
             self.add(_KINDS[m.group("key").casefold()], value)
 
 
-def _verdict_lines(text: str) -> tuple[list[RawVerdict], list[str]]:
+def _verdict_lines(text: str) -> tuple[list[_Item], list[str]]:
     blocks = _Blocks()
     for line in text.splitlines():
         if line.strip():
@@ -139,9 +155,9 @@ def _verdict_lines(text: str) -> tuple[list[RawVerdict], list[str]]:
     return (blocks.items, blocks.notes) if blocks.saw_verdict else ([], [])
 
 
-def _numbered(text: str) -> tuple[list[RawVerdict], list[str]]:
+def _numbered(text: str) -> tuple[list[_Item], list[str]]:
     """(c) numbered label lines: "1. Supported", "2: No", "3) contradicted - reason"."""
-    items: list[RawVerdict] = []
+    items: list[_Item] = []
     notes: list[str] = []
     seen: set[int] = set()
     for line in text.splitlines():
@@ -154,14 +170,14 @@ def _numbered(text: str) -> tuple[list[RawVerdict], list[str]]:
             notes.append(f"ignored a second label line numbered {number}")
             continue
         seen.add(number)
-        verdict, label, rest = found
-        items.append(RawVerdict(None, verdict, rest, "", label))
+        _, label, rest = found
+        items.append(_item(None, label, rest))
     if items and sorted(seen) != list(range(1, len(seen) + 1)):
         notes.append(f"label lines are numbered {sorted(seen)}; matched by their order")
     return items, notes
 
 
-def parse_legacy_verdicts(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | None:
+def parse_legacy_verdicts(text: str) -> ParsedValue[ClaimJudgements] | None:
     """Verdicts from a reply in one of the legacy text formats, or ``None``.
 
     Tried in order: (a) "Final verdict for each statement in order: …" (but when the
@@ -169,19 +185,22 @@ def parse_legacy_verdicts(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | No
     carry the statements and reasons); (b) "Statement: … Verdict: …" lines and blocks;
     (c) numbered label lines; (d) a reply that is just one label.
     """
-    clean = demark(text)
+    clean = _MARKDOWN.sub("", text)
     final = _final_verdict(clean)
-    lines, line_notes = _verdict_lines(clean)
-    if final:
-        if [v.verdict for v in lines] == [v.verdict for v in final]:
-            return ParsedValue(tuple(lines), "legacy_verdict_lines", tuple(line_notes))
-        return ParsedValue(tuple(final), "legacy_final_verdict", ())
-    if lines:
-        return ParsedValue(tuple(lines), "legacy_verdict_lines", tuple(line_notes))
-    numbered, notes = _numbered(clean)
-    if numbered:
-        return ParsedValue(tuple(numbered), "legacy_numbered", tuple(notes))
-    whole = normalise_verdict(clean)
-    if whole is not None:
-        return ParsedValue((RawVerdict(None, whole, raw_label=collapse(clean)),), "legacy_label")
-    return None
+    lines, notes = _verdict_lines(clean)
+    if lines and (not final or _labels(lines) == _labels(final)):
+        found = lines, "legacy_verdict_lines", notes
+    elif final:
+        found = final, "legacy_final_verdict", []
+    elif (numbered := _numbered(clean))[0]:
+        found = numbered[0], "legacy_numbered", numbered[1]
+    elif normalise_verdict(clean) is not None:
+        found = [_item(None, " ".join(clean.split()))], "legacy_label", []
+    else:
+        return None
+    items, method, said = found
+    return ParsedValue(ClaimJudgements.model_validate({"verdicts": items}), method, tuple(said))
+
+
+def _labels(items: list[_Item]) -> list[Verdict | None]:
+    return [normalise_verdict(item["verdict"]) for item in items]

@@ -2,17 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from types import MappingProxyType
 
-from veracity.judges.parsing._text import normalise_statement, plural, preview
-from veracity.judges.parsing.outcomes import RawVerdict, VerdictMatch
+from veracity.judges.parsing.verdicts import RawVerdict
+from veracity.prompts.reply import preview
 from veracity.types.results import Verdict
 
-__all__ = ["FUZZY_THRESHOLD", "match_verdicts"]
+__all__ = ["FUZZY_THRESHOLD", "VerdictMatch", "match_verdicts"]
 
 FUZZY_THRESHOLD = 0.85
+
+
+@dataclass(frozen=True)
+class VerdictMatch:
+    """Verdicts assigned to claims: by claim index, with the leftovers on both sides."""
+
+    assigned: Mapping[int, RawVerdict]
+    missing: tuple[int, ...]
+    extras: tuple[RawVerdict, ...]
+    notes: tuple[str, ...] = ()
+
+
+# Punctuation, quotes, brackets and markdown emphasis that may wrap a statement.
+_WRAP = (
+    " \t\r\n!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+    "\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a\u2013\u2014\u2026\u00b7\u2022"
+)
+# A leading "1.", "1)", "(1)" or "1:" numbering, but not the "1.5" of a number.
+_NUMBERING = re.compile(r"^\(?\d{1,3}[.):]\s*(?=\D|$)")
+
+
+def normalise_statement(text: str) -> str:
+    """Comparable form of a statement: NFKC, casefolded, whitespace collapsed, unwrapped."""
+    out = " ".join(unicodedata.normalize("NFKC", text).casefold().split()).strip(_WRAP)
+    return _NUMBERING.sub("", out).strip(_WRAP)
 
 
 def _describe(verdict: RawVerdict) -> str:
@@ -134,7 +162,8 @@ class _Matcher:
         if extras:
             shown = "; ".join(_describe(v) for v in extras[:3])
             more = "; \u2026" if len(extras) > 3 else ""
-            self.notes.append(f"dropped {plural(len(extras), 'extra verdict')}: {shown}{more}")
+            noun = "extra verdict" if len(extras) == 1 else "extra verdicts"
+            self.notes.append(f"dropped {len(extras)} {noun}: {shown}{more}")
         missing = tuple(i for i in range(len(self.claims)) if i not in self.assigned)
         return VerdictMatch(
             assigned=MappingProxyType(dict(sorted(self.assigned.items()))),

@@ -1,0 +1,308 @@
+"""Output models that read a judge's reply leniently, while asking for it strictly.
+
+A prompt's output model is both what the judge is asked for (its JSON schema, sent as
+structured output and part of the prompt's fingerprint) and what reads the reply: keys
+are compared ignoring case, spaces, hyphens and underscores, a field's synonyms are its
+``AliasChoices`` (its own name first, so the schema is unchanged), labels and numbers as
+judges write them are read by ``BeforeValidator``s that note every coercion, and keys the
+model does not name are ignored. The schema still asks for every field and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Annotated, Any, TypeVar, get_origin
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic_core import PydanticUndefined
+
+from veracity.types.results import Verdict
+
+T = TypeVar("T")
+
+
+def _as_asked(schema: dict[str, Any]) -> None:
+    """The schema the judge is asked for: every field required, whatever the reader forgives."""
+    schema["required"] = list(schema.get("properties", {}))
+    for field in schema.get("properties", {}).values():
+        field.pop("default", None)
+
+
+@lru_cache(maxsize=4096)  # keys and synonyms recur in every reply
+def compact(name: str) -> str:
+    """A key or name compared ignoring case, spaces, hyphens and underscores."""
+    return words(name).replace(" ", "")
+
+
+def synonyms(names: str, default: Any = PydanticUndefined, **constraints: Any) -> Any:
+    """A field that may come under any of ``names`` (space-separated, its own name first,
+    compared in :func:`compact` form), the first found winning."""
+    return Field(default, validation_alias=AliasChoices(*names.split()), **constraints)
+
+
+def note(info: ValidationInfo, text: str) -> None:
+    """Record a coercion made while reading, for the result's notes."""
+    notes = info.context.get("notes") if isinstance(info.context, dict) else None
+    if isinstance(notes, list):
+        notes.append(text)
+
+
+def context(info: ValidationInfo, name: str, default: Any = None) -> Any:
+    """What the reader passed beside the reply (how many chunks were asked, say)."""
+    return info.context.get(name, default) if isinstance(info.context, dict) else default
+
+
+class Reply(BaseModel):
+    """What a reply (or one object in it) means. :meth:`shape` turns a reply of another
+    shape (a bare label, say) into the object the model reads; a bare array left is the
+    model's only array field."""
+
+    # Extra keys never reach validation (only the fields are read), so "forbid" only says
+    # in the schema that the judge may write nothing else.
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_as_asked)
+
+    @classmethod
+    def shape(cls, value: object, info: ValidationInfo) -> object:
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_loosely(cls, data: object, info: ValidationInfo) -> object:
+        data = cls.shape(data, info)
+        arrays = [n for n, f in cls.model_fields.items() if get_origin(f.annotation) is list]
+        if isinstance(data, list) and len(arrays) == 1:
+            data = {arrays[0]: data}
+        if not isinstance(data, Mapping):
+            return data
+        loose = _loose(data)
+        given = {name: _first(loose, cls.keys(name)) for name in cls.model_fields}
+        return {name: value for name, value in given.items() if value is not None}
+
+    @classmethod
+    def given(cls, name: str, data: Mapping[Any, object]) -> object:
+        """The value field ``name`` would be read from in ``data``, or ``None``."""
+        return lookup(data, cls.keys(name))
+
+    @classmethod
+    @cache
+    def keys(cls, name: str) -> tuple[str, ...]:
+        """Field ``name``'s synonyms, for finding its value in the raw text."""
+        alias = cls.model_fields[name].validation_alias
+        return tuple(map(str, alias.choices)) if isinstance(alias, AliasChoices) else (name,)
+
+
+def lookup(data: Mapping[Any, object], keys: Sequence[str]) -> object:
+    """The value under the first of ``keys`` in ``data`` (compared in :func:`compact` form;
+    the first of two spellings wins), or ``None``."""
+    return _first(_loose(data), keys)
+
+
+def _loose(data: Mapping[Any, object]) -> dict[str, object]:
+    return {compact(str(k)): v for k, v in reversed(list(data.items()))}
+
+
+def _first(loose: Mapping[str, object], keys: Sequence[str]) -> object:
+    return next((loose[compact(k)] for k in keys if compact(k) in loose), None)
+
+
+R = TypeVar("R", bound=Reply)
+
+
+def read_items(
+    model: type[R], items: object, info: ValidationInfo, name: str
+) -> tuple[list[R], list[str]]:
+    """The items of array ``name`` that ``model`` reads, and why each other one was skipped
+    (noted too)."""
+    if not isinstance(items, list):
+        raise ValueError(f"'{name}' is {describe_json(items)}, not an array")
+    read: list[R] = []
+    skipped: list[str] = []
+    for n, item in enumerate(items, 1):
+        context = {**(info.context or {}), "where": f"item {n}"}
+        try:
+            read.append(model.model_validate(item, context=context))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            why = str(error["msg"]).removeprefix("Value error, ")
+            if error["type"] == "missing":
+                why = f"it has no {str(error['loc'][0])!r}"
+            elif error["type"] == "model_type":
+                why = "not an object"
+            skipped.append(f"item {n}: {why}")
+            note(info, f"skipped {skipped[-1]}")
+    return read, skipped
+
+
+def describe_json(value: object) -> str:
+    """A JSON value's shape in words, for failure messages."""
+    if isinstance(value, dict):
+        keys = ", ".join(repr(str(k)) for k in list(value)[:5])
+        more = ", \u2026" if len(value) > 5 else ""
+        return f"a JSON object with keys {keys}{more}" if value else "an empty JSON object"
+    if isinstance(value, list):
+        return f"a JSON array of {len(value)} item{'' if len(value) == 1 else 's'}"
+    kinds = {str: "a JSON string", bool: "a JSON boolean", int: "a JSON number"}
+    kinds |= {float: "a JSON number", type(None): "JSON null"}
+    return kinds.get(type(value), f"a {type(value).__name__}")
+
+
+def as_text(value: object) -> str:
+    """A JSON field (reason, evidence) as one line of text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list):
+        return " | ".join(p for p in map(as_text, value) if p)
+    return json.dumps(value, ensure_ascii=False)
+
+
+Text = Annotated[str, BeforeValidator(as_text)]
+REASONS = "reason reasoning explanation rationale justification"
+
+
+# ---------------------------------------------------------------- labels and numbers
+
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+def words(text: str) -> str:
+    """Lowercase words only: ``"Not-Relevant!"`` -> ``"not relevant"``."""
+    return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def label_table(labels: Mapping[T, tuple[str, ...]]) -> dict[str, T]:
+    """The one form of a label table: each way of writing a value, in :func:`words` form."""
+    return {words(label): value for value, written in labels.items() for label in written}
+
+
+def read_label(raw: object, table: Mapping[str, T]) -> T | None:
+    """Look a label up in ``table``: text in any case or wrapping, booleans, 0 and 1."""
+    if isinstance(raw, bool):
+        raw = "true" if raw else "false"
+    elif isinstance(raw, int | float):
+        if raw not in (0, 1):
+            return None
+        raw = str(int(raw))
+    if not isinstance(raw, str):
+        return None
+    key = words(raw)
+    return table.get(key[0] if key in ("1 0", "0 0") else key)  # "1.0" / "0.0"
+
+
+YES = ("yes", "y", "true", "1")
+NO = ("no", "n", "false", "0")
+
+VERDICTS = label_table(
+    {
+        Verdict.SUPPORTED: (
+            *("supported", "support", "supports", "yes", "true", "1", "entailed", "entailment"),
+            *("entails", "faithful", "attributable", "correct", "pass", "valid", "verified"),
+            "fully supported",
+        ),
+        Verdict.CONTRADICTED: (
+            *("contradicted", "contradiction", "contradicts", "contradictory", "refuted"),
+            *("refutes", "conflict", "conflicting", "inconsistent"),
+        ),
+        Verdict.NOT_ENOUGH_INFO: (
+            *("not_enough_info", "not enough info", "not enough information", "nei"),
+            *("neutral", "no", "false", "0", "unsupported", "not supported", "unverifiable"),
+            *("unknown", "cannot be determined", "insufficient information"),
+            *("partially supported", "partial"),
+        ),
+    }
+)
+# A leading "verdict:" / "label -" that some judges repeat inside the value.
+_VERDICT_PREFIX = re.compile(r"^(?:final )?(?:verdict|label|answer)\b ?")
+
+
+def normalise_verdict(raw: object) -> Verdict | None:
+    """A judge's label as a :class:`Verdict` (any case and wrapping, booleans, 0/1), or
+    ``None`` if it is not a known label."""
+    if isinstance(raw, Verdict):
+        return raw
+    if isinstance(raw, float) and not math.isfinite(raw):
+        return None
+    found = read_label(raw, VERDICTS)
+    if found is None and isinstance(raw, str):
+        found = VERDICTS.get(_VERDICT_PREFIX.sub("", words(raw)))
+    return found
+
+
+_NUMBER = re.compile(
+    r"^(?P<num>[-+]?\d+(?:\.\d+)?|[-+]?\.\d+)\s*"
+    r"(?:(?P<pct>%)|(?:/|\bout\s+of\b)\s*(?P<den>\d+(?:\.\d+)?))?"
+    r"(?:\s*(?:points?|pts))?$",
+    re.IGNORECASE,
+)
+_WRAPPING = " \t\r\n*_`'\""
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number as the judge wrote it: ``"4/5"`` is ``Number(4, 5, True, "4/5")``;
+    ``scale`` is the denominator written (100 for a percentage)."""
+
+    value: float
+    scale: float | None
+    integral: bool
+    text: str
+
+
+def read_number(raw: object) -> Number | None:
+    """A finite number from a JSON number or a string such as ``"85"``, ``"4/5"``, ``"85%"``."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return Number(float(raw), None, True, str(raw))
+    if isinstance(raw, float):
+        return Number(raw, None, False, repr(raw)) if math.isfinite(raw) else None
+    if not isinstance(raw, str):
+        return None
+    text = unicodedata.normalize("NFKC", raw).strip(_WRAPPING).rstrip(".").strip(_WRAPPING)
+    m = _NUMBER.match(text)
+    if m is None:
+        return None
+    den = m.group("den")
+    scale = 100.0 if m.group("pct") else float(den) if den else None
+    if scale == 0:
+        return None
+    return Number(float(m.group("num")), scale, "." not in m.group("num"), text)
+
+
+_TOKEN = re.compile(r"\S+")
+
+
+def leading(text: str, read: Callable[[str], T | None], max_words: int) -> tuple[T, int] | None:
+    """What ``read`` makes of the longest run of ``text``'s first ``max_words`` words that it
+    reads, and where that run ends: ``"not supported - no mention"`` is "not supported",
+    not "not"."""
+    tokens = list(_TOKEN.finditer(text))
+    for n in range(min(len(tokens), max_words), 0, -1):
+        if not any(ch.isalnum() for ch in tokens[n - 1].group()):
+            continue  # "Supported -": let the shorter run own the label
+        found = read(text[: tokens[n - 1].end()])
+        if found is not None:
+            return found, tokens[n - 1].end()
+    return None
+
+
+def preview(text: str, limit: int = 60) -> str:
+    """A short one-line quote of ``text`` for notes and messages."""
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "\u2026")
