@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.in_process import veracity
-from tests.store.runs import finish, run, start_run, write_dataset
+from tests.store.runs import run, start_run, write_dataset
 from veracity.testing import FakeLLMServer
 
 COMPARED = ("sample_id", "system", "metric", "iteration", "score", "status", "details")
@@ -44,8 +44,7 @@ def test_a_run_killed_while_waiting_resumes_polling_its_batch(tmp_path: Path) ->
     dataset = write_dataset(tmp_path / "data.jsonl", 6)
     flags = ("--batch", "--no-cache", "--config", str(_config(tmp_path)))
     with FakeLLMServer() as server:
-        live = start_run(dataset, tmp_path / "live", server.base_url, tmp_path / "c", "--no-cache")
-        done = finish(live)
+        done = run(dataset, tmp_path / "live", server.base_url, tmp_path / "c", "--no-cache")
         assert done.returncode == 0, done.stderr
         live_completions = server.stats.completions
         server.reset_stats()
@@ -61,9 +60,8 @@ def test_a_run_killed_while_waiting_resumes_polling_its_batch(tmp_path: Path) ->
         proc.communicate(timeout=30)
 
         server.batches.delay_s = 0.0
-        final = start_run(dataset, out, server.base_url, tmp_path / "c", *flags)
-        stderr = final.communicate(timeout=120)[1]
-        assert final.returncode == 0, stderr
+        final = run(dataset, out, server.base_url, tmp_path / "c", *flags)
+        assert final.returncode == 0, final.stderr
         # The killed run's batch polled again, not created again: two phases, two batches.
         assert server.batches_created == 2
         assert server.stats.completions == live_completions

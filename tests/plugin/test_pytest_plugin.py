@@ -13,7 +13,13 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture(autouse=True)
 def _quiet_ini(pytester: pytest.Pytester) -> None:
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    # Without the plugins the project's own ini turns off as well: Phoenix's client
+    # imports the whole Phoenix server (about 15 s of CPU a run) and langsmith's takes a
+    # second; neither has a part in what veracity's plugin does.
+    pytester.makeini(
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+        "addopts = -p no:phoenix -p no:langsmith_plugin\n"
+    )
 
 
 # Until the entry point is installed the plugin is loaded by name; once it is, loading it

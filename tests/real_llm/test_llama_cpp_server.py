@@ -65,10 +65,16 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         required(f"no llama.cpp server with SmolLM2 in {LLM_VENV} (set it up: {SETUP})")
     port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
+    # One thread, for prompts too (their default is every core): the suite keeps both
+    # cores busy, and llama.cpp's threads spin-wait for each other, which on busy cores
+    # cost twice the CPU. --cache keeps the evaluated prompts, so a request whose
+    # instructions an earlier one had (though another came between) evaluates only what
+    # follows them; the replies are the same, token for token.
     with log.open("wb") as sink:
         server = subprocess.Popen(
             [str(python), "-m", "llama_cpp.server", "--model", str(model), "--host",
-             "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"],
+             "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1",
+             "--n_threads_batch", "1", "--cache", "true"],
             stdout=sink,
             stderr=subprocess.STDOUT,
         )  # fmt: skip

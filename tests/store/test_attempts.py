@@ -48,7 +48,7 @@ def test_a_run_stopped_before_any_result_is_resumed(
 
 
 def test_a_killed_run_has_live_files_is_reported_and_resumed(tmp_path: Path) -> None:
-    dataset = write_dataset(tmp_path / "data.jsonl", 40)
+    dataset = write_dataset(tmp_path / "data.jsonl", 20)
     out = tmp_path / "run"
     with FakeLLMServer(latency_s=0.1) as server:
         proc = start_run(dataset, out, server.base_url, tmp_path / "cache", "--concurrency", "2")
@@ -79,14 +79,14 @@ def test_a_killed_run_has_live_files_is_reported_and_resumed(tmp_path: Path) -> 
         final = run(dataset, out, server.base_url, tmp_path / "cache", "--concurrency", "2")
     assert final.returncode == 0, final.stderr
     assert f"resumed: {stored} result(s)" in final.stdout
-    assert len(result_lines(out)) == 40 * 2
+    assert len(result_lines(out)) == 20 * 2
     done = manifest(out)
     first, second = done["attempts"]
     assert first["status"] == "killed" and first["results_new"] == stored
     assert second["status"] == "completed" and second["results_resumed"] == stored
-    assert second["results_new"] == 80 - stored
+    assert second["results_new"] == 40 - stored
     assert done["started_at"] == first["started_at"] == killed["started_at"]
-    assert done["status"] == "completed" and done["results"] == 80
+    assert done["status"] == "completed" and done["results"] == 40
 
 
 def test_a_rerun_with_fewer_metrics_keeps_the_manifest_true_to_the_results(
