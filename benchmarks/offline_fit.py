@@ -20,6 +20,7 @@ Only the "fit" half of each set is used (rows split by a hash of their contexts)
 figures written to params.json and printed are on the held-out "test" half.
 
 Run:  python benchmarks/offline_fit.py [--data DIR] [--cache emb.npz] [--out PARAMS]
+                                      [--keep-t-chunk]
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from offline_fit_chunks import fit_chunk_threshold
 from veracity.embeddings import LocalEmbedder
 from veracity.judges.offline import FEATURES, OfflineJudge, OfflineParams
 from veracity.judges.offline.features import ClaimFeatures
-from veracity.judges.offline.params import write_params
+from veracity.judges.offline.params import load_params, write_params
 from veracity.judges.offline.verdicts import decide, probability
 from veracity.metrics.faithfulness import grounded_share
 from veracity.types import Verdict
@@ -65,7 +66,7 @@ T_SUPPORT_GRID = [round(t, 2) for t in np.arange(0.05, 0.96, 0.05)]
 # not depend on it (contradicted and not_enough_info both count as not supported). Pairs
 # that differ in one number, name or negation have cosines of about 0.7-0.85 with MiniLM.
 T_ALIGN = 0.65
-VERSION = "v7"
+VERSION = "v8"
 
 
 @dataclass
@@ -260,7 +261,13 @@ async def main_async(args: argparse.Namespace) -> int:
             embedder.save()
         await embedder.aclose()
     fitted, info = fit([f for f in items if f.row.split == "fit"])
-    t_chunk, chunk_info = await fit_chunk_threshold(judge, rows)
+    if args.keep_t_chunk:
+        # A refit of the claim model alone: context precision's threshold stays as shipped.
+        shipped = load_params(args.out)
+        chunk_keys = ("t_chunk_fit", "chunk_test_n", "chunk_test_auroc", "chunk_test_bal_acc")
+        t_chunk, chunk_info = shipped.t_chunk, {k: shipped.fit[k] for k in chunk_keys}
+    else:
+        t_chunk, chunk_info = await fit_chunk_threshold(judge, rows)
     held_out = report([f for f in items if f.row.split == "test"], fitted, info)
     summary = {"date": date.today().isoformat(), **info, **chunk_info,
                "split": "fit on the 'fit' half of each set; figures on the 'test' half",
@@ -277,6 +284,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="keep embeddings in this .npz file")
     parser.add_argument("--out", type=Path, default=PACKAGE_PARAMS)
     parser.add_argument("--limit", type=int, help="rows per set (for a quick try)")
+    parser.add_argument(
+        "--keep-t-chunk",
+        action="store_true",
+        help="keep the chunk-relevance threshold of the parameters in --out (refit claims only)",
+    )
     return asyncio.run(main_async(parser.parse_args(argv)))
 
 

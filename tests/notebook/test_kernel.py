@@ -145,7 +145,9 @@ def test_evaluate_runs_in_a_notebook_with_progress_and_a_table(
     # One row for all items and one per system, for the raw score and for the calibrated
     # probability (the offline judge's by default).
     assert printed.split()[-3:] == ["CALIBRATED", "['faithfulness']", "6"]
-    # Ten labelled items: the calibration says how little they can show.
+    # Ten labelled items: the calibration says how little they can show. (Whether the
+    # Brier difference's interval also reaches 0 depends on the judge's scores of these
+    # ten: it did under offline judge v7, not under v8;
+    # tests/agreement/test_calibration_verdict.py checks that caution.)
     verdict = printed[printed.index("VERDICT") :].splitlines()[0]
-    assert "the Brier difference's 95 % interval reaches 0" in verdict
     assert "only 10 labelled items, and below 30 a fit is unreliable" in verdict

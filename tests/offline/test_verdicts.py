@@ -238,6 +238,23 @@ async def test_a_rare_word_that_rewords_its_window_is_no_block(judge: OfflineJud
     assert found.p_supported is not None and found.p_supported >= judge.params.t_support
 
 
+async def test_the_fitted_model_weighs_a_rewording(judge: OfflineJudge) -> None:
+    """The rewording is a feature of the fitted model (v8), not only the lifting of a block:
+    "absorb" against "take up" has it, a rare word the embedder reads as another thing
+    ("liver" where the window has the pancreas's islets) has not, and the feature raises P."""
+    take_up = "Vitamin D is needed for the body to take up calcium from food."
+    pancreas = "Insulin is produced by beta cells in the islets of the pancreas."
+    absorb, liver = await judge.claim_features(
+        ["Vitamin D helps the body absorb calcium from food.", "Insulin is made in the liver."],
+        [take_up, pancreas],
+    )
+    assert absorb.value("reworded") == 1.0
+    assert liver.value("reworded") == 0.0 and liver.missing_specific
+    k = judge.params.features.index("reworded")
+    without = (*absorb.values[:k], 0.0, *absorb.values[k + 1 :])
+    assert judge.params.probability(absorb.values) > judge.params.probability(without)
+
+
 async def test_another_thing_in_the_windows_place_is_contradicted(judge: OfflineJudge) -> None:
     """ "mitochondria" is in a context, but the best window has "chloroplasts" where the claim
     has it: the window's word in its place raises the cosine far more than a rewording."""

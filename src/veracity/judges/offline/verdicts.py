@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veracity.judges.offline.features import ClaimFeatures, blocked_by_words
+from veracity.judges.offline.features import ClaimFeatures, blocked_by_words, reworded
 from veracity.judges.offline.params import OfflineParams
 from veracity.types import AnswerClass, ClaimVerdict, Classification, Verdict
 
@@ -71,23 +71,13 @@ def conflicts(f: ClaimFeatures) -> list[str]:
 
 
 # The embedder reads a claim's words that its best window lacks (features.substitutions:
-# the claim with the window's words in their place). A rare word that no context has is a
-# rewording, not a block, when no such substitution raises the cosine with the window by
-# REWORDED_GAIN ("absorb" for "take up" +0.06 at most; chosen on the development sets' fit
-# halves from 0.06, 0.08, 0.10). A rare word or name where the window has another, not of
-# its root, is another thing in the window's place when putting that one in raises the
-# cosine by SUBSTITUTED_GAIN ("mitochondria" for "chloroplasts": +0.15; the prototype's
-# boundary, 0.10 and 0.12 equal on the fit halves): it blocks `supported`, and is
-# contradicted when the window is strongly aligned (docs/benchmarks.md).
-REWORDED_GAIN = 0.06
+# the claim with the window's words in their place; features.reworded says when a rare
+# word no context has is a rewording). A rare word or name where the window has another,
+# not of its root, is another thing in the window's place when putting that one in raises
+# the cosine by SUBSTITUTED_GAIN ("mitochondria" for "chloroplasts": +0.15; the
+# prototype's boundary, 0.10 and 0.12 equal on the fit halves): it blocks `supported`, and
+# is contradicted when the window is strongly aligned (docs/benchmarks.md).
 SUBSTITUTED_GAIN = 0.10
-
-
-def reworded(f: ClaimFeatures) -> bool:
-    """The claim's rare words that no context has reword its best window (see
-    :data:`REWORDED_GAIN`)."""
-    gain = f.substitution_gain
-    return bool(f.missing_specific) and gain is not None and gain < REWORDED_GAIN
 
 
 def substituted(f: ClaimFeatures) -> bool:
