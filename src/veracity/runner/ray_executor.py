@@ -73,10 +73,7 @@ class ScoringWorker:
         return scored
 
     async def close(self) -> None:
-        await self.models.judge.aclose()
-        for model in (self.models.embedder, self.models.bert_scorer):
-            if model is not None:
-                await model.aclose()
+        await self.models.aclose()
 
 
 async def run_metrics_on_ray(
