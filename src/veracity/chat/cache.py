@@ -482,31 +482,6 @@ class Negotiating(Protocol):
     def adopt(self, state: Mapping[str, Any]) -> None: ...
 
 
-def adopt_from(cache: ReplyStore, model: object) -> dict[str, Any] | None:
-    """Have ``model``, if it negotiates, take up what was learnt of its endpoint and written
-    to ``cache`` (by an earlier run, or by other processes: a Ray run's workers); what it
-    knows now, or ``None`` for a model that does not negotiate."""
-    if not isinstance(model, Negotiating):
-        return None
-    learnt = cache.negotiated(model.negotiation_key())
-    if learnt is not None:
-        model.adopt(learnt)
-    return model.negotiated()
-
-
-def remember_in(
-    cache: ReplyStore, model: object, remembered: dict[str, Any] | None
-) -> dict[str, Any] | None:
-    """Write to ``cache`` what ``model``, if it negotiates, has learnt of its endpoint
-    since ``remembered`` (what was written last); what it knows now."""
-    if not isinstance(model, Negotiating):
-        return remembered
-    state = model.negotiated()
-    if state != remembered:
-        cache.remember(model.negotiation_key(), state)
-    return state
-
-
 # Settings that change how calls are made, not what the reply says (a batch's reply is a
 # live call's: either serves the other).
 NOT_IN_KEY = frozenset(
@@ -548,10 +523,29 @@ class CachedModel(OverModel[M]):
         self.model = model
         self.cache = cache
         self.scope = scope
-        self._remembered = adopt_from(cache, model)
+        self._remembered: dict[str, Any] | None = None
+        self.adopt_learnt()
 
     def describe(self) -> dict[str, Any]:
         return {**self.model.describe(), "cache": self.scope}
+
+    def adopt_learnt(self) -> None:
+        """Have the model, if it negotiates, take up what was learnt of its endpoint and
+        written to the cache (by an earlier run, or by other processes: a Ray run's workers)."""
+        if isinstance(self.model, Negotiating):
+            learnt = self.cache.negotiated(self.model.negotiation_key())
+            if learnt is not None:
+                self.model.adopt(learnt)
+            self._remembered = self.model.negotiated()
+
+    def remember_learnt(self) -> None:
+        """Write to the cache what the model, if it negotiates, has learnt of its endpoint
+        since it was last written there."""
+        if isinstance(self.model, Negotiating):
+            state = self.model.negotiated()
+            if state != self._remembered:
+                self.cache.remember(self.model.negotiation_key(), state)
+            self._remembered = state
 
 
 class CachedChat(CachedModel[ChatModel]):
@@ -606,7 +600,7 @@ class CachedChat(CachedModel[ChatModel]):
         self, key: str, messages: Sequence[ChatMessage], output: OutputSpec, iteration: int
     ) -> ChatReply:
         reply = await self.model.complete(messages, output, iteration=iteration)
-        self._remembered = remember_in(self.cache, self.model, self._remembered)
+        self.remember_learnt()
         if isinstance(self.model, Negotiating):
             # Stored under the options the reply was asked with: those in use now, for
             # this call and for every call that waited while the first one negotiated

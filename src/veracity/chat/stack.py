@@ -14,7 +14,6 @@ from veracity.chat.cache import (
     SHARED_CACHE_ADVICE,
     CachedChat,
     ResponseCache,
-    adopt_from,
     default_cache_path,
 )
 from veracity.chat.sdk import SDKChat
@@ -23,7 +22,6 @@ from veracity.store import BATCHES
 __all__ = [
     "BatchUnavailableError",
     "Scope",
-    "adopt_negotiated",
     "check_batchable",
     "open_cache",
     "stack_chat",
@@ -95,10 +93,3 @@ def stack_chat(
         ledger = run_dir / BATCHES if run_dir is not None else None
         model = BatchingChat(sdk, api, ledger_path=ledger, settings=batch)
     return model if cache is None else CachedChat(model, cache, scope)
-
-
-def adopt_negotiated(model: ChatModel) -> None:
-    """Have ``model`` take up what other processes learnt of its endpoint (the options it
-    rejected), as they wrote it to its cache: a Ray run's workers, say."""
-    if isinstance(model, CachedChat):
-        adopt_from(model.cache, model.model)

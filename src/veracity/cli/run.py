@@ -434,6 +434,7 @@ def estimate(
 ) -> None:
     """Predict the judge calls, tokens, cost and time of a run, making no call."""
     from veracity.dataset import DatasetError
+    from veracity.report.console import NO_JUDGE_CONFIGURED
     from veracity.transport.pricing import BATCH_DISCOUNT
 
     check_dataset(dataset)
@@ -450,14 +451,19 @@ def estimate(
     except DatasetError as exc:
         raise fail(str(exc)) from exc
     found = parts[0][1]
-    if settings.judge_spec == "offline":
-        _estimate_offline(settings, found.samples, len(chosen), found.over_budget)
-        return
+    offline = settings.judge_spec == "offline"
+    why = f" ({NO_JUDGE_CONFIGURED})" if settings.judge is None else ""
     out_console.print(
         f"{found.samples} samples × {len(chosen)} metric(s) × {settings.iterations} "
-        f"iteration(s) with {settings.judge_spec}:",
+        f"iteration(s) with {f'the offline judge{why}' if offline else settings.judge_spec}:",
         highlight=False,
+        markup=False,
     )
+    if offline:  # local models: no call and no cost to predict
+        out_console.print("  judge calls     none: the offline judge runs local models")
+        out_console.print("  cost            none")
+        _not_sent(found.over_budget, settings)
+        return
     costs = [_print_estimate(spec, part, settings, heading=len(parts) > 1) for spec, part in parts]
     if len(parts) > 1:
         known = [c for c in costs if c is not None]
@@ -523,12 +529,7 @@ def _print_estimate(
     out_console.print(f"  judge {calls:<10}{found.calls:,}", highlight=False)
     for prompt, count in sorted(found.calls_by_prompt.items()):
         out_console.print(f"    {prompt:<22}{count:,}", highlight=False)
-    if found.over_budget:
-        out_console.print(
-            f"  not sent        {found.over_budget:,} question(s) over the prompt budget of "
-            f"{settings.prompt_budget:,} tokens (invalid_input)",
-            highlight=False,
-        )
+    _not_sent(found.over_budget, settings)
     out_console.print(f"  input tokens    ~{found.input_tokens:,}", highlight=False)
     if decisions:
         out = "none (a decision model writes no text)"
@@ -558,21 +559,10 @@ def _decision_limits(spec: str) -> ServerLimits | None:
     )
 
 
-def _estimate_offline(settings: RunConfig, samples: int, metrics: int, over_budget: int) -> None:
-    """The offline judge's estimate: local models, so no call and no cost to predict."""
-    from veracity.report.console import NO_JUDGE_CONFIGURED
-
-    why = f" ({NO_JUDGE_CONFIGURED})" if settings.judge is None else ""
-    lines = [
-        f"{samples} samples × {metrics} metric(s) × {settings.iterations} iteration(s) with "
-        f"the offline judge{why}:",
-        "  judge calls     none: the offline judge runs local models",
-        "  cost            none",
-    ]
+def _not_sent(over_budget: int, settings: RunConfig) -> None:
     if over_budget:
-        lines.append(
+        out_console.print(
             f"  not sent        {over_budget:,} question(s) over the prompt budget of "
-            f"{settings.prompt_budget:,} tokens (invalid_input)"
+            f"{settings.prompt_budget:,} tokens (invalid_input)",
+            highlight=False,
         )
-    for line in lines:
-        out_console.print(line, highlight=False, markup=False)

@@ -63,17 +63,15 @@ def _thresholds(specs: list[str], config: RunConfig) -> dict[str, float]:
     return {**config.thresholds, **parse_thresholds(specs)}
 
 
-def _base_url(url: str, _: RunConfig) -> str | None:
-    # Checked before any call: a URL no request can go to would otherwise be retried.
-    from veracity.transport.urls import checked_base_url
+def _url(name: str) -> Reader:
+    """A base URL, checked before any call: one no request can go to would be retried."""
 
-    return checked_base_url(url, "--base-url") if url else None
+    def read(url: str, _: RunConfig) -> str | None:
+        from veracity.transport.urls import checked_base_url
 
+        return checked_base_url(url, _flag(name)) if url else None
 
-def _claims_base_url(url: str, _: RunConfig) -> str | None:
-    from veracity.transport.urls import checked_base_url
-
-    return checked_base_url(url, "--claims-base-url") if url else None
+    return read
 
 
 def _choice(name: str) -> Reader:
@@ -89,8 +87,8 @@ _READERS: dict[str, Reader] = {
     "metrics": _metric_names,
     "max_tokens": _reply_bounds,
     "thresholds": _thresholds,
-    "base_url": _base_url,
-    "claims_base_url": _claims_base_url,
+    "base_url": _url("base_url"),
+    "claims_base_url": _url("claims_base_url"),
     "cache": lambda on, _: None if on else False,  # --cache keeps the file's cache setting
 }
 _FLAG_NAMES = {"thresholds": "threshold", "bert_scorer": "bert_model", "force_calibration": "force"}
@@ -183,10 +181,9 @@ def settings_from(config_path: Path | None, flags: Mapping[str, object]) -> RunC
         read = value if value is None or reader is None else reader(value, config)
         if read is not None:
             given[name] = read
-    if config.base_url and "base_url" not in given:
-        checked_base_url(config.base_url, "base_url of the config file")
-    if config.claims_base_url and "claims_base_url" not in given:
-        checked_base_url(config.claims_base_url, "claims_base_url of the config file")
+    for name in ("base_url", "claims_base_url"):
+        if getattr(config, name) and name not in given:
+            checked_base_url(getattr(config, name), f"{name} of the config file")
     # The file's values are checked already: what fails here is a flag.
     settings = config.overridden(given, _flag)
     cache_max_bytes(settings.cache_max_size)  # a bad $VERACITY_CACHE_MAX_SIZE fails now

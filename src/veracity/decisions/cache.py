@@ -8,7 +8,7 @@ import json
 
 from veracity.chat.base import ChatReply
 from veracity.chat.cache import NOT_IN_KEY as CHAT_NOT_IN_KEY
-from veracity.chat.cache import CachedModel, adopt_from, key_of, remember_in
+from veracity.chat.cache import CachedModel, key_of
 from veracity.decisions.base import (
     Answer,
     DecisionModel,
@@ -106,7 +106,7 @@ class CachedDecisions(CachedModel[DecisionModel]):
             )
         finally:
             # Learnt on the way, even by a request that then failed.
-            self._remembered = remember_in(self.cache, self.model, self._remembered)
+            self.remember_learnt()
         for question in missing:
             answer = reply.answers.get(question.name)
             if answer is not None and not answer.refused:
@@ -122,10 +122,3 @@ class CachedDecisions(CachedModel[DecisionModel]):
             model=reply.model,
             notes=reply.notes,
         )
-
-
-def adopt_learnt(model: DecisionModel) -> None:
-    """Have ``model`` take up the limits other processes learnt of its server, as they
-    wrote them to its cache: a Ray run's workers, say."""
-    if isinstance(model, CachedDecisions):
-        adopt_from(model.cache, model.model)

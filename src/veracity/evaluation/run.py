@@ -207,7 +207,9 @@ async def _evaluated(
                     kept = list(run_dir.records())
         finally:
             # The models first: a batch run's ledger closes with its judge.
-            await _close(models, shared)
+            await models.aclose()
+            if shared is not None:  # its last uses written, evicted down to its bound
+                shared.close()
             if run_dir is not None:
                 _close_run(run_dir, own_replies, completed=status == "completed")
     _check_rows(read.valid, bad_rows, dataset_path)
@@ -398,7 +400,6 @@ def _price(judge: Judge, run: RunConfig) -> Price | None:
 
 
 def _priced(record: ResultRecord, price: Price | None) -> ResultRecord:
-    """``record`` with its cost."""
     if price is None:
         return record
     return record.model_copy(update={"cost_usd": price.cost(record.usage)})
@@ -446,16 +447,6 @@ def _summarize(
     for record in records:
         builder.add(record)
     return builder.build(bad_rows=bad_rows)
-
-
-async def _close(models: Models, shared: ResponseCache | None) -> None:
-    # Connections belong to this event loop; the judge opens new ones if used again.
-    await models.judge.aclose()
-    for model in (models.embedder, models.bert_scorer):
-        if model is not None:
-            await model.aclose()
-    if shared is not None:  # its last uses written, evicted down to its bound
-        shared.close()
 
 
 def _manifest(

@@ -37,6 +37,13 @@ class Models:
     embedder: Embedder | None = None
     bert_scorer: BertScoring | None = None
 
+    async def aclose(self) -> None:
+        """Close every model: connections belong to the event loop they were made on, and
+        each model opens new ones if used again."""
+        for model in (self.judge, self.embedder, self.bert_scorer):
+            if model is not None:
+                await model.aclose()
+
 
 class Metric(Protocol):
     """A metric scores one sample. It is stateless: all it needs is in ``work``."""

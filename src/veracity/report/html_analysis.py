@@ -13,6 +13,7 @@ from typing import Any
 
 from veracity.report.html_data import status_label
 from veracity.report.html_tables import e, generic, mark, number
+from veracity.report.tallies import CLAIM_COUNTS
 
 # Summary key → column heading, in plain words.
 SEVERITY_COLUMNS = {
@@ -101,9 +102,10 @@ def _plural(count: int, word: str) -> str:
 def _claims_words(claims: Mapping[str, Any]) -> str:
     """The claim counts of a metric's failing results as a sentence, e.g. "3 failing
     results, 1 with a contradicted claim; claims: 2 contradicted, 4 not enough info"."""
-    known = ("results", "results_with_contradicted", "contradicted", "not_enough_info")
     rest = ", ".join(
-        f"{k.replace('_', ' ')} {v}" for k, v in claims.items() if k not in known and v is not None
+        f"{k.replace('_', ' ')} {v}"
+        for k, v in claims.items()
+        if k not in CLAIM_COUNTS and v is not None
     )
     if claims["results"] == 0 and not rest:
         return "no failing result"

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
-from typing import Any
+from collections import Counter
 
 from veracity._version import __version__
 from veracity.report.excerpts import cut, failing_claims, failing_dimensions
@@ -37,17 +36,6 @@ def xml_text(value: object) -> str:
 
 def _seconds(value: float) -> str:
     return f"{max(0.0, value):.3f}"
-
-
-@dataclass(slots=True)
-class _Suite:
-    element: ET.Element
-    tests: int = 0
-    failures: int = 0
-    errors: int = 0
-    skipped: int = 0
-    seconds: float = 0.0
-    cases: list[ET.Element] = field(default_factory=list)
 
 
 def _properties(run: RunData, gate: str) -> ET.Element:
@@ -132,52 +120,35 @@ def _case(
     return case, "skipped"
 
 
+def _tally(outcomes: Counter[str], seconds: float, *, skipped: bool = True) -> dict[str, str]:
+    """A suite's (or all suites') counts by outcome and time, as JUnit's attributes."""
+    counts = {"tests": outcomes.total(), "failures": outcomes["failure"]}
+    counts |= {"errors": outcomes["error"]} | ({"skipped": outcomes["skipped"]} if skipped else {})
+    return {name: str(count) for name, count in counts.items()} | {"time": _seconds(seconds)}
+
+
 def junit_element(run: RunData) -> ET.Element:
     """The JUnit document of ``run``: its ``<testsuites>`` (empty when no metric has a
     threshold)."""
-    suites = {
-        gate: _Suite(ET.Element("testsuite", name=xml_text(gate)))
-        for gate in run.thresholds
-        if gated_metric(gate) in run.metrics
-    }
-    iterations = run.iterations
+    gates = [gate for gate in run.thresholds if gated_metric(gate) in run.metrics]
+    cases: dict[str, list[ET.Element]] = {gate: [] for gate in gates}
+    outcomes = {gate: Counter[str]() for gate in gates}
+    seconds = dict.fromkeys(gates, 0.0)
     for record in run.records():
-        for gate, suite in suites.items():
-            if gated_metric(gate) != record.metric:
-                continue
-            case, outcome = _case(record, gate, run.thresholds[gate], iterations)
-            suite.cases.append(case)
-            suite.tests += 1
-            suite.seconds += record.latency_s
-            if outcome == "failure":
-                suite.failures += 1
-            elif outcome == "error":
-                suite.errors += 1
-            elif outcome == "skipped":
-                suite.skipped += 1
+        for gate in gates:
+            if gated_metric(gate) == record.metric:
+                case, outcome = _case(record, gate, run.thresholds[gate], run.iterations)
+                cases[gate].append(case)
+                outcomes[gate][outcome] += 1
+                seconds[gate] += record.latency_s
     root = ET.Element("testsuites", name="veracity")
-    totals: dict[str, Any] = {"tests": 0, "failures": 0, "errors": 0, "time": 0.0}
-    for metric, suite in suites.items():
-        suite.element.attrib.update(
-            tests=str(suite.tests),
-            failures=str(suite.failures),
-            errors=str(suite.errors),
-            skipped=str(suite.skipped),
-            time=_seconds(suite.seconds),
-        )
-        suite.element.append(_properties(run, metric))
-        suite.element.extend(suite.cases)
-        root.append(suite.element)
-        totals["tests"] += suite.tests
-        totals["failures"] += suite.failures
-        totals["errors"] += suite.errors
-        totals["time"] += suite.seconds
-    root.attrib.update(
-        tests=str(totals["tests"]),
-        failures=str(totals["failures"]),
-        errors=str(totals["errors"]),
-        time=_seconds(totals["time"]),
-    )
+    for gate in gates:
+        attributes = {"name": xml_text(gate)} | _tally(outcomes[gate], seconds[gate])
+        suite = ET.SubElement(root, "testsuite", attributes)
+        suite.append(_properties(run, gate))
+        suite.extend(cases[gate])
+    everything = sum(outcomes.values(), Counter[str]())
+    root.attrib.update(_tally(everything, sum(seconds.values()), skipped=False))
     ET.indent(root)
     return root
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity.report.keys import DEFAULT_THRESHOLD, OVERALL
-from veracity.report.tallies import ClaimTally, Tally
+from veracity.report.tallies import CLAIM_COUNTS, ClaimTally, Tally
 
 MIN_SCORED = 5  # results of a metric in a scope before its mean counts as evidence
 MIN_CLAIMS = 3  # claims (and answers holding them) before a claim pattern counts
@@ -112,25 +112,20 @@ def contradicted_claims(ev: Evidence) -> list[Recommendation]:
     found = []
     scopes = set(ev.scopes())
     for (metric, scope), tally in sorted(ev.claims.items()):
-        if scope not in scopes or tally.results == 0:
+        results, answers, contradicted = (tally.all[key] for key in CLAIM_COUNTS[:3])
+        if scope not in scopes or results == 0:
             continue
-        share = tally.results_with_contradicted / tally.results
-        if (
-            tally.contradicted >= MIN_CLAIMS
-            and tally.results_with_contradicted >= MIN_CLAIMS
-            and share >= CONTRADICTED_SHARE
-        ):
+        share = answers / results
+        if contradicted >= MIN_CLAIMS and answers >= MIN_CLAIMS and share >= CONTRADICTED_SHARE:
             where = "" if scope == OVERALL else f" in system '{scope}'"
             message = (
-                f"many contradicted claims{where} ({metric}: {tally.contradicted} claims in "
-                f"{tally.results_with_contradicted} of {tally.results} answers, {share:.0%}): "
+                f"many contradicted claims{where} ({metric}: {contradicted} claims in "
+                f"{answers} of {results} answers, {share:.0%}): "
                 "the generator contradicts its contexts — check its prompt and that the "
                 "contexts reach it intact."
             )
             found.append(_item("contradicted_claims", metric, scope, message,
-                               contradicted=tally.contradicted,
-                               answers=tally.results_with_contradicted,
-                               of=tally.results))  # fmt: skip
+                               contradicted=contradicted, answers=answers, of=results))  # fmt: skip
     return found
 
 
@@ -138,22 +133,22 @@ def unsupported_claims(ev: Evidence) -> list[Recommendation]:
     found = []
     scopes = set(ev.scopes())
     for (metric, scope), tally in sorted(ev.claims.items()):
-        unsupported, contradicted = tally.failing_not_enough_info, tally.failing_contradicted
+        failing, _, contradicted, unsupported = (tally.failing[key] for key in CLAIM_COUNTS)
         if (
             scope in scopes
             and unsupported >= MIN_UNSUPPORTED
             and unsupported >= UNSUPPORTED_OVER_CONTRADICTED * contradicted
-            and tally.failing_results >= MIN_CLAIMS
+            and failing >= MIN_CLAIMS
         ):
             message = (
                 f"{_where(scope)}failing answers mostly make claims the contexts do not "
                 f"support ({unsupported} unsupported versus {contradicted} contradicted, in "
-                f"{tally.failing_results} failing answers): the generator adds knowledge of "
+                f"{failing} failing answers): the generator adds knowledge of "
                 "its own — tell it to answer only from the contexts, or retrieve more."
             )
             found.append(_item("unsupported_claims", metric, scope, message,
                                not_enough_info=unsupported, contradicted=contradicted,
-                               failing_answers=tally.failing_results))  # fmt: skip
+                               failing_answers=failing))  # fmt: skip
     return found
 
 

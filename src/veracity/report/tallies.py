@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from veracity.types import Attribution, Verdict
@@ -68,47 +68,39 @@ class Tally:
         }
 
 
+# What a claim tally counts, in the order the analysis shows it; misattributed claims
+# are shown only where there are any.
+CLAIM_COUNTS = ("results", "results_with_contradicted", "contradicted", "not_enough_info")
+MISATTRIBUTED = Attribution.MISATTRIBUTED.value
+
+
 @dataclass(slots=True)
 class ClaimTally:
     """Claim verdicts of the scored results of a claim-based metric (faithfulness, and the
-    citation metrics, whose supported claims may be misattributed)."""
+    citation metrics, whose supported claims may be misattributed): over all of them, and
+    over the failing ones."""
 
-    results: int = 0
-    results_with_contradicted: int = 0
-    contradicted: int = 0
-    not_enough_info: int = 0
-    failing_results: int = 0
-    failing_with_contradicted: int = 0
-    failing_contradicted: int = 0
-    failing_not_enough_info: int = 0
-    failing_misattributed: int = 0
+    all: Counter[str] = field(default_factory=Counter)
+    failing: Counter[str] = field(default_factory=Counter)
 
     def add(self, verdicts: Counter[str], failing: bool) -> None:
         contradicted = verdicts[Verdict.CONTRADICTED.value]
-        # A citation metric's supported claim whose support is in no passage is as unsupported.
-        unsupported = (
-            verdicts[Verdict.NOT_ENOUGH_INFO.value] + verdicts[Attribution.UNSUPPORTED.value]
-        )
-        self.results += 1
-        self.results_with_contradicted += contradicted > 0
-        self.contradicted += contradicted
-        self.not_enough_info += unsupported
+        counts = {
+            "results": 1,
+            "results_with_contradicted": int(contradicted > 0),
+            "contradicted": contradicted,
+            # A citation metric's supported claim whose support is in no passage is as
+            # unsupported.
+            "not_enough_info": verdicts[Verdict.NOT_ENOUGH_INFO.value]
+            + verdicts[Attribution.UNSUPPORTED.value],
+            MISATTRIBUTED: verdicts[MISATTRIBUTED],
+        }
+        self.all.update(counts)
         if failing:
-            self.failing_results += 1
-            self.failing_with_contradicted += contradicted > 0
-            self.failing_contradicted += contradicted
-            self.failing_not_enough_info += unsupported
-            self.failing_misattributed += verdicts[Attribution.MISATTRIBUTED.value]
+            self.failing.update(counts)
 
     def failing_counts(self) -> dict[str, int]:
         """Claims that are not supported (or misattributed, where any are), counted over
         the failing results."""
-        counts = {
-            "results": self.failing_results,
-            "results_with_contradicted": self.failing_with_contradicted,
-            "contradicted": self.failing_contradicted,
-            "not_enough_info": self.failing_not_enough_info,
-        }
-        if self.failing_misattributed:
-            counts[Attribution.MISATTRIBUTED.value] = self.failing_misattributed
-        return counts
+        shown = (*CLAIM_COUNTS, MISATTRIBUTED) if self.failing[MISATTRIBUTED] else CLAIM_COUNTS
+        return {key: self.failing[key] for key in shown}

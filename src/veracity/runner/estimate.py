@@ -111,9 +111,7 @@ class Estimate:
         self.calls += 1
         self.input_tokens += sum(approx_tokens(m.content) for m in prompt.messages)
         self.output_tokens += approx_tokens(json.dumps(reply))
-        self.calls_by_prompt[prompt.template_id] = (
-            self.calls_by_prompt.get(prompt.template_id, 0) + 1
-        )
+        self.calls_by_prompt[prompt.template_id] += 1
 
     def merge(self, sample: Estimate, *, times: int) -> None:
         """Add one sample's estimate, ``times`` over (once per iteration)."""

@@ -22,8 +22,7 @@ from contextlib import contextmanager
 import ray
 from ray.exceptions import RayActorError, RayTaskError
 
-from veracity.chat.stack import adopt_negotiated
-from veracity.decisions.cache import adopt_learnt
+from veracity.chat.cache import CachedModel
 from veracity.judges import Judge
 from veracity.judges.rechat import chat_of, decisions_of
 from veracity.metrics import Metric, Models
@@ -73,10 +72,7 @@ class ScoringWorker:
         return scored
 
     async def close(self) -> None:
-        await self.models.judge.aclose()
-        for model in (self.models.embedder, self.models.bert_scorer):
-            if model is not None:
-                await model.aclose()
+        await self.models.aclose()
 
 
 async def run_metrics_on_ray(
@@ -173,12 +169,9 @@ def _adopt_negotiated(judge: Judge) -> None:
     """What the workers learnt of the endpoint (the options it rejected, a decision
     server's limits), read back from the cache they told it to: the run's manifest
     describes the judge as it ended."""
-    chat = chat_of(judge)
-    if chat is not None:
-        adopt_negotiated(chat)
-    decisions = decisions_of(judge)
-    if decisions is not None:
-        adopt_learnt(decisions)
+    for model in (chat_of(judge), decisions_of(judge)):
+        if isinstance(model, CachedModel):
+            model.adopt_learnt()
 
 
 def _batches(jobs: Iterator[Job], size: int) -> Iterator[list[Job]]:
