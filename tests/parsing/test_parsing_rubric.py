@@ -22,6 +22,14 @@ EXPECTED = (
 )
 
 
+def _listed(body: dict[str, object]) -> dict[str, object]:
+    """``{name: score}`` as the reply asks for it, a list of ``{"dimension", "score"}``."""
+    items = [
+        {"dimension": k, **(v if isinstance(v, dict) else {"score": v})} for k, v in body.items()
+    ]
+    return {"scores": items}
+
+
 def _parsed(text: str, rubric: Rubric = DEFAULT_RUBRIC) -> ParsedValue[tuple[DimensionScore, ...]]:
     result = read_rubric_reply(text, rubric)
     assert isinstance(result, ParsedValue), result
@@ -61,36 +69,30 @@ def test_result_follows_the_rubric_order() -> None:
 )
 def test_names_match_ignoring_case_spaces_and_underscores(name: str) -> None:
     body = {name: {"score": 5, "reasoning": "all supported"}, "completeness": 2}
-    assert _parsed(json.dumps(body)).value[0] == EXPECTED[0]
+    assert _parsed(json.dumps(_listed(body))).value[0] == EXPECTED[0]
 
 
-def test_mapping_forms() -> None:
+def test_a_mapping_by_dimension() -> None:
     body = {
         "faithfulness": {"score": "5/5", "reasoning": "all supported"},
-        "completeness": 2,
-        "completeness_reasoning": "a bare list",
+        "completeness": {"score": 2, "reasoning": "a bare list"},
     }
     assert _parsed(json.dumps(body)).value == EXPECTED
-    assert _parsed(json.dumps({"scores": {"faithfulness": 5, "completeness": "2"}})).value[
-        1
-    ] == DimensionScore(name="completeness", score=2)
 
 
 @pytest.mark.parametrize(("written", "score"), [("4/5", 4), ("4", 4), (4.0, 4), ("8/10", 4)])
 def test_score_forms(written: object, score: int) -> None:
-    result = _parsed(json.dumps({"faithfulness": written, "completeness": 3}))
+    result = _parsed(json.dumps(_listed({"faithfulness": written, "completeness": 3})))
     assert result.value[0].score == score
     if written == "8/10":
         assert any("'8/10' as 4/5" in n for n in result.notes)
 
 
-def test_extra_dimensions_and_overall_are_dropped_with_notes() -> None:
+def test_extra_dimensions_are_dropped_with_notes() -> None:
     items = [*FULL["scores"], {"dimension": "clarity", "reasoning": "clear", "score": 5}]
     result = _parsed(json.dumps(items))
     assert result.value == EXPECTED
     assert any("clarity" in n and "not a dimension" in n for n in result.notes)
-    flat = _parsed(json.dumps({"faithfulness": 5, "completeness": 2, "overall": 3.5}))
-    assert any("'overall'" in n and "computes the overall" in n for n in flat.notes)
 
 
 def test_a_custom_rubric() -> None:
@@ -102,7 +104,9 @@ def test_a_custom_rubric() -> None:
             RubricDimension(name="next_steps", description="actionable?", levels=levels),
         ),
     )
-    result = _parsed('{"Next Steps": 3, "tone": {"score": 4, "reasoning": "kind"}}', rubric)
+    result = _parsed(
+        '{"Next Steps": {"score": 3}, "tone": {"score": 4, "reasoning": "kind"}}', rubric
+    )
     assert [(s.name, s.score) for s in result.value] == [("tone", 4), ("next_steps", 3)]
 
 
@@ -120,7 +124,7 @@ def test_a_custom_rubric() -> None:
     ],
 )
 def test_schema_failures_name_the_problem(body: dict[str, object], words: str) -> None:
-    failure = _failure(json.dumps(body))
+    failure = _failure(json.dumps(_listed(body)))
     assert failure.kind == "schema"
     assert words in failure.message
     assert "('faithfulness', 'completeness')" in failure.message

@@ -129,7 +129,7 @@ async def test_malformed_and_duplicate_items_are_dropped_and_counted(tmp_path: P
             good,
             {**good, "question": "what does it SAY"},  # the same question
             {"question": "No reference?", "chunks": [1]},
-            {"question": "Which chunk?", "reference": reference, "chunks": ["chunk 9"]},
+            {"question": "Which chunk?", "reference": reference, "chunks": [9]},
             "not an item",
         ]
         return "Here you are:\n```json\n" + json.dumps({"items": items}) + "\n```"

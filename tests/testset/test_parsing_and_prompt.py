@@ -59,17 +59,16 @@ def test_strict_json_items() -> None:
     assert result.method == "strict"
 
 
-def test_fenced_bare_list_with_aliases_and_chunk_strings() -> None:
-    reply = 'Sure!\n```json\n[{"Question": "Q?", "answer": "A.", "sources": ["chunk 3"]}]\n```'
+def test_fenced_bare_list_with_an_alias() -> None:
+    reply = 'Sure!\n```json\n[{"Question": "Q?", "answer": "A.", "chunks": [3]}]\n```'
     result = parsed(reply)
     assert result.items[0].chunks == (2,) and result.items[0].reference == "A."
     assert result.method == "fenced"
 
 
-def test_a_single_item_and_zero_based_numbers() -> None:
-    result = parsed('{"question": "Q?", "reference": "R.", "chunk_ids": [0, 1]}')
+def test_zero_based_numbers() -> None:
+    result = parsed('{"items": [{"question": "Q?", "reference": "R.", "chunks": [0, 1]}]}')
     assert result.items[0].chunks == (0, 1)
-    assert any("single item" in n for n in result.notes)
     assert any("0-based" in n for n in result.notes)
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Annotated
 
-from pydantic import BeforeValidator, ValidationInfo, WithJsonSchema, model_validator
+from pydantic import BeforeValidator, Field, ValidationInfo, WithJsonSchema, model_validator
 
 from veracity.prompts._rules import data_rule
 from veracity.prompts.reply import (
@@ -17,7 +17,6 @@ from veracity.prompts.reply import (
     as_text,
     describe_json,
     label_table,
-    lookup,
     note,
     preview,
     read_label,
@@ -29,9 +28,7 @@ from veracity.prompts.template import Example, PromptTemplate, numbered_block, u
 DEFAULT_QUESTION_COUNT = 3
 
 
-NONCOMMITTAL = label_table(
-    {True: (*YES, "noncommittal", "non committal", "evasive"), False: (*NO, "committal")}
-)
+NONCOMMITTAL = label_table({True: YES, False: NO})
 
 
 def _flag(raw: object) -> bool:
@@ -42,62 +39,31 @@ def _flag(raw: object) -> bool:
 
 
 def _questions(value: object, info: ValidationInfo) -> list[str]:
-    """Question strings (one string is one question; objects hold a ``question``), skips
-    and duplicates noted."""
-    items = [value] if isinstance(value, str | dict) else value
-    if not isinstance(items, list):
-        note(info, f"ignored the questions: {describe_json(value)}, not questions")
-        return []
+    """Question strings, skips and duplicates noted."""
+    if not isinstance(value, list):
+        raise ValueError(f"'questions' is {describe_json(value)}, not an array")
     found: list[str] = []
-    for n, item in enumerate(items, 1):
-        question = lookup(item, ("question", "text", "query")) if isinstance(item, dict) else item
-        if not isinstance(question, str) or not question.strip():
+    for n, item in enumerate(value, 1):
+        if not isinstance(item, str) or not item.strip():
             note(info, f"skipped item {n} of the questions: not a question string")
-        elif question.strip() in found:
-            note(info, f"dropped duplicate question {preview(question)}")
+        elif item.strip() in found:
+            note(info, f"dropped duplicate question {preview(item)}")
         else:
-            found.append(question.strip())
+            found.append(item.strip())
     return found
-
-
-def _flag_of(item: Mapping[str, object]) -> bool | None:
-    """The noncommittal flag of an object, read from ``committal`` (inverted) if need be."""
-    noncommittal = lookup(item, QuestionGenerationOutput.keys("noncommittal"))
-    committal = lookup(item, ("committal", "is_committal", "commital"))
-    for raw, inverted in ((noncommittal, False), (committal, True)):
-        flag = read_label(raw, NONCOMMITTAL)
-        if flag is not None:
-            return flag != inverted
-    return None
 
 
 class QuestionGenerationOutput(Reply):
     reason: Text = synonyms(REASONS, "")
     noncommittal: Annotated[bool, BeforeValidator(_flag)] = synonyms(
-        "noncommittal non_committal is_noncommittal noncommital evasive", False
+        "noncommittal non_committal", False
     )
-    questions: Annotated[list[str], BeforeValidator(_questions)] = synonyms(
-        "questions generated_questions question generated_question queries", []
-    )
+    questions: Annotated[list[str], BeforeValidator(_questions)] = Field([])
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:
-        """A bare list of questions (or of ragas' ``{question, noncommittal}`` objects), and
-        a missing flag read from ``committal`` or taken as false, all noted."""
-        if isinstance(value, list | str):
-            items = value if isinstance(value, list) else []
-            flags = [_flag_of(v) for v in items if isinstance(v, dict)]
-            anyone = any(f is True for f in flags)
-            source = "from the items' flags" if flags else "no flag given"
-            note(info, f"a bare list of questions: noncommittal={anyone} ({source})")
-            return {"questions": value, "noncommittal": anyone}
-        if not isinstance(value, dict) or cls.given("noncommittal", value) is not None:
-            return value
-        inverted = _flag_of(value)
-        if inverted is not None:
-            note(info, f"read committal={not inverted} as noncommittal={inverted}")
-            return {**value, "noncommittal": inverted}
-        note(info, "no noncommittal flag; took it as false")
+        if isinstance(value, dict) and cls.given("noncommittal", value) is None:
+            note(info, "no noncommittal flag; took it as false")
         return value
 
     @model_validator(mode="after")
@@ -108,8 +74,7 @@ class QuestionGenerationOutput(Reply):
 
 
 def _score(raw: object, info: ValidationInfo) -> int | float:
-    """The score on 0–100: ``x/y`` as a fraction of 100, a decimal in [0, 1] as a fraction,
-    any other number as it is."""
+    """The score on 0–100: ``x/y`` as a fraction of 100, any other number as it is."""
     number = read_number(raw)
     if number is None:
         raise ValueError(f"the score {preview(as_text(raw))} is not a number")
@@ -120,9 +85,6 @@ def _score(raw: object, info: ValidationInfo) -> int | float:
         if number.scale != 100:
             note(info, f"read the score {number.text!r} as {value / number.scale:g}")
         return value / number.scale * 100
-    if not number.integral and 0 <= value <= 1:
-        note(info, f"read the score {number.text} as a 0-1 fraction")
-        return value * 100
     if not 0 <= value <= 100:
         raise ValueError(f"the score {number.text} is outside 0 to 100")
     return int(value) if value == int(value) else value
@@ -134,7 +96,7 @@ class RelevanceRatingOutput(Reply):
         int | float,
         BeforeValidator(_score),
         WithJsonSchema({"maximum": 100, "minimum": 0, "type": "integer"}),
-    ] = synonyms("score rating relevance relevance_score answer_relevance value")
+    ] = synonyms("score rating relevance")
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:

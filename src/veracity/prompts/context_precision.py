@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Annotated
 
@@ -42,17 +41,6 @@ RELEVANT = label_table(
         ),
     }
 )
-_CHUNK = re.compile(r"^\W*(?:(?:chunk|context|doc(?:ument)?|passage|item)\W*)?(\d{1,4})\W*$", re.I)
-
-
-def chunk_number(raw: object) -> int | None:
-    """A chunk number from ``2``, ``2.0``, ``"2"``, ``"chunk 2"`` or ``"[2]"``."""
-    if isinstance(raw, float) and raw.is_integer():
-        return int(raw)
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        return raw
-    m = _CHUNK.match(raw.strip()) if isinstance(raw, str) else None
-    return None if m is None else int(m.group(1))
 
 
 def _relevance(raw: object, where: str, info: ValidationInfo) -> int | None:
@@ -77,12 +65,11 @@ def _relevance(raw: object, where: str, info: ValidationInfo) -> int | None:
 class ChunkRelevanceItem(Reply):
     # The chunk's number, as asked; one missing or from 0 is placed by the reader.
     index: Annotated[int | None, WithJsonSchema({"minimum": 1, "type": "integer"})] = synonyms(
-        "index chunk id context chunk_index context_index chunk_id context_id number position idx",
-        None,
+        "index chunk", None
     )
     reason: Text = synonyms(REASONS, "")
-    relevance: int = synonyms("relevance relevance_score score rating", ge=0, le=100)
-    relevant: bool = synonyms("relevant is_relevant verdict label useful is_useful")
+    relevance: int = synonyms("relevance score", ge=0, le=100)
+    relevant: bool = synonyms("relevant is_relevant")
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:
@@ -111,48 +98,23 @@ class ChunkRelevanceItem(Reply):
         if flag is None or score is None:
             raise ValueError("it gives neither a relevant flag nor a relevance")
         index = cls.given("index", data)
-        if index is not None and chunk_number(index) is None:
+        if index is not None and type(index) is not int:
             note(info, f"{where}: unreadable index {index!r}; matched by position")
-        reason = cls.given("reason", data)
-        number = None if index is None else chunk_number(index)
-        return {"index": number, "reason": reason, "relevance": score, "relevant": flag}
-
-
-_POSITIONAL_KEY = re.compile(r"^\W*(?:(?:chunk|context|doc(?:ument)?|passage)\W*)?\d{1,4}\W*$")
+            index = None
+        return {
+            "index": index,
+            "reason": cls.given("reason", data),
+            "relevance": score,
+            "relevant": flag,
+        }
 
 
 def _chunks(value: object, info: ValidationInfo) -> list[ChunkRelevanceItem]:
-    """Chunk verdicts from an array or a ``{"1": "relevant"}`` mapping, skips noted."""
-    if isinstance(value, dict):
-        entries = []
-        for key, item in value.items():
-            if _POSITIONAL_KEY.match(key.strip()) is None:
-                note(info, f"ignored the key {key!r}: it names no chunk")
-            elif not isinstance(item, dict):
-                entries.append({"index": key, "relevant": item})
-            else:  # the item's own index wins over its key's
-                own = ChunkRelevanceItem.given("index", item) is not None
-                entries.append(item if own else {**item, "index": key})
-        value = entries
     return read_items(ChunkRelevanceItem, value, info, "chunks")[0]
 
 
 class ChunkRelevanceOutput(Reply):
-    chunks: Annotated[list[ChunkRelevanceItem], BeforeValidator(_chunks)] = synonyms(
-        "chunks contexts results judgements judgments verdicts items evaluations"
-    )
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        """One verdict object or a ``{"1": …}`` mapping, as the ``chunks`` they are."""
-        if not isinstance(value, dict) or not value:
-            return value
-        if isinstance(cls.given("chunks", value), list | dict):
-            return value
-        item = ChunkRelevanceItem
-        if item.given("relevant", value) is not None or item.given("relevance", value) is not None:
-            return {"chunks": [value]}
-        return {"chunks": value}
+    chunks: Annotated[list[ChunkRelevanceItem], BeforeValidator(_chunks)]
 
 
 def render_chunk_relevance(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from pydantic import Field, ValidationInfo
 
 from veracity.prompts._rules import data_rule
@@ -15,51 +13,28 @@ CRITERIA = ("correctness", "completeness", "consistency")
 _NAMES = {
     compact(written): name
     for name, names in {
-        "correctness": ("correctness", "accuracy", "factual_correctness", "factuality", "correct"),
-        "completeness": ("completeness", "coverage", "complete"),
-        "consistency": ("consistency", "coherence", "consistent", "internal_consistency"),
+        "correctness": ("correctness", "accuracy"),
+        "completeness": ("completeness", "coverage"),
+        "consistency": ("consistency", "coherence"),
     }.items()
     for written in names
 }
-_OVERALL = {compact(k) for k in ("overall", "overall_score", "total", "total_score", "score")}
-_OVERALL |= {compact(k) for k in ("final_score", "weighted_score", "final", "average", "grade")}
-_TEN_SCALE = re.compile(r"/\s*10\b(?!\s*0)|\bout\s+of\s+10\b(?!\s*0)", re.IGNORECASE)
 
 
-def _on_0_to_100(
-    numbers: dict[str, Number], reasoning: str, info: ValidationInfo
-) -> dict[str, int]:
-    """Scores on 0–100: an explicit ``x/y`` is converted; a 0–10 or 0–1 scale only when
-    every score fits it and, for 0–10, the reasoning says "/10" or "out of 10"."""
-    values = {n: v.value for n, v in numbers.items()}
-    for name, number in numbers.items():
-        if number.scale is not None and number.scale != 100:
-            values[name] = number.value / number.scale * 100
-            note(info, f"{name}: read {number.text!r} as {round(values[name])}/100")
-    bare = [n for n, v in numbers.items() if v.scale is None]
-    if bare and all(0 <= values[n] <= 10 for n in bare) and _TEN_SCALE.search(reasoning):
-        values |= {name: values[name] * 10 for name in bare}
-        note(info, f"the reasoning scores out of 10: multiplied {', '.join(bare)} by 10")
-    elif (
-        bare
-        and all(0 <= values[n] <= 1 for n in bare)
-        and any(not numbers[n].integral for n in bare)
-    ):
-        values |= {name: values[name] * 100 for name in bare}
-        note(info, f"the scores look like 0-1 fractions: multiplied {', '.join(bare)} by 100")
-    elif len(bare) == len(CRITERIA) and all(0 <= values[n] <= 10 for n in bare):
-        note(info, "every score is at most 10; taken as 0-100 (no sign of a 0-10 scale)")
-    for name, value in values.items():
-        if not 0 <= value <= 100:
-            raise ValueError(f"the {name} score {numbers[name].text} is outside 0 to 100")
-        if value != round(value):
-            note(info, f"{name}: rounded {value:g} to {round(value)}")
-    return {name: round(value) for name, value in values.items()}
+def _on_0_to_100(name: str, number: Number, info: ValidationInfo) -> int:
+    """A score on 0–100: an ``x/y`` converted, a decimal rounded, both noted."""
+    value = number.value
+    if number.scale is not None and number.scale != 100:
+        value = value / number.scale * 100
+        note(info, f"{name}: read {number.text!r} as {round(value)}/100")
+    elif number.scale is None and value != round(value):
+        note(info, f"{name}: rounded {value:g} to {round(value)}")
+    if not 0 <= value <= 100:
+        raise ValueError(f"the {name} score {number.text} is outside 0 to 100")
+    return round(value)
 
 
 def _unknown(key: str) -> str:
-    if compact(key) in _OVERALL:
-        return f"ignored the judge's {key!r}: veracity computes the weighted score"
     return f"ignored the unknown key {preview(key)}"
 
 
@@ -75,12 +50,12 @@ class FactualAccuracyOutput(Reply):
 
     @classmethod
     def shape(cls, value: object, info: ValidationInfo) -> object:
-        """The three criteria from a reply of any shape (synonyms accuracy, coverage and
-        coherence), their scores put on 0–100."""
+        """The three criteria (or accuracy, coverage and coherence), scores on 0–100."""
         found = named_scores(value, _NAMES, info, _unknown)
-        reasoning = " ".join(r for _, r in found.values())
-        scores = _on_0_to_100({n: number for n, (number, _) in found.items()}, reasoning, info)
-        return {n: {"reasoning": found[n][1], "score": scores[n]} for n in CRITERIA}
+        return {
+            n: {"reasoning": reasoning, "score": _on_0_to_100(n, number, info)}
+            for n, (number, reasoning) in found.items()
+        }
 
 
 def render_factual_accuracy(question: str, answer: str, reference: str) -> dict[str, str]:

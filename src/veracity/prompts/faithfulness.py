@@ -51,9 +51,7 @@ def _claims(items: object, info: ValidationInfo) -> list[str]:
 
 
 class ExtractedClaims(Reply):
-    claims: Annotated[list[str], BeforeValidator(_claims)] = synonyms(
-        "claims statements facts claim_list"
-    )
+    claims: Annotated[list[str], BeforeValidator(_claims)] = synonyms("claims statements")
 
 
 def _verdict(raw: object) -> str:
@@ -76,12 +74,12 @@ class ClaimJudgement(Reply):
             lambda v: v if isinstance(v, int | str) and not isinstance(v, bool) else None
         ),
         WithJsonSchema({"type": "integer"}),
-    ] = synonyms("claim statement text", None)
-    evidence: Text = synonyms("evidence quote citation support", "")
+    ] = synonyms("claim statement", None)
+    evidence: Text = synonyms("evidence quote", "")
     reason: Text = synonyms(REASONS, "")
     verdict: Annotated[
         Literal["supported", "contradicted", "not_enough_info"], BeforeValidator(_verdict)
-    ] = synonyms("verdict label answer attributed supported result")
+    ] = synonyms("verdict label")
     # The label as written ("Yes"), where the token log-probabilities are read.
     written: SkipJsonSchema[str] = Field("", exclude=True)
 
@@ -118,7 +116,7 @@ def _verdicts(value: object, info: ValidationInfo) -> list[ClaimJudgement]:
 
 class ClaimJudgements(Reply):
     verdicts: Annotated[list[ClaimJudgement], BeforeValidator(_verdicts)] = synonyms(
-        "verdicts results statements judgements judgments claims"
+        "verdicts results"
     )
 
     @classmethod

@@ -173,7 +173,7 @@ def as_text(value: object) -> str:
 
 
 Text = Annotated[str, BeforeValidator(as_text)]
-REASONS = "reason reasoning explanation rationale justification"
+REASONS = "reason reasoning explanation"
 
 
 # ---------------------------------------------------------------- labels and numbers

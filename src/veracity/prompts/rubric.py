@@ -18,6 +18,7 @@ from veracity.prompts.reply import (
     as_text,
     compact,
     context,
+    lookup,
     note,
     preview,
     read_number,
@@ -36,30 +37,18 @@ RUBRIC_ID_PREFIX = "rubric:"
 
 
 class DimensionScoreOutput(Reply):
-    dimension: Text = synonyms("dimension criterion name axis aspect metric", "")
-    reasoning: Text = synonyms(f"reasoning {REASONS} comment analysis", "")
-    score: int = synonyms("score rating value grade points", ge=1, le=5)
+    dimension: Text = synonyms("dimension criterion name", "")
+    reasoning: Text = synonyms(f"reasoning {REASONS}", "")
+    score: int = synonyms("score rating", ge=1, le=5)
 
 
-_CONTAINER = {compact(k) for k in ["scores", "criteria", "dimensions", "results", "evaluation"]}
-_CONTAINER |= {compact(k) for k in ["evaluations", "grades", "ratings"]}
-_REASONING = tuple(compact(k) for k in DimensionScoreOutput.keys("reasoning"))
-_SCORE = tuple(compact(k) for k in DimensionScoreOutput.keys("score"))
-_REASONING_BUCKETS = ("reasoning", "reasons", "explanations", "rationale", "justifications")
-
-
-def _entries(value: object, names: Mapping[str, str]) -> list[tuple[str, object, object]]:
+def _entries(value: object) -> list[tuple[str, object, object]]:
     """``(name as written, score, reasoning)`` of every score in ``value``: a list of
-    ``{"dimension", "score", "reasoning"}`` objects, a ``{name: {…}}`` or ``{name: score,
-    "name_reasoning": …}`` mapping, or either under a ``scores``/``criteria``/… key."""
-    if isinstance(value, dict):
-        inner = [
-            v for k, v in value.items() if compact(k) in _CONTAINER and compact(k) not in names
-        ]
-        value = inner[0] if inner and isinstance(inner[0], list | dict) else value
+    ``{"dimension", "score", "reasoning"}`` objects (bare or under ``scores``), or a
+    ``{name: {"score", "reasoning"}}`` mapping."""
     item = DimensionScoreOutput
-    if isinstance(value, dict) and item.given("dimension", value) and item.given("score", value):
-        value = [value]
+    if isinstance(value, dict) and isinstance(listed := lookup(value, ("scores",)), list):
+        value = listed
     if isinstance(value, list):
         return [
             (
@@ -73,28 +62,12 @@ def _entries(value: object, names: Mapping[str, str]) -> list[tuple[str, object,
         ]
     entries: list[tuple[str, object, object]] = []
     for key, written in value.items() if isinstance(value, dict) else ():
-        name = compact(key)
         v = written.model_dump() if isinstance(written, BaseModel) else written
-        if name in names and isinstance(v, dict):
+        if isinstance(v, dict):
             entries.append((key, item.given("score", v), item.given("reasoning", v)))
-        elif name in names:
-            entries.append((key, v, None))
-        elif (target := _suffixed(name, _REASONING, names)) is not None:
-            entries.append((target, None, v))
-        elif (target := _suffixed(name, _SCORE, names)) is not None:
-            entries.append((target, v, None))
-        elif name in _REASONING_BUCKETS and isinstance(v, dict):
-            entries.extend((sub, None, text) for sub, text in v.items() if compact(sub) in names)
         else:
             entries.append((key, None, None))
     return entries
-
-
-def _suffixed(key: str, suffixes: tuple[str, ...], names: Mapping[str, str]) -> str | None:
-    for suffix in suffixes:
-        if key.endswith(suffix) and key[: -len(suffix)] in names:
-            return key[: -len(suffix)]
-    return None
 
 
 def named_scores(
@@ -104,7 +77,7 @@ def named_scores(
     (see :func:`_entries`); ``names`` maps :func:`compact` names to canonical ones. A key
     naming none is noted in ``unknown``'s words; a name without a score fails, naming it."""
     found: dict[str, tuple[object, str]] = {}
-    for written, score, reasoning in _entries(value, names):
+    for written, score, reasoning in _entries(value):
         name = names.get(compact(written))
         if name is None:
             note(info, unknown(written or "an item without a name"))
@@ -142,9 +115,6 @@ def _one_to_five(number: Number, name: str, info: ValidationInfo) -> int:
     return round(value)
 
 
-_OVERALL = {compact(k) for k in ("overall", "overall_score", "total", "average", "mean", "pass")}
-
-
 class RubricScoresOutput(Reply):
     scores: list[DimensionScoreOutput]
 
@@ -157,8 +127,6 @@ class RubricScoresOutput(Reply):
             return value
 
         def unknown(key: str) -> str:
-            if compact(key) in _OVERALL:
-                return f"ignored the judge's {key!r}: veracity computes the overall score"
             return f"dropped {preview(key)}: not a dimension of rubric {rubric!r}"
 
         found = named_scores(value, {compact(n): n for n in names}, info, unknown)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Annotated, Final, Literal
 
-from pydantic import BeforeValidator, ValidationInfo, model_validator
+from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 
 from veracity.prompts._rules import data_rule
 from veracity.prompts.reply import (
@@ -40,27 +39,15 @@ CHUNKS_PER_ITEM: Final[dict[QuestionType, tuple[int, int]]] = {
 }
 
 
-def _numbers(value: object) -> list[int]:
-    """The chunk numbers cited: ints, digit strings ("2", "chunk 2") or a list of them."""
-    numbers: list[int] = []
-    for item in value if isinstance(value, list) else [value]:
-        if (isinstance(item, float) and item.is_integer()) or type(item) is int:
-            numbers.append(int(item))
-        elif isinstance(item, str) and re.search(r"\d", item):
-            numbers.extend(int(digits) for digits in re.findall(r"\d+", item))
-        else:
-            return []
-    return list(dict.fromkeys(numbers))
+def _numbers(value: object) -> object:
+    """The chunk numbers cited, each once."""
+    return list(dict.fromkeys(value)) if isinstance(value, list) else value
 
 
 class GeneratedTestItem(Reply):
-    question: Text = synonyms("question query user_input q", "")
-    reference: Text = synonyms(
-        "reference reference_answer answer ground_truth expected_answer a", ""
-    )
-    chunks: Annotated[list[int], BeforeValidator(_numbers)] = synonyms(
-        "chunks chunk_numbers chunk_ids chunk_indices chunk sources contexts context_ids", []
-    )
+    question: Text = Field("")
+    reference: Text = synonyms("reference answer", "")
+    chunks: Annotated[list[int], BeforeValidator(_numbers)] = Field([])
 
     @model_validator(mode="after")
     def _well_formed(self, info: ValidationInfo) -> GeneratedTestItem:
@@ -95,23 +82,7 @@ def _items(value: object, info: ValidationInfo) -> list[GeneratedTestItem]:
 
 
 class GeneratedTestItems(Reply):
-    items: Annotated[list[GeneratedTestItem], BeforeValidator(_items)] = synonyms(
-        "items questions test_questions qa_pairs pairs data results"
-    )
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        """A single item, or an object whose only array the items are."""
-        if not isinstance(value, dict) or isinstance(cls.given("items", value), list):
-            return value
-        if GeneratedTestItem.given("question", value) is not None:
-            note(info, "the reply is a single item, not a list")
-            return {"items": [value]}
-        lists = [v for v in value.values() if isinstance(v, list)]
-        if len(lists) == 1:
-            note(info, "took the only array in the reply as the items")
-            return {"items": lists[0]}
-        return value
+    items: Annotated[list[GeneratedTestItem], BeforeValidator(_items)]
 
 
 def render_testset_generation(

@@ -59,9 +59,8 @@ def _match(
 def read_chunks_reply(text: str, n_chunks: int) -> ParsedChunks | ParseFailure:
     """Read one relevance verdict per chunk from a context-precision reply.
 
-    JSON read by :class:`ChunkRelevanceOutput` (container synonyms, a bare array of objects
-    or of labels, a single object, a ``{"1": "relevant"}`` mapping), then refusal
-    detection. Verdicts are matched to chunks by their 1-based ``index`` (out of range
+    JSON read by :class:`ChunkRelevanceOutput` (a bare array of objects or of labels too),
+    then refusal detection. Verdicts are matched to chunks by their 1-based ``index`` (out of range
     dropped), then by list position. ``items`` is keyed by 0-based chunk index; unjudged
     chunks are in ``missing``. Notes say it all.
     """

@@ -51,7 +51,7 @@ def read_questions_reply(text: str) -> ParsedValue[GeneratedQuestions] | ParseFa
 
 def read_rating_reply(text: str) -> ParsedValue[RelevanceRating] | ParseFailure:
     """A direct relevance rating (:class:`RelevanceRatingOutput`) scaled to 0–1: an integer
-    is on 0–100, ``"x/y"`` is x/y, a decimal in [0, 1] is taken as it is."""
+    is on 0–100, ``"x/y"`` is x/y."""
     read = read_reply(text, RelevanceRatingOutput)
     if isinstance(read, ParseFailure):
         return read

@@ -24,9 +24,8 @@ Scores = tuple[DimensionScore, ...]
 
 def read_factual_reply(text: str) -> ParsedValue[FactualGrades] | ParseFailure:
     """The correctness, completeness and consistency scores (0–100) and their reasoning,
-    read by :class:`FactualAccuracyOutput` (nested, flat or listed; "8/10" converted, a
-    0–10 scale only when the reasoning says so, all noted). An ``overall`` is ignored
-    (noted); a missing criterion is a ``"schema"`` failure naming it."""
+    read by :class:`FactualAccuracyOutput` ("8/10" converted, noted). Other keys are
+    ignored (noted); a missing criterion is a ``"schema"`` failure naming it."""
     read = read_reply(text, FactualAccuracyOutput)
     if isinstance(read, ParseFailure):
         return read
@@ -51,10 +50,10 @@ def with_expected_criteria(
 
 def read_rubric_reply(text: str, rubric: Rubric) -> ParsedValue[Scores] | ParseFailure:
     """One 1–5 score per dimension of ``rubric``, in the rubric's order, read by
-    :class:`RubricScoresOutput` (a list or a mapping, names compared ignoring case, spaces,
-    hyphens and underscores; "8/10" read as 4, noted). A score that is not an integer 1–5
-    or a missing dimension is a ``"schema"`` failure naming it; extra dimensions and an
-    ``overall`` are dropped with a note."""
+    :class:`RubricScoresOutput` (a list, or a mapping by name; names compared ignoring
+    case, spaces, hyphens and underscores; "8/10" read as 4, noted). A score that is not
+    an integer 1–5 or a missing dimension is a ``"schema"`` failure naming it; extra
+    dimensions are dropped with a note."""
     names = [d.name for d in rubric.dimensions]
     expected = (
         f"{describe_output(RubricScoresOutput)}, one for each dimension "
