@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import pytest
 
@@ -37,7 +38,7 @@ def _failure(text: str) -> ParseFailure:
     return result
 
 
-def _nested(body: dict[str, object]) -> dict[str, object]:
+def _nested(body: Mapping[str, object]) -> dict[str, object]:
     """``{name: score}`` as the reply asks for it, ``{name: {"reasoning", "score"}}``."""
     return {
         k: v if isinstance(v, dict) else {"reasoning": "x", "score": v} for k, v in body.items()
