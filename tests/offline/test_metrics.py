@@ -85,3 +85,40 @@ async def test_every_metric_ends_with_a_score_or_an_honest_status(
     factual = results["factual_accuracy"]
     assert factual.status is Status.UNSUPPORTED_BY_JUDGE and factual.score is None
     assert "needs an LLM judge" in factual.reason
+
+
+async def test_a_wrong_bare_no_is_a_claim_checked_not_a_perfect_score(
+    local_embedder: LocalEmbedder,
+) -> None:
+    context = "Insulin is produced by the beta cells of the pancreas."
+    asked = "Is insulin produced by the pancreas?"
+    samples = [
+        {
+            "id": "wrong",
+            "question": asked,
+            "contexts": [context],
+            "answer": "No.",
+            "reference": "Yes, by its beta cells.",
+        },
+        {
+            "id": "right",
+            "question": asked,
+            "contexts": [context],
+            "answer": "Yes.",
+            "reference": "Yes",
+        },
+    ]
+    result = await aevaluate(
+        samples,
+        ["faithfulness", "answer_classification"],
+        OfflineJudge(local_embedder),
+        config=RunConfig(embedder=local_embedder),
+    )
+    got = {(r.sample_id, r.metric): r for r in result.results}
+    wrong, right = got["wrong", "faithfulness"], got["right", "faithfulness"]
+    assert wrong.status is Status.SCORED and right.status is Status.SCORED
+    assert [c["claim"] for c in wrong.details["claims"]] == [f"No, {asked[0].lower()}{asked[1:]}"]
+    assert wrong.score is not None and right.score is not None
+    assert wrong.score < 0.5 < right.score
+    assert got["wrong", "answer_classification"].details["classification"] == "wrong"
+    assert got["right", "answer_classification"].details["classification"] == "correct"

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("pysbd")
 
-from veracity.judges.offline.claims import extract
+from veracity.judges.offline.claims import agreeing_replies, extract
 from veracity.text import analysis as tx
 
 
@@ -209,3 +209,47 @@ def test_a_sentence_is_cut_where_its_clauses_meet() -> None:
         "the tunnel is not.",
     ]
     assert tx.sentence_clauses("The bridge is open.") == ["The bridge is open."]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "claim"),
+    [
+        ("Is insulin made in the liver?", "Yes.", "Yes, is insulin made in the liver?"),
+        ("Is insulin made in the pancreas?", "No", "No, is insulin made in the pancreas?"),
+        (
+            "I read the policy. Does it cover floods?",
+            "No, it doesn't.",
+            "No, does it cover floods?",
+        ),
+        ("Are refunds paid in cash?", "Nope!", "No, are refunds paid in cash?"),
+    ],
+)
+def test_a_bare_yes_or_no_to_a_yes_no_question_claims_its_answer(
+    question: str, answer: str, claim: str
+) -> None:
+    # Dropped as filler, a wrong "No" would make no claim and score vacuously faithful.
+    assert extract(answer, question=question).claims == (claim,)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What is insulin?", "No."),  # not a yes/no question
+        ("Is it?", "Yes."),  # a question with nothing to check
+        ("Is insulin made in the liver?", "No doubt."),  # not a reply
+        ("Is insulin made in the liver?", ""),
+    ],
+)
+def test_other_replies_are_read_as_before(question: str, answer: str) -> None:
+    assert extract(answer, question=question) == extract(answer)
+
+
+def test_a_yes_no_answer_is_compared_with_the_references_yes_or_no() -> None:
+    asked = "Was the tower built in 1889?"
+    assert agreeing_replies(asked, "Yes.", "Yes, for the World's Fair.") is True
+    assert agreeing_replies(asked, "No, it wasn't.", "Yes") is False
+    assert agreeing_replies(asked, "no", "No.") is True
+    assert agreeing_replies(asked, "Yes", "Yesterday's records say 1887.") is None
+    assert agreeing_replies(asked, "Yes", "No doubt it was 1889.") is None
+    assert agreeing_replies(asked, "It was built in 1889.", "Yes") is None
+    assert agreeing_replies("When was it built?", "Yes", "Yes") is None

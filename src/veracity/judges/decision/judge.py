@@ -218,15 +218,20 @@ class DecisionJudge(OverModel[DecisionModel]):
                 )
             else:
                 outcome = await within_budget(
-                    self.prompt_budget, (question, text), (), lambda _: self._segment(text)
+                    self.prompt_budget,
+                    (question, text),
+                    (),
+                    lambda _: self._segment(question, text),
                 )
             extraction.found = bool(outcome.value)
             return outcome
 
-    async def _segment(self, text: str) -> JudgeOutcome[tuple[str, ...]]:
+    async def _segment(self, question: str, text: str) -> JudgeOutcome[tuple[str, ...]]:
         from veracity.judges.offline.claims import extract
 
-        found = await asyncio.to_thread(extract, text, split_clauses=self.split_clauses)
+        found = await asyncio.to_thread(
+            extract, text, split_clauses=self.split_clauses, question=question
+        )
         return JudgeOutcome(value=found.claims, notes=found.notes())
 
     async def verify_claims(

@@ -69,6 +69,27 @@ _OPENER = re.compile(
     re.I,
 )
 
+# A yes/no question (its last sentence) and a reply that is only "yes" or "no", with an
+# elliptic echo at most ("Yes, it is.", "No, he didn't.", "Nope!").
+_POLAR_QUESTION = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:is|are|was|were|am|do|does|did|has|have|had|can|could|will|would|"
+    r"shall|should|may|might|must|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|"
+    r"haven't|can't|won't)\s[^.!?]*\w[^.!?]*\?$",
+    re.I,
+)
+_REPLY = (
+    r"(?:(?P<yes>yes|yeah|yep|yup|correct|that's right|true|indeed|absolutely|of course)|"
+    r"(?P<no>no|nope|nah|not really|incorrect|false))"
+)
+_BARE_REPLY = re.compile(
+    _REPLY + r"(?:[,;:]?\s*(?:i|you|he|she|it|we|they|there|that|this)\s+\w+(?:\s+not|n't)?)?"
+    r"[\s.!]*",
+    re.I,
+)
+_MADE_POLAR = re.compile(r"(Yes|No), (.+\?)")
+# A reference that opens with its yes or no: "Yes.", "No, it was built in 1887."
+_OPENING_REPLY = re.compile(_REPLY + r"(?=[,;:.!]|\s*$)", re.I)
+
 
 @dataclass(frozen=True, slots=True)
 class Extracted:
@@ -84,11 +105,16 @@ class Extracted:
         return tuple(notes)
 
 
-def extract(text: str, *, split_clauses: bool = True) -> Extracted:
+def extract(text: str, *, split_clauses: bool = True, question: str = "") -> Extracted:
     """The claims of ``text``: its sentences (pysbd), each split into clauses where two
     clauses are joined by ``;``, "and" or "but". Refusals ("I don't know" …; "I'm not sure,
     but X" keeps X), greetings, thanks, interjections, plain questions ("Did you know that
-    X?" and "X, do you like it?" keep X) and fragments without a content word are dropped."""
+    X?" and "X, do you like it?" keep X) and fragments without a content word are dropped.
+    A bare "yes" or "no" to a yes/no ``question`` claims the question's answer: "No, is
+    insulin made in the pancreas?"."""
+    polar = polar_claim(question, text)
+    if polar is not None:
+        return Extracted((polar,), ())
     claims: dict[str, None] = {}
     dropped: list[tuple[str, str]] = []
     for sentence in tx.sentences(text):
@@ -103,6 +129,34 @@ def extract(text: str, *, split_clauses: bool = True) -> Extracted:
             else:
                 claims.setdefault(claim, None)
     return Extracted(tuple(claims), tuple(dropped))
+
+
+def polar_claim(question: str, answer: str) -> str | None:
+    """The claim of a bare yes/no ``answer`` ("No.", "Yes, it is.") to a yes/no
+    ``question``: the question with the answer before it, so that a wrong "No" is a
+    negated claim to check rather than nothing said (scored as vacuously faithful)."""
+    polarity = _BARE_REPLY.fullmatch(answer.strip())
+    asked = _POLAR_QUESTION.search(question.strip()) if polarity else None
+    if polarity is None or asked is None or not tx.content_tokens(asked.group(0)):
+        return None
+    reply = "No" if polarity.group("no") else "Yes"
+    return f"{reply}, {asked.group(0)[:1].lower()}{asked.group(0)[1:]}"
+
+
+def polar_parts(claim: str) -> tuple[str, bool] | None:
+    """The question and whether the reply is "yes", for a claim of :func:`polar_claim`."""
+    made = _MADE_POLAR.fullmatch(claim)
+    return None if made is None else (made.group(2), made.group(1) == "Yes")
+
+
+def agreeing_replies(question: str, answer: str, reference: str) -> bool | None:
+    """Whether a bare yes/no ``answer`` gives the ``reference``'s yes or no ("Yes, it was
+    built in 1889." is a yes); ``None`` unless both are replies to a yes/no question."""
+    replied = _BARE_REPLY.fullmatch(answer.strip())
+    expected = _OPENING_REPLY.match(reference.strip())
+    if replied is None or expected is None or polar_claim(question, answer) is None:
+        return None
+    return bool(replied.group("no")) == bool(expected.group("no"))
 
 
 def _without_opener(part: str) -> str:

@@ -26,10 +26,10 @@ from veracity.embeddings.weights import (
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.budget import within_budget
 from veracity.judges.offline.chunks import judge_chunks
-from veracity.judges.offline.claims import extract
+from veracity.judges.offline.claims import agreeing_replies, extract, polar_parts
 from veracity.judges.offline.features import FEATURES, ClaimFeatures, features_of
 from veracity.judges.offline.params import OfflineParams, ParamsError, load_params
-from veracity.judges.offline.verdicts import Assessment, assess, classify
+from veracity.judges.offline.verdicts import Assessment, assess, classify, replied
 from veracity.prompts import PromptBudget, abstains, earlier_turn, question_in_context
 from veracity.transport import JudgeFatalError
 from veracity.transport.limits import DEFAULT_CONCURRENCY
@@ -167,7 +167,9 @@ class OfflineJudge:
         # Claims are the text's own sentences: no pronoun is resolved, with or without history.
         async def ask(_: tuple[str, ...]) -> JudgeOutcome[tuple[str, ...]]:
             started = time.perf_counter()
-            found = await asyncio.to_thread(extract, text, split_clauses=self.split_clauses)
+            found = await asyncio.to_thread(
+                extract, text, split_clauses=self.split_clauses, question=question
+            )
             return JudgeOutcome(
                 value=found.claims, latency_s=time.perf_counter() - started, notes=found.notes()
             )
@@ -184,8 +186,15 @@ class OfflineJudge:
         self, claims: Sequence[str], contexts: Sequence[str]
     ) -> tuple[Assessment, ...]:
         """Every claim's features, P(supported), verdict and reason (raises on a model error)."""
-        found = await self.claim_features(claims, contexts)
-        return tuple(assess(c, f, self.params) for c, f in zip(claims, found, strict=True))
+        # A bare yes or no is judged by what the contexts say of its question.
+        polar = [polar_parts(c) for c in claims]
+        checked = [c if p is None else p[0] for c, p in zip(claims, polar, strict=True)]
+        found = await self.claim_features(checked, contexts)
+        assessed = [assess(c, f, self.params) for c, f in zip(checked, found, strict=True)]
+        return tuple(
+            a if p is None else replied(c, a, p[1], self.params)
+            for c, a, p in zip(claims, assessed, polar, strict=True)
+        )
 
     async def verify_claims(
         self,
@@ -297,13 +306,24 @@ class OfflineJudge:
             self.prompt_budget,
             (question, answer, reference),
             (),
-            lambda _: self._classify(answer, reference),
+            lambda _: self._classify(question, answer, reference),
         )
 
-    async def _classify(self, answer: str, reference: str) -> JudgeOutcome[Classification]:
+    async def _classify(
+        self, question: str, answer: str, reference: str
+    ) -> JudgeOutcome[Classification]:
         started = time.perf_counter()
+        agreed = agreeing_replies(question, answer, reference)
+        if agreed is not None:
+            why = "the answer's yes or no " + ("is" if agreed else "is not") + " the reference's"
+            label = Classification(
+                label=AnswerClass.CORRECT if agreed else AnswerClass.WRONG, reason=why
+            )
+            return JudgeOutcome(value=label, latency_s=time.perf_counter() - started)
         phrase = abstains(answer)
-        found = await asyncio.to_thread(extract, answer, split_clauses=self.split_clauses)
+        found = await asyncio.to_thread(
+            extract, answer, split_clauses=self.split_clauses, question=question
+        )
         if phrase is not None or not found.claims:
             why = f"the answer abstains ({phrase!r})" if phrase else "the answer makes no claim"
             label = Classification(label=AnswerClass.DONT_KNOW, reason=why)

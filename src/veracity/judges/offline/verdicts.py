@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -201,6 +202,24 @@ def assess(claim: str, f: ClaimFeatures, params: OfflineParams) -> Assessment:
         else:
             reason = f"P(supported) {p:.2f} < {params.t_support:.2f}: {gaps}; {head}"
     return Assessment(claim, f, p, verdict, reason)
+
+
+def replied(claim: str, asked: Assessment, yes: bool, params: OfflineParams) -> Assessment:
+    """The verdict on a bare yes or no (``claim``) from the verdict on the question's own
+    statement (``asked``): a yes stands or falls with it; a no is contradicted where the
+    contexts state it, supported where they contradict it, and otherwise unconfirmed,
+    P(supported) at most ``t_support``: silence does not say no."""
+    if yes:
+        return dataclasses.replace(asked, claim=claim, reason=f"a yes: {asked.reason}")
+    p = 1.0 - asked.probability
+    if asked.verdict is Verdict.SUPPORTED:
+        verdict, why = Verdict.CONTRADICTED, "the contexts say yes"
+    elif asked.verdict is Verdict.CONTRADICTED:
+        verdict, p, why = Verdict.SUPPORTED, max(p, params.t_support), "the contexts say otherwise"
+    else:
+        verdict, p, why = Verdict.NOT_ENOUGH_INFO, min(p, params.t_support), "not confirmed"
+    reason = f"a no, {why} (P(supported) {p:.2f}); on the question itself: {asked.reason}"
+    return Assessment(claim, asked.features, p, verdict, reason)
 
 
 def classify(assessed: Sequence[Assessment]) -> Classification:
