@@ -72,7 +72,6 @@ def test_json_paths(text: str, method: str) -> None:
         ("not answered", D),
         ("refused", D),
         ("**Wrong.**", W),
-        ("correct - it names Shakespeare", C),
     ],
 )
 def test_label_synonyms(label: object, expected: AnswerClass) -> None:
@@ -87,12 +86,6 @@ def test_label_synonyms(label: object, expected: AnswerClass) -> None:
 @pytest.mark.parametrize("key", ["classification", "label", "verdict", "class", "category"])
 def test_label_key_synonyms(key: str) -> None:
     assert _read(json.dumps({key: "wrong"})).value.label is W
-
-
-def test_a_bare_json_label() -> None:
-    result = _read('"wrong"')
-    assert result.value == Classification(label=W, reason="")
-    assert result.notes == ("the reply is a bare value",)
 
 
 @pytest.mark.parametrize(

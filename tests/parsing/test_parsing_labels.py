@@ -85,7 +85,6 @@ def test_not_enough_info_synonyms(label: str) -> None:
         ("Not Enough Info.", Verdict.NOT_ENOUGH_INFO),
         ("not-supported", Verdict.NOT_ENOUGH_INFO),
         ('"Contradicted"', Verdict.CONTRADICTED),
-        ("Verdict: contradicted", Verdict.CONTRADICTED),
         ("ｙｅｓ", Verdict.SUPPORTED),  # full-width letters, NFKC
     ],
 )

@@ -77,7 +77,7 @@ def test_a_bare_value_is_shaped_and_noted() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"other": 1}', "expected a count; got a JSON object with keys 'other'"),
+        ('{"other": 1}', "expected a count; got a JSON object with keys 'other', without 'count'"),
         ('"five"', "expected a count; got a JSON string"),
         ('{"count": "five"}', "expected a count; the count 'five' is not a whole number"),
     ],

@@ -14,9 +14,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, TypeVar, get_origin
 
 from pydantic import (
@@ -43,7 +41,6 @@ def _as_asked(schema: dict[str, Any]) -> None:
         field.pop("default", None)
 
 
-@lru_cache(maxsize=4096)  # keys and synonyms recur in every reply
 def compact(name: str) -> str:
     """A key or name compared ignoring case, spaces, hyphens and underscores."""
     return words(name).replace(" ", "")
@@ -99,7 +96,6 @@ class Reply(BaseModel):
         return lookup(data, cls.keys(name))
 
     @classmethod
-    @cache
     def keys(cls, name: str) -> tuple[str, ...]:
         """Field ``name``'s synonyms, for finding its value in the raw text."""
         alias = cls.model_fields[name].validation_alias
@@ -227,8 +223,6 @@ VERDICTS = label_table(
         ),
     }
 )
-# A leading "verdict:" / "label -" that some judges repeat inside the value.
-_VERDICT_PREFIX = re.compile(r"^(?:final )?(?:verdict|label|answer)\b ?")
 
 
 def normalise_verdict(raw: object) -> Verdict | None:
@@ -238,68 +232,31 @@ def normalise_verdict(raw: object) -> Verdict | None:
         return raw
     if isinstance(raw, float) and not math.isfinite(raw):
         return None
-    found = read_label(raw, VERDICTS)
-    if found is None and isinstance(raw, str):
-        found = VERDICTS.get(_VERDICT_PREFIX.sub("", words(raw)))
-    return found
+    return read_label(raw, VERDICTS)
 
 
-_NUMBER = re.compile(
-    r"^(?P<num>[-+]?\d+(?:\.\d+)?|[-+]?\.\d+)\s*"
-    r"(?:(?P<pct>%)|(?:/|\bout\s+of\b)\s*(?P<den>\d+(?:\.\d+)?))?"
-    r"(?:\s*(?:points?|pts))?$",
-    re.IGNORECASE,
-)
-_WRAPPING = " \t\r\n*_`'\""
+_NUMBER = re.compile(r"^([-+]?(?:\d+(?:\.\d+)?|\.\d+))\s*(?:/\s*(\d+(?:\.\d+)?))?$")
 
 
-@dataclass(frozen=True)
-class Number:
-    """A number as the judge wrote it: ``"4/5"`` is ``Number(4, 5, True, "4/5")``;
-    ``scale`` is the denominator written (100 for a percentage)."""
-
-    value: float
-    scale: float | None
-    integral: bool
-    text: str
-
-
-def read_number(raw: object) -> Number | None:
-    """A finite number from a JSON number or a string such as ``"85"``, ``"4/5"``, ``"85%"``."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return Number(float(raw), None, True, str(raw))
-    if isinstance(raw, float):
-        return Number(raw, None, False, repr(raw)) if math.isfinite(raw) else None
-    if not isinstance(raw, str):
-        return None
-    text = unicodedata.normalize("NFKC", raw).strip(_WRAPPING).rstrip(".").strip(_WRAPPING)
+def read_score(raw: object, info: ValidationInfo, what: str, top: int) -> float:
+    """A finite number from a JSON number or a string (``"85"``); ``"x/y"`` is put on a
+    scale of ``top`` (``"8/10"`` on 5 is 4.0), noted."""
+    if isinstance(raw, int | float) and not isinstance(raw, bool) and math.isfinite(raw):
+        return raw
+    text = (
+        unicodedata.normalize("NFKC", raw).strip(" *_`'\"").rstrip(".")
+        if isinstance(raw, str)
+        else ""
+    )
     m = _NUMBER.match(text)
-    if m is None:
-        return None
-    den = m.group("den")
-    scale = 100.0 if m.group("pct") else float(den) if den else None
-    if scale == 0:
-        return None
-    return Number(float(m.group("num")), scale, "." not in m.group("num"), text)
-
-
-_TOKEN = re.compile(r"\S+")
-
-
-def leading(text: str, read: Callable[[str], T | None], max_words: int) -> tuple[T, int] | None:
-    """What ``read`` makes of the longest run of ``text``'s first ``max_words`` words that it
-    reads, and where that run ends: ``"not supported - no mention"`` is "not supported",
-    not "not"."""
-    tokens = list(_TOKEN.finditer(text))
-    for n in range(min(len(tokens), max_words), 0, -1):
-        if not any(ch.isalnum() for ch in tokens[n - 1].group()):
-            continue  # "Supported -": let the shorter run own the label
-        found = read(text[: tokens[n - 1].end()])
-        if found is not None:
-            return found, tokens[n - 1].end()
-    return None
+    if m is None or (m[2] is not None and float(m[2]) == 0):
+        raise ValueError(f"the {what} {preview(as_text(raw))} is not a number")
+    if m[2] is None:
+        return float(m[1])
+    value = float(m[1]) / float(m[2]) * top
+    if float(m[2]) != top:
+        note(info, f"read the {what} {text!r} as {value:g}/{top}")
+    return value
 
 
 def preview(text: str, limit: int = 60) -> str:

@@ -52,10 +52,11 @@ class ParseFailure:
 def _failure_text(errors: Sequence[Mapping[str, Any]], given: object) -> str:
     """The first problem in words."""
     first = errors[0]
-    if first["type"] in ("model_type", "missing"):
-        return f"got {describe_json(given)}"
-    message = str(first["msg"]).removeprefix("Value error, ")
     loc = ".".join(str(part) for part in first["loc"])
+    if first["type"] in ("model_type", "missing"):
+        missing = f", without {loc!r}" if first["type"] == "missing" and given else ""
+        return f"got {describe_json(given)}{missing}"
+    message = str(first["msg"]).removeprefix("Value error, ")
     if first["type"] == "value_error":
         return f"{loc}: {message}" if "." in loc else message
     return f"'{loc}': {message}"
