@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParsedChunks, ParseFailure, read_chunks_reply
+from veracity.judges.parsing.chunks import ParsedChunks, read_chunks_reply
+from veracity.judges.parsing.reader import ParseFailure
 from veracity.types import ChunkJudgement
 
 FULL = {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.judges.parsing import ParsedValue, ParseFailure, read_claims_reply
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
+from veracity.judges.parsing.replies import read_claims_reply
 
 
 def _claims(text: str) -> ParsedValue[tuple[str, ...]]:
@@ -28,7 +29,6 @@ def _failure(text: str) -> ParseFailure:
         ('```\n["Paris is in France.", "It is big."]\n```', "fenced"),
         ('Sure: {"claims": ["Paris is in France.", "It is big."]} done', "embedded"),
         ("{'claims': ['Paris is in France.', 'It is big.',]}", "repaired"),
-        ('{"claims": ["Paris is in France.", "It is big.', "repaired"),
     ],
 )
 def test_json_paths(text: str, method: str) -> None:

@@ -6,11 +6,8 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import (
-    ParsedValue,
-    ParseFailure,
-    read_classification_reply,
-)
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
+from veracity.judges.parsing.replies import read_classification_reply
 from veracity.types import AnswerClass, Classification
 
 C, W, D = AnswerClass.CORRECT, AnswerClass.WRONG, AnswerClass.DONT_KNOW
@@ -37,7 +34,7 @@ FULL = {"reason": "same author", "classification": "correct"}
         (json.dumps(FULL), "strict"),
         (f"```\n{json.dumps(FULL)}\n```", "fenced"),
         (f"Result: {json.dumps(FULL)}.", "embedded"),
-        ("{'reason': 'same author', 'classification': 'correct'", "repaired"),
+        ("{'reason': 'same author', 'classification': 'correct',}", "repaired"),
     ],
 )
 def test_json_paths(text: str, method: str) -> None:

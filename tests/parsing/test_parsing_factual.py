@@ -7,11 +7,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from veracity.judges.parsing import (
-    ParsedValue,
-    ParseFailure,
-    read_factual_reply,
-)
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
+from veracity.judges.parsing.scores import read_factual_reply
 from veracity.types import CriterionScore, FactualGrades
 
 NESTED = {

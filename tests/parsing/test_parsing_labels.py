@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.judges.parsing import normalise_verdict
 from veracity.judges.parsing.legacy_verdicts import leading_label
+from veracity.prompts.reply import normalise_verdict
 from veracity.types.results import Verdict
 
 SUPPORTED = [

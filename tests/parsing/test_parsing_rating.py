@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParsedValue, ParseFailure, read_rating_reply
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
+from veracity.judges.parsing.replies import read_rating_reply
 from veracity.types import RelevanceRating
 
 

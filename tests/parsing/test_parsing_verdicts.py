@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParsedValue, ParseFailure, RawVerdict, read_verdicts_reply
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
+from veracity.judges.parsing.verdicts import RawVerdict, read_verdicts_reply
 from veracity.types.results import Verdict
 
 S, C, N = Verdict.SUPPORTED, Verdict.CONTRADICTED, Verdict.NOT_ENOUGH_INFO
@@ -55,11 +56,9 @@ def test_json_paths(text: str, method: str) -> None:
     assert result.notes == ()
 
 
-def test_truncated_reply_keeps_complete_items_and_notes_the_rest() -> None:
-    result = _parsed(json.dumps(FULL)[:-40])
-    assert result.method == "repaired"
-    assert result.value == FULL_ITEMS[:1]
-    assert len(result.notes) == 1
+def test_a_reply_whose_json_breaks_off_is_truncated_not_repaired() -> None:
+    """Closing what a cut left open would guess at what is missing: asked again instead."""
+    assert _failure(json.dumps(FULL)[:-40]).kind == "truncated"
 
 
 @pytest.mark.parametrize("key", ["verdicts", "results", "Verdicts"])

@@ -60,12 +60,6 @@ class QuestionGenerationOutput(Reply):
     )
     questions: Annotated[list[str], BeforeValidator(_questions)] = Field([])
 
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        if isinstance(value, dict) and cls.given("noncommittal", value) is None:
-            note(info, "no noncommittal flag; took it as false")
-        return value
-
     @model_validator(mode="after")
     def _some_questions(self) -> QuestionGenerationOutput:
         if not self.questions and not self.noncommittal:

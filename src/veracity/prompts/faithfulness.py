@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, ValidationInfo, WithJsonSchema
+from pydantic import BeforeValidator, ValidationInfo, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from veracity.prompts._rules import data_rule
@@ -77,13 +77,9 @@ class ClaimJudgement(Reply):
         Literal["supported", "contradicted", "not_enough_info"], BeforeValidator(_verdict)
     ] = synonyms("verdict label")
     # The label as written ("Yes"), where the token log-probabilities are read.
-    written: SkipJsonSchema[str] = Field("", exclude=True)
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        if not isinstance(value, dict) or (given := cls.given("verdict", value)) is None:
-            return value
-        return {**value, "written": label_text(given)}
+    written: SkipJsonSchema[Annotated[str, BeforeValidator(label_text)]] = synonyms(
+        "written verdict label", "", exclude=True
+    )
 
 
 def _verdicts(value: object, info: ValidationInfo) -> list[ClaimJudgement]:

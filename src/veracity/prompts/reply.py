@@ -14,7 +14,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar, get_origin
 
 from pydantic import (
@@ -65,55 +65,34 @@ def context(info: ValidationInfo, name: str, default: Any = None) -> Any:
 
 
 class Reply(BaseModel):
-    """What a reply (or one object in it) means. :meth:`shape` turns a reply of another
-    shape (a bare label, say) into the object the model reads; a bare array left is the
-    model's only array field."""
+    """What a reply (or one object in it) means; a bare array is the model's only array
+    field."""
 
     # Extra keys never reach validation (only the fields are read), so "forbid" only says
     # in the schema that the judge may write nothing else.
     model_config = ConfigDict(extra="forbid", json_schema_extra=_as_asked)
 
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        return value
-
     @model_validator(mode="before")
     @classmethod
-    def _read_loosely(cls, data: object, info: ValidationInfo) -> object:
-        data = cls.shape(data, info)
+    def _read_loosely(cls, data: object) -> object:
         arrays = [n for n, f in cls.model_fields.items() if get_origin(f.annotation) is list]
         if isinstance(data, list) and len(arrays) == 1:
             data = {arrays[0]: data}
         if not isinstance(data, Mapping):
             return data
-        loose = _loose(data)
-        given = {name: _first(loose, cls.keys(name)) for name in cls.model_fields}
+        # Keys compared in compact form, the first of two spellings winning.
+        loose = {compact(str(k)): v for k, v in reversed(list(data.items()))}
+        given = {
+            name: next((loose[compact(k)] for k in cls.keys(name) if compact(k) in loose), None)
+            for name in cls.model_fields
+        }
         return {name: value for name, value in given.items() if value is not None}
-
-    @classmethod
-    def given(cls, name: str, data: Mapping[Any, object]) -> object:
-        """The value field ``name`` would be read from in ``data``, or ``None``."""
-        return lookup(data, cls.keys(name))
 
     @classmethod
     def keys(cls, name: str) -> tuple[str, ...]:
         """Field ``name``'s synonyms, for finding its value in the raw text."""
         alias = cls.model_fields[name].validation_alias
         return tuple(map(str, alias.choices)) if isinstance(alias, AliasChoices) else (name,)
-
-
-def lookup(data: Mapping[Any, object], keys: Sequence[str]) -> object:
-    """The value under the first of ``keys`` in ``data`` (compared in :func:`compact` form;
-    the first of two spellings wins), or ``None``."""
-    return _first(_loose(data), keys)
-
-
-def _loose(data: Mapping[Any, object]) -> dict[str, object]:
-    return {compact(str(k)): v for k, v in reversed(list(data.items()))}
-
-
-def _first(loose: Mapping[str, object], keys: Sequence[str]) -> object:
-    return next((loose[compact(k)] for k in keys if compact(k) in loose), None)
 
 
 R = TypeVar("R", bound=Reply)
@@ -129,9 +108,8 @@ def read_items(
     read: list[R] = []
     skipped: list[str] = []
     for n, item in enumerate(items, 1):
-        context = {**(info.context or {}), "where": f"item {n}"}
         try:
-            read.append(model.model_validate(item, context=context))
+            read.append(model.model_validate(item, context=info.context))
         except ValidationError as exc:
             error = exc.errors()[0]
             why = str(error["msg"]).removeprefix("Value error, ")

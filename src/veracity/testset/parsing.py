@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from veracity.judges.parsing import ParseFailure, read_reply
+from veracity.judges.parsing.reader import ParseFailure, read_reply
 from veracity.prompts.testset import GeneratedTestItems
 
 

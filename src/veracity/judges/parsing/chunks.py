@@ -13,8 +13,6 @@ from veracity.prompts.context_precision import ChunkRelevanceItem, ChunkRelevanc
 from veracity.types import TokenLogprob
 from veracity.types.judgements import ChunkJudgement
 
-__all__ = ["ParsedChunks", "read_chunks_reply", "with_p_relevant"]
-
 
 @dataclass(frozen=True)
 class ParsedChunks:

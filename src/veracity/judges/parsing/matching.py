@@ -13,8 +13,6 @@ from veracity.judges.parsing.verdicts import RawVerdict
 from veracity.prompts.reply import preview
 from veracity.types.results import Verdict
 
-__all__ = ["FUZZY_THRESHOLD", "VerdictMatch", "match_verdicts"]
-
 FUZZY_THRESHOLD = 0.85
 
 

@@ -18,8 +18,6 @@ from typing import TypeVar
 
 from veracity.types import TokenLogprob
 
-__all__ = ["choice_probabilities", "locate_values", "weighted_number", "weighted_scores"]
-
 K = TypeVar("K", bound=Hashable)
 _DIGITS = re.compile(r"\d+")
 

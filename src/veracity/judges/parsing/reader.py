@@ -82,6 +82,8 @@ def read_reply(
     (by default, what the model asks for in words)."""
     expected = expected or describe_output(model)
     found = extract_json(text)
+    if found is not None and found.cut:
+        return ParseFailure("truncated", "the reply's JSON breaks off before it ends")
     failure: ParseFailure | None = None
     weak = found is not None and _is_weak(found.value, found.method)
     for turn in ("json", "legacy", "weak json"):

@@ -23,15 +23,6 @@ from veracity.types.judgements import (
     RelevanceRating,
 )
 
-__all__ = [
-    "read_claims_reply",
-    "read_classification_reply",
-    "read_questions_reply",
-    "read_rating_reply",
-    "with_expected_rating",
-    "with_label_probabilities",
-]
-
 
 def read_claims_reply(text: str) -> ParsedValue[tuple[str, ...]] | ParseFailure:
     """The claims of a claim-extraction reply (:class:`ExtractedClaims`): ``{"claims":

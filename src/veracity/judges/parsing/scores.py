@@ -12,13 +12,6 @@ from veracity.prompts.rubric import RubricScoresOutput
 from veracity.types import TokenLogprob
 from veracity.types.judgements import DimensionScore, FactualGrades, Rubric
 
-__all__ = [
-    "read_factual_reply",
-    "read_rubric_reply",
-    "with_expected_criteria",
-    "with_expected_scores",
-]
-
 Scores = tuple[DimensionScore, ...]
 
 

@@ -12,8 +12,6 @@ from veracity.judges.parsing.reader import ParsedValue, ParseFailure, read_reply
 from veracity.prompts.faithfulness import ClaimJudgement, ClaimJudgements
 from veracity.types import TokenLogprob, Verdict
 
-__all__ = ["RawVerdict", "read_verdicts_reply", "with_p_supported"]
-
 
 @dataclass(frozen=True)
 class RawVerdict:
