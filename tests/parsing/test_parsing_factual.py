@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import pytest
 
 from veracity.judges.parsing.reader import ParsedValue, ParseFailure
-from veracity.judges.parsing.scores import read_factual_reply
+from veracity.judges.parsing.replies import read_factual_reply
 from veracity.types import CriterionScore, FactualGrades
 
 NESTED = {

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from veracity.judges.parsing.reader import ParsedValue, ParseFailure
-from veracity.judges.parsing.scores import read_rubric_reply
+from veracity.judges.parsing.replies import read_rubric_reply
 from veracity.prompts import DEFAULT_RUBRIC
 from veracity.types import DimensionScore, Rubric, RubricDimension
 

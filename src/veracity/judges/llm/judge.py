@@ -15,16 +15,14 @@ from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSup
 from veracity.judges.parsing.reader import ParsedValue, ParseFailure
 from veracity.judges.parsing.replies import (
     read_classification_reply,
+    read_factual_reply,
     read_questions_reply,
     read_rating_reply,
-    with_expected_rating,
-    with_label_probabilities,
-)
-from veracity.judges.parsing.scores import (
-    read_factual_reply,
     read_rubric_reply,
     with_expected_criteria,
+    with_expected_rating,
     with_expected_scores,
+    with_label_probabilities,
 )
 from veracity.prompts import (
     ALL_TEMPLATES,

@@ -33,33 +33,18 @@ def _offsets(tokens: Sequence[TokenLogprob], text: str) -> list[int] | None:
     return starts
 
 
-def locate_values(text: str, values: Sequence[str], keys: Sequence[str] = ()) -> list[int | None]:
-    """The offset in ``text`` where each of ``values`` was written as a JSON value, in order.
-
-    A value is found after the previous one, as what follows a colon (``"verdict":
-    "supported"``, ``"score": 4``), preferably after one of ``keys``. ``None`` for a value
-    not found that way (a reply in one of the legacy text formats, say).
-    """
+def locate_values(text: str, values: Sequence[str], keys: Sequence[str]) -> list[int | None]:
+    """The offset in ``text`` where each of ``values`` was written as the JSON value of one
+    of ``keys`` (any case; ``"verdict": "supported"``, ``"score": 4``), in order, each
+    after the one before; ``None`` for a value not written so (a legacy text reply, say)."""
+    names = "|".join(map(re.escape, keys))
+    offsets = [m.end() for m in re.finditer(rf'"(?:{names})"\s*:\s*"?', text, re.IGNORECASE)]
     found: list[int | None] = []
-    cursor = 0
-    key_part = "|".join(re.escape(k) for k in keys)
     for value in values:
-        if not value:
-            found.append(None)
-            continue
-        escaped = re.escape(value)
-        patterns = [rf'"(?:{key_part})"\s*:\s*"?(?={escaped})'] if keys else []
-        patterns.append(rf':\s*"?(?={escaped})')
-        hit = None
-        for pattern in patterns:
-            hit = re.compile(pattern, re.IGNORECASE).search(text, cursor)
-            if hit is not None:
-                break
-        if hit is None:
-            found.append(None)
-            continue
-        found.append(hit.end())
-        cursor = hit.end() + len(value)
+        written = [text[o : o + len(value)].casefold() for o in offsets]
+        at = next((i for i, w in enumerate(written) if value and w == value.casefold()), None)
+        found.append(None if at is None else offsets[at])
+        offsets = offsets if at is None else offsets[at + 1 :]
     return found
 
 

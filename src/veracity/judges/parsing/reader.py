@@ -48,6 +48,9 @@ class ParseFailure:
     kind: FailureKind
     message: str
 
+    def map(self, convert: Callable[[Any], object]) -> ParseFailure:
+        return self  # nothing was read: the failure stands
+
 
 def _failure_text(errors: Sequence[Mapping[str, Any]], given: object) -> str:
     """The first problem in words."""

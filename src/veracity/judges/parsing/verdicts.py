@@ -41,18 +41,11 @@ def _raw(item: ClaimJudgement) -> RawVerdict:
 
 
 def read_verdicts_reply(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | ParseFailure:
-    """Read the verdicts from a claim-verification reply, whatever its shape.
-
-    JSON first, read by :class:`ClaimJudgements` (a bare array, one verdict object, a
-    ``{"claim text": "label"}`` mapping, key and label synonyms), then the legacy text
-    formats (ragas' "Final verdict for each statement in order: Yes. No.", "Verdict: yes"
-    lines or blocks, numbered label lines), then refusal detection. Items whose label is
-    unknown are skipped with a note; JSON of the wrong shape is a ``"schema"`` failure.
-    """
+    """The verdicts of a claim-verification reply: its JSON read by
+    :class:`ClaimJudgements` (items with an unknown label skipped, noted), else one of the
+    legacy text formats, else a refusal or a failure."""
     read = read_reply(text, ClaimJudgements, legacy=parse_legacy_verdicts)
-    return (
-        read if isinstance(read, ParseFailure) else read.map(lambda v: tuple(map(_raw, v.verdicts)))
-    )
+    return read.map(lambda v: tuple(map(_raw, v.verdicts)))
 
 
 # The labels a judge is asked for (supported_by_conversation is veracity's, not the judge's).
