@@ -126,6 +126,10 @@ def _numbered(text: str) -> tuple[list[_Item], list[str]]:
     return items, notes
 
 
+def _labels(items: list[_Item]) -> list[Verdict | None]:
+    return [normalise_verdict(item["verdict"]) for item in items]
+
+
 _Format = Callable[[str], tuple[list[_Item], list[str]]]
 _FORMATS: tuple[tuple[str, _Format], ...] = (
     ("legacy_verdict_lines", _verdict_lines),
@@ -148,7 +152,3 @@ def parse_legacy_verdicts(text: str) -> ParsedValue[ClaimJudgements] | None:
             verdicts = ClaimJudgements.model_validate({"verdicts": items})
             return ParsedValue(verdicts, method, tuple(notes))
     return None
-
-
-def _labels(items: list[_Item]) -> list[Verdict | None]:
-    return [normalise_verdict(item["verdict"]) for item in items]

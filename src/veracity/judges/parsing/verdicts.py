@@ -63,10 +63,9 @@ def with_p_supported(
     offsets = locate_values(text, [item.raw_label for item in items], keys)
     found = []
     for item, offset in zip(items, offsets, strict=True):
-        choices = {**_LABELS, item.raw_label: item.verdict}
-        weights = choice_probabilities(tokens, text, offset, choices)
-        p_supported = None if weights is None else weights.get(Verdict.SUPPORTED, 0.0)
-        found.append(
-            item if weights is None else dataclasses.replace(item, p_supported=p_supported)
+        weights = choice_probabilities(
+            tokens, text, offset, {**_LABELS, item.raw_label: item.verdict}
         )
+        p_supported = None if weights is None else weights.get(Verdict.SUPPORTED, 0.0)
+        found.append(dataclasses.replace(item, p_supported=p_supported))
     return tuple(found)
