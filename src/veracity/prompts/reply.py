@@ -1,12 +1,9 @@
 """Output models that read a judge's reply leniently, while asking for it strictly.
 
-A prompt's output model is both what the judge is asked for (its JSON schema, sent as
-structured output and part of the prompt's fingerprint) and what reads the reply: keys
-are compared ignoring case, spaces, hyphens and underscores, a field's synonyms are its
-``AliasChoices`` (its own name first, so the schema is unchanged), labels and numbers as
-judges write them are read by ``BeforeValidator``s that note every coercion, and keys the
-model does not name are ignored. The schema still asks for every field and nothing else.
-"""
+A prompt's output model is both the JSON schema the judge is asked for and what reads the
+reply: keys compared ignoring case, spaces, hyphens and underscores, a field's synonyms
+its ``AliasChoices`` (its own name first), labels and numbers read by ``BeforeValidator``s
+that note every coercion, other keys ignored."""
 
 from __future__ import annotations
 
@@ -206,11 +203,7 @@ VERDICTS = label_table(
 def normalise_verdict(raw: object) -> Verdict | None:
     """A judge's label as a :class:`Verdict` (any case and wrapping, booleans, 0/1), or
     ``None`` if it is not a known label."""
-    if isinstance(raw, Verdict):
-        return raw
-    if isinstance(raw, float) and not math.isfinite(raw):
-        return None
-    return read_label(raw, VERDICTS)
+    return raw if isinstance(raw, Verdict) else read_label(raw, VERDICTS)
 
 
 _NUMBER = re.compile(r"^([-+]?(?:\d+(?:\.\d+)?|\.\d+))\s*(?:/\s*(\d+(?:\.\d+)?))?$")

@@ -121,15 +121,10 @@ def _find(text: str) -> JsonFound | None:
 
 
 def extract_json(text: str) -> JsonFound | None:
-    """Find the JSON value in a judge's reply, or ``None`` if there is none.
-
-    Tried in order: the whole stripped text as strict JSON (any value); the content of
-    a ``` fence, tagged ``json`` or not; the largest balanced object/array embedded in
-    prose; and finally ``json_repair`` on each bracketed span (trailing commas, single
-    quotes, comments, truncation), the largest non-empty object or array it yields
-    (``cut`` says whether it had to close what was left open). A JSON schema echoed back
-    with its values filled in is unwrapped to the object it stands for.
-    """
+    """The JSON value in a judge's reply, or ``None``: the whole text as strict JSON (any
+    value), else a ``` fence's content, else the largest bracketed value in prose, strict
+    or repaired by ``json_repair`` (trailing commas, single quotes, comments, truncation:
+    ``cut``); a JSON schema echoed back filled in is unwrapped to the object it meant."""
     found = _find(text)
     if found is None:
         return None
