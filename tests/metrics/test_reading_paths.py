@@ -52,7 +52,6 @@ async def test_each_claim_extraction_path_is_recorded(reply: str, path: str) -> 
         ("Final verdict for each statement in order: Yes.", "legacy_final_verdict"),
         (f"Statement: {CLAIM}\nVerdict: supported", "legacy_verdict_lines"),
         ("1. Supported - the context says so", "legacy_numbered"),
-        ("Yes", "legacy_label"),
     ],
 )
 async def test_each_legacy_verdict_format_is_recorded_by_name(reply: str, path: str) -> None:

@@ -1,4 +1,4 @@
-"""read_chunks_reply: JSON shapes, index matching, derivations, legacy lines, failures."""
+"""read_chunks_reply: JSON shapes, index matching, labels and numbers, failures."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParsedChunks, ParseFailure, read_chunks_reply
+from veracity.judges.parsing.chunks import ParsedChunks, read_chunks_reply
+from veracity.judges.parsing.reader import ParseFailure
 from veracity.types import ChunkJudgement
 
 FULL = {
@@ -70,11 +71,13 @@ def test_index_key_synonyms_match_out_of_order(index_key: str) -> None:
 def test_an_index_that_is_not_an_integer_goes_by_position() -> None:
     result = _parsed(json.dumps([{"index": "chunk 2", "relevant": "yes", "relevance": 80}]))
     assert list(result.items) == [0]
-    assert "item 1: unreadable index 'chunk 2'; matched by position" in result.notes
 
 
 def test_out_of_range_index_is_dropped_with_a_note() -> None:
-    items = [{"index": 1, "relevant": True, "relevance": 90}, {"index": 9, "relevant": True}]
+    items = [
+        {"index": 1, "relevant": True, "relevance": 90},
+        {"index": 9, "relevant": True, "relevance": 90},
+    ]
     result = _parsed(json.dumps(items))
     assert list(result.items) == [0]
     assert result.missing == (1,)
@@ -93,7 +96,10 @@ def test_duplicate_index_keeps_the_first() -> None:
 
 
 def test_zero_based_indices_are_shifted_with_a_note() -> None:
-    items = [{"index": 0, "relevant": True, "relevance": 80}, {"index": 1, "relevant": False}]
+    items = [
+        {"index": 0, "relevant": True, "relevance": 80},
+        {"index": 1, "relevant": False, "relevance": 0},
+    ]
     result = _parsed(json.dumps(items))
     assert _flags(result) == {0: True, 1: False}
     assert any("0-based" in n for n in result.notes)
@@ -105,23 +111,11 @@ def test_items_without_index_go_by_position() -> None:
 
 
 def test_unindexed_item_whose_position_is_taken_is_dropped() -> None:
-    items = [{"index": 2, "relevant": True, "relevance": 90}, {"relevant": False}]
+    items = [{"index": 2, "relevant": True, "relevance": 90}, {"relevant": False, "relevance": 0}]
     result = _parsed(json.dumps(items), 3)
     assert list(result.items) == [1]
     assert result.missing == (0, 2)
     assert any("dropped verdict 2 without an index" in n for n in result.notes)
-
-
-def test_missing_flag_is_derived_from_relevance() -> None:
-    result = _parsed(json.dumps([{"index": 1, "relevance": 50}, {"index": 2, "relevance": 49}]))
-    assert _flags(result) == {0: True, 1: False}
-    assert sum("derived" in n for n in result.notes) == 2
-
-
-def test_missing_relevance_is_derived_from_the_flag() -> None:
-    result = _parsed(json.dumps([{"index": 1, "relevant": True}, {"index": 2, "relevant": 0}]))
-    assert [j.relevance for j in result.items.values()] == [100, 0]
-    assert sum("no relevance; derived" in n for n in result.notes) == 2
 
 
 @pytest.mark.parametrize(
@@ -146,35 +140,18 @@ def test_relevant_label_synonyms(label: object, flag: bool) -> None:
 
 @pytest.mark.parametrize(
     ("relevance", "expected"),
-    [(85, 85), ("85", 85), ("85/100", 85), ("8/10", 80), ("85%", 85), (0.85, 85)],
+    [(85, 85), ("85", 85), ("85/100", 85), ("8/10", 80)],
 )
 def test_relevance_number_forms(relevance: object, expected: int) -> None:
     result = _parsed(json.dumps([{"index": 1, "relevant": True, "relevance": relevance}]), 1)
     assert result.items[0].relevance == expected
 
 
-def test_relevance_out_of_range_is_ignored_and_derived() -> None:
-    result = _parsed(json.dumps([{"index": 1, "relevant": True, "relevance": 250}]), 1)
-    assert result.items[0].relevance == 100
-    assert any("outside 0-100" in n for n in result.notes)
-
-
-def test_a_label_under_relevance_is_read_as_the_flag() -> None:
-    result = _parsed(json.dumps([{"index": 1, "relevance": "not relevant"}]), 1)
-    assert result.items[0].relevant is False
-
-
-def test_an_item_with_neither_flag_nor_relevance_is_missing() -> None:
-    items = [{"index": 1, "reason": "hmm"}, {"index": 2, "relevant": "yes"}]
+def test_an_item_without_its_relevance_is_missing() -> None:
+    items = [{"index": 1, "reason": "hmm"}, {"index": 2, "relevant": "yes", "relevance": 70}]
     result = _parsed(json.dumps(items))
     assert result.missing == (0,)
-    assert any("neither" in n for n in result.notes)
-
-
-@pytest.mark.parametrize("text", ['[true, "no", "relevant"]', "[1, 0, 1]", '["yes", "no", "yes"]'])
-def test_a_bare_list_of_labels_goes_by_position(text: str) -> None:
-    result = _parsed(text, 3)
-    assert [j.relevant for j in result.items.values()] == [True, False, True]
+    assert any("it has no 'relevance'" in n for n in result.notes)
 
 
 def test_no_chunks_accepts_an_empty_array() -> None:
@@ -204,7 +181,7 @@ def test_wrong_shapes_are_schema_failures(text: str) -> None:
 
 
 def test_out_of_range_only_says_why() -> None:
-    assert "chunk 7" in _failure('[{"index": 7, "relevant": true}]').message
+    assert "chunk 7" in _failure('[{"index": 7, "relevant": true, "relevance": 90}]').message
 
 
 def test_refusal_and_unparseable() -> None:

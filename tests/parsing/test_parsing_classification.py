@@ -6,11 +6,8 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import (
-    ParsedValue,
-    ParseFailure,
-    read_classification_reply,
-)
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
+from veracity.judges.parsing.replies import read_classification_reply
 from veracity.types import AnswerClass, Classification
 
 C, W, D = AnswerClass.CORRECT, AnswerClass.WRONG, AnswerClass.DONT_KNOW
@@ -37,7 +34,7 @@ FULL = {"reason": "same author", "classification": "correct"}
         (json.dumps(FULL), "strict"),
         (f"```\n{json.dumps(FULL)}\n```", "fenced"),
         (f"Result: {json.dumps(FULL)}.", "embedded"),
-        ("{'reason': 'same author', 'classification': 'correct'", "repaired"),
+        ("{'reason': 'same author', 'classification': 'correct',}", "repaired"),
     ],
 )
 def test_json_paths(text: str, method: str) -> None:
@@ -72,7 +69,6 @@ def test_json_paths(text: str, method: str) -> None:
         ("not answered", D),
         ("refused", D),
         ("**Wrong.**", W),
-        ("correct - it names Shakespeare", C),
     ],
 )
 def test_label_synonyms(label: object, expected: AnswerClass) -> None:
@@ -87,12 +83,6 @@ def test_label_synonyms(label: object, expected: AnswerClass) -> None:
 @pytest.mark.parametrize("key", ["classification", "label", "verdict", "class", "category"])
 def test_label_key_synonyms(key: str) -> None:
     assert _read(json.dumps({key: "wrong"})).value.label is W
-
-
-def test_a_bare_json_label() -> None:
-    result = _read('"wrong"')
-    assert result.value == Classification(label=W, reason="")
-    assert result.notes == ("the reply is a bare value",)
 
 
 @pytest.mark.parametrize(

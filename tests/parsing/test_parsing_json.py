@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import JsonFound, cut_short, extract_json, unwrap_schema_echo
+from veracity.judges.parsing.json_extract import JsonFound, extract_json, unwrap_schema_echo
 
 
 @pytest.mark.parametrize(
@@ -71,9 +71,8 @@ def test_embedded_json_in_prose(text: str, value: object) -> None:
 )
 def test_repaired_json(text: str, value: object, cut: bool) -> None:
     """Repaired JSON says whether the repair closed what a reply cut short left open: such a
-    reply is asked for again, never trusted (``cut_short``)."""
+    reply is asked for again, never trusted."""
     assert extract_json(text) == JsonFound(value, "repaired", cut)
-    assert cut_short(text) is cut
 
 
 def test_truncated_verdicts_keep_the_complete_items() -> None:

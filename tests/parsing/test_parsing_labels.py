@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.judges.parsing import normalise_verdict
 from veracity.judges.parsing.legacy_verdicts import leading_label
+from veracity.prompts.reply import normalise_verdict
 from veracity.types.results import Verdict
 
 SUPPORTED = [
@@ -85,7 +85,6 @@ def test_not_enough_info_synonyms(label: str) -> None:
         ("Not Enough Info.", Verdict.NOT_ENOUGH_INFO),
         ("not-supported", Verdict.NOT_ENOUGH_INFO),
         ('"Contradicted"', Verdict.CONTRADICTED),
-        ("Verdict: contradicted", Verdict.CONTRADICTED),
         ("ｙｅｓ", Verdict.SUPPORTED),  # full-width letters, NFKC
     ],
 )

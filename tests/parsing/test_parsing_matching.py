@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.judges.parsing import RawVerdict, match_verdicts
+from veracity.judges.parsing.matching import match_verdicts
+from veracity.judges.parsing.verdicts import RawVerdict
 from veracity.types.results import Verdict
 
 S, C, N = Verdict.SUPPORTED, Verdict.CONTRADICTED, Verdict.NOT_ENOUGH_INFO

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.judges.parsing import detect_refusal
+from veracity.judges.parsing.reader import detect_refusal
 
 
 @pytest.mark.parametrize(

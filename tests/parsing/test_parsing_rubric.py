@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParsedValue, ParseFailure, read_rubric_reply
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
+from veracity.judges.parsing.replies import read_rubric_reply
 from veracity.prompts import DEFAULT_RUBRIC
 from veracity.types import DimensionScore, Rubric, RubricDimension
 
@@ -72,14 +73,6 @@ def test_names_match_ignoring_case_spaces_and_underscores(name: str) -> None:
     assert _parsed(json.dumps(_listed(body))).value[0] == EXPECTED[0]
 
 
-def test_a_mapping_by_dimension() -> None:
-    body = {
-        "faithfulness": {"score": "5/5", "reasoning": "all supported"},
-        "completeness": {"score": 2, "reasoning": "a bare list"},
-    }
-    assert _parsed(json.dumps(body)).value == EXPECTED
-
-
 @pytest.mark.parametrize(("written", "score"), [("4/5", 4), ("4", 4), (4.0, 4), ("8/10", 4)])
 def test_score_forms(written: object, score: int) -> None:
     result = _parsed(json.dumps(_listed({"faithfulness": written, "completeness": 3})))
@@ -105,7 +98,7 @@ def test_a_custom_rubric() -> None:
         ),
     )
     result = _parsed(
-        '{"Next Steps": {"score": 3}, "tone": {"score": 4, "reasoning": "kind"}}', rubric
+        json.dumps(_listed({"Next Steps": 3, "tone": {"score": 4, "reasoning": "kind"}})), rubric
     )
     assert [(s.name, s.score) for s in result.value] == [("tone", 4), ("next_steps", 3)]
 
@@ -113,14 +106,14 @@ def test_a_custom_rubric() -> None:
 @pytest.mark.parametrize(
     ("body", "words"),
     [
-        ({"faithfulness": 6, "completeness": 3}, "not an integer from 1 to 5"),
-        ({"faithfulness": 0, "completeness": 3}, "not an integer from 1 to 5"),
+        ({"faithfulness": 6, "completeness": 3}, "less than or equal to 5"),
+        ({"faithfulness": 0, "completeness": 3}, "greater than or equal to 1"),
         ({"faithfulness": 4.5, "completeness": 3}, "not an integer from 1 to 5"),
         ({"faithfulness": "7/10", "completeness": 3}, "not an integer from 1 to 5"),
         ({"faithfulness": "great", "completeness": 3}, "not a number"),
         ({"faithfulness": 4}, "no score for 'completeness'"),
         ({"clarity": 4}, "no score for 'faithfulness', 'completeness'"),
-        ({"faithfulness": {"reasoning": "x"}, "completeness": 2}, "no score for 'faithfulness'"),
+        ({"faithfulness": {"reasoning": "x"}, "completeness": 2}, "without 'scores.0.score'"),
     ],
 )
 def test_schema_failures_name_the_problem(body: dict[str, object], words: str) -> None:

@@ -9,7 +9,7 @@ from typing import Annotated
 import pytest
 from pydantic import BeforeValidator, ValidationInfo
 
-from veracity.judges.parsing import ParsedValue, ParseFailure, describe_output, read_reply
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure, describe_output, read_reply
 from veracity.prompts import TESTSET_GENERATION, PromptTemplate
 from veracity.prompts.catalog import ALL_TEMPLATES
 from veracity.prompts.reply import REASONS, Reply, Text, context, note, synonyms
@@ -28,13 +28,6 @@ def _doubled(raw: object, info: ValidationInfo) -> int:
 class _Count(Reply):
     reason: Text = synonyms(REASONS, "")
     count: Annotated[int, BeforeValidator(_doubled)] = synonyms("count n")
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        if not isinstance(value, int):
-            return value
-        note(info, "the reply is a bare value")
-        return {"count": value}
 
 
 def _reading(text: str, limit: int = 10) -> ParsedValue[_Count] | ParseFailure:
@@ -68,16 +61,10 @@ def test_validators_note_what_they_did_and_see_the_context() -> None:
     assert _read('{"count": 11}', limit=20).value.count == 22
 
 
-def test_a_bare_value_is_shaped_and_noted() -> None:
-    result = _read("5")
-    assert result.value.count == 10
-    assert result.notes == ("the reply is a bare value", "doubled 5")
-
-
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"other": 1}', "expected a count; got a JSON object with keys 'other'"),
+        ('{"other": 1}', "expected a count; got a JSON object with keys 'other', without 'count'"),
         ('"five"', "expected a count; got a JSON string"),
         ('{"count": "five"}', "expected a count; the count 'five' is not a whole number"),
     ],

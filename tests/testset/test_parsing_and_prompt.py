@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from veracity.judges.parsing import ParseFailure
+from veracity.judges.parsing.reader import ParseFailure
 from veracity.prompts import QUESTION_TYPES, TESTSET_GENERATION, render_testset_generation
 from veracity.testset import normalise_question, parse_items_reply
 from veracity.testset.parsing import ParsedItems

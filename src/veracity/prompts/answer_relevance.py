@@ -20,7 +20,7 @@ from veracity.prompts.reply import (
     note,
     preview,
     read_label,
-    read_number,
+    read_score,
     synonyms,
 )
 from veracity.prompts.template import Example, PromptTemplate, numbered_block, untrusted
@@ -60,12 +60,6 @@ class QuestionGenerationOutput(Reply):
     )
     questions: Annotated[list[str], BeforeValidator(_questions)] = Field([])
 
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        if isinstance(value, dict) and cls.given("noncommittal", value) is None:
-            note(info, "no noncommittal flag; took it as false")
-        return value
-
     @model_validator(mode="after")
     def _some_questions(self) -> QuestionGenerationOutput:
         if not self.questions and not self.noncommittal:
@@ -73,37 +67,13 @@ class QuestionGenerationOutput(Reply):
         return self
 
 
-def _score(raw: object, info: ValidationInfo) -> int | float:
-    """The score on 0–100: ``x/y`` as a fraction of 100, any other number as it is."""
-    number = read_number(raw)
-    if number is None:
-        raise ValueError(f"the score {preview(as_text(raw))} is not a number")
-    value = number.value
-    if number.scale is not None:
-        if not 0 <= value <= number.scale:
-            raise ValueError(f"the score {number.text!r} is out of range")
-        if number.scale != 100:
-            note(info, f"read the score {number.text!r} as {value / number.scale:g}")
-        return value / number.scale * 100
-    if not 0 <= value <= 100:
-        raise ValueError(f"the score {number.text} is outside 0 to 100")
-    return int(value) if value == int(value) else value
-
-
 class RelevanceRatingOutput(Reply):
     reason: Text = synonyms(REASONS, "")
     score: Annotated[
         int | float,
-        BeforeValidator(_score),
+        BeforeValidator(lambda raw, info: read_score(raw, info, "score", 100)),
         WithJsonSchema({"maximum": 100, "minimum": 0, "type": "integer"}),
-    ] = synonyms("score rating relevance")
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        if isinstance(value, dict) or not isinstance(value, int | float | str) or value is True:
-            return value
-        note(info, "the reply is a bare value")
-        return {"score": value}
+    ] = synonyms("score rating relevance", ge=0, le=100)
 
 
 def render_question_generation(

@@ -13,7 +13,6 @@ from veracity.prompts.reply import (
     Text,
     as_text,
     label_table,
-    leading,
     note,
     preview,
     read_label,
@@ -39,11 +38,8 @@ CLASSES = label_table(
 
 
 def _class(raw: object, info: ValidationInfo) -> str:
-    """A label, synonyms and a leading label ("correct - it matches") read, noted."""
+    """A label or one of its synonyms (noted)."""
     found = read_label(raw, CLASSES)
-    if found is None and isinstance(raw, str):
-        first = leading(raw, lambda text: read_label(text, CLASSES), 4)
-        found = None if first is None else first[0]
     if found is None:
         raise ValueError(f"{preview(as_text(raw))} is not one of these labels")
     if words(as_text(raw)) != words(found):
@@ -56,13 +52,6 @@ class ClassificationOutput(Reply):
     classification: Annotated[Literal["correct", "wrong", "dont_know"], BeforeValidator(_class)] = (
         synonyms("classification class label verdict category result answer_class")
     )
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        if isinstance(value, dict) or not isinstance(value, str | bool | int):
-            return value
-        note(info, "the reply is a bare value")
-        return {"classification": value}
 
 
 def render_classification(question: str, answer: str, reference: str) -> dict[str, str]:

@@ -14,13 +14,12 @@ from veracity.prompts.reply import (
     YES,
     Reply,
     Text,
-    context,
+    as_text,
     label_table,
-    note,
     preview,
     read_items,
     read_label,
-    read_number,
+    read_score,
     synonyms,
 )
 from veracity.prompts.template import Example, PromptTemplate, numbered_block, untrusted
@@ -29,84 +28,35 @@ NO_REFERENCE = "(no reference answer)"
 
 RELEVANT = label_table(
     {
-        True: (*YES, "relevant", "is relevant", "highly relevant", "useful", "helpful", "pass"),
-        False: (
-            *NO,
-            "not relevant",
-            "irrelevant",
-            "not useful",
-            "unrelated",
-            "not helpful",
-            "fail",
-        ),
+        True: (*YES, "relevant", "is relevant", "highly relevant", "useful", "helpful"),
+        False: (*NO, "not relevant", "irrelevant", "not useful", "unrelated", "not helpful"),
     }
 )
 
 
-def _relevance(raw: object, where: str, info: ValidationInfo) -> int | None:
-    """A 0–100 relevance from ``85``, ``"85"``, ``"85/100"``, ``"8/10"`` or ``0.85``."""
-    number = read_number(raw)
-    if number is None:
-        return None
-    value = number.value
-    if number.scale is not None:
-        value = value / number.scale * 100
-        if number.scale != 100:
-            note(info, f"{where}: relevance {number.text!r} read as {round(value)}/100")
-    elif not number.integral and 0 <= value <= 1:
-        value *= 100
-        note(info, f"{where}: relevance {number.text} read as a fraction, {round(value)}/100")
-    if not 0 <= value <= 100:
-        note(info, f"{where}: ignored relevance {number.text!r}, outside 0-100")
-        return None
-    return round(value)
+def _flag(raw: object) -> bool:
+    flag = read_label(raw, RELEVANT)
+    if flag is None:
+        raise ValueError(f"unknown relevance label {preview(as_text(raw))}")
+    return flag
+
+
+def _relevance(raw: object, info: ValidationInfo) -> int:
+    return round(read_score(raw, info, "relevance", 100))
 
 
 class ChunkRelevanceItem(Reply):
     # The chunk's number, as asked; one missing or from 0 is placed by the reader.
-    index: Annotated[int | None, WithJsonSchema({"minimum": 1, "type": "integer"})] = synonyms(
-        "index chunk", None
-    )
+    index: Annotated[
+        int | None,
+        BeforeValidator(lambda v: v if type(v) is int else None),
+        WithJsonSchema({"minimum": 1, "type": "integer"}),
+    ] = synonyms("index chunk", None)
     reason: Text = synonyms(REASONS, "")
-    relevance: int = synonyms("relevance score", ge=0, le=100)
-    relevant: bool = synonyms("relevant is_relevant")
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        """The flag and the relevance, a missing or unreadable one derived from the other
-        (relevance >= 50; 100 or 0), both noted."""
-        where = context(info, "where", "a chunk")
-        data = value if isinstance(value, dict) else {"relevant": value}  # a bare label
-        written, scored = cls.given("relevant", data), cls.given("relevance", data)
-        flag = None if written is None else read_label(written, RELEVANT)
-        if written is not None and flag is None:
-            note(info, f"{where}: unknown relevance label {preview(str(written))}")
-        score = None if scored is None else _relevance(scored, where, info)
-        if scored is not None and read_number(scored) is None:
-            as_flag = read_label(scored, RELEVANT)  # "relevance": "relevant"
-            if flag is None and as_flag is not None:
-                flag = as_flag
-                note(info, f"{where}: read relevance {preview(str(scored))} as the flag")
-            elif as_flag is None:
-                note(info, f"{where}: unreadable relevance {preview(str(scored))}")
-        if flag is None and score is not None:
-            flag = score >= 50
-            note(info, f"{where}: no relevant flag; derived {flag} from relevance {score}")
-        elif score is None and flag is not None:
-            score = 100 if flag else 0
-            note(info, f"{where}: no relevance; derived {score} from relevant={flag}")
-        if flag is None or score is None:
-            raise ValueError("it gives neither a relevant flag nor a relevance")
-        index = cls.given("index", data)
-        if index is not None and type(index) is not int:
-            note(info, f"{where}: unreadable index {index!r}; matched by position")
-            index = None
-        return {
-            "index": index,
-            "reason": cls.given("reason", data),
-            "relevance": score,
-            "relevant": flag,
-        }
+    relevance: Annotated[int, BeforeValidator(_relevance)] = synonyms(
+        "relevance score", ge=0, le=100
+    )
+    relevant: Annotated[bool, BeforeValidator(_flag)] = synonyms("relevant is_relevant")
 
 
 def _chunks(value: object, info: ValidationInfo) -> list[ChunkRelevanceItem]:

@@ -2,60 +2,34 @@
 
 from __future__ import annotations
 
-from pydantic import Field, ValidationInfo
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field, ValidationInfo
 
 from veracity.prompts._rules import data_rule
-from veracity.prompts.reply import Number, Reply, compact, note, preview
-from veracity.prompts.rubric import named_scores
+from veracity.prompts.reply import Reply, Text, note, read_score, synonyms
 from veracity.prompts.template import Example, PromptTemplate, untrusted
 
 CRITERIA = ("correctness", "completeness", "consistency")
-_NAMES = {
-    compact(written): name
-    for name, names in {
-        "correctness": ("correctness", "accuracy"),
-        "completeness": ("completeness", "coverage"),
-        "consistency": ("consistency", "coherence"),
-    }.items()
-    for written in names
-}
 
 
-def _on_0_to_100(name: str, number: Number, info: ValidationInfo) -> int:
+def _percent(raw: object, info: ValidationInfo) -> int:
     """A score on 0–100: an ``x/y`` converted, a decimal rounded, both noted."""
-    value = number.value
-    if number.scale is not None and number.scale != 100:
-        value = value / number.scale * 100
-        note(info, f"{name}: read {number.text!r} as {round(value)}/100")
-    elif number.scale is None and value != round(value):
-        note(info, f"{name}: rounded {value:g} to {round(value)}")
-    if not 0 <= value <= 100:
-        raise ValueError(f"the {name} score {number.text} is outside 0 to 100")
+    value = read_score(raw, info, "score", 100)
+    if value != round(value):
+        note(info, f"rounded the score {value:g} to {round(value)}")
     return round(value)
 
 
-def _unknown(key: str) -> str:
-    return f"ignored the unknown key {preview(key)}"
-
-
 class CriterionOutput(Reply):
-    reasoning: str
-    score: int = Field(ge=0, le=100)
+    reasoning: Text = synonyms("reasoning reason explanation", "")
+    score: Annotated[int, BeforeValidator(_percent)] = Field(ge=0, le=100)
 
 
 class FactualAccuracyOutput(Reply):
-    correctness: CriterionOutput
-    completeness: CriterionOutput
-    consistency: CriterionOutput
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        """The three criteria (or accuracy, coverage and coherence), scores on 0–100."""
-        found = named_scores(value, _NAMES, info, _unknown)
-        return {
-            n: {"reasoning": reasoning, "score": _on_0_to_100(n, number, info)}
-            for n, (number, reasoning) in found.items()
-        }
+    correctness: CriterionOutput = synonyms("correctness accuracy")
+    completeness: CriterionOutput = synonyms("completeness coverage")
+    consistency: CriterionOutput = synonyms("consistency coherence")
 
 
 def render_factual_accuracy(question: str, answer: str, reference: str) -> dict[str, str]:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, ValidationInfo, WithJsonSchema
+from pydantic import BeforeValidator, ValidationInfo, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from veracity.prompts._rules import data_rule
@@ -31,21 +30,18 @@ from veracity.prompts.template import (
 
 
 def _claims(items: object, info: ValidationInfo) -> list[str]:
-    """Claim strings from an array (of strings or claim objects), skips and duplicates noted."""
+    """Claim strings from an array, skips and duplicates noted."""
     if not isinstance(items, list):
         raise ValueError(f"'claims' is {describe_json(items)}, not an array")
     claims: list[str] = []
     for n, item in enumerate(items, 1):
-        text = ClaimJudgement.given("claim", item) if isinstance(item, dict) else item
-        if not isinstance(text, str):
+        if not isinstance(item, str) or not item.strip():
             note(info, f"skipped item {n}: not a claim string")
-        elif not text.strip():
-            note(info, f"skipped item {n}: empty")
-        elif text.strip() in claims:
-            note(info, f"dropped duplicate claim {preview(text)}")
+        elif item.strip() in claims:
+            note(info, f"dropped duplicate claim {preview(item)}")
         else:
-            claims.append(text.strip())
-    if items and not claims and not any(isinstance(i, str) for i in items):
+            claims.append(item.strip())
+    if items and not claims:
         raise ValueError(f"none of the {len(items)} items is a claim string")
     return claims
 
@@ -81,33 +77,13 @@ class ClaimJudgement(Reply):
         Literal["supported", "contradicted", "not_enough_info"], BeforeValidator(_verdict)
     ] = synonyms("verdict label")
     # The label as written ("Yes"), where the token log-probabilities are read.
-    written: SkipJsonSchema[str] = Field("", exclude=True)
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        value = value if isinstance(value, dict) else {"verdict": value}  # a bare label
-        given = cls.given("verdict", value)
-        return value if given is None else {**value, "written": label_text(given)}
-
-
-# Keys of a claim -> label mapping that name a position rather than the claim's text.
-_POSITIONAL_KEY = re.compile(r"^(?:claim|statement)?[\s_#-]*\d{1,3}$", re.IGNORECASE)
-
-
-def _entry(key: str, item: object) -> object:
-    """A ``{"claim text": label}`` entry as a verdict object; a key naming a position
-    ("2", "claim 2") gives no claim text, and an object's own claim wins over its key."""
-    claim = None if _POSITIONAL_KEY.match(key.strip()) else key.strip()
-    if not isinstance(item, dict):
-        return {"claim": claim, "verdict": item}
-    return item if ClaimJudgement.given("claim", item) is not None else {**item, "claim": claim}
+    written: SkipJsonSchema[Annotated[str, BeforeValidator(label_text)]] = synonyms(
+        "written verdict label", "", exclude=True
+    )
 
 
 def _verdicts(value: object, info: ValidationInfo) -> list[ClaimJudgement]:
-    """Verdicts from an array (of objects or bare labels) or a ``{"claim text": label}``
-    mapping; each item that is not one is skipped with a note."""
-    if isinstance(value, dict):
-        value = [_entry(key, item) for key, item in value.items()]
+    """The verdict objects of an array; each item that is not one is skipped with a note."""
     read, skipped = read_items(ClaimJudgement, value, info, "verdicts")
     if skipped and not read:
         raise ValueError(f"no usable verdict ({skipped[0]})")
@@ -118,18 +94,6 @@ class ClaimJudgements(Reply):
     verdicts: Annotated[list[ClaimJudgement], BeforeValidator(_verdicts)] = synonyms(
         "verdicts results"
     )
-
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        """One verdict object, a claim -> label mapping or one bare label, as the
-        ``verdicts`` they are."""
-        if isinstance(value, dict) and (not value or cls.given("verdicts", value) is not None):
-            return value
-        if isinstance(value, dict) and ClaimJudgement.given("verdict", value) is None:
-            return {"verdicts": value}
-        if isinstance(value, dict) or normalise_verdict(value) is not None:
-            return {"verdicts": [value]}
-        return value
 
 
 def render_extraction(question: str, answer: str) -> dict[str, str]:

@@ -1,12 +1,9 @@
 """Output models that read a judge's reply leniently, while asking for it strictly.
 
-A prompt's output model is both what the judge is asked for (its JSON schema, sent as
-structured output and part of the prompt's fingerprint) and what reads the reply: keys
-are compared ignoring case, spaces, hyphens and underscores, a field's synonyms are its
-``AliasChoices`` (its own name first, so the schema is unchanged), labels and numbers as
-judges write them are read by ``BeforeValidator``s that note every coercion, and keys the
-model does not name are ignored. The schema still asks for every field and nothing else.
-"""
+A prompt's output model is both the JSON schema the judge is asked for and what reads the
+reply: keys compared ignoring case, spaces, hyphens and underscores, a field's synonyms
+its ``AliasChoices`` (its own name first), labels and numbers read by ``BeforeValidator``s
+that note every coercion, other keys ignored."""
 
 from __future__ import annotations
 
@@ -14,9 +11,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar, get_origin
 
 from pydantic import (
@@ -43,7 +38,6 @@ def _as_asked(schema: dict[str, Any]) -> None:
         field.pop("default", None)
 
 
-@lru_cache(maxsize=4096)  # keys and synonyms recur in every reply
 def compact(name: str) -> str:
     """A key or name compared ignoring case, spaces, hyphens and underscores."""
     return words(name).replace(" ", "")
@@ -68,56 +62,34 @@ def context(info: ValidationInfo, name: str, default: Any = None) -> Any:
 
 
 class Reply(BaseModel):
-    """What a reply (or one object in it) means. :meth:`shape` turns a reply of another
-    shape (a bare label, say) into the object the model reads; a bare array left is the
-    model's only array field."""
+    """What a reply (or one object in it) means; a bare array is the model's only array
+    field."""
 
     # Extra keys never reach validation (only the fields are read), so "forbid" only says
     # in the schema that the judge may write nothing else.
     model_config = ConfigDict(extra="forbid", json_schema_extra=_as_asked)
 
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        return value
-
     @model_validator(mode="before")
     @classmethod
-    def _read_loosely(cls, data: object, info: ValidationInfo) -> object:
-        data = cls.shape(data, info)
+    def _read_loosely(cls, data: object) -> object:
         arrays = [n for n, f in cls.model_fields.items() if get_origin(f.annotation) is list]
         if isinstance(data, list) and len(arrays) == 1:
             data = {arrays[0]: data}
         if not isinstance(data, Mapping):
             return data
-        loose = _loose(data)
-        given = {name: _first(loose, cls.keys(name)) for name in cls.model_fields}
+        # Keys compared in compact form, the first of two spellings winning.
+        loose = {compact(str(k)): v for k, v in reversed(list(data.items()))}
+        given = {
+            name: next((loose[compact(k)] for k in cls.keys(name) if compact(k) in loose), None)
+            for name in cls.model_fields
+        }
         return {name: value for name, value in given.items() if value is not None}
 
     @classmethod
-    def given(cls, name: str, data: Mapping[Any, object]) -> object:
-        """The value field ``name`` would be read from in ``data``, or ``None``."""
-        return lookup(data, cls.keys(name))
-
-    @classmethod
-    @cache
     def keys(cls, name: str) -> tuple[str, ...]:
         """Field ``name``'s synonyms, for finding its value in the raw text."""
         alias = cls.model_fields[name].validation_alias
         return tuple(map(str, alias.choices)) if isinstance(alias, AliasChoices) else (name,)
-
-
-def lookup(data: Mapping[Any, object], keys: Sequence[str]) -> object:
-    """The value under the first of ``keys`` in ``data`` (compared in :func:`compact` form;
-    the first of two spellings wins), or ``None``."""
-    return _first(_loose(data), keys)
-
-
-def _loose(data: Mapping[Any, object]) -> dict[str, object]:
-    return {compact(str(k)): v for k, v in reversed(list(data.items()))}
-
-
-def _first(loose: Mapping[str, object], keys: Sequence[str]) -> object:
-    return next((loose[compact(k)] for k in keys if compact(k) in loose), None)
 
 
 R = TypeVar("R", bound=Reply)
@@ -133,9 +105,8 @@ def read_items(
     read: list[R] = []
     skipped: list[str] = []
     for n, item in enumerate(items, 1):
-        context = {**(info.context or {}), "where": f"item {n}"}
         try:
-            read.append(model.model_validate(item, context=context))
+            read.append(model.model_validate(item, context=info.context))
         except ValidationError as exc:
             error = exc.errors()[0]
             why = str(error["msg"]).removeprefix("Value error, ")
@@ -227,79 +198,36 @@ VERDICTS = label_table(
         ),
     }
 )
-# A leading "verdict:" / "label -" that some judges repeat inside the value.
-_VERDICT_PREFIX = re.compile(r"^(?:final )?(?:verdict|label|answer)\b ?")
 
 
 def normalise_verdict(raw: object) -> Verdict | None:
     """A judge's label as a :class:`Verdict` (any case and wrapping, booleans, 0/1), or
     ``None`` if it is not a known label."""
-    if isinstance(raw, Verdict):
+    return raw if isinstance(raw, Verdict) else read_label(raw, VERDICTS)
+
+
+_NUMBER = re.compile(r"^([-+]?(?:\d+(?:\.\d+)?|\.\d+))\s*(?:/\s*(\d+(?:\.\d+)?))?$")
+
+
+def read_score(raw: object, info: ValidationInfo, what: str, top: int) -> float:
+    """A finite number from a JSON number or a string (``"85"``); ``"x/y"`` is put on a
+    scale of ``top`` (``"8/10"`` on 5 is 4.0), noted."""
+    if isinstance(raw, int | float) and not isinstance(raw, bool) and math.isfinite(raw):
         return raw
-    if isinstance(raw, float) and not math.isfinite(raw):
-        return None
-    found = read_label(raw, VERDICTS)
-    if found is None and isinstance(raw, str):
-        found = VERDICTS.get(_VERDICT_PREFIX.sub("", words(raw)))
-    return found
-
-
-_NUMBER = re.compile(
-    r"^(?P<num>[-+]?\d+(?:\.\d+)?|[-+]?\.\d+)\s*"
-    r"(?:(?P<pct>%)|(?:/|\bout\s+of\b)\s*(?P<den>\d+(?:\.\d+)?))?"
-    r"(?:\s*(?:points?|pts))?$",
-    re.IGNORECASE,
-)
-_WRAPPING = " \t\r\n*_`'\""
-
-
-@dataclass(frozen=True)
-class Number:
-    """A number as the judge wrote it: ``"4/5"`` is ``Number(4, 5, True, "4/5")``;
-    ``scale`` is the denominator written (100 for a percentage)."""
-
-    value: float
-    scale: float | None
-    integral: bool
-    text: str
-
-
-def read_number(raw: object) -> Number | None:
-    """A finite number from a JSON number or a string such as ``"85"``, ``"4/5"``, ``"85%"``."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return Number(float(raw), None, True, str(raw))
-    if isinstance(raw, float):
-        return Number(raw, None, False, repr(raw)) if math.isfinite(raw) else None
-    if not isinstance(raw, str):
-        return None
-    text = unicodedata.normalize("NFKC", raw).strip(_WRAPPING).rstrip(".").strip(_WRAPPING)
+    text = (
+        unicodedata.normalize("NFKC", raw).strip(" *_`'\"").rstrip(".")
+        if isinstance(raw, str)
+        else ""
+    )
     m = _NUMBER.match(text)
-    if m is None:
-        return None
-    den = m.group("den")
-    scale = 100.0 if m.group("pct") else float(den) if den else None
-    if scale == 0:
-        return None
-    return Number(float(m.group("num")), scale, "." not in m.group("num"), text)
-
-
-_TOKEN = re.compile(r"\S+")
-
-
-def leading(text: str, read: Callable[[str], T | None], max_words: int) -> tuple[T, int] | None:
-    """What ``read`` makes of the longest run of ``text``'s first ``max_words`` words that it
-    reads, and where that run ends: ``"not supported - no mention"`` is "not supported",
-    not "not"."""
-    tokens = list(_TOKEN.finditer(text))
-    for n in range(min(len(tokens), max_words), 0, -1):
-        if not any(ch.isalnum() for ch in tokens[n - 1].group()):
-            continue  # "Supported -": let the shorter run own the label
-        found = read(text[: tokens[n - 1].end()])
-        if found is not None:
-            return found, tokens[n - 1].end()
-    return None
+    if m is None or (m[2] is not None and float(m[2]) == 0):
+        raise ValueError(f"the {what} {preview(as_text(raw))} is not a number")
+    if m[2] is None:
+        return float(m[1])
+    value = float(m[1]) / float(m[2]) * top
+    if float(m[2]) != top:
+        note(info, f"read the {what} {text!r} as {value:g}/{top}")
+    return value
 
 
 def preview(text: str, limit: int = 60) -> str:

@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Annotated
 
-from pydantic import BaseModel, ValidationInfo
+from pydantic import BeforeValidator, ValidationInfo, model_validator
 
 from veracity.prompts._rules import data_rule
 from veracity.prompts.reply import (
-    REASONS,
-    Number,
     Reply,
     Text,
     as_text,
     compact,
     context,
-    lookup,
     note,
     preview,
-    read_number,
+    read_score,
     synonyms,
 )
 from veracity.prompts.template import (
@@ -36,106 +34,46 @@ from veracity.types.judgements import Rubric, RubricDimension
 RUBRIC_ID_PREFIX = "rubric:"
 
 
+def _one_to_five(raw: object, info: ValidationInfo) -> int:
+    """A 1–5 score (``"8/10"`` is 4, noted); :class:`ValueError` when it is not one."""
+    value = read_score(raw, info, "score", 5)
+    if value != round(value):
+        raise ValueError(f"the score {preview(as_text(raw))} is not an integer from 1 to 5")
+    return round(value)
+
+
 class DimensionScoreOutput(Reply):
     dimension: Text = synonyms("dimension criterion name", "")
-    reasoning: Text = synonyms(f"reasoning {REASONS}", "")
-    score: int = synonyms("score rating", ge=1, le=5)
-
-
-def _entries(value: object) -> list[tuple[str, object, object]]:
-    """``(name as written, score, reasoning)`` of every score in ``value``: a list of
-    ``{"dimension", "score", "reasoning"}`` objects (bare or under ``scores``), or a
-    ``{name: {"score", "reasoning"}}`` mapping."""
-    item = DimensionScoreOutput
-    if isinstance(value, dict) and isinstance(listed := lookup(value, ("scores",)), list):
-        value = listed
-    if isinstance(value, list):
-        return [
-            (
-                as_text(item.given("dimension", v)),
-                item.given("score", v),
-                item.given("reasoning", v),
-            )
-            if isinstance(v, dict)
-            else (f"a non-object item {as_text(v)!r}", None, None)
-            for v in value
-        ]
-    entries: list[tuple[str, object, object]] = []
-    for key, written in value.items() if isinstance(value, dict) else ():
-        v = written.model_dump() if isinstance(written, BaseModel) else written
-        if isinstance(v, dict):
-            entries.append((key, item.given("score", v), item.given("reasoning", v)))
-        else:
-            entries.append((key, None, None))
-    return entries
-
-
-def named_scores(
-    value: object, names: Mapping[str, str], info: ValidationInfo, unknown: Callable[[str], str]
-) -> dict[str, tuple[Number, str]]:
-    """Each canonical name's score (as written) and reasoning, from a reply of any shape
-    (see :func:`_entries`); ``names`` maps :func:`compact` names to canonical ones. A key
-    naming none is noted in ``unknown``'s words; a name without a score fails, naming it."""
-    found: dict[str, tuple[object, str]] = {}
-    for written, score, reasoning in _entries(value):
-        name = names.get(compact(written))
-        if name is None:
-            note(info, unknown(written or "an item without a name"))
-            continue
-        old_score, old_reasoning = found.get(name, (None, ""))
-        if score is not None and old_score is not None:
-            note(info, f"kept the first of two scores for {name}")
-        found[name] = (
-            score if old_score is None else old_score,
-            old_reasoning or as_text(reasoning),
-        )
-    wanted = list(dict.fromkeys(names.values()))
-    missing = [f"'{n}'" for n in wanted if found.get(n, (None,))[0] is None]
-    if missing:
-        raise ValueError(f"no score for {', '.join(missing)}")
-    scores = {}
-    for name in wanted:
-        score, reasoning = found[name]
-        number = read_number(score)
-        if number is None:
-            raise ValueError(f"the score {preview(as_text(score))} is not a number")
-        scores[name] = (number, reasoning)
-    return scores
-
-
-def _one_to_five(number: Number, name: str, info: ValidationInfo) -> int:
-    """A 1–5 score (``"8/10"`` is 4, noted); :class:`ValueError` when it is not one."""
-    value = number.value
-    if number.scale is not None and number.scale != 5:
-        value = value / number.scale * 5
-        if value == round(value):
-            note(info, f"{name}: read {number.text!r} as {round(value)}/5")
-    if value != round(value) or not 1 <= value <= 5:
-        raise ValueError(f"the {name} score {number.text!r} is not an integer from 1 to 5")
-    return round(value)
+    reasoning: Text = synonyms("reasoning reason explanation", "")
+    score: Annotated[int, BeforeValidator(_one_to_five)] = synonyms("score rating", ge=1, le=5)
 
 
 class RubricScoresOutput(Reply):
     scores: list[DimensionScoreOutput]
 
-    @classmethod
-    def shape(cls, value: object, info: ValidationInfo) -> object:
-        """One score for each of the rubric's dimensions (``names`` in the reader's
-        context), in the rubric's order, from a reply of any shape."""
-        rubric, names = context(info, "rubric"), context(info, "names")
+    @model_validator(mode="after")
+    def _one_per_dimension(self, info: ValidationInfo) -> RubricScoresOutput:
+        """One score for each dimension of the rubric asked about (``names`` in the
+        reader's context), in its order; names compared in :func:`compact` form, the
+        first of two scores kept, other names dropped (all noted)."""
+        names: list[str] | None = context(info, "names")
         if names is None:
-            return value
-
-        def unknown(key: str) -> str:
-            return f"dropped {preview(key)}: not a dimension of rubric {rubric!r}"
-
-        found = named_scores(value, {compact(n): n for n in names}, info, unknown)
-        return {
-            "scores": [
-                {"dimension": n, "reasoning": r, "score": _one_to_five(number, n, info)}
-                for n, (number, r) in found.items()
-            ]
-        }
+            return self  # an example, not a reply
+        found: dict[str, DimensionScoreOutput] = {}
+        for score in self.scores:
+            name = next((n for n in names if compact(n) == compact(score.dimension)), None)
+            if name is None:
+                rubric = context(info, "rubric")
+                note(info, f"dropped {preview(score.dimension)}: not a dimension of {rubric!r}")
+            elif name in found:
+                note(info, f"kept the first of two scores for {name}")
+            else:
+                found[name] = score.model_copy(update={"dimension": name})
+        missing = [f"'{n}'" for n in names if n not in found]
+        if missing:
+            raise ValueError(f"no score for {', '.join(missing)}")
+        self.scores = [found[n] for n in names]
+        return self
 
 
 DEFAULT_RUBRIC = Rubric(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from veracity.judges import LLMJudge
-from veracity.judges.parsing import ParsedValue, ParseFailure
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
 from veracity.prompts.testset import CHUNKS_PER_ITEM, TESTSET_GENERATION, render_testset_generation
 from veracity.testset.chunking import Chunk
 from veracity.testset.parsing import ParsedItems, parse_items_reply

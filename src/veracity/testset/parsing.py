@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from veracity.judges.parsing import ParseFailure, read_reply
+from veracity.judges.parsing.reader import ParseFailure, read_reply
 from veracity.prompts.testset import GeneratedTestItems
 
 
@@ -28,13 +28,8 @@ class ParsedItems:
 
 
 def parse_items_reply(text: str, n_chunks: int, min_chunks: int = 1) -> ParsedItems | ParseFailure:
-    """The items of a test-set generation reply (:class:`GeneratedTestItems`).
-
-    An item that lacks its question, reference or chunk numbers (1..``n_chunks``), cites a
-    chunk that does not exist or fewer than ``min_chunks`` chunks is *malformed*: counted,
-    not fatal. A reply with no item list at all, or an empty one, is a failure (which
-    earns a re-ask).
-    """
+    """The items of a test-set generation reply (:class:`GeneratedTestItems`): one that is
+    not well formed is *malformed*, counted, not fatal; no item at all is a failure."""
     malformed: list[str] = []
     context = {"n_chunks": n_chunks, "min_chunks": min_chunks, "malformed": malformed}
     read = read_reply(text, GeneratedTestItems, context)

@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 from veracity.chat.base import ChatModel, ChatReply
 from veracity.chat.cache import forget
 from veracity.judges.base import JudgeOutcome
-from veracity.judges.parsing import ParsedValue, ParseFailure, cut_short
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
 from veracity.prompts import (
     ChatMessage,
     OutputSpec,
@@ -133,8 +133,6 @@ def _read(
     if reply.truncated:
         bound = output.max_tokens
         return ParseFailure("truncated", f"the reply reached its bound of {bound} tokens")
-    if cut_short(reply.text):
-        return ParseFailure("truncated", "the reply's JSON breaks off before it ends")
     return parse(reply.text)
 
 

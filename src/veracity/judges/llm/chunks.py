@@ -6,7 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.llm.asking import Asker, Exchange, Unusable, ask, ask_for_all
-from veracity.judges.parsing import ParsedChunks, ParseFailure, read_chunks_reply, with_p_relevant
+from veracity.judges.parsing.chunks import ParsedChunks, read_chunks_reply, with_p_relevant
+from veracity.judges.parsing.reader import ParseFailure
 from veracity.prompts import CHUNK_RELEVANCE, render_chunk_relevance
 from veracity.types import ChunkJudgement, Turn
 

@@ -21,14 +21,10 @@ from veracity.judges.llm.asking import (
 )
 from veracity.judges.llm.cut_replies import closed_items
 from veracity.judges.llm.evidence import UnfoundedSupport, quote_in_contexts, quotes_itself
-from veracity.judges.parsing import (
-    ParseFailure,
-    RawVerdict,
-    match_verdicts,
-    read_claims_reply,
-    read_verdicts_reply,
-    with_p_supported,
-)
+from veracity.judges.parsing.matching import match_verdicts
+from veracity.judges.parsing.reader import ParseFailure
+from veracity.judges.parsing.replies import read_claims_reply
+from veracity.judges.parsing.verdicts import RawVerdict, read_verdicts_reply, with_p_supported
 from veracity.judges.verbatim import stating_contexts
 from veracity.prompts import (
     CLAIM_EXTRACTION,

@@ -12,9 +12,8 @@ from veracity.judges.budget import within_budget
 from veracity.judges.llm import chunks, claims
 from veracity.judges.llm.asking import Asker, ask_once
 from veracity.judges.llm.evidence import DEFAULT_UNFOUNDED_SUPPORT, UnfoundedSupport
-from veracity.judges.parsing import (
-    ParsedValue,
-    ParseFailure,
+from veracity.judges.parsing.reader import ParsedValue, ParseFailure
+from veracity.judges.parsing.replies import (
     read_classification_reply,
     read_factual_reply,
     read_questions_reply,

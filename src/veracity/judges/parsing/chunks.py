@@ -13,8 +13,6 @@ from veracity.prompts.context_precision import ChunkRelevanceItem, ChunkRelevanc
 from veracity.types import TokenLogprob
 from veracity.types.judgements import ChunkJudgement
 
-__all__ = ["ParsedChunks", "read_chunks_reply", "with_p_relevant"]
-
 
 @dataclass(frozen=True)
 class ParsedChunks:
@@ -57,13 +55,9 @@ def _match(
 
 
 def read_chunks_reply(text: str, n_chunks: int) -> ParsedChunks | ParseFailure:
-    """Read one relevance verdict per chunk from a context-precision reply.
-
-    JSON read by :class:`ChunkRelevanceOutput` (a bare array of objects or of labels too),
-    then refusal detection. Verdicts are matched to chunks by their 1-based ``index`` (out of range
-    dropped), then by list position. ``items`` is keyed by 0-based chunk index; unjudged
-    chunks are in ``missing``. Notes say it all.
-    """
+    """One relevance verdict per chunk, read by :class:`ChunkRelevanceOutput` and matched
+    to the chunks by their 1-based ``index`` (out of range dropped), then by position;
+    ``items`` is keyed by 0-based chunk index, unjudged chunks are ``missing``."""
     s = "" if n_chunks == 1 else "s"
     expected = (
         f"{describe_output(ChunkRelevanceOutput)}, one per chunk "
@@ -97,10 +91,8 @@ def with_p_relevant(
     parsed: ParsedChunks, text: str, tokens: Sequence[TokenLogprob]
 ) -> ParsedChunks:
     """``parsed`` with each chunk's P(relevant) where the reply's token log-probabilities
-    give one: at each ``"relevant": true|false`` written after an ``"index": N``, the
-    weight the model gave each of the two. A flag is read for a chunk only when the index
-    before it names that chunk and the written value is the one parsed; 0-based indices
-    are left alone (which chunk they meant was a guess)."""
+    give one: the weights of true and false at each ``"relevant": true|false`` whose
+    ``"index": N`` before it names a chunk (from 1) whose flag was read as written."""
     if not tokens:
         return parsed
     updated = dict(parsed.items)

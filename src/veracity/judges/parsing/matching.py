@@ -13,8 +13,6 @@ from veracity.judges.parsing.verdicts import RawVerdict
 from veracity.prompts.reply import preview
 from veracity.types.results import Verdict
 
-__all__ = ["FUZZY_THRESHOLD", "VerdictMatch", "match_verdicts"]
-
 FUZZY_THRESHOLD = 0.85
 
 
@@ -174,18 +172,11 @@ class _Matcher:
 
 
 def match_verdicts(claims: Sequence[str], verdicts: Sequence[RawVerdict]) -> VerdictMatch:
-    """Give each claim at most one verdict: by exact text, by similar text, by the claim
-    its evidence quotes, by the claim's number, by position.
-
-    Texts are compared normalised (NFKC, casefolded, whitespace collapsed, wrapping
-    punctuation, quotes and a leading "1." removed); similar means a difflib ratio of
-    at least :data:`FUZZY_THRESHOLD` with one best claim. A supported verdict quoting
-    another claim's exact words as its evidence takes that claim. A verdict that gives the
-    claim's number (1-based) takes that claim; one with neither takes the claim at its own
-    list position if that claim is still free. When two verdicts name the same claim the
-    first is kept. Dropped verdicts (duplicates and leftovers) are in ``extras``; every
-    decision worth knowing is in ``notes``.
-    """
+    """Give each claim at most one verdict: by exact text, by similar text (a difflib
+    ratio of at least :data:`FUZZY_THRESHOLD`, one best claim), by the claim its evidence
+    quotes, by the claim's number, by position (texts compared by
+    :func:`normalise_statement`). Of two verdicts for one claim the first is kept; the
+    dropped ones are ``extras``; every decision worth knowing is in ``notes``."""
     matcher = _Matcher(claims, verdicts)
     matcher.by_exact_text()
     matcher.by_fuzzy_text()

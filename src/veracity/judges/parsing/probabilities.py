@@ -18,64 +18,42 @@ from typing import TypeVar
 
 from veracity.types import TokenLogprob
 
-__all__ = ["choice_probabilities", "locate_values", "weighted_number", "weighted_scores"]
-
 K = TypeVar("K", bound=Hashable)
 _DIGITS = re.compile(r"\d+")
 
 
-def _offsets(tokens: Sequence[TokenLogprob], text: str) -> list[int] | None:
-    """Where each token starts in ``text``; ``None`` if the tokens do not spell it."""
-    starts, pos = [], 0
-    for token in tokens:
-        starts.append(pos)
-        pos += len(token.token)
-    if "".join(t.token for t in tokens) != text:
-        return None
-    return starts
-
-
-def locate_values(text: str, values: Sequence[str], keys: Sequence[str] = ()) -> list[int | None]:
-    """The offset in ``text`` where each of ``values`` was written as a JSON value, in order.
-
-    A value is found after the previous one, as what follows a colon (``"verdict":
-    "supported"``, ``"score": 4``), preferably after one of ``keys``. ``None`` for a value
-    not found that way (a reply in one of the legacy text formats, say).
-    """
+def locate_values(text: str, values: Sequence[str], keys: Sequence[str]) -> list[int | None]:
+    """The offset in ``text`` where each of ``values`` was written as the JSON value of one
+    of ``keys`` (any case; ``"verdict": "supported"``, ``"score": 4``), in order, each
+    after the one before; ``None`` for a value not written so (a legacy text reply, say)."""
+    names = "|".join(map(re.escape, keys))
+    offsets = [m.end() for m in re.finditer(rf'"(?:{names})"\s*:\s*"?', text, re.IGNORECASE)]
     found: list[int | None] = []
-    cursor = 0
-    key_part = "|".join(re.escape(k) for k in keys)
     for value in values:
-        if not value:
-            found.append(None)
-            continue
-        escaped = re.escape(value)
-        patterns = [rf'"(?:{key_part})"\s*:\s*"?(?={escaped})'] if keys else []
-        patterns.append(rf':\s*"?(?={escaped})')
-        hit = None
-        for pattern in patterns:
-            hit = re.compile(pattern, re.IGNORECASE).search(text, cursor)
-            if hit is not None:
-                break
-        if hit is None:
-            found.append(None)
-            continue
-        found.append(hit.end())
-        cursor = hit.end() + len(value)
+        written = [text[o : o + len(value)].casefold() for o in offsets]
+        at = next((i for i, w in enumerate(written) if value and w == value.casefold()), None)
+        found.append(None if at is None else offsets[at])
+        offsets = offsets if at is None else offsets[at + 1 :]
     return found
 
 
-def _alternatives(
-    tokens: Sequence[TokenLogprob], starts: Sequence[int], offset: int
+def _weighed_at(
+    tokens: Sequence[TokenLogprob], text: str, offset: int | None
 ) -> tuple[list[tuple[str, float]], str] | None:
-    """The continuations the model weighed at ``offset``: each alternative of the token that
-    covers it, minus the part of the written token before ``offset``, with its probability;
-    and the written continuation."""
-    index = next((i for i in range(len(starts) - 1, -1, -1) if starts[i] <= offset), None)
-    if index is None:
+    """The continuations the model weighed at ``offset`` of ``text``: each alternative of
+    the token that covers it, minus the part of the written token before ``offset``, with
+    its probability; and the written continuation. ``None`` unless the tokens spell
+    ``text``."""
+    if offset is None or "".join(t.token for t in tokens) != text:
         return None
-    token = tokens[index]
-    prefix = token.token[: offset - starts[index]]
+    start = 0
+    for token in tokens:
+        if start + len(token.token) > offset:
+            break
+        start += len(token.token)
+    else:
+        return None
+    prefix = token.token[: offset - start]
     pairs = list(token.top) or [(token.token, token.logprob)]
     if all(alt != token.token for alt, _ in pairs):
         pairs.append((token.token, token.logprob))
@@ -85,16 +63,6 @@ def _alternatives(
         if alt.startswith(prefix) and len(alt) > len(prefix)
     ]
     return continuations, token.token[len(prefix) :]
-
-
-def _weighed_at(
-    tokens: Sequence[TokenLogprob], text: str, offset: int | None
-) -> tuple[list[tuple[str, float]], str] | None:
-    """:func:`_alternatives` at ``offset`` of ``text``, if the tokens spell it."""
-    starts = None if offset is None else _offsets(tokens, text)
-    if starts is None or offset is None:
-        return None
-    return _alternatives(tokens, starts, offset)
 
 
 def choice_probabilities(

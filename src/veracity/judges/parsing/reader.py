@@ -48,24 +48,21 @@ class ParseFailure:
     kind: FailureKind
     message: str
 
+    def map(self, convert: Callable[[Any], object]) -> ParseFailure:
+        return self  # nothing was read: the failure stands
+
 
 def _failure_text(errors: Sequence[Mapping[str, Any]], given: object) -> str:
     """The first problem in words."""
     first = errors[0]
-    if first["type"] in ("model_type", "missing"):
-        return f"got {describe_json(given)}"
-    message = str(first["msg"]).removeprefix("Value error, ")
     loc = ".".join(str(part) for part in first["loc"])
+    if first["type"] in ("model_type", "missing"):
+        missing = f", without {loc!r}" if first["type"] == "missing" and given else ""
+        return f"got {describe_json(given)}{missing}"
+    message = str(first["msg"]).removeprefix("Value error, ")
     if first["type"] == "value_error":
         return f"{loc}: {message}" if "." in loc else message
     return f"'{loc}': {message}"
-
-
-def _is_weak(value: object, method: str) -> bool:
-    """JSON found in prose that may be a stray bracket (``[1]``) rather than the answer."""
-    if method not in ("embedded", "repaired") or isinstance(value, dict):
-        return False
-    return not (isinstance(value, list) and any(isinstance(v, dict) for v in value))
 
 
 def read_reply(
@@ -75,29 +72,26 @@ def read_reply(
     legacy: Callable[[str], ParsedValue[M] | None] | None = None,
     expected: str = "",
 ) -> ParsedValue[M] | ParseFailure:
-    """Read ``text`` with ``model``: its JSON, then the ``legacy`` text format, then refusal
-    detection. JSON that may be a stray bracket in prose (``[1]``) is tried after the legacy
-    format; when nothing succeeds, the first failure wins. Failures start with ``expected``
-    (by default, what the model asks for in words)."""
+    """Read ``text`` with ``model``: its JSON, then the ``legacy`` text format (when the
+    JSON found does not read: a citation's ``[1]`` in a verdict line, say), then refusal
+    detection. Failures start with ``expected`` (by default, what the model asks for in
+    words); JSON that only repair could close is ``"truncated"``."""
     expected = expected or describe_output(model)
     found = extract_json(text)
+    if found is not None and found.cut:
+        return ParseFailure("truncated", "the reply's JSON breaks off before it ends")
     failure: ParseFailure | None = None
-    weak = found is not None and _is_weak(found.value, found.method)
-    for turn in ("json", "legacy", "weak json"):
-        read: ParsedValue[M] | ParseFailure | None = None
-        if turn == "legacy" and legacy is not None:
-            read = legacy(text)
-        elif turn != "legacy" and found is not None and weak == (turn == "weak json"):
-            notes: list[str] = []
-            try:
-                value = model.model_validate(found.value, context={**context, "notes": notes})
-                read = ParsedValue(value, found.method, tuple(notes))
-            except ValidationError as exc:
-                reason = _failure_text(exc.errors(), found.value)
-                read = ParseFailure("schema", f"{expected}; {reason}")
-        if isinstance(read, ParsedValue):
-            return read
-        failure = failure or read
+    if found is not None:
+        notes: list[str] = []
+        try:
+            value = model.model_validate(found.value, context={**context, "notes": notes})
+            return ParsedValue(value, found.method, tuple(notes))
+        except ValidationError as exc:
+            reason = _failure_text(exc.errors(), found.value)
+            failure = ParseFailure("schema", f"{expected}; {reason}")
+    read = None if legacy is None else legacy(text)
+    if read is not None:
+        return read
     if failure is not None:
         return failure
     refusal = detect_refusal(text)

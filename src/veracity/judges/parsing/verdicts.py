@@ -12,8 +12,6 @@ from veracity.judges.parsing.reader import ParsedValue, ParseFailure, read_reply
 from veracity.prompts.faithfulness import ClaimJudgement, ClaimJudgements
 from veracity.types import TokenLogprob, Verdict
 
-__all__ = ["RawVerdict", "read_verdicts_reply", "with_p_supported"]
-
 
 @dataclass(frozen=True)
 class RawVerdict:
@@ -43,18 +41,11 @@ def _raw(item: ClaimJudgement) -> RawVerdict:
 
 
 def read_verdicts_reply(text: str) -> ParsedValue[tuple[RawVerdict, ...]] | ParseFailure:
-    """Read the verdicts from a claim-verification reply, whatever its shape.
-
-    JSON first, read by :class:`ClaimJudgements` (a bare array, one verdict object, a
-    ``{"claim text": "label"}`` mapping, key and label synonyms), then the legacy text
-    formats (ragas' "Final verdict for each statement in order: Yes. No.", "Verdict: yes"
-    lines or blocks, numbered label lines), then refusal detection. Items whose label is
-    unknown are skipped with a note; JSON of the wrong shape is a ``"schema"`` failure.
-    """
+    """The verdicts of a claim-verification reply: its JSON read by
+    :class:`ClaimJudgements` (items with an unknown label skipped, noted), else one of the
+    legacy text formats, else a refusal or a failure."""
     read = read_reply(text, ClaimJudgements, legacy=parse_legacy_verdicts)
-    return (
-        read if isinstance(read, ParseFailure) else read.map(lambda v: tuple(map(_raw, v.verdicts)))
-    )
+    return read.map(lambda v: tuple(map(_raw, v.verdicts)))
 
 
 # The labels a judge is asked for (supported_by_conversation is veracity's, not the judge's).
@@ -72,10 +63,9 @@ def with_p_supported(
     offsets = locate_values(text, [item.raw_label for item in items], keys)
     found = []
     for item, offset in zip(items, offsets, strict=True):
-        choices = {**_LABELS, item.raw_label: item.verdict}
-        weights = choice_probabilities(tokens, text, offset, choices)
-        p_supported = None if weights is None else weights.get(Verdict.SUPPORTED, 0.0)
-        found.append(
-            item if weights is None else dataclasses.replace(item, p_supported=p_supported)
+        weights = choice_probabilities(
+            tokens, text, offset, {**_LABELS, item.raw_label: item.verdict}
         )
+        p_supported = None if weights is None else weights.get(Verdict.SUPPORTED, 0.0)
+        found.append(dataclasses.replace(item, p_supported=p_supported))
     return tuple(found)
