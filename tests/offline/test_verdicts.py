@@ -270,3 +270,30 @@ async def test_another_thing_in_the_windows_place_is_contradicted(judge: Offline
     assert found.p_supported is not None and found.p_supported < judge.params.t_support
     right = await verdict(judge, claim.replace("mitochondria", "chloroplasts"), *contexts)
     assert right.verdict is Verdict.SUPPORTED
+
+
+async def test_another_number_in_the_claims_slot_is_far_below_the_line(
+    judge: OfflineJudge,
+) -> None:
+    returns = "Items can be returned within 30 days of delivery for a full refund."
+    found = await verdict(judge, "You can return items within 60 days of delivery.", returns)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "says 30 where the claim says 60" in found.reason
+    assert found.p_supported is not None and found.p_supported <= 0.05
+    # The claim's number elsewhere in the contexts, beside other words, does not save it.
+    dose = (
+        "For adults, the maximum dose of paracetamol is 4 grams in 24 hours, taken as "
+        "500 mg to 1 g every four to six hours."
+    )
+    found = await verdict(judge, "Adults may take up to 6 grams of paracetamol in 24 hours.", dose)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "says 4 where the claim says 6" in found.reason
+    right = await verdict(judge, "Adults may take up to 4 grams of paracetamol in 24 hours.", dose)
+    assert right.verdict is Verdict.SUPPORTED
+
+
+async def test_a_rounded_number_is_no_change(judge: OfflineJudge) -> None:
+    context = "The Nile, about 6,650 kilometres long, is the longest river in Africa."
+    found = await verdict(judge, "The Nile is about 6,700 kilometres long.", context)
+    assert found.p_supported is not None and found.p_supported > 0.05
+    assert "where the claim says" not in found.reason

@@ -40,10 +40,18 @@ def _listed(items: tuple[str, ...], limit: int = 4) -> str:
 
 def conflicts(f: ClaimFeatures) -> list[str]:
     """What the best-aligned context disagrees with the claim on, in words: a different
-    number, a different name or specific term (the claim's appears in no context: "liver"
+    number (in the claim's number's slot, or one no context has), a different name or
+    specific term (the claim's appears in no context: "liver"
     where the context says "pancreas"), or a negation."""
     found = []
-    if f.missing_numbers and f.other_numbers:
+    if f.changed_numbers:
+        found.append(
+            "says "
+            + ", ".join(
+                f"{theirs} where the claim says {ours}" for ours, theirs in f.changed_numbers
+            )
+        )
+    elif f.missing_numbers and f.other_numbers:
         found.append(f"says {', '.join(f.other_numbers[:3])}, not {', '.join(f.missing_numbers)}")
     if f.missing_names and f.other_names:
         found.append(
@@ -89,7 +97,8 @@ def substituted(f: ClaimFeatures) -> bool:
 
 def blocked(f: ClaimFeatures) -> bool:
     """A claim with a number, a name or a specific (rare) word that no context has (unless
-    the embedder reads the word as a rewording), whose best-aligned sentence differs from
+    the embedder reads the word as a rewording), whose best-aligned window has another
+    number in one of its numbers' slots, whose best-aligned sentence differs from
     it in negation, or that is its best-aligned window with another name or thing or with
     two participants swapped, is never ``supported``, whatever the fitted model says; its
     P(supported) is capped below ``t_support``."""
@@ -125,12 +134,20 @@ def strongly_negated(f: ClaimFeatures, params: OfflineParams) -> bool:
     )
 
 
+# A claim whose best-aligned window, strongly aligned, has another number in the slot of
+# one of the claim's ("60 days" against "30 days", features.changed_numbers) is that
+# window's statement with its figure changed: P(supported) at most this (chosen on the
+# development sets' fit halves; docs/benchmarks.md).
+CHANGED_NUMBER_CAP = 0.05
+
+
 def probability(f: ClaimFeatures, params: OfflineParams) -> float:
     """P(supported): the fitted model's, capped below ``t_support`` when a rule blocks the
     claim (a verdict of "not supported" is never scored as likely supported), at least
     :data:`CERTAIN` for a claim found word for word, at most 1 − it for one whose every
-    content word is absent, at most :data:`SWAPPED_CAP` for swapped roles and
-    :data:`NEGATED_CAP` for a strongly aligned negation flip."""
+    content word is absent, at most :data:`SWAPPED_CAP` for swapped roles,
+    :data:`NEGATED_CAP` for a strongly aligned negation flip or another name in the window's
+    place, and :data:`CHANGED_NUMBER_CAP` for another number in one of the claim's slots."""
     fitted = params.probability(f.values)
     if f.all_absent:
         return min(fitted, 1 - CERTAIN)
@@ -138,6 +155,8 @@ def probability(f: ClaimFeatures, params: OfflineParams) -> float:
         return min(fitted, SWAPPED_CAP)
     if strongly_negated(f, params) or (f.swapped_terms and f.cosine >= params.t_align):
         return min(fitted, NEGATED_CAP)
+    if f.changed_numbers and f.cosine >= params.t_align:
+        return min(fitted, CHANGED_NUMBER_CAP)
     if blocked(f):
         return min(fitted, params.t_support - BLOCKED_MARGIN)
     if f.verbatim:
