@@ -8,7 +8,7 @@ import pytest
 
 from tests.embeddings.conftest import no_network
 from veracity.embeddings import LocalEmbedder
-from veracity.judges.offline import OfflineJudge
+from veracity.judges.offline import OfflineJudge, verdicts
 from veracity.types import ClaimVerdict, Verdict
 
 EIFFEL = (
@@ -267,7 +267,8 @@ async def test_another_thing_in_the_windows_place_is_contradicted(judge: Offline
     found = await verdict(judge, claim, *contexts)
     assert found.verdict is Verdict.CONTRADICTED
     assert "where the claim says 'mitochondria'" in found.reason
-    assert found.p_supported is not None and found.p_supported < judge.params.t_support
+    # The claim lacks nothing else of its window: a precise swap, far below the line.
+    assert found.p_supported is not None and found.p_supported <= 0.05
     right = await verdict(judge, claim.replace("mitochondria", "chloroplasts"), *contexts)
     assert right.verdict is Verdict.SUPPORTED
 
@@ -297,3 +298,38 @@ async def test_a_rounded_number_is_no_change(judge: OfflineJudge) -> None:
     found = await verdict(judge, "The Nile is about 6,700 kilometres long.", context)
     assert found.p_supported is not None and found.p_supported > 0.05
     assert "where the claim says" not in found.reason
+
+
+async def test_a_swap_is_precise_only_when_the_claim_says_little_else_and_spells_it_out(
+    judge: OfflineJudge,
+) -> None:
+    """A swap caps P far below the line only when the claim lacks at most two of its
+    window's words (the swapped one among them) and its word is no abbreviation."""
+    contexts = (
+        "In plant cells, photosynthesis takes place in the chloroplasts, which contain the "
+        "green pigment chlorophyll.",
+        "The mitochondria release energy from glucose through cellular respiration.",
+    )
+    (found,) = await judge.claim_features(
+        ["In plant cells, photosynthesis takes place in the mitochondria."], contexts
+    )
+    assert verdicts.precisely_substituted(found, judge.params)
+    wordy = dataclasses.replace(found, window_lacks=("mitochondria", "sunny", "morning"))
+    short = dataclasses.replace(found, substituted=("qb", "quarterback"))
+    for loose in (wordy, short):
+        assert verdicts.substituted(loose) and not verdicts.precisely_substituted(
+            loose, judge.params
+        )
+        assert verdicts.probability(loose, judge.params) == pytest.approx(
+            min(judge.params.probability(loose.values), judge.params.t_support - 0.01)
+        )
+
+
+async def test_a_name_in_another_alphabet_is_one_word(judge: OfflineJudge) -> None:
+    """ "Schönbrunn" was read as the name "Sch" and the rare word "nbrunn"."""
+    context = "The treaty was signed in the Hall of Mirrors at the Palace of Versailles."
+    (found,) = await judge.claim_features(
+        ["The treaty was signed in the Hall of Mirrors at Schönbrunn Palace."], [context]
+    )
+    assert found.missing_names == ("Schönbrunn",)
+    assert found.missing_specific == ()

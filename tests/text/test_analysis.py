@@ -265,3 +265,11 @@ def test_a_context_holding_the_claims_number_in_its_slot_keeps_it_unchanged() ->
     other = frozenset(tx.number_slots(window) | tx.number_slots("Interns get 15 days."))
     assert tx.changed_numbers(claim, window, other) == (("20", "25"),)
     assert not tx.rounds_to("15", "20") and tx.rounds_to("4650", "5000")
+
+
+def test_words_and_names_of_other_alphabets_are_whole() -> None:
+    assert tx.words("Reykjavík's Schönbrunn") == ["reykjavík's", "schönbrunn"]
+    assert tx.names("It was signed at Schönbrunn by Émile.") == {
+        "schönbrunn": "Schönbrunn",
+        "émil": "Émile",
+    }

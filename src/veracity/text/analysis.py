@@ -17,7 +17,9 @@ _lock = threading.Lock()
 _GLUED = re.compile(r"(?<=[a-z0-9)\]][.!?])(?=[A-Z][a-z])")
 # pysbd keeps "… in general! do you …" together; chat text often skips the capital.
 _LOWER_START = re.compile(r"(?<=[!?])\s+(?=[a-z])")
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+# Letters of any alphabet ("Schönbrunn", "Reykjavík" are one word each, not "sch" and
+# "nbrunn"), digits, and an apostrophe inside a word.
+_WORD = re.compile(r"[^\W_]+(?:'[^\W\d_]+)?")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 # A span of years written short ("2018–19"): the second is its century's ("2019").
 _YEAR_SPAN = re.compile(r"\b(1[5-9]|20)(\d\d)\s*[-–—/]\s*(\d\d)\b(?![-–—/.,]?\d)")
@@ -27,7 +29,8 @@ _CLAUSE_BREAK = re.compile(
 )
 # Word characters only: a name written "L.F." or "Green-Ellis" is checked part by part, as
 # the context's tokens are.
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9']*[A-Za-z0-9]|\b[A-Z]\b")
+_UPPER = "".join(c for c in map(chr, range(0x250)) if c.isupper())  # Latin alphabets
+_CAPITALISED = re.compile(rf"\b[{_UPPER}](?:[^\W_]|')*")
 _INITIAL = re.compile(r"(?:^|[\s(])[A-Za-z]\.$")
 _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u2032`\u00b4", "'"))
 _NEGATION = re.compile(
@@ -179,7 +182,7 @@ def _decimal(number: str) -> str:
 
 
 # A number, a word, or a sign that says what a number counts ("%", "£", "$", "€", "°").
-_SLOT_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+(?:'[a-z]+)?|[%£$€¥°]")
+_SLOT_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:'[^\W\d_]+)?|[%£$€¥°]")
 # A slot: a number, the side of it a word stands on ("<" before, ">" after), that word
 # (stemmed), and whether the number reads as a year (four digits, no comma, 1500–2100).
 Slot = tuple[str, str, str, bool]
@@ -273,7 +276,7 @@ def names(text: str) -> dict[str, str]:
         before = text[: m.start()].rstrip()
         if not before or before[-1] in ".!?:;\"'(“‘-–—":
             continue
-        surface = m.group().rstrip(".").removesuffix("'s")
+        surface = m.group().rstrip("'").removesuffix("'s")
         word = surface.casefold()
         common = word in STOPWORDS or word in NUMBER_WORDS
         if len(word) > 1 and not common and not word.isdigit():

@@ -184,6 +184,8 @@ class ClaimFeatures:
     # The claim's numbers its best window replaces by others in the same slot, as
     # (claim's, window's) pairs ("60 days" against "30 days"; text.changed_numbers).
     changed_numbers: tuple[tuple[str, str], ...] = ()
+    # The claim's content words (stemmed) that its best window lacks.
+    window_lacks: tuple[str, ...] = ()
 
     def value(self, name: str) -> float:
         return self.values[FEATURES.index(name)]
@@ -288,6 +290,7 @@ def claim_features(
             tx.swapped_roles(claim, w.text) for w in (best, sentence) if w is not None
         ),
         changed_numbers=tx.changed_numbers(claim, best.text, ev.number_slots) if best else (),
+        window_lacks=tuple(w for w in words if w not in best.content) if best else (),
     )
 
 
