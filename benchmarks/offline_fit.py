@@ -66,7 +66,7 @@ T_SUPPORT_GRID = [round(t, 2) for t in np.arange(0.05, 0.96, 0.05)]
 # not depend on it (contradicted and not_enough_info both count as not supported). Pairs
 # that differ in one number, name or negation have cosines of about 0.7-0.85 with MiniLM.
 T_ALIGN = 0.65
-VERSION = "v8"
+VERSION = "v9"
 
 
 @dataclass

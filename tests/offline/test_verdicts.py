@@ -8,7 +8,7 @@ import pytest
 
 from tests.embeddings.conftest import no_network
 from veracity.embeddings import LocalEmbedder
-from veracity.judges.offline import OfflineJudge
+from veracity.judges.offline import OfflineJudge, verdicts
 from veracity.types import ClaimVerdict, Verdict
 
 EIFFEL = (
@@ -267,6 +267,69 @@ async def test_another_thing_in_the_windows_place_is_contradicted(judge: Offline
     found = await verdict(judge, claim, *contexts)
     assert found.verdict is Verdict.CONTRADICTED
     assert "where the claim says 'mitochondria'" in found.reason
-    assert found.p_supported is not None and found.p_supported < judge.params.t_support
+    # The claim lacks nothing else of its window: a precise swap, far below the line.
+    assert found.p_supported is not None and found.p_supported <= 0.05
     right = await verdict(judge, claim.replace("mitochondria", "chloroplasts"), *contexts)
     assert right.verdict is Verdict.SUPPORTED
+
+
+async def test_another_number_in_the_claims_slot_is_far_below_the_line(
+    judge: OfflineJudge,
+) -> None:
+    returns = "Items can be returned within 30 days of delivery for a full refund."
+    found = await verdict(judge, "You can return items within 60 days of delivery.", returns)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "says 30 where the claim says 60" in found.reason
+    assert found.p_supported is not None and found.p_supported <= 0.05
+    # The claim's number elsewhere in the contexts, beside other words, does not save it.
+    dose = (
+        "For adults, the maximum dose of paracetamol is 4 grams in 24 hours, taken as "
+        "500 mg to 1 g every four to six hours."
+    )
+    found = await verdict(judge, "Adults may take up to 6 grams of paracetamol in 24 hours.", dose)
+    assert found.verdict is Verdict.CONTRADICTED
+    assert "says 4 where the claim says 6" in found.reason
+    right = await verdict(judge, "Adults may take up to 4 grams of paracetamol in 24 hours.", dose)
+    assert right.verdict is Verdict.SUPPORTED
+
+
+async def test_a_rounded_number_is_no_change(judge: OfflineJudge) -> None:
+    context = "The Nile, about 6,650 kilometres long, is the longest river in Africa."
+    found = await verdict(judge, "The Nile is about 6,700 kilometres long.", context)
+    assert found.p_supported is not None and found.p_supported > 0.05
+    assert "where the claim says" not in found.reason
+
+
+async def test_a_swap_is_precise_only_when_the_claim_says_little_else_and_spells_it_out(
+    judge: OfflineJudge,
+) -> None:
+    """A swap caps P far below the line only when the claim lacks at most two of its
+    window's words (the swapped one among them) and its word is no abbreviation."""
+    contexts = (
+        "In plant cells, photosynthesis takes place in the chloroplasts, which contain the "
+        "green pigment chlorophyll.",
+        "The mitochondria release energy from glucose through cellular respiration.",
+    )
+    (found,) = await judge.claim_features(
+        ["In plant cells, photosynthesis takes place in the mitochondria."], contexts
+    )
+    assert verdicts.precisely_substituted(found, judge.params)
+    wordy = dataclasses.replace(found, window_lacks=("mitochondria", "sunny", "morning"))
+    short = dataclasses.replace(found, substituted=("qb", "quarterback"))
+    for loose in (wordy, short):
+        assert verdicts.substituted(loose) and not verdicts.precisely_substituted(
+            loose, judge.params
+        )
+        assert verdicts.probability(loose, judge.params) == pytest.approx(
+            min(judge.params.probability(loose.values), judge.params.t_support - 0.01)
+        )
+
+
+async def test_a_name_in_another_alphabet_is_one_word(judge: OfflineJudge) -> None:
+    """ "Schönbrunn" was read as the name "Sch" and the rare word "nbrunn"."""
+    context = "The treaty was signed in the Hall of Mirrors at the Palace of Versailles."
+    (found,) = await judge.claim_features(
+        ["The treaty was signed in the Hall of Mirrors at Schönbrunn Palace."], [context]
+    )
+    assert found.missing_names == ("Schönbrunn",)
+    assert found.missing_specific == ()

@@ -253,3 +253,67 @@ def test_a_yes_no_answer_is_compared_with_the_references_yes_or_no() -> None:
     assert agreeing_replies(asked, "Yes", "No doubt it was 1889.") is None
     assert agreeing_replies(asked, "It was built in 1889.", "Yes") is None
     assert agreeing_replies("When was it built?", "Yes", "Yes") is None
+
+
+def test_a_number_slot_is_the_number_with_the_words_beside_it() -> None:
+    assert tx.number_slots("Returns within 30 days.") == {
+        ("30", "<", "within", False),
+        ("30", ">", "day", False),
+    }
+    # Signs say what a number counts; commas go; a year is four digits without a comma.
+    assert tx.number_slots("It is £20,000 in 2024.") == {("20000", "<", "£", False)}
+    assert ("2019", ">", "academic", True) in tx.number_slots("the 2018–19 academic year")
+
+
+@pytest.mark.parametrize(
+    ("claim", "window", "changed"),
+    [
+        ("Returns within 60 days.", "Returns within 30 days of delivery.", (("60", "30"),)),
+        ("It allows 1,000 requests per minute.", "It allows 100 requests per minute.",
+         (("1000", "100"),)),
+        ("The rate is 3.9%.", "The rate is 4.9% with a deposit of at least 25%.",
+         (("3.9", "4.9"),)),
+    ],
+)  # fmt: skip
+def test_another_number_in_the_claims_slot_is_a_changed_number(
+    claim: str, window: str, changed: tuple[tuple[str, str], ...]
+) -> None:
+    held = frozenset(tx.number_slots(window))
+    assert tx.changed_numbers(claim, window, held) == changed
+
+
+@pytest.mark.parametrize(
+    ("claim", "window"),
+    [
+        # A day of the month is no year.
+        ("In November 2013, she voted against it.", "On November 20, 2013 the board voted."),
+        # A span of years written short is both years.
+        ("It takes place during the 2018–19 academic year.", "Over the 2018-2019 academic year."),
+        # Rounded figures: "$6.86" as "$6.90", "4,650 km" as "about 5,000 km".
+        ("Earnings were $6.90 a share.", "Earnings were $6.86 a share."),
+        ("The river is about 5,000 km long.", "The river is 4,650 km long."),
+        # A number beside another word says nothing of the slot.
+        ("Take a dose every 6 hours.", "Take 4 grams every six hours."),
+    ],
+)
+def test_a_number_in_another_slot_kind_or_rounded_is_no_change(claim: str, window: str) -> None:
+    assert tx.changed_numbers(claim, window, frozenset(tx.number_slots(window))) == ()
+
+
+def test_a_context_holding_the_claims_number_in_its_slot_keeps_it_unchanged() -> None:
+    window = "Full-time employees get 25 days of leave."
+    claim = "Part-time staff get 20 days of leave."
+    held = frozenset(tx.number_slots(window) | tx.number_slots("Part-time staff get 20 days."))
+    assert tx.changed_numbers(claim, window, held) == ()
+    # "15 days" elsewhere does not round to the claim's 20.
+    other = frozenset(tx.number_slots(window) | tx.number_slots("Interns get 15 days."))
+    assert tx.changed_numbers(claim, window, other) == (("20", "25"),)
+    assert not tx.rounds_to("15", "20") and tx.rounds_to("4650", "5000")
+
+
+def test_words_and_names_of_other_alphabets_are_whole() -> None:
+    assert tx.words("Reykjavík's Schönbrunn") == ["reykjavík's", "schönbrunn"]
+    assert tx.names("It was signed at Schönbrunn by Émile.") == {
+        "schönbrunn": "Schönbrunn",
+        "émil": "Émile",
+    }

@@ -5,6 +5,7 @@ Everything here is plain Python on short strings; it is cheap next to the embedd
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from functools import lru_cache
@@ -16,7 +17,9 @@ _lock = threading.Lock()
 _GLUED = re.compile(r"(?<=[a-z0-9)\]][.!?])(?=[A-Z][a-z])")
 # pysbd keeps "… in general! do you …" together; chat text often skips the capital.
 _LOWER_START = re.compile(r"(?<=[!?])\s+(?=[a-z])")
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+# Letters of any alphabet ("Schönbrunn", "Reykjavík" are one word each, not "sch" and
+# "nbrunn"), digits, and an apostrophe inside a word.
+_WORD = re.compile(r"[^\W_]+(?:'[^\W\d_]+)?")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 # A span of years written short ("2018–19"): the second is its century's ("2019").
 _YEAR_SPAN = re.compile(r"\b(1[5-9]|20)(\d\d)\s*[-–—/]\s*(\d\d)\b(?![-–—/.,]?\d)")
@@ -26,7 +29,8 @@ _CLAUSE_BREAK = re.compile(
 )
 # Word characters only: a name written "L.F." or "Green-Ellis" is checked part by part, as
 # the context's tokens are.
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9']*[A-Za-z0-9]|\b[A-Z]\b")
+_UPPER = "".join(c for c in map(chr, range(0x250)) if c.isupper())  # Latin alphabets
+_CAPITALISED = re.compile(rf"\b[{_UPPER}](?:[^\W_]|')*")
 _INITIAL = re.compile(r"(?:^|[\s(])[A-Za-z]\.$")
 _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u2032`\u00b4", "'"))
 _NEGATION = re.compile(
@@ -177,6 +181,93 @@ def _decimal(number: str) -> str:
     return number.rstrip("0").rstrip(".") or "0"
 
 
+# A number, a word, or a sign that says what a number counts ("%", "£", "$", "€", "°").
+_SLOT_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:'[^\W\d_]+)?|[%£$€¥°]")
+# A slot: a number, the side of it a word stands on ("<" before, ">" after), that word
+# (stemmed), and whether the number reads as a year (four digits, no comma, 1500–2100).
+Slot = tuple[str, str, str, bool]
+
+
+def number_slots(text: str) -> set[Slot]:
+    """Each number of ``text`` with what stands beside it, no stopword: "within 30 days"
+    gives ("30", ">", "day", False) and ("30", "<", "within", False), "£20,000" gives
+    ("20000", "<", "£", False). Two texts that put different numbers in one slot ("60
+    days" against "30 days") disagree on that number; a number beside another word ("six
+    hours") says nothing of the slot ("6 grams")."""
+    text = _YEAR_SPAN.sub(lambda m: f"{m[1]}{m[2]}–{m[1]}{m[3]}", text)  # "2018–19"
+    tokens = _SLOT_TOKEN.findall(casefolded(text))
+    read: list[tuple[str, bool] | None] = []  # a number and whether it is a year; None: a word
+    for token in tokens:
+        if token[0].isdigit():
+            year = token.isdigit() and len(token) == 4 and 1500 <= int(token) <= 2100
+            read.append((_decimal(token.replace(",", "")), year))
+        elif token in NUMBER_WORDS and token != "one":
+            read.append((NUMBER_WORDS[token], False))
+        else:
+            read.append(None)
+    slots = set()
+    for i, number in enumerate(read):
+        if number is None:
+            continue
+        for side, j in (("<", i - 1), (">", i + 1)):
+            if 0 <= j < len(read) and read[j] is None and tokens[j] not in STOPWORDS:
+                slots.add((number[0], side, stem(tokens[j].removesuffix("'s")), number[1]))
+    return slots
+
+
+# A claim may round its context's figure ("4,650 km" as "about 5,000 km", "$6.86" as
+# "$6.90") by at most this share of the rounded figure; "20 days" is no rounding of "15".
+ROUNDING = 0.1
+
+
+def rounds_to(precise: str, rough: str) -> bool:
+    """Whether ``rough`` is ``precise``, or ``precise`` rounded to ``rough``'s last digit
+    and within :data:`ROUNDING` of it."""
+    if precise == rough:
+        return True
+    value, target = _value(precise), _value(rough)
+    if math.inf in (value, target):
+        return False
+    if "." in rough:
+        step = 10.0 ** -len(rough.split(".")[1])
+    else:
+        zeros = len(rough) - len(rough.rstrip("0"))
+        if not zeros or not target:
+            return False
+        step = 10.0**zeros
+    rounded = math.floor(value / step + 0.5) * step
+    return abs(rounded - target) < step / 1000 and abs(value - target) <= ROUNDING * abs(target)
+
+
+def changed_numbers(
+    claim: str, window: str, held: set[Slot] | frozenset[Slot]
+) -> tuple[tuple[str, str], ...]:
+    """The claim's numbers that ``window`` replaces, as (claim's, window's) pairs: the
+    window has another number in the same slot (beside the same word on the same side:
+    "within 60 days" against "within 30 days"), of the same kind (a year against a year,
+    not a day of the month against a year), that does not round to the claim's; and no
+    context (``held``: their :func:`number_slots`) has the claim's number, or one that
+    rounds to it, in that slot."""
+    theirs = number_slots(window)
+    found: dict[str, str] = {}
+    for number, side, word, year in sorted(number_slots(claim)):
+        if any(s == side and w == word and rounds_to(m, number) for m, s, w, _ in held):
+            continue
+        same = sorted(m for m, s, w, y in theirs if (s, w, y) == (side, word, year))
+        if same and not any(rounds_to(m, number) for m in same):
+            # The window's nearest figure is the one the claim changed ("3.9%" against
+            # "4.9% … at least 25%").
+            found.setdefault(number, min(same, key=lambda m: abs(_value(m) - _value(number))))
+    return tuple(found.items())
+
+
+def _value(number: str) -> float:
+    try:
+        return float(number)
+    except ValueError:  # a version, "2.10.0"
+        return math.inf
+
+
 def names(text: str) -> dict[str, str]:
     """Capitalised words (two letters or more) that do not start a sentence: likely names,
     as {stemmed lower-case form: the word as written}."""
@@ -185,7 +276,7 @@ def names(text: str) -> dict[str, str]:
         before = text[: m.start()].rstrip()
         if not before or before[-1] in ".!?:;\"'(“‘-–—":
             continue
-        surface = m.group().rstrip(".").removesuffix("'s")
+        surface = m.group().rstrip("'").removesuffix("'s")
         word = surface.casefold()
         common = word in STOPWORDS or word in NUMBER_WORDS
         if len(word) > 1 and not common and not word.isdigit():

@@ -98,6 +98,8 @@ class Evidence:
     bigrams: frozenset[tuple[str, str]]
     trigrams: frozenset[tuple[str, str, str]]
     numbers: frozenset[str]
+    # Every context's numbers with the words beside them (text.number_slots).
+    number_slots: frozenset[tx.Slot] = frozenset()
     # Every context's tokens, space-separated and space-bounded: a claim found word for
     # word is a substring of it.
     token_text: str = ""
@@ -130,6 +132,7 @@ class Evidence:
             bigrams=frozenset(bigrams),
             trigrams=frozenset(trigrams),
             numbers=frozenset(tx.numbers(whole)),
+            number_slots=frozenset(slot for c in contexts for slot in tx.number_slots(c)),
             token_text=" " + " ".join(_token_text(c).strip() for c in contexts) + " ",
         )
 
@@ -178,6 +181,11 @@ class ClaimFeatures:
     # "liver" where the window has a "pancreas"), and that pair (claim's, window's).
     swap_gain: float | None = None
     substituted: tuple[str, str] = ("", "")
+    # The claim's numbers its best window replaces by others in the same slot, as
+    # (claim's, window's) pairs ("60 days" against "30 days"; text.changed_numbers).
+    changed_numbers: tuple[tuple[str, str], ...] = ()
+    # The claim's content words (stemmed) that its best window lacks.
+    window_lacks: tuple[str, ...] = ()
 
     def value(self, name: str) -> float:
         return self.values[FEATURES.index(name)]
@@ -281,6 +289,8 @@ def claim_features(
         swapped_roles=any(
             tx.swapped_roles(claim, w.text) for w in (best, sentence) if w is not None
         ),
+        changed_numbers=tx.changed_numbers(claim, best.text, ev.number_slots) if best else (),
+        window_lacks=tuple(w for w in words if w not in best.content) if best else (),
     )
 
 
@@ -459,10 +469,12 @@ SUBSTITUTION_ALIGN = 0.65
 
 def blocked_by_words(f: ClaimFeatures) -> bool:
     """The claim is blocked from ``supported`` whatever the embedder says of its words: a
-    number or a name no context has, a negation flip, swapped roles or terms (the rest of
-    ``verdicts.blocked`` reads the substitutions)."""
+    number or a name no context has, another number in one of its numbers' slots, a
+    negation flip, swapped roles or terms (the rest of ``verdicts.blocked`` reads the
+    substitutions)."""
     return bool(
         f.missing_numbers
+        or f.changed_numbers
         or f.missing_names
         or f.negation_flip
         or f.swapped_roles
