@@ -1,11 +1,17 @@
-"""Test helpers: replies a judge might write, and samples."""
+"""Test helpers: replies a judge might write, samples, and skips for want of optional
+libraries that check without the seconds of importing them."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
+import pytest
+
+from veracity.embeddings.weights import MINILM_LIBS, missing_modules
+from veracity.traces.phoenix_client import phoenix_client
 from veracity.types import Sample
 
 if TYPE_CHECKING:
@@ -78,3 +84,22 @@ def openai_messages(messages: Iterable[ChatMessage]) -> list[ChatCompletionMessa
         else:
             params.append({"role": "user", "content": message.content})
     return params
+
+
+def phoenix_client_or_skip() -> ModuleType:
+    """``phoenix.client``, entered as veracity enters it (:mod:`veracity.traces.phoenix_client`),
+    else the test or module is skipped. Not ``pytest.importorskip("phoenix.client")``: that
+    runs the full arize-phoenix's ``__init__``, its server's ten seconds of imports, in every
+    test process that collects the module."""
+    try:
+        return phoenix_client()
+    except ImportError as exc:
+        pytest.skip(f"Phoenix's client is not installed: {exc}", allow_module_level=True)
+
+
+def offline_judge_or_skip() -> None:
+    """Skip the test or module unless the offline judge's libraries (torch, tokenizers,
+    safetensors) are installed: found, not imported (the judge imports them when it loads)."""
+    missing = missing_modules(MINILM_LIBS)
+    if missing:
+        pytest.skip(f"the offline judge needs {', '.join(missing)}", allow_module_level=True)

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from sentence_transformers import SentenceTransformer
 
 from tests.embeddings.conftest import Loaded
 from veracity.embeddings import Embedder, LocalEmbedder, clipped_cosine, default_minilm_dir
@@ -166,6 +165,8 @@ async def test_a_user_directory_is_named_after_it_and_loaded_unpinned(
         "The longest sentence pads its batch. " * 60,  # over 256 tokens: cut there
         *(f"Sentence {i} of a batch of mixed lengths{' and more' * i}." for i in range(30)),
     ]
+    from sentence_transformers import SentenceTransformer  # here: seconds to import
+
     assert isinstance(by_library._model, SentenceTransformer)
     np.testing.assert_allclose(
         await embedder.embed(texts), await by_library.embed(texts), rtol=0, atol=1e-6

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from tests.helpers import phoenix_client_or_skip
 from tests.integrations.misbehaving import (
     dripping_reply,
     endless_reply,
@@ -27,7 +28,7 @@ from veracity.cli.common import err_console, out_console
 from veracity.integrations import sending
 
 pytest.importorskip("langfuse")
-pytest.importorskip("phoenix.client")
+phoenix_client_or_skip()
 pytest.importorskip("opentelemetry.exporter.otlp.proto.common")
 
 # What each destination answers when it takes the run's two results.

@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import phoenix_client_or_skip
 from tests.integrations.misbehaving import json_reply, misbehaving
 from tests.integrations.traced_runs import traced_run
 from veracity.integrations.phoenix import send_to_phoenix
 
-pytest.importorskip("phoenix.client")
+phoenix_client_or_skip()
 
 TAKEN = {"data": [{"id": "a1"}, {"id": "a2"}]}
 

@@ -49,6 +49,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tests.helpers import offline_judge_or_skip
 from veracity.traces import ECHOED_QUESTION, ROOT_UNREAD, TraceReadWarning, samples_from_traces
 
 # OpenInference's LangChain instrumentation calls a message's deprecated .text(): warned
@@ -306,7 +307,7 @@ def test_a_root_output_without_an_answer_key_is_said(
 def test_veracity_run_scores_the_chains_answer_and_says_what_it_doubted(
     traced: InMemorySpanExporter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("sentence_transformers")  # the offline judge
+    offline_judge_or_skip()
     from typer.testing import CliRunner
 
     from veracity.cli.app import app

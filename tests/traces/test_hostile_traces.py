@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from tests.helpers import offline_judge_or_skip
 from tests.traces.test_langfuse_export import trace as langfuse_trace
 from tests.traces.test_otlp_traces import ANSWER, QUESTION, _request, openinference_trace
 from veracity.cli.app import app
@@ -121,7 +122,7 @@ def test_a_langfuse_trace_whose_observations_are_not_a_list_is_skipped(tmp_path:
 
 @pytest.fixture
 def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    pytest.importorskip("sentence_transformers")  # the offline judge
+    offline_judge_or_skip()
     from veracity.cli.common import err_console, out_console
 
     monkeypatch.setattr(out_console, "_width", 250)

@@ -14,18 +14,26 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 from openai import OpenAI
 from openinference.instrumentation.openai import OpenAIInstrumentor
-from phoenix.client import Client
-from phoenix.otel import register
 
 from tests.in_process import veracity
 from veracity.integrations.phoenix import send_to_phoenix
 from veracity.testing import FakeLLMServer
 from veracity.testing.responders import scripted
+from veracity.traces.phoenix_client import phoenix_client
+
+if TYPE_CHECKING:
+    from phoenix.client import Client
+
+# Phoenix's client and otel entered as veracity enters them, without the ten seconds of
+# imports of Phoenix's server (which runs in a process of its own) in every test process
+# that collects this module; ``phoenix.client`` and ``phoenix.otel`` are imported after.
+phoenix_client()
 
 PROJECT = "toy-rag"
 ROWS = [
@@ -79,6 +87,8 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _pipeline(phoenix: str, llm_url: str) -> None:
+    from phoenix.otel import register
+
     provider = register(
         endpoint=f"{phoenix}/v1/traces", project_name=PROJECT, batch=False,
         set_global_tracer_provider=False, verbose=False,
@@ -117,6 +127,8 @@ def _spans_in(client: Client, project: str = PROJECT) -> int:
 
 
 def test_phoenix_round_trip(phoenix: str, tmp_path: Path) -> None:
+    from phoenix.client import Client
+
     with FakeLLMServer(scripted([answer for *_, answer in ROWS])) as llm:
         _pipeline(phoenix, llm.base_url)
     client = Client(base_url=phoenix)
@@ -171,6 +183,8 @@ def test_a_langchain_chain_reads_the_same_from_phoenix_as_from_its_otlp_file(
     from openinference.instrumentation.langchain import LangChainInstrumentor
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from phoenix.client import Client
+    from phoenix.otel import register
 
     from tests.traces.test_framework_traces import QUESTION, WRONG, retrieval_chain, written
     from veracity.traces import samples_from_traces

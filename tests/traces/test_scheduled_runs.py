@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from tests.helpers import offline_judge_or_skip
 from tests.traces.test_otlp_traces import ANSWER, DOCS, QUESTION, _request, _span, _write
 from tests.traces.test_otlp_traces import openinference_trace as trace
 from veracity.cli.app import app
 from veracity.config.traces import TraceMappingSpec
 from veracity.traces import TraceFilter, samples_from_traces
 
-pytest.importorskip("sentence_transformers")  # the offline judge
+offline_judge_or_skip()
 
 OFFLINE = ("--judge", "offline", "--metrics", "faithfulness")
 
