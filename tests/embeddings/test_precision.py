@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from tests.embeddings.test_minilm import TEXTS
 from veracity.embeddings import LocalEmbedder, ModelSpecError, default_minilm_dir, minilm
@@ -37,20 +36,6 @@ def test_bfloat16_vectors_stay_close_to_float32() -> None:
     )
     np.testing.assert_allclose(one_at_a_time.encode(TEXTS), b, rtol=0, atol=1e-3)
     for model in (exact, fast, one_at_a_time):
-        model.close()
-
-
-def test_matrices_laid_out_for_onednn_give_the_same_vectors_bit_for_bit() -> None:
-    packed = MiniLM(default_minilm_dir(), precision="bfloat16")
-    plain = MiniLM(default_minilm_dir(), precision="bfloat16")
-    plain._layers = [
-        tuple(t.to_dense() if t.is_mkldnn else t for t in layer) for layer in plain._layers
-    ]
-    if torch.backends.mkldnn.is_available():
-        assert all(packed._layers[0][k].is_mkldnn for k in (0, 2, 6, 8))  # the four products
-    assert not any(t.is_mkldnn for layer in plain._layers for t in layer)
-    np.testing.assert_array_equal(packed.encode(TEXTS), plain.encode(TEXTS))
-    for model in (packed, plain):
         model.close()
 
 

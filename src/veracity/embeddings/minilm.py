@@ -156,27 +156,8 @@ def _product(
     padded = rows.new_empty((count + -count % ROWS_STEP, rows.shape[1]), dtype=w.dtype)
     padded[:count] = rows
     padded[count:] = 0
-    if w.is_mkldnn:  # laid out for oneDNN already (_packed)
-        product: torch.Tensor = torch.ops.mkldnn._linear_pointwise(padded, w, b, "none", [], "")
-    else:
-        product = F.linear(padded, w, b)
-    product = product[:count]
+    product = F.linear(padded, w, b)[:count]
     return (product if keep else product.to(x.dtype)).view(*x.shape[:-1], w.shape[0])
-
-
-def _packed(w: torch.Tensor) -> torch.Tensor:
-    """The bfloat16 matrix ``w`` laid out once the way oneDNN multiplies it: a plain one
-    is laid out again for every product (a tenth of the model's time on wice_dev's
-    sentences). The same products, bit for bit. ``w`` as is where torch lacks oneDNN."""
-    import torch
-
-    if not torch.backends.mkldnn.is_available():  # type: ignore[no-untyped-call]
-        return w
-    try:  # a private operator of torch's (what torch.compile's CPU backend uses)
-        packed: torch.Tensor = torch.ops.mkldnn._reorder_linear_weight(w, TOKENS_PER_BATCH)
-    except (AttributeError, RuntimeError):
-        return w
-    return packed
 
 
 _shared: dict[tuple[Path, int | None, str, Precision], MiniLM] = {}
@@ -229,16 +210,8 @@ class MiniLM:
         self.device = device
         self.precision = precision
         w = load_file(str(model_dir / "model.safetensors"), device=device)
-        # The matrices of the products, kept in the precision they are multiplied in (and
-        # in bfloat16, laid out for oneDNN once).
-        bfloat16 = precision == "bfloat16"
-
-        def matrix(name: str) -> torch.Tensor:
-            return _packed(w[name].to(torch.bfloat16)) if bfloat16 else w[name]
-
-        def bias(name: str) -> torch.Tensor:
-            return w[name].to(torch.bfloat16) if bfloat16 else w[name]
-
+        # The matrices of the products, kept in the precision they are multiplied in.
+        matrix_type = torch.bfloat16 if precision == "bfloat16" else torch.float32
         self._embeddings = (
             w["embeddings.word_embeddings.weight"],
             w["embeddings.position_embeddings.weight"],
@@ -249,25 +222,31 @@ class MiniLM:
         self._layers: list[tuple[torch.Tensor, ...]] = []
         for i in range(int(config["num_hidden_layers"])):
             p = f"encoder.layer.{i}."
-            # Query, key and value as one matrix: one product instead of three.
-            for kind in ("weight", "bias"):
-                w[f"{p}qkv.{kind}"] = torch.cat(
-                    [w[f"{p}attention.self.{n}.{kind}"] for n in ("query", "key", "value")]
-                )
+            attention = p + "attention.self."
             self._layers.append(
                 (
-                    matrix(p + "qkv.weight"),
-                    bias(p + "qkv.bias"),
-                    matrix(p + "attention.output.dense.weight"),
-                    bias(p + "attention.output.dense.bias"),
-                    w[p + "attention.output.LayerNorm.weight"],
-                    w[p + "attention.output.LayerNorm.bias"],
-                    matrix(p + "intermediate.dense.weight"),
-                    bias(p + "intermediate.dense.bias"),
-                    matrix(p + "output.dense.weight"),
-                    bias(p + "output.dense.bias"),
-                    w[p + "output.LayerNorm.weight"],
-                    w[p + "output.LayerNorm.bias"],
+                    # Query, key and value as one matrix: one product instead of three.
+                    torch.cat([w[f"{attention}{n}.weight"] for n in ("query", "key", "value")]).to(
+                        matrix_type
+                    ),
+                    torch.cat([w[f"{attention}{n}.bias"] for n in ("query", "key", "value")]).to(
+                        matrix_type
+                    ),
+                    *(
+                        w[p + name].to(matrix_type) if ".dense." in name else w[p + name]
+                        for name in (
+                            "attention.output.dense.weight",
+                            "attention.output.dense.bias",
+                            "attention.output.LayerNorm.weight",
+                            "attention.output.LayerNorm.bias",
+                            "intermediate.dense.weight",
+                            "intermediate.dense.bias",
+                            "output.dense.weight",
+                            "output.dense.bias",
+                            "output.LayerNorm.weight",
+                            "output.LayerNorm.bias",
+                        )
+                    ),
                 )
             )
 
