@@ -10,7 +10,7 @@ pytest.importorskip("pysbd")
 
 import pysbd  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
-from veracity.text.segmenter import char_spans, fast_segmenter, word_starts
+from veracity.text.segmenter import _FOLD, at_word_starts, char_spans, fast_segmenter
 
 TEXTS = [
     "It was built in 1889. It is in Paris.  Dr. Smith lives there.\n\nHe left in 1901.",
@@ -68,8 +68,17 @@ def test_sentences_are_found_where_pysbds_pattern_finds_them(
     assert char_spans(text, sentences) == _pysbd_spans(text, sentences)
 
 
-def test_word_starts_fold_as_ignorecase_does() -> None:
+@pytest.mark.parametrize("abbreviation", ["co", "inc", "al", "kg", "st", "mt"])
+def test_abbreviations_are_found_at_word_starts_as_pysbds_pattern_finds_them(
+    abbreviation: str,
+) -> None:
     # A word starts at the text's start or after any whitespace (a tab, a no-break space)
-    # and nowhere else: "nc" is inside "\u0130nc", and "G," is inside "\u212aG,".
-    starts = word_starts("Co. \u0130nc\tAL\u00a0\u212aG,", frozenset({2, 3}))
-    assert starts == {"co", "co.", "in", "inc", "al", "kg", "kg,"}
+    # and nowhere else: "nc" is inside "\u0130nc", and "G," is inside "\u212aG,"; the
+    # dotted and dotless i, the long s and the Kelvin sign fold as IGNORECASE folds them.
+    text = "Co. \u0130nc\tAL\u00a0\u212aG, company inco Co co-op \u017ft. \u0131nc. mt.Mt"
+    pattern = r"(?:^|\s|\r|\n)" + abbreviation
+    expected = [m.strip() for m in re.findall(pattern, text, flags=re.IGNORECASE)]
+    assert at_word_starts(text, text.translate(_FOLD), abbreviation) == expected
+    # pysbd's rewrites turn periods into "∯": the words' starts found are the same.
+    rewritten = text.replace(".", "\u222f")
+    assert at_word_starts(rewritten, text.translate(_FOLD), abbreviation) == expected

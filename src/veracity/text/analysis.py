@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -150,26 +151,32 @@ CALENDAR = frozenset(
 )
 
 
+# Texts share most of their words: each is stemmed once (a few MB at most).
+@lru_cache(maxsize=65536)
+def token(word: str) -> str:
+    """A word (from :func:`words`) as it is compared: a number word as digits, without
+    its possessive "'s", stemmed."""
+    return stem(NUMBER_WORDS.get(word, word).removesuffix("'s"))
+
+
 def content_tokens(text: str) -> list[str]:
     """Stemmed words that are not stopwords (numbers included, number words as digits)."""
-    out = []
-    for raw in words(text):
-        if raw not in STOPWORDS:
-            out.append(stem(NUMBER_WORDS.get(raw, raw).removesuffix("'s")))
-    return out
+    return [token(w) for w in words(text) if w not in STOPWORDS]
 
 
 def all_tokens(text: str) -> list[str]:
-    return [stem(NUMBER_WORDS.get(w, w).removesuffix("'s")) for w in words(text)]
+    return [token(w) for w in words(text)]
 
 
-def numbers(text: str) -> set[str]:
+def numbers(text: str, *, read: Sequence[str] | None = None) -> set[str]:
     """Numbers in ``text``, normalised ("1,000" → "1000", "0.20" → "0.2", "5.0" → "5",
-    "2018–19" → "2018", "2019"), with number words as digits."""
+    "2018–19" → "2018", "2019"), with number words as digits. ``read``: ``text``'s
+    :func:`words`, if the caller has them."""
     found = {m.group().replace(",", "") for m in _NUMBER.finditer(text)}
     spans = list(_YEAR_SPAN.finditer(text))
     found = (found - {m[3] for m in spans}) | {m[1] + m[3] for m in spans}
-    found |= {NUMBER_WORDS[w] for w in words(text) if w in NUMBER_WORDS and w != "one"}
+    read = words(text) if read is None else read
+    found |= {NUMBER_WORDS[w] for w in read if w in NUMBER_WORDS and w != "one"}
     return {_decimal(n.rstrip(".")) for n in found if n}
 
 

@@ -7,13 +7,17 @@ contexts that was a quarter of the segmentation's CPU time. The same search with
 ``str.find`` gives the same spans.
 
 Then two thirds of what is left went to abbreviations: for each of its 188 that occurs
-anywhere in a line, even inside a word, pysbd searches the line for it after a space, and
-for each match rewrites the whole line with another pattern, which changes nothing unless
-the abbreviation is followed by its period. Two shortcuts skip only what cannot change
-the text (``benchmarks/segmenter.py`` compares the sentences with pysbd's own on every
-development set's texts, the tests on texts full of abbreviations):
-an abbreviation of letters is searched for only when some word starts with it, and a
-match is rewritten only when the line holds the abbreviation with its period.
+anywhere in a line, even inside a word, pysbd searches the line for it after a space with
+a case-insensitive pattern, looks for the character after it with another pattern, and
+for each match rewrites the whole line with a third one, which changes nothing unless
+the abbreviation is followed by its period. Three shortcuts give the same text for less
+(``benchmarks/segmenter.py`` compares the sentences with pysbd's own on every development
+set's texts, the tests on texts full of abbreviations): an abbreviation of letters is
+found at the words' starts with ``str.find`` in the line folded as the pattern folds
+letters (:func:`at_word_starts`); the character after it is looked for only where the
+line holds what that pattern, as written (``(?<={abbr} ).{1}``), finds: the abbreviation
+in braces, a literal; and a match is rewritten only when the line holds the abbreviation
+with its period.
 """
 
 from __future__ import annotations
@@ -28,40 +32,56 @@ _FOLD = str.maketrans(
 )  # fmt: skip
 
 
-def word_starts(text: str, lengths: frozenset[int]) -> frozenset[str]:
-    """The beginnings, of each length in ``lengths``, of ``text``'s words (whitespace
-    apart, as re's ``\\s`` is), folded as IGNORECASE compares ASCII letters: where
-    pysbd's ``(?:^|\\s)abbr`` can match an abbreviation of letters."""
-    words = text.translate(_FOLD).split()
-    return frozenset(word[:n] for word in words for n in lengths if len(word) >= n)
+def at_word_starts(text: str, folded: str, abbreviation: str) -> list[str]:
+    """What pysbd's ``re.findall(r"(?:^|\\s|\\r|\\n)" + abbreviation, text, re.IGNORECASE)``
+    finds of an abbreviation of ASCII letters, stripped: ``text``'s words (whitespace apart,
+    as re's ``\\s`` is) that start with it, each such start as written. ``folded`` is
+    ``text.translate(_FOLD)``, its letters folded as IGNORECASE compares them with ASCII
+    ones (character for character: the same positions), or that of an earlier ``text``
+    which differs from it only in characters other than letters and whitespace."""
+    key = abbreviation.translate(_FOLD)
+    found: list[str] = []
+    start = folded.find(key)
+    while start >= 0:
+        if start == 0 or text[start - 1].isspace():
+            found.append(text[start : start + len(key)])
+        start = folded.find(key, start + 1)
+    return found
 
 
 def fast_segmenter() -> Any:
     """A ``pysbd.Segmenter(language="en", clean=False)``: its sentences found in the text
-    with ``str.find``, and its abbreviations with the two shortcuts above."""
+    with ``str.find``, and its abbreviations with the shortcuts above."""
+    import re
+
     import pysbd  # type: ignore[import-untyped, import-not-found, unused-ignore]
     from pysbd.lang.english import English  # type: ignore[import-untyped, import-not-found, unused-ignore]
     from pysbd.utils import TextSpan  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
     abbreviations: list[str] = English.Abbreviation.ABBREVIATIONS
     # pysbd puts an abbreviation into its patterns unescaped: one with a period (a wildcard
-    # there, matching a space too) is always searched for.
-    lettered = {a: a.strip() for a in abbreviations if a.strip().isalpha()}
-    lengths = frozenset(len(stripped) for stripped in lettered.values())
+    # there, matching a space too) is searched for with pysbd's own pattern.
+    lettered = frozenset(a for a in abbreviations if a.strip().isalpha() and a.strip().isascii())
 
     class Abbreviations(English.AbbreviationReplacer):  # type: ignore[misc]
-        lang: Any  # pysbd's language class
-
         def search_for_abbreviations_in_string(self, text: str) -> str:
-            starts = word_starts(text, lengths)
-            possible = [a for a in abbreviations if a not in lettered or lettered[a] in starts]
-            language: Any = self.lang
-            self.lang = _with_abbreviations(language, possible)
-            try:
-                found: str = super().search_for_abbreviations_in_string(text)
-            finally:
-                self.lang = language
-            return found
+            # pysbd's loop (pysbd.abbreviation_replacer), with the shortcuts above. Its
+            # rewrites turn periods into another character: the words' starts stay.
+            lowered, folded = text.lower(), text.translate(_FOLD)
+            for abbreviation in abbreviations:
+                stripped = abbreviation.strip()
+                if stripped not in lowered:
+                    continue
+                if abbreviation in lettered:
+                    matches = at_word_starts(text, folded, stripped)
+                else:
+                    matches = re.findall(rf"(?:^|\s|\r|\n){stripped}", text, flags=re.IGNORECASE)
+                following: list[str] = []
+                if matches and "{" + stripped + "} " in text:  # what pysbd's pattern finds
+                    following = re.findall(r"(?<={" + re.escape(stripped) + "} ).{1}", text)
+                for index, match in enumerate(matches):
+                    text = self.scan_for_replacements(text, match, index, following)
+            return text
 
         def scan_for_replacements(self, txt: str, am: str, ind: int, char_array: list[str]) -> str:
             abbreviation = am.strip()
@@ -81,12 +101,6 @@ def fast_segmenter() -> Any:
     segmenter = Segmenter(language="en", clean=False)
     segmenter.language_module = FastEnglish
     return segmenter
-
-
-def _with_abbreviations(language: Any, abbreviations: list[str]) -> Any:
-    """``language`` whose abbreviation list is ``abbreviations``."""
-    listed = type("Abbreviation", (language.Abbreviation,), {"ABBREVIATIONS": abbreviations})
-    return type(language.__name__, (language,), {"Abbreviation": listed})
 
 
 def char_spans(text: str, sentences: list[str]) -> list[tuple[int, int]]:

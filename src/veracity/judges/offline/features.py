@@ -65,11 +65,15 @@ class _Reading:
 
     @classmethod
     def of(cls, sentence: str) -> _Reading:
+        read = tx.words(sentence)  # once: the tokens, content words and numbers are of them
+        tokens = [tx.token(w) for w in read]
         return cls(
             text=sentence,
-            tokens=tx.all_tokens(sentence),
-            content=frozenset(tx.content_tokens(sentence)),
-            numbers=frozenset(tx.numbers(sentence)),
+            tokens=tokens,
+            content=frozenset(
+                t for w, t in zip(read, tokens, strict=True) if w not in tx.STOPWORDS
+            ),
+            numbers=frozenset(tx.numbers(sentence, read=read)),
             negated=tx.negated(sentence),
         )
 
@@ -123,15 +127,19 @@ class Evidence:
                 if i + 1 < len(sentences):
                     windows.append(one.joined(singles[i + 1 - first]).window(index, (i, i + 1)))
         whole = " ".join(contexts)
+        read = tx.words(whole)
+        tokens = [tx.token(w) for w in read]
         return cls(
             sentences=tuple(sentences),
             windows=tuple(windows),
-            content=frozenset(tx.content_tokens(whole)),
-            tokens=frozenset(tx.all_tokens(whole)),
-            words=frozenset(tx.words(whole)),
+            content=frozenset(
+                t for w, t in zip(read, tokens, strict=True) if w not in tx.STOPWORDS
+            ),
+            tokens=frozenset(tokens),
+            words=frozenset(read),
             bigrams=frozenset(bigrams),
             trigrams=frozenset(trigrams),
-            numbers=frozenset(tx.numbers(whole)),
+            numbers=frozenset(tx.numbers(whole, read=read)),
             number_slots=frozenset(slot for c in contexts for slot in tx.number_slots(c)),
             token_text=" " + " ".join(_token_text(c).strip() for c in contexts) + " ",
         )
