@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import numpy as np
 import pytest
@@ -82,16 +81,13 @@ async def test_batches_are_sent_concurrently() -> None:
     texts = [f"text number {i}" for i in range(16)]
     with FakeLLMServer(latency_s=0.2) as server:
         embedder = _embedder(server, batch_size=2, concurrency=16)
-        started = time.perf_counter()
         vectors = await embedder.embed(texts)
-        elapsed = time.perf_counter() - started
         await embedder.aclose()
         stats = server.stats
         batch_sizes = [len(body["input"]) for body in server.requests]
     assert vectors.shape == (16, 64)
     assert batch_sizes == [2] * 8
-    assert stats.max_concurrent >= 4
-    assert elapsed < 8 * 0.2 / 2, elapsed  # serial would take 1.6 s
+    assert stats.max_concurrent >= 4  # batches in flight together at the server
     expected = await HashingEmbedder(64).embed(texts)
     np.testing.assert_allclose(vectors, expected, atol=1e-6)  # rows in the right order
 

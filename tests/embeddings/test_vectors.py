@@ -104,13 +104,10 @@ async def test_hashing_embedder_shared_words_are_more_similar() -> None:
 
 async def test_hashing_embedder_latency_lets_calls_overlap() -> None:
     embedder = HashingEmbedder(latency_s=0.05)
-    started = asyncio.get_running_loop().time()
     await asyncio.gather(*(embedder.embed([f"text {i}"]) for i in range(10)))
-    elapsed = asyncio.get_running_loop().time() - started
     assert embedder.calls == 10
-    assert embedder.max_in_flight == 10
+    assert embedder.max_in_flight == 10  # all ten slept at once
     assert embedder.in_flight == 0
-    assert elapsed < 0.4
     await embedder.aclose()
     assert embedder.closed
 

@@ -237,14 +237,11 @@ def test_concurrent_requests_are_served_in_parallel(client_for: ClientFor) -> No
                 client.chat.completions.create(model="m", messages=USER).choices[0].message.content
             )
 
-        started = time.monotonic()
         with ThreadPoolExecutor(max_workers=20) as pool:
             replies = list(pool.map(ask, range(20)))
-        elapsed = time.monotonic() - started
         stats = server.stats
 
     assert replies == ['{"error": "unknown task"}'] * 20
-    assert elapsed < 2.0  # 20 x 0.2 s = 4 s if served one at a time
     assert stats.completions == 20
     assert stats.max_concurrent >= 10
 
@@ -270,19 +267,20 @@ def test_64_keep_alive_connections_at_once(client_for: ClientFor) -> None:
 
 
 def test_latency_callable_is_given_the_request(client_for: ClientFor) -> None:
+    given: list[str] = []
+
     def latency(request: ChatRequest) -> float:
+        given.append(request.model)
         return 0.3 if request.model == "slow" else 0.0
 
     with FakeLLMServer(latency_s=latency) as server:
         client = client_for(server)
-        started = time.monotonic()
         client.chat.completions.create(model="fast", messages=USER)
-        fast = time.monotonic() - started
         started = time.monotonic()
         client.chat.completions.create(model="slow", messages=USER)
         slow = time.monotonic() - started
-    assert slow >= 0.3
-    assert fast < 0.3
+    assert given == ["fast", "slow"]
+    assert slow >= 0.3  # the latency it returned was waited out
 
 
 def test_reset_stats_clears_counters_and_requests(

