@@ -204,12 +204,12 @@ def number_slots(text: str) -> set[Slot]:
     text = _YEAR_SPAN.sub(lambda m: f"{m[1]}{m[2]}–{m[1]}{m[3]}", text)  # "2018–19"
     tokens = _SLOT_TOKEN.findall(casefolded(text))
     read: list[tuple[str, bool] | None] = []  # a number and whether it is a year; None: a word
-    for token in tokens:
-        if token[0].isdigit():
-            year = token.isdigit() and len(token) == 4 and 1500 <= int(token) <= 2100
-            read.append((_decimal(token.replace(",", "")), year))
-        elif token in NUMBER_WORDS and token != "one":
-            read.append((NUMBER_WORDS[token], False))
+    for found in tokens:
+        if found[0].isdigit():
+            year = found.isdigit() and len(found) == 4 and 1500 <= int(found) <= 2100
+            read.append((_decimal(found.replace(",", "")), year))
+        elif found in NUMBER_WORDS and found != "one":
+            read.append((NUMBER_WORDS[found], False))
         else:
             read.append(None)
     slots = set()
@@ -218,7 +218,7 @@ def number_slots(text: str) -> set[Slot]:
             continue
         for side, j in (("<", i - 1), (">", i + 1)):
             if 0 <= j < len(read) and read[j] is None and tokens[j] not in STOPWORDS:
-                slots.add((number[0], side, stem(tokens[j].removesuffix("'s")), number[1]))
+                slots.add((number[0], side, token(tokens[j]), number[1]))
     return slots
 
 
