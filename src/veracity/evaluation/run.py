@@ -38,7 +38,7 @@ from veracity.prompts import rubric_template
 from veracity.report import SummaryBuilder, thresholds_from_settings
 from veracity.runner import metrics_runner
 from veracity.store import BATCHES, REPLIES, RunDirectory, timestamp
-from veracity.transport.pricing import Price, batch_price, find_price
+from veracity.transport.pricing import Price, Pricing, batch_price, find_price
 from veracity.types import ResultRecord, Sample
 
 
@@ -390,19 +390,19 @@ def evaluate(  # noqa: PLR0913 - the public API: aevaluate's, and the notebook's
     return result
 
 
-def _price(judge: Judge, run: RunConfig) -> Price | None:
-    """The price of the judge's tokens; ``None`` when unknown, or when its usage mixes two
-    models' tokens, which no one price can cost (a hybrid decision judge)."""
-    billed = billing_models(judge)
-    if len(set(billed)) > 1:
-        return None
-    return (batch_price if run.batch else find_price)(billed[0], run.price_table)
+def _price(judge: Judge, run: RunConfig) -> Pricing:
+    """The prices of the judge's tokens: its own model's, and those of a chat judge drawing
+    a decision judge's claims (the hybrid), each ``None`` when unknown."""
+    own, *others = billing_models(judge)
+    find = batch_price if run.batch else find_price
+    return Pricing(
+        find(own, run.price_table), {name: find(name, run.price_table) for name in others}
+    )
 
 
-def _priced(record: ResultRecord, price: Price | None) -> ResultRecord:
-    if price is None:
-        return record
-    return record.model_copy(update={"cost_usd": price.cost(record.usage)})
+def _priced(record: ResultRecord, price: Pricing) -> ResultRecord:
+    cost = price.cost(record.usage)
+    return record if cost is None else record.model_copy(update={"cost_usd": cost})
 
 
 def _expected(
@@ -449,10 +449,18 @@ def _summarize(
     return builder.build(bad_rows=bad_rows)
 
 
+def _per_million(price: Price | None) -> dict[str, float] | None:
+    return (
+        None
+        if price is None
+        else {"input": price.input_per_million, "output": price.output_per_million}
+    )
+
+
 def _manifest(
     models: Models,
     metrics: Sequence[Metric],
-    price: Price | None,
+    price: Pricing,
     dataset_path: str | None,
     settings: Mapping[str, Any],
 ) -> dict[str, Any]:
@@ -465,9 +473,16 @@ def _manifest(
         "bert_scorer": models.bert_scorer.describe() if models.bert_scorer else None,
         "metrics": [m.name for m in metrics],
         "settings": dict(settings),
-        "price_per_million_tokens": None
-        if price is None
-        else {"input": price.input_per_million, "output": price.output_per_million},
+        "price_per_million_tokens": _per_million(price.own),
+        **(
+            {
+                "claims_price_per_million_tokens": {
+                    n: _per_million(p) for n, p in price.others.items()
+                }
+            }
+            if price.others
+            else {}
+        ),
         "dataset": _describe_dataset(dataset_path),
         "started_at": timestamp(),
     }

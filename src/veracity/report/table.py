@@ -14,6 +14,8 @@ from veracity.types import ResultRecord, Usage
 _LEADING = ("sample_id", "system", "metric", "iteration", "score", "status", "reason",
             "question_type")  # fmt: skip
 _NESTED = ("usage", "details")
+# The usage's counts; its breakdown by model (a hybrid judge's) stays in results.jsonl.
+_USAGE_COUNTS = tuple(name for name, f in Usage.model_fields.items() if f.annotation is int)
 
 #: The columns of a flat result, in order: the keys and the outcome, the question type,
 #: the record's other fields (latency, cost), the usage counts as ``usage_*``, and
@@ -21,7 +23,7 @@ _NESTED = ("usage", "details")
 RESULT_COLUMNS: Final = (
     *_LEADING,
     *(name for name in ResultRecord.model_fields if name not in (*_LEADING, *_NESTED)),
-    *(f"usage_{name}" for name in Usage.model_fields),
+    *(f"usage_{name}" for name in _USAGE_COUNTS),
     "details",
 )
 
@@ -47,5 +49,5 @@ COLUMN_TYPES: Final[dict[str, type]] = {
 def flat_result(record: ResultRecord) -> dict[str, Any]:
     """``record`` as one row of :data:`RESULT_COLUMNS` (``details`` stays a dict)."""
     row = record.model_dump(mode="json", exclude={"usage"})
-    row |= {f"usage_{name}": value for name, value in record.usage.model_dump().items()}
+    row |= {f"usage_{name}": getattr(record.usage, name) for name in _USAGE_COUNTS}
     return {column: row[column] for column in RESULT_COLUMNS}

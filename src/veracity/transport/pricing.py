@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from veracity.types import Usage
 
@@ -25,6 +25,25 @@ class Price:
             usage.input_tokens * self.input_per_million
             + usage.output_tokens * self.output_per_million
         ) / 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Pricing:
+    """The prices a judge's usage is costed at: its own model's, and those of the other
+    models whose tokens its usage counts, by name (a chat judge drawing a decision judge's
+    claims). A price ``None`` is unknown."""
+
+    own: Price | None
+    others: Mapping[str, Price | None] = field(default_factory=dict)
+
+    def cost(self, usage: Usage) -> float | None:
+        """What ``usage`` cost, each model's part at its price; ``None`` when a price is
+        unknown, never a guess."""
+        parts = [(self.own, usage.own())]
+        parts += [(self.others.get(name), spent) for name, spent in usage.others.items()]
+        if any(price is None for price, _ in parts):
+            return None
+        return sum(price.cost(spent) for price, spent in parts if price is not None)
 
 
 BUILT_IN_PRICES: Mapping[str, Price] = {

@@ -68,6 +68,10 @@ class Usage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cached_calls: int = 0
+    # The part of the counts above that models other than the judge's own spent, by name
+    # (a chat judge drawing a decision judge's claims), so that each part is priced at its
+    # own model's price. Written only when there is one.
+    others: dict[str, Usage] = Field(default_factory=dict, exclude_if=lambda others: not others)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -75,6 +79,25 @@ class Usage(BaseModel):
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cached_calls=self.cached_calls + other.cached_calls,
+            others={
+                name: self.others.get(name, Usage()) + other.others.get(name, Usage())
+                for name in self.others | other.others
+            },
+        )
+
+    def spent_by(self, model: str) -> Usage:
+        """These counts, all of them spent by ``model``, another than the judge's own."""
+        plain = self.model_copy(update={"others": {}})
+        return plain.model_copy(update={"others": {model: plain}})
+
+    def own(self) -> Usage:
+        """The part of these counts that the judge's own model spent."""
+        spent = sum(self.others.values(), Usage())
+        return Usage(
+            calls=self.calls - spent.calls,
+            input_tokens=self.input_tokens - spent.input_tokens,
+            output_tokens=self.output_tokens - spent.output_tokens,
+            cached_calls=self.cached_calls - spent.cached_calls,
         )
 
 

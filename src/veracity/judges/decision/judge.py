@@ -213,8 +213,12 @@ class DecisionJudge(OverModel[DecisionModel]):
         # Marked in flight, so a request about this sample's contexts waits for its claims.
         with self._coalescer.extracting(question, iteration) as extraction:
             if self.claims_judge is not None:
-                outcome = await self.claims_judge.extract_claims(
+                drawn = await self.claims_judge.extract_claims(
                     question, text, iteration=iteration, history=history
+                )
+                # Its tokens are the chat model's, priced at its price, not the decision model's.
+                outcome = dataclasses.replace(
+                    drawn, usage=drawn.usage.spent_by(self.claims_judge.name)
                 )
             else:
                 outcome = await within_budget(
