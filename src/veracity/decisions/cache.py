@@ -4,11 +4,13 @@ with some answered asks only the others."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Literal
 
 from veracity.chat.base import ChatReply
 from veracity.chat.cache import NOT_IN_KEY as CHAT_NOT_IN_KEY
-from veracity.chat.cache import CachedModel, key_of
+from veracity.chat.cache import CachedModel, ReplyStore, key_of
 from veracity.decisions.base import (
     Answer,
     DecisionModel,
@@ -75,9 +77,22 @@ class CachedDecisions(CachedModel[DecisionModel]):
     call; otherwise only the questions not cached are asked, in one request (split at the
     model's limits as ever).
 
+    A question already being asked is not asked again at the same time, as with
+    :class:`~veracity.chat.cache.CachedChat`: its answer is awaited from the request in
+    flight (two systems giving the same answer about the same contexts share one answer).
+    If that request fails or the question is refused, it is asked again here.
+
     A model that learns its server's limits starts from those an earlier run learnt, and
     what it learns is remembered for the next, as the chat models' response cache does for
     a chat model's negotiated options."""
+
+    def __init__(
+        self, model: DecisionModel, cache: ReplyStore, scope: Literal["shared", "run"] = "shared"
+    ) -> None:
+        super().__init__(model, cache, scope)
+        # Each question being asked now (on an event loop, by its key), and its answer to
+        # come as stored in the cache (None if none came).
+        self._asking: dict[tuple[int, str], asyncio.Future[str | None]] = {}
 
     @property
     def limits(self) -> ServerLimits:
@@ -95,30 +110,63 @@ class CachedDecisions(CachedModel[DecisionModel]):
             if answer is not None and cached is not None:
                 answers[question.name] = answer
                 model_name = cached.model
-        missing = tuple(q for q in request.questions if q.name not in answers)
-        if not missing:
-            return DecisionReply(
-                answers=answers, usage=Usage(cached_calls=1), latency_s=0.0, model=model_name
-            )
-        try:
-            reply = await self.model.decide(
-                DecisionRequest(request.state, missing), iteration=iteration
-            )
-        finally:
-            # Learnt on the way, even by a request that then failed.
-            self.remember_learnt()
+        loop = id(asyncio.get_running_loop())
+        missing = [q for q in request.questions if q.name not in answers]
+        in_flight = {
+            q.name: self._asking[(loop, keys[q.name])]
+            for q in missing
+            if (loop, keys[q.name]) in self._asking
+        }
+        replies = []
+        mine = tuple(q for q in missing if q.name not in in_flight)
+        if mine:
+            replies.append(await self._ask(request.state, mine, keys, iteration))
         for question in missing:
-            answer = reply.answers.get(question.name)
-            if answer is not None and not answer.refused:
-                stored = ChatReply(_stored(answer), Usage(), latency_s=0.0, model=reply.model)
-                self.cache.put(keys[question.name], stored, self.model.name)
-        answers.update(reply.answers)
+            if question.name in in_flight:
+                # Shielded: a caller cancelled while waiting does not cancel the request.
+                stored = await asyncio.shield(in_flight[question.name])
+                answer = _restored(stored, question) if stored is not None else None
+                if answer is not None:
+                    answers[question.name] = answer
+        left = tuple(q for q in missing if q.name in in_flight and q.name not in answers)
+        if left:
+            replies.append(await self._ask(request.state, left, keys, iteration))
+        for reply in replies:
+            answers.update({name: a for name, a in reply.answers.items() if name not in answers})
         return DecisionReply(
             answers={
                 q.name: answers.get(q.name) or refusal(q, UNANSWERED) for q in request.questions
             },
-            usage=reply.usage,
-            latency_s=reply.latency_s,
-            model=reply.model,
-            notes=reply.notes,
+            usage=sum((r.usage for r in replies), Usage()) if replies else Usage(cached_calls=1),
+            latency_s=sum(r.latency_s for r in replies),
+            model=replies[0].model if replies else model_name,
+            notes=tuple(dict.fromkeys(note for r in replies for note in r.notes)),
         )
+
+    async def _ask(
+        self, state: str, questions: tuple[Question, ...], keys: dict[str, str], iteration: int
+    ) -> DecisionReply:
+        """``questions`` asked of the model, each marked in flight until answered; answers
+        that are no refusal are stored."""
+        loop = asyncio.get_running_loop()
+        futures: dict[str, asyncio.Future[str | None]] = {}
+        for question in questions:
+            asked = (id(loop), keys[question.name])
+            if asked not in self._asking:
+                futures[question.name] = self._asking[asked] = loop.create_future()
+        stored: dict[str, str] = {}
+        try:
+            reply = await self.model.decide(DecisionRequest(state, questions), iteration=iteration)
+            for question in questions:
+                answer = reply.answers.get(question.name)
+                if answer is not None and not answer.refused:
+                    stored[question.name] = _stored(answer)
+                    kept = ChatReply(stored[question.name], Usage(), 0.0, model=reply.model)
+                    self.cache.put(keys[question.name], kept, self.model.name)
+            return reply
+        finally:
+            # Learnt on the way, even by a request that then failed.
+            self.remember_learnt()
+            for name, future in futures.items():
+                del self._asking[(id(loop), keys[name])]
+                future.set_result(stored.get(name))
