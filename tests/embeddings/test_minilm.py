@@ -119,3 +119,22 @@ async def test_default_embedders_share_one_loaded_model(embedder: LocalEmbedder)
     )
     await other.aclose()  # stops the shared threads; the next call starts new ones
     assert (await embedder.embed(["Still works."])).shape == (1, 384)
+
+
+def test_a_forward_pass_makes_as_many_torch_calls_for_forty_texts_as_for_two(
+    embedder: LocalEmbedder,
+) -> None:
+    # Each torch call gives up the GIL and takes it back, waiting for the Python threads
+    # beside it (the offline judge's): their number must not grow with the batch.
+    from torch.profiler import ProfilerActivity, profile
+
+    model = embedder._model
+    assert isinstance(model, MiniLM)
+    rows = [e.ids for e in model._tokenizer.encode_batch(TEXTS)]
+
+    def calls(batch: list[list[int]]) -> int:
+        with torch.inference_mode(), profile(activities=[ProfilerActivity.CPU]) as run:
+            model._forward(batch)
+        return sum(1 for event in run.events() if event.cpu_parent is None)
+
+    assert calls(rows[:2]) == calls(rows[:40])

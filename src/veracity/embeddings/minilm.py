@@ -45,7 +45,7 @@ TOKENS_PER_BATCH = 1024
 # What this module implements: sentence-transformers' modules of the model, in order.
 MODULES = ("Transformer", "Pooling", "Normalize")
 
-# Rows of a bfloat16 product are padded to a multiple of this (see MiniLM._forward).
+# A forward pass's token rows are padded to a multiple of this (see MiniLM._forward).
 ROWS_STEP = 64
 
 Precision = Literal["float32", "bfloat16"]
@@ -139,25 +139,12 @@ def _check_architecture(model_dir: Path) -> dict[str, Any]:
     return dict(config)
 
 
-def _product(
-    x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, *, keep: bool = False
-) -> torch.Tensor:
-    """``x @ w.T + b`` in ``w``'s precision, returned in ``x``'s (in ``w``'s if ``keep``)."""
-    import torch
+def _product(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``x @ w.T + b`` in ``w``'s precision (bfloat16, bias included: oneDNN sums in
+    float32 and rounds once)."""
     import torch.nn.functional as F
 
-    if w.dtype == torch.float32:
-        return F.linear(x, w, b)
-    # bfloat16, bias included: oneDNN sums in float32 and rounds once. The rows are padded
-    # to a multiple of ROWS_STEP: oneDNN keeps a kernel for every shape it multiplies, a
-    # few shapes instead of hundreds (and one copy of the input, not two: less memory).
-    rows = x.reshape(-1, x.shape[-1])
-    count = rows.shape[0]
-    padded = rows.new_empty((count + -count % ROWS_STEP, rows.shape[1]), dtype=w.dtype)
-    padded[:count] = rows
-    padded[count:] = 0
-    product = F.linear(padded, w, b)[:count]
-    return (product if keep else product.to(x.dtype)).view(*x.shape[:-1], w.shape[0])
+    return F.linear(x.to(w.dtype), w, b)
 
 
 _shared: dict[tuple[Path, int | None, str, Precision], MiniLM] = {}
@@ -302,40 +289,54 @@ class MiniLM:
         import torch
         import torch.nn.functional as F
 
-        length = max(len(r) for r in rows)
-        ids = torch.zeros((len(rows), length), dtype=torch.long)
-        mask = torch.zeros((len(rows), length), dtype=torch.bool)
-        for i, row in enumerate(rows):
-            ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
-            mask[i, : len(row)] = True
-        ids, mask = ids.to(self.device), mask.to(self.device)
-        padded = not bool(mask.all())
+        count, length = len(rows), max(len(r) for r in rows)
+        # Built in Python, made tensors at once: a tensor call per row was a third of the
+        # operations of a forward.
+        ids = torch.tensor([r + [0] * (length - len(r)) for r in rows], device=self.device)
+        sizes = torch.tensor([len(r) for r in rows], device=self.device)
+        mask = torch.arange(length, device=self.device) < sizes[:, None]
         # Padding gets the most negative float in the attention scores, as transformers does.
         bias = (
-            torch.zeros((len(rows), 1, 1, length), device=self.device).masked_fill(
+            torch.zeros((count, 1, 1, length), device=self.device).masked_fill(
                 ~mask[:, None, None, :], torch.finfo(torch.float32).min
             )
-            if padded
+            if not bool(mask.all())
             else None
         )
         words, positions, token_type, norm_w, norm_b = self._embeddings
-        hidden = words.shape[1]
-        x = F.embedding(ids, words) + token_type + positions[:length]
-        x = F.layer_norm(x, (hidden,), norm_w, norm_b, self._eps)
+        hidden, tokens = words.shape[1], count * length
+        # One row per token, the rows padded once to a multiple of ROWS_STEP: oneDNN keeps
+        # a kernel for every shape it multiplies (a few shapes instead of hundreds), and
+        # a product is one operation, not a copy into a padded block and back. Every
+        # operation is a turn of the GIL for this thread: fewer, the less it waits for
+        # the Python threads beside it.
+        padded_rows = tokens + -tokens % ROWS_STEP
+        x = torch.zeros((padded_rows, hidden), device=self.device)
+        embedded = F.embedding(ids, words) + token_type + positions[:length]
+        x[:tokens] = F.layer_norm(embedded, (hidden,), norm_w, norm_b, self._eps).view(-1, hidden)
+        # The attention's output in the products' precision (the next product would round
+        # it to it anyway), laid out as x; its padding rows stay zero.
+        context = torch.zeros_like(x, dtype=self._layers[0][0].dtype)
         heads, size = self._heads, hidden // self._heads
         for qkv_w, qkv_b, ao_w, ao_b, an_w, an_b, i_w, i_b, o_w, o_b, on_w, on_b in self._layers:
             q, k, v = (
-                _product(x, qkv_w, qkv_b)
-                .view(len(rows), length, 3, heads, size)
+                _product(x, qkv_w, qkv_b)[:tokens]
+                .float()
+                .view(count, length, 3, heads, size)
                 .permute(2, 0, 3, 1, 4)
                 .unbind(0)
             )
-            context = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
-            context = context.transpose(1, 2).reshape(len(rows), length, hidden)
-            x = F.layer_norm(_product(context, ao_w, ao_b) + x, (hidden,), an_w, an_b, self._eps)
+            attended = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+            context[:tokens].view(count, length, heads, size).copy_(attended.transpose(1, 2))
+            x = F.layer_norm(
+                _product(context, ao_w, ao_b).float() + x, (hidden,), an_w, an_b, self._eps
+            )
             # The widest activations stay in the products' precision: the next product
             # would round them to it anyway (the same vectors, two copies fewer).
-            inner = F.gelu(_product(x, i_w, i_b, keep=True))
-            x = F.layer_norm(_product(inner, o_w, o_b) + x, (hidden,), on_w, on_b, self._eps)
-        weights = mask.unsqueeze(-1).to(x.dtype)
-        return (x * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
+            inner = F.gelu(_product(x, i_w, i_b))
+            x = F.layer_norm(
+                _product(inner, o_w, o_b).float() + x, (hidden,), on_w, on_b, self._eps
+            )
+        states = x[:tokens].view(count, length, hidden)
+        weights = mask.unsqueeze(-1).to(states.dtype)
+        return (states * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
