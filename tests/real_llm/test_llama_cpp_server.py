@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.in_process import veracity
 from tests.real_llm.servers import (
     LLM_VENV,
     SETUP,
@@ -88,18 +87,10 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _run(dataset: Path, out: Path, url: str, metrics: str) -> None:
-    """``veracity run`` with default settings but the judge, as a user would type it."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "veracity", "run", str(dataset), "--metrics", metrics,
-         "--judge", "openai/smollm2", "--base-url", url, "--out", str(out),
-         "--concurrency", "2"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-        check=False,
-    )  # fmt: skip
+    """``veracity run`` with default settings but the judge, as a user would type it (in
+    this process: the same command, without a second interpreter's start and imports)."""
+    proc = veracity("run", str(dataset), "--metrics", metrics, "--judge", "openai/smollm2",
+                    "--base-url", url, "--out", str(out), "--concurrency", "2")  # fmt: skip
     assert proc.returncode in (0, 3), proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
 
