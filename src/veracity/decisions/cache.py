@@ -77,10 +77,10 @@ class CachedDecisions(CachedModel[DecisionModel]):
     call; otherwise only the questions not cached are asked, in one request (split at the
     model's limits as ever).
 
-    A question already being asked is not asked again at the same time, as with
-    :class:`~veracity.chat.cache.CachedChat`: its answer is awaited from the request in
-    flight (two systems giving the same answer about the same contexts share one answer).
-    If that request fails or the question is refused, it is asked again here.
+    A question already being asked is not asked again at the same time, as a chat prompt
+    in flight is not: its answer is awaited from the request in flight (two systems giving
+    the same answer about the same contexts share one answer). If that request fails or
+    the question is refused, it is asked again here.
 
     A model that learns its server's limits starts from those an earlier run learnt, and
     what it learns is remembered for the next, as the chat models' response cache does for
