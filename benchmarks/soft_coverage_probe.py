@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 import offline_fit
+from constructed_claims import DEFAULT_FILE as CONSTRUCTED_FILE
 from offline_data import DEFAULT_DATA, FIT_SETS, DiskCachedEmbedder, Row, auroc, load_set
 from veracity.embeddings import LocalEmbedder
 from veracity.embeddings.minilm import MiniLM, _product
@@ -56,7 +57,6 @@ from veracity.judges.offline.params import load_params
 from veracity.judges.offline.verdicts import blocked, probability
 from veracity.text import analysis as tx
 
-CONSTRUCTED = Path(__file__).resolve().parent / "data" / "constructed_claims.jsonl"
 CANDIDATES = (
     "soft_best",
     "soft_gain",
@@ -410,7 +410,7 @@ async def main_async(args: argparse.Namespace) -> None:
     if args.layers is not None:  # token vectors of an earlier layer (the judge's stay whole)
         model = copy.copy(model)
         model._layers = model._layers[: args.layers]
-    items = [json.loads(line) for line in CONSTRUCTED.open(encoding="utf-8") if line.strip()]
+    items = [json.loads(line) for line in CONSTRUCTED_FILE.open(encoding="utf-8") if line.strip()]
     category = {i["id"]: i["category"] for i in items}
     rows = [Row("constructed", i["id"], "", i["claim"], tuple(i["contexts"]), True, "fit")
             for i in items]  # fmt: skip
