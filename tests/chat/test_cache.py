@@ -274,7 +274,7 @@ async def test_a_cancelled_call_in_flight_leaves_the_waiting_caller_to_ask(
     reply = await second
     assert first.cancelled()
     assert reply.text == "reply 2" and model.calls == 2
-    assert chat._asking == {}  # nothing left waiting
+    assert len(chat._in_flight) == 0  # nothing left waiting
 
 
 async def test_a_cancelled_waiter_does_not_cancel_the_call_it_waits_on(tmp_path: Path) -> None:

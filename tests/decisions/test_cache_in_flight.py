@@ -62,7 +62,7 @@ async def test_a_question_in_flight_is_waited_for_not_asked_twice(tmp_path: Path
     assert two.answers["claim_7"].probabilities == one.answers["claim_0"].probabilities
     assert two.answers["claim_7"].name == "claim_7" and not two.answers["claim_8"].refused
     assert two.usage.calls == 1  # its own request, for claim_2
-    assert cached._asking == {}
+    assert len(cached._in_flight) == 0
 
 
 async def test_a_request_answered_wholly_in_flight_counts_a_cached_call(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ async def test_a_failed_request_in_flight_leaves_the_waiter_to_ask(tmp_path: Pat
     assert isinstance(one, CallFailedError)
     assert isinstance(two, DecisionReply) and not two.answers["claim_0"].refused
     assert two.usage.calls == 1 and len(model.requests) == 2
-    assert cached._asking == {}
+    assert len(cached._in_flight) == 0
 
 
 async def test_a_refused_question_in_flight_is_asked_again_by_the_waiter(tmp_path: Path) -> None:
@@ -122,4 +122,4 @@ async def test_a_cancelled_waiter_does_not_cancel_the_request_it_waits_on(
     with pytest.raises(asyncio.CancelledError):
         await two
     assert not reply.answers["claim_0"].refused and len(model.requests) == 1
-    assert cached._asking == {}
+    assert len(cached._in_flight) == 0

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from veracity._units import format_size, parse_size
 from veracity.chat.base import ChatModel, ChatReply, M, OverModel
@@ -511,6 +511,38 @@ def cache_key(
     )
 
 
+class InFlight(Generic[T]):
+    """What a cached model is asking now, by cache key, and the answer to come (``None`` if
+    none came): a caller of a key already being asked waits for that answer instead of
+    asking again. Only callers on the asking event loop wait; another loop's (a thread's)
+    ask for themselves."""
+
+    def __init__(self) -> None:
+        self._asking: dict[tuple[int, str], asyncio.Future[T | None]] = {}
+
+    def __len__(self) -> int:
+        return len(self._asking)
+
+    def pending(self, key: str) -> asyncio.Future[T | None] | None:
+        """The answer to come for ``key``, if it is being asked on this loop. Await it
+        shielded: a waiter cancelled must not cancel the call it waits on."""
+        return self._asking.get((id(asyncio.get_running_loop()), key))
+
+    def start(self, key: str) -> Callable[[T | None], None]:
+        """Mark ``key`` as being asked; the function returned hands its answer (``None``:
+        none came) to those waiting. Call it once, in a ``finally``."""
+        loop = asyncio.get_running_loop()
+        asked = (id(loop), key)
+        future: asyncio.Future[T | None] = loop.create_future()
+        self._asking[asked] = future
+
+        def finish(answer: T | None) -> None:
+            del self._asking[asked]
+            future.set_result(answer)
+
+        return finish
+
+
 class CachedModel(OverModel[M]):
     """``model`` behind the response cache ``cache``; ``scope`` says whose cache it is in
     ``run.json``: "shared" between runs, or "run" (a run's own replies, kept until it
@@ -565,36 +597,30 @@ class CachedChat(CachedModel[ChatModel]):
         self, model: ChatModel, cache: ReplyStore, scope: Literal["shared", "run"] = "shared"
     ) -> None:
         super().__init__(model, cache, scope)
-        # Each prompt being asked now (on an event loop), and its reply to come (None if
-        # none came). Callers on another loop, or thread, do not wait on it.
-        self._asking: dict[tuple[int, str], asyncio.Future[ChatReply | None]] = {}
+        self._in_flight: InFlight[ChatReply] = InFlight()
 
     async def complete(
         self, messages: Sequence[ChatMessage], output: OutputSpec, *, iteration: int
     ) -> ChatReply:
         key = cache_key(self.model, messages, output, iteration)
-        loop = asyncio.get_running_loop()
-        asked = (id(loop), key)
         while True:
             cached = await self.cache.fetch(key)
             if cached is not None:
                 return cached
-            asking = self._asking.get(asked)
+            asking = self._in_flight.pending(key)
             if asking is None:
                 break
             # Shielded: a caller cancelled while waiting does not cancel the call it waits on.
             answered = await asyncio.shield(asking)
             if answered is not None:
                 return replace(answered, usage=Usage(cached_calls=1), latency_s=0.0)
-        future: asyncio.Future[ChatReply | None] = loop.create_future()
-        self._asking[asked] = future
+        finish = self._in_flight.start(key)
         reply: ChatReply | None = None
         try:
             reply = await self._ask(key, messages, output, iteration)
             return reply
         finally:
-            del self._asking[asked]
-            future.set_result(reply)
+            finish(reply)
 
     async def _ask(
         self, key: str, messages: Sequence[ChatMessage], output: OutputSpec, iteration: int

@@ -10,7 +10,7 @@ from typing import Literal
 
 from veracity.chat.base import ChatReply
 from veracity.chat.cache import NOT_IN_KEY as CHAT_NOT_IN_KEY
-from veracity.chat.cache import CachedModel, ReplyStore, key_of
+from veracity.chat.cache import CachedModel, InFlight, ReplyStore, key_of
 from veracity.decisions.base import (
     Answer,
     DecisionModel,
@@ -90,9 +90,8 @@ class CachedDecisions(CachedModel[DecisionModel]):
         self, model: DecisionModel, cache: ReplyStore, scope: Literal["shared", "run"] = "shared"
     ) -> None:
         super().__init__(model, cache, scope)
-        # Each question being asked now (on an event loop, by its key), and its answer to
-        # come as stored in the cache (None if none came).
-        self._asking: dict[tuple[int, str], asyncio.Future[str | None]] = {}
+        # Each question being asked now, by its key, and its answer to come as stored.
+        self._in_flight: InFlight[str] = InFlight()
 
     @property
     def limits(self) -> ServerLimits:
@@ -110,12 +109,11 @@ class CachedDecisions(CachedModel[DecisionModel]):
             if answer is not None and cached is not None:
                 answers[question.name] = answer
                 model_name = cached.model
-        loop = id(asyncio.get_running_loop())
         missing = [q for q in request.questions if q.name not in answers]
         in_flight = {
-            q.name: self._asking[(loop, keys[q.name])]
+            q.name: asking
             for q in missing
-            if (loop, keys[q.name]) in self._asking
+            if (asking := self._in_flight.pending(keys[q.name])) is not None
         }
         replies = []
         mine = tuple(q for q in missing if q.name not in in_flight)
@@ -148,12 +146,11 @@ class CachedDecisions(CachedModel[DecisionModel]):
     ) -> DecisionReply:
         """``questions`` asked of the model, each marked in flight until answered; answers
         that are no refusal are stored."""
-        loop = asyncio.get_running_loop()
-        futures: dict[str, asyncio.Future[str | None]] = {}
-        for question in questions:
-            asked = (id(loop), keys[question.name])
-            if asked not in self._asking:
-                futures[question.name] = self._asking[asked] = loop.create_future()
+        finishes = {
+            q.name: self._in_flight.start(keys[q.name])
+            for q in questions
+            if self._in_flight.pending(keys[q.name]) is None
+        }
         stored: dict[str, str] = {}
         try:
             reply = await self.model.decide(DecisionRequest(state, questions), iteration=iteration)
@@ -167,6 +164,5 @@ class CachedDecisions(CachedModel[DecisionModel]):
         finally:
             # Learnt on the way, even by a request that then failed.
             self.remember_learnt()
-            for name, future in futures.items():
-                del self._asking[(id(loop), keys[name])]
-                future.set_result(stored.get(name))
+            for name, finish in finishes.items():
+                finish(stored.get(name))
