@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 
 from tests.decisions.endpoint import Asked, Reply, serving
-from veracity.decisions import DecisionRequest, Option, Question, ServerLimits
+from veracity.decisions import (
+    DecisionRequest,
+    Option,
+    PartlyDecidedError,
+    Question,
+    ServerLimits,
+)
 from veracity.decisions.systemone import SystemOne
 from veracity.transport import CallFailedError, RetryPolicy
 
@@ -271,3 +277,42 @@ async def test_a_server_over_both_limits_teaches_both_in_one_decide() -> None:
     assert len(model.describe()["learned"]) == 2
     assert "6 options, over the 4" in str(reply.answers["wide"].refusal)
     assert sum(not answer.refused for answer in reply.answers.values()) == 20
+
+
+def failing_if_asked(name: str) -> Any:
+    """A server that fails every attempt at a request holding question ``name``."""
+
+    def answer(asked: Asked) -> Reply:
+        if name in asked.body["questions"]:
+            return Reply({"error": {"message": "upstream worker crashed"}}, status=500)
+        return answer_all(asked)
+
+    return answer
+
+
+async def test_a_failed_part_keeps_the_answers_and_tokens_of_the_others() -> None:
+    request = DecisionRequest("state", tuple(claim(i) for i in range(6)))
+    limits = ServerLimits(max_questions=2, max_options=5)
+    with serving(failing_if_asked("claim_3")) as server:
+        model = systemone(server.base_url, limits=limits)
+        with pytest.raises(PartlyDecidedError, match="500") as failed:
+            await model.decide(request, iteration=0)
+        await model.aclose()
+    # Every part was sent (none cancelled by the failure), the failing one three times.
+    sent = [tuple(a.body["questions"]) for a in server.asked]
+    assert sent.count(("claim_0", "claim_1")) == 1 and sent.count(("claim_4", "claim_5")) == 1
+    assert sent.count(("claim_2", "claim_3")) == FAST_RETRY.max_attempts
+    reply = failed.value.reply
+    assert list(reply.answers) == ["claim_0", "claim_1", "claim_4", "claim_5"]
+    assert reply.usage.calls == 2 and reply.usage.input_tokens == 40
+
+
+async def test_every_part_failing_is_the_server_error_itself() -> None:
+    request = DecisionRequest("state", tuple(claim(i) for i in range(4)))
+    limits = ServerLimits(max_questions=2, max_options=5)
+    with serving(lambda asked: Reply({"error": {"message": "down"}}, status=503)) as server:
+        model = systemone(server.base_url, limits=limits)
+        with pytest.raises(CallFailedError, match="503") as failed:
+            await model.decide(request, iteration=0)
+        await model.aclose()
+    assert not isinstance(failed.value, PartlyDecidedError)

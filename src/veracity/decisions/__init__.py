@@ -13,6 +13,7 @@ __all__ = [
     "DecisionRequest",
     "OpenAIDecisions",
     "Option",
+    "PartlyDecidedError",
     "Question",
     "ServerLimits",
     "SystemOne",
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
         DecisionReply,
         DecisionRequest,
         Option,
+        PartlyDecidedError,
         Question,
         ServerLimits,
     )

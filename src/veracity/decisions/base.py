@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from veracity.chat.base import Model
+from veracity.transport.errors import CallFailedError
 from veracity.types import Usage
 
 QuestionKind = Literal["predicate", "choice", "score"]
@@ -92,6 +93,16 @@ class DecisionReply:
     notes: tuple[str, ...] = field(default=())
 
 
+class PartlyDecidedError(CallFailedError):
+    """A request sent in parts (at a server's limits) where some parts failed: ``reply``
+    holds the answers of those that came back and what they cost, so a caller whose
+    questions were all answered keeps them, and the tokens spent are charged."""
+
+    def __init__(self, message: str, reply: DecisionReply) -> None:
+        super().__init__(message)
+        self.reply = reply
+
+
 @dataclass(frozen=True, slots=True)
 class ServerLimits:
     """What one request may hold: questions, options per question and, where known, the
@@ -104,7 +115,8 @@ class ServerLimits:
 
 class DecisionModel(Model, Protocol):
     """Answers typed questions; raises :class:`~veracity.transport.CallFailedError` when a
-    request failed after its retries, ``JudgeFatalError`` when the model cannot work at all
+    request failed after its retries (:class:`PartlyDecidedError` when it was sent in parts
+    and only some failed), ``JudgeFatalError`` when the model cannot work at all
     (a chat model behind a decision endpoint, a bad key)."""
 
     @property

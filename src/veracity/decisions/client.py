@@ -11,7 +11,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
 from veracity.chat.openai_chat import OpenAIClient
@@ -21,6 +21,7 @@ from veracity.decisions.base import (
     Answer,
     DecisionReply,
     DecisionRequest,
+    PartlyDecidedError,
     Question,
     ServerLimits,
 )
@@ -166,7 +167,20 @@ class DecisionClient(OpenAIClient):
     async def decide(self, request: DecisionRequest, *, iteration: int) -> DecisionReply:
         del iteration  # part of the cache key upstream; the server has no use for it
         started = time.perf_counter()
-        parts = await self._ask(request.state, request.questions, learnt=frozenset())
+        try:
+            parts = await self._ask(request.state, request.questions, learnt=frozenset())
+        except _PartsFailed as failed:
+            reply = self._reply(request, failed.parts, started)
+            if not reply.answers and not reply.usage.calls:
+                raise failed.first from None
+            raise PartlyDecidedError(str(failed), reply) from None
+        return self._reply(request, parts, started)
+
+    def _reply(
+        self, request: DecisionRequest, parts: Sequence[Part], started: float
+    ) -> DecisionReply:
+        """The parts' answers in the request's order (those that came back), their cost
+        and notes."""
         answers: dict[str, Answer] = {}
         usage = Usage()
         notes: list[str] = []
@@ -176,7 +190,7 @@ class DecisionClient(OpenAIClient):
             notes.extend(note for note in part.notes if note not in notes)
         models = [part.model for part in parts if part.usage.calls]
         return DecisionReply(
-            answers={q.name: answers[q.name] for q in request.questions},
+            answers={q.name: answers[q.name] for q in request.questions if q.name in answers},
             usage=usage,
             latency_s=time.perf_counter() - started,
             model=models[0] if models else self.model,
@@ -203,16 +217,27 @@ class DecisionClient(OpenAIClient):
         try:
             async with asyncio.TaskGroup() as group:
                 tasks = [
-                    group.create_task(self._ask_one(state, part, learnt=learnt))
+                    group.create_task(_settled(self._ask_one(state, part, learnt=learnt)))
                     for part in requests
                 ]
         except BaseExceptionGroup as failed:
-            # One failed request cancels the others; the caller gets the error itself (a
-            # fatal one first), as from a chat model, not an exception group.
+            # A fatal error cancels the other requests; the caller gets the error itself,
+            # as from a chat model, not an exception group.
             error = first_error(failed)
             raise error from None
+        # A request that failed leaves the others to finish: their answers and tokens count.
+        failures: list[CallFailedError] = []
         for task in tasks:
-            parts.extend(task.result())
+            settled = task.result()
+            if isinstance(settled, CallFailedError):
+                failures.append(settled)
+                if isinstance(settled, _PartsFailed):
+                    parts.extend(settled.parts)
+            else:
+                parts.extend(settled)
+        if failures:
+            first = failures[0]
+            raise _PartsFailed(first.first if isinstance(first, _PartsFailed) else first, parts)
         return parts
 
     async def _ask_one(
@@ -362,3 +387,21 @@ def _validation_item(item: object) -> str:
         message = str(item.get("msg", item))
         return f"{where}: {message}" if where else message
     return str(item)
+
+
+class _PartsFailed(CallFailedError):
+    """Some of a request's parts failed (``first``: the first error); ``parts`` are those
+    that came back."""
+
+    def __init__(self, first: CallFailedError, parts: Sequence[Part]) -> None:
+        super().__init__(str(first))
+        self.first = first
+        self.parts = list(parts)
+
+
+async def _settled(asking: Awaitable[list[Part]]) -> list[Part] | CallFailedError:
+    """What a part's request gave, or how it failed (a fatal error still raises)."""
+    try:
+        return await asking
+    except CallFailedError as exc:
+        return exc

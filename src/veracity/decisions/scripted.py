@@ -15,6 +15,7 @@ from veracity.decisions.base import (
     Answer,
     DecisionReply,
     DecisionRequest,
+    PartlyDecidedError,
     Question,
     ServerLimits,
 )
@@ -99,21 +100,31 @@ class ScriptedDecisions(ScriptedModel):
         parts = [request.questions[i : i + size] for i in range(0, len(request.questions), size)]
         answers: dict[str, Answer] = {}
         usage = Usage()
+        failures: list[CallFailedError] = []
         for part in parts:
             async with self.limiter.slot():
                 self.requests.append(ScriptedRequest(request.state, part, iteration))
                 if self.latency_s:
                     await asyncio.sleep(self.latency_s)
-                for question in part:
-                    answers[question.name] = self._answer(request.state, question)
+                try:  # a part fails on its own, as one of a real client's requests does
+                    answered = {q.name: self._answer(request.state, q) for q in part}
+                except CallFailedError as exc:
+                    failures.append(exc)
+                    continue
+            answers.update(answered)
             sent = request.state + "".join(q.instructions for q in part)
             usage += Usage(calls=1, input_tokens=approx_tokens(sent))
-        return DecisionReply(
+        reply = DecisionReply(
             answers=answers,
             usage=usage,
             latency_s=self.latency_s * len(parts),
             model=self.model,
         )
+        if failures and answers:
+            raise PartlyDecidedError(str(failures[0]), reply)
+        if failures:
+            raise failures[0]
+        return reply
 
     def _scripted(self, state: str, question: Question) -> Scripted:
         if self._responder is not None:

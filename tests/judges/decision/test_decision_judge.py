@@ -213,6 +213,28 @@ def test_a_failed_request_is_a_judge_error_for_every_caller() -> None:
     assert len(model.requests) == 1
 
 
+def test_a_failed_part_fails_only_the_metrics_whose_questions_it_held() -> None:
+    from veracity.decisions import ServerLimits
+    from veracity.transport import CallFailedError
+
+    def failing_claims(state: str, question: Question) -> object:
+        if question.name.startswith("claim_support"):
+            return CallFailedError("HTTP 503 from the server")
+        return overlap(state, question)
+
+    limits = ServerLimits(max_questions=2, max_options=26)
+    model = ScriptedDecisions(failing_claims, limits=limits)  # type: ignore[arg-type]
+    results = _run(_rows(1), ["faithfulness", "context_precision"], DecisionJudge(model))
+    # The chunks' part came back: context precision is scored from it.
+    assert [len(r.questions) for r in model.requests] == [2, 2]
+    assert results["s0", "context_precision"].status is Status.SCORED
+    assert results["s0", "faithfulness"].status is Status.JUDGE_ERROR
+    assert "HTTP 503" in results["s0", "faithfulness"].reason
+    # The part answered is charged once, whichever result carries it.
+    spent = sum(results["s0", m].usage.calls for m in ("faithfulness", "context_precision"))
+    assert spent == 1
+
+
 def test_requests_split_at_the_server_limit() -> None:
     from veracity.decisions import ServerLimits
 

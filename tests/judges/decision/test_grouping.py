@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from veracity.decisions import Question
 from veracity.decisions.scripted import ScriptedDecisions
 from veracity.judges.decision import grouping
 from veracity.judges.decision.grouping import Asked, Coalescer
@@ -115,3 +116,32 @@ async def test_ended_extractions_are_forgotten_so_a_long_run_keeps_few(
         with coalescer.extracting(f"question {n}", 0) as extraction:
             extraction.found = True
     assert len(coalescer._extractions) <= 2 * grouping._SWEEP_AT
+
+
+def test_a_failed_part_fails_its_callers_and_still_charges_the_first() -> None:
+    from veracity.decisions import PartlyDecidedError, ServerLimits
+    from veracity.transport import CallFailedError
+
+    def answer(state: str, question: Question) -> object:
+        if "[9]" in question.instructions:
+            return CallFailedError("HTTP 503")
+        return {"true": 0.7, "false": 0.3}
+
+    async def main() -> None:
+        limits = ServerLimits(max_questions=1, max_options=5)
+        model = ScriptedDecisions(answer, limits=limits)  # type: ignore[arg-type]
+        coalescer = Coalescer(model, window_s=0.01)
+        failing = Asked("chunk_useful", "predicate", "Is passage [9] relevant?")
+        first, second = await asyncio.gather(
+            coalescer.ask("state", [failing, QUESTION], iteration=0),
+            coalescer.ask("state", [QUESTION], iteration=0),
+            return_exceptions=True,
+        )
+        assert isinstance(first, PartlyDecidedError) and "HTTP 503" in str(first)
+        # The first caller carries the request's cost, though its own answers failed.
+        assert first.reply.usage.calls == 1
+        assert list(first.reply.answers) == ["chunk_useful_2"]
+        assert not isinstance(second, BaseException)
+        assert second.answers[0].probability("true") == 0.7 and second.usage.calls == 0
+
+    asyncio.run(main())

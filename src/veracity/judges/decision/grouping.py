@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -21,8 +22,10 @@ from dataclasses import dataclass, field
 from veracity.decisions.base import (
     Answer,
     DecisionModel,
+    DecisionReply,
     DecisionRequest,
     Option,
+    PartlyDecidedError,
     Question,
     QuestionKind,
 )
@@ -243,6 +246,9 @@ class Coalescer:
         request = DecisionRequest(batch.state, tuple(batch.questions.values()))
         try:
             reply = await self.model.decide(request, iteration=batch.iteration)
+        except PartlyDecidedError as exc:
+            _answer(batch.callers, request, exc.reply, failed=exc)
+            return
         except BaseException as exc:
             for _, answered in batch.callers:
                 if not answered.done():
@@ -250,19 +256,35 @@ class Coalescer:
             if not isinstance(exc, Exception):
                 raise
             return
-        kinds = {question.name: question.kind for question in request.questions}
-        for n, (names, answered) in enumerate(batch.callers):
-            answers = tuple(
-                reply.answers.get(name)
-                or Answer(name, kinds[name], refusal="the model gave no answer to this question")
-                for name in names
-            )
-            if not answered.done():
-                answered.set_result(
-                    Decided(
-                        answers=answers,
-                        usage=reply.usage if n == 0 else Usage(),
-                        latency_s=reply.latency_s,
-                        notes=reply.notes if n == 0 else (),
-                    )
-                )
+        _answer(batch.callers, request, reply)
+
+
+def _answer(
+    callers: Sequence[tuple[tuple[str, ...], asyncio.Future[Decided]]],
+    request: DecisionRequest,
+    reply: DecisionReply,
+    *,
+    failed: PartlyDecidedError | None = None,
+) -> None:
+    """Each caller's answers from ``reply``. When part of the request ``failed``, a caller
+    whose questions all came back still gets its answers, the others the error; the
+    request's cost goes to the first caller either way, so totals add up."""
+    kinds = {question.name: question.kind for question in request.questions}
+    for n, (names, answered) in enumerate(callers):
+        if answered.done():
+            continue
+        usage = reply.usage if n == 0 else Usage()
+        notes = reply.notes if n == 0 else ()
+        if failed is not None and not all(name in reply.answers for name in names):
+            mine = {name: reply.answers[name] for name in names if name in reply.answers}
+            charged = dataclasses.replace(reply, answers=mine, usage=usage, notes=notes)
+            answered.set_exception(PartlyDecidedError(str(failed), charged))
+            continue
+        answers = tuple(
+            reply.answers.get(name)
+            or Answer(name, kinds[name], refusal="the model gave no answer to this question")
+            for name in names
+        )
+        answered.set_result(
+            Decided(answers=answers, usage=usage, latency_s=reply.latency_s, notes=notes)
+        )

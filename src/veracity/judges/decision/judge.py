@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from veracity.chat.base import OverModel
-from veracity.decisions.base import Answer, DecisionModel
+from veracity.decisions.base import Answer, DecisionModel, PartlyDecidedError
 from veracity.judges.base import Judge, JudgeOutcome
 from veracity.judges.budget import within_budget
 from veracity.judges.decision import questions as q
@@ -37,6 +37,7 @@ from veracity.types import (
     RelevanceRating,
     Rubric,
     Turn,
+    Usage,
 )
 
 __all__ = ["DecisionJudge"]
@@ -155,7 +156,15 @@ class DecisionJudge(OverModel[DecisionModel]):
                 state, asked, iteration=iteration, awaits=awaits, claims=claims
             )
         except CallFailedError as exc:
-            return JudgeOutcome(value=None, error=f"judge call failed: {exc}")
+            # Parts of the request that came back before one failed still cost tokens.
+            spent = exc.reply if isinstance(exc, PartlyDecidedError) else None
+            return JudgeOutcome(
+                value=None,
+                error=f"judge call failed: {exc}",
+                usage=spent.usage if spent else Usage(),
+                latency_s=spent.latency_s if spent else 0.0,
+                notes=spent.notes if spent else (),
+            )
         try:
             value = read(decided.answers)
         except q.Refused as exc:
