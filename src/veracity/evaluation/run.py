@@ -191,6 +191,7 @@ async def _evaluated(
                 run_dir.manifest["metrics"] if run_dir else [m.name for m in chosen],
                 len(bad_rows),
                 thresholds_from_settings(run.extra_settings),
+                price,
             )
             # The judge as it ended: what the endpoint accepted (structured output, logprobs).
             ending = {
@@ -396,7 +397,9 @@ def _price(judge: Judge, run: RunConfig) -> Pricing:
     own, *others = billing_models(judge)
     find = batch_price if run.batch else find_price
     return Pricing(
-        find(own, run.price_table), {name: find(name, run.price_table) for name in others}
+        find(own, run.price_table),
+        {name: find(name, run.price_table) for name in others},
+        model=own,
     )
 
 
@@ -441,12 +444,16 @@ def _summarize(
     records: Iterable[ResultRecord],
     metrics: Sequence[str],
     bad_rows: int,
-    thresholds: Mapping[str, float] | None = None,
+    thresholds: Mapping[str, float] | None,
+    price: Pricing,
 ) -> dict[str, Any]:
     builder = SummaryBuilder(metrics, thresholds)
     for record in records:
         builder.add(record)
-    return builder.build(bad_rows=bad_rows)
+    summary = builder.build(bad_rows=bad_rows)
+    if summary["cost"]["total_usd"] is None:  # say whose price is missing
+        summary["cost"]["unpriced_models"] = list(price.unpriced())
+    return summary
 
 
 def _per_million(price: Price | None) -> dict[str, float] | None:

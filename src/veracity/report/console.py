@@ -15,7 +15,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from veracity.report.groups import by_rule, calibrated_line, caveats, ci, pct, reading_line
+from veracity.report.groups import (
+    by_rule,
+    calibrated_line,
+    caveats,
+    ci,
+    cost_text,
+    pct,
+    reading_line,
+)
 from veracity.report.keys import OVERALL
 from veracity.report.terminal import visible, visible_tree
 
@@ -98,8 +106,9 @@ def metrics_table(summary: Mapping[str, Any], *, with_systems: bool) -> Table:
 
 
 def usage_line(summary: Mapping[str, Any]) -> str:
-    usage, cost = summary["usage"], summary["cost"]["total_usd"]
-    spent = "cost unknown (no price for this model)" if cost is None else f"${cost:.4f}"
+    usage = summary["usage"]
+    cost = cost_text(summary)
+    spent = cost if cost.startswith("$") else f"cost {cost}"
     return (
         f"{summary['results']} results · {summary['bad_rows']} bad row(s) · "
         f"{usage['calls']} judge calls ({usage['cached_calls']} more from the cache) · "

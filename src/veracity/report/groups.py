@@ -211,6 +211,18 @@ def calibrated_line(summary: Mapping[str, Any]) -> str | None:
     return "calibrated P(people call it good), ×100: " + "; ".join(parts)
 
 
+def cost_text(summary: Mapping[str, Any]) -> str:
+    """The run's cost, or why it is unknown: the models without a price, when the run
+    said which."""
+    cost = summary.get("cost") or {}
+    total = cost.get("total_usd")
+    if isinstance(total, int | float):
+        return f"${total:.4f}"
+    models = [str(m) for m in cost.get("unpriced_models") or ()]
+    whose = f"for {', '.join(models)}" if models else "for this model"
+    return f"unknown (no price {whose}: add one under prices: in the config file)"
+
+
 def pct(value: float | None) -> str:
     """A share or score ×100, one decimal ("—" for none)."""
     return "—" if value is None else f"{100 * value:.1f}"

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from veracity.report.groups import caveats
+from veracity.report.groups import caveats, cost_text
 from veracity.report.html_charts import Bar
 from veracity.report.html_data import status_label
 from veracity.report.keys import OVERALL
@@ -60,8 +60,7 @@ def _when(value: Any) -> Any:
 
 
 def run_header(manifest: Manifest, summary: Mapping[str, Any]) -> str:
-    cost, usage = mapping(summary.get("cost")), mapping(summary.get("usage"))
-    total = cost.get("total_usd")
+    usage = mapping(summary.get("usage"))
     facts: list[tuple[str, Any]] = [
         ("judge", manifest.judge.name),
         ("model", manifest.judge.model),
@@ -69,7 +68,7 @@ def run_header(manifest: Manifest, summary: Mapping[str, Any]) -> str:
         ("started", _when(manifest.started_at)),
         ("finished", _when(manifest.finished_at)),
         ("status", manifest.status),
-        ("cost", f"${total:.4f}" if _real(total) else "unknown (no price for this model)"),
+        ("cost", cost_text(summary)),
         ("judge calls", usage.get("calls")),
         (
             "tokens in / out",

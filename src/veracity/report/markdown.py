@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from veracity.report.groups import by_rule, calibrated_line, reading_line
+from veracity.report.groups import by_rule, calibrated_line, cost_text, reading_line
 from veracity.report.keys import OVERALL
 from veracity.report.run_data import RunData
 from veracity.report.terminal import visible
@@ -140,13 +140,13 @@ def _footer(run: RunData) -> str:
         for metric in run.metrics
         if metric not in run.thresholds
     ]
-    cost = summary["cost"]["total_usd"]
+    cost = cost_text(summary)
     parts = [
         f"judge `{md(run.judge.get('name', 'unknown'))}`" if run.judge else "judge unknown",
         f"{summary['results']} results",
         f"{summary.get('bad_rows', 0)} bad row(s)",
         f"{summary['usage']['calls']} judge calls",
-        "cost unknown" if cost is None else f"${cost:.4f}",
+        cost if cost.startswith("$") else f"cost {cost}",
     ]
     text = "Scores in [0, 1]; pass rate: share of scored results at or above the threshold"
     if defaults:

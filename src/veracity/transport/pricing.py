@@ -35,6 +35,13 @@ class Pricing:
 
     own: Price | None
     others: Mapping[str, Price | None] = field(default_factory=dict)
+    # The judge's own model, for saying which price is missing.
+    model: str = ""
+
+    def unpriced(self) -> tuple[str, ...]:
+        """The models whose price is unknown, the judge's own first."""
+        prices = [(self.model, self.own), *self.others.items()]
+        return tuple(name for name, price in prices if price is None)
 
     def cost(self, usage: Usage) -> float | None:
         """What ``usage`` cost, each model's part at its price; ``None`` when a price is

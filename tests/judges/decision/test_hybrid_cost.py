@@ -14,6 +14,7 @@ from veracity.config import RunConfig
 from veracity.decisions.scripted import ScriptedDecisions
 from veracity.judges import LLMJudge
 from veracity.judges.decision import DecisionJudge
+from veracity.report.console import usage_line
 from veracity.testing import synthetic_samples
 from veracity.transport.pricing import Price
 
@@ -73,3 +74,14 @@ def test_a_hybrids_cost_is_unknown_when_one_models_price_is() -> None:
     assert result.summary["cost"]["total_usd"] is None
     assert result.manifest["claims_price_per_million_tokens"] == {"scripted/scripted": None}
     assert all(r.cost_usd is None for r in result.results)
+    # The run says whose price is missing, and so does every report of it.
+    assert result.summary["cost"]["unpriced_models"] == ["scripted/scripted"]
+    line = usage_line(result.summary)
+    assert "no price for scripted/scripted" in line and "prices:" in line
+
+
+def test_every_model_without_a_price_is_named() -> None:
+    result = _hybrid_run({})
+    unpriced = result.summary["cost"]["unpriced_models"]
+    assert len(unpriced) == 2 and unpriced[1] == "scripted/scripted"
+    assert "laya" in unpriced[0]  # the decision model's own, first
