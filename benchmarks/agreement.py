@@ -116,8 +116,10 @@ def _sample(row: Row) -> Sample:
 
 def _items(rows: Sequence[Row], records: dict[str, ResultRecord]) -> Items:
     kept = [r for r in rows if r.id in records and records[r.id].score is not None]
-    samples = {(r.id, None): _sample(r) for r in kept}
-    x = np.asarray(signal_matrix([[records[r.id]] for r in kept], NAMES, samples))
+    samples: dict[tuple[str, str | None], Sample] = {(r.id, None): _sample(r) for r in kept}
+    x: np.ndarray[Any, Any] = np.asarray(
+        signal_matrix([[records[r.id]] for r in kept], NAMES, samples)
+    )
     unscored = sum(1 for r in rows if r.id in records) - len(kept)
     return Items(kept, x, unscored)
 
@@ -148,7 +150,7 @@ def _auroc(scores: Sequence[float], y: np.ndarray[Any, Any]) -> float | None:
     return float(roc_auc_score(y, scores)) if 0 < y.sum() < len(y) else None
 
 
-def _range(values: Sequence[float]) -> dict[str, float]:
+def _range(values: Sequence[float] | np.ndarray[Any, Any]) -> dict[str, float]:
     a = np.asarray(values, dtype=np.float64)
     return {"mean": round(float(a.mean()), 3), "low": round(float(np.percentile(a, 2.5)), 3),
             "high": round(float(np.percentile(a, 97.5)), 3)}  # fmt: skip
@@ -316,7 +318,7 @@ def _print_choices(
     """Each option's budget curves within the fit halves (never the held-out ones), and
     its mean calibrated AUROC and share of draws at or above the floor over them."""
     for label, options in choices.items():
-        cells = []
+        cells: list[Any] = []
         for name, items in per_set.items():
             curve = budget_curve(items, budgets, draws, split="fit", options=options)
             cells += curve.values()
@@ -388,11 +390,11 @@ def main() -> None:
             _print_choices(judge, per_set, choices, budgets, args.draws)
             continue
         fits = [items.pooled_fit() for items in per_set.values()]
-        pooled = [
+        pooled: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], list[str]] = (
             np.concatenate([f[0] for f in fits if len(f[1])] or [np.zeros((0, len(NAMES)))]),
             np.concatenate([f[1] for f in fits]),
             [g for f in fits for g in f[2]],
-        ]
+        )
         for name, items in per_set.items():
             x, y, _ = items.half("test")
             x_fit, y_fit, groups_fit = items.half("fit")

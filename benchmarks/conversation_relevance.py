@@ -37,6 +37,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -136,10 +137,12 @@ def pair_sample(pair: Pair, *, history: bool) -> Sample:
     )
 
 
-async def abstention_shares(judge: OfflineJudge, tasks: Sequence[Sample]) -> dict[str, object]:
+async def abstention_shares(
+    judge: OfflineJudge, tasks: Sequence[Sample]
+) -> dict[str, dict[str, Any]]:
     """How many references the judge reads as abstaining: of unanswerable tasks (should
     be all) and of answerable ones (should be none)."""
-    found: dict[str, object] = {}
+    found: dict[str, dict[str, Any]] = {}
     unanswerable = [t for t in tasks if t.metadata["label"]["answerability"] == "UNANSWERABLE"]
     for name, chosen in (
         ("unanswerable", unanswerable),
@@ -155,7 +158,7 @@ async def abstention_shares(judge: OfflineJudge, tasks: Sequence[Sample]) -> dic
         found[name] = {"n": len(chosen), "read_as_abstaining": len(abstaining)}
         if name == "unanswerable":
             missed = [t.answer for t in chosen if t not in abstaining]
-            found[name] |= {"missed_examples": [str(m)[:120] for m in missed[:5]]}
+            found[name]["missed_examples"] = [str(m)[:120] for m in missed[:5]]
     return found
 
 

@@ -112,7 +112,7 @@ async def judge_items(
             for kind in ("said", "unsaid")
         )
         async with limit:
-            marked, _, notes = await with_conversation_support(work, open_claims)
+            marked, checked = await with_conversation_support(work, open_claims)
             # The judge's own verdicts, before veracity's guard: the same call, cached.
             asked = await judge.verify_claims(
                 [item["said"], item["unsaid"]], [t.content for t in item["turns"]], iteration=0
@@ -121,7 +121,7 @@ async def judge_items(
         kinds = ("said", "unsaid")
         # Either call failing, or a claim without a verdict, leaves the item out: never
         # counted as "not supported".
-        failed = any("could not be checked" in note for note in notes) or any(
+        failed = any("could not be checked" in note for note in checked.notes) or any(
             item[kind] not in said_so for kind in kinds
         )
         return {

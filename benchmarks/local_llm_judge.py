@@ -34,6 +34,7 @@ import hashlib
 import json
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +132,7 @@ async def run_set(args: argparse.Namespace, name: str, rows: list[Row]) -> dict[
     usage = [rec.usage for rec in records]
     calls = sum(u.calls for u in usage)
 
-    def on_scored(values: list[float | None]) -> float | None:
+    def on_scored(values: Sequence[float | None]) -> float | None:
         return _auroc([(v, y) for v, y, ok in zip(values, labels, scored, strict=True) if ok])
 
     with_claims = [rec.status is Status.SCORED for rec in records]

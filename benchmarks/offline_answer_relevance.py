@@ -40,7 +40,7 @@ import argparse
 import asyncio
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,7 +136,9 @@ async def offline_scores(judge: OfflineJudge, pairs: Sequence[Pair]) -> list[flo
     return scores
 
 
-def table(pairs: Sequence[Pair], scores: dict[str, Sequence[float]]) -> dict[str, dict[str, float]]:
+def table(
+    pairs: Sequence[Pair], scores: Mapping[str, Sequence[float]]
+) -> dict[str, dict[str, float]]:
     """AUROC of "own" against each kind, for every score."""
     kinds = np.array([p.kind for p in pairs])
     out: dict[str, dict[str, float]] = {}

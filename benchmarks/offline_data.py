@@ -21,6 +21,9 @@ from veracity.embeddings import Embedder, Matrix
 from veracity.metrics.local_signals import answer_overlap
 from veracity.prompts import abstains
 
+# Scores as a list or an array: the scripts pass both.
+Scores = Sequence[float] | npt.NDArray[np.floating[Any]]
+
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "dev"
 FIT_SETS = ("halueval_qa", "wice_dev", "begin_dev")
 # name -> the label field; truthfulqa has no contexts: its reference is the context.
@@ -136,7 +139,7 @@ def floor_score(answer: str, contexts: Sequence[str]) -> float:
     return answer_overlap(answer, contexts)
 
 
-def auroc(scores: Sequence[float], labels: Sequence[bool]) -> float:
+def auroc(scores: Scores, labels: Sequence[bool] | npt.NDArray[np.bool_]) -> float:
     """Area under the ROC curve (ties count half), by the rank-sum formula."""
     s, y = np.asarray(scores, dtype=np.float64), np.asarray(labels, dtype=bool)
     n_pos, n_neg = int(y.sum()), int((~y).sum())
@@ -156,7 +159,7 @@ def auroc(scores: Sequence[float], labels: Sequence[bool]) -> float:
 
 
 def auroc_difference(
-    a: Sequence[float], b: Sequence[float], labels: Sequence[bool], reps: int = 2000
+    a: Scores, b: Scores, labels: Sequence[bool] | npt.NDArray[np.bool_], reps: int = 2000
 ) -> tuple[float, float, float]:
     """AUROC(a) − AUROC(b) on the same rows, with a 95 % paired bootstrap interval
     (rows resampled with replacement, seeded)."""

@@ -62,7 +62,7 @@ from veracity.types import ResultRecord, Status
 async def run_set(
     judge: OfflineJudge, name: str, rows: list[Row], question_as_turn: str | None = None
 ) -> dict[str, Any]:
-    samples = [
+    samples: list[dict[str, Any]] = [
         {"id": r.id, "question": r.question, "contexts": list(r.contexts), "answer": r.answer}
         for r in rows
     ]

@@ -39,11 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         "latency_s": args.latency,
         "embedder": args.embedder,
     }
-    four = run_against_fake_server("four metrics", FOUR, **common)  # type: ignore[arg-type]
+    four = run_against_fake_server("four metrics", FOUR, **common)
     with_ragas = run_against_fake_server(
         "four metrics + ragas_score",
         [*FOUR, "ragas_score"],
-        **common,  # type: ignore[arg-type]
+        **common,
     )
     rows = [four, with_ragas]
     for row in rows:

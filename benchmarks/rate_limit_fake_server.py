@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(row))
     checks = {
         "rpm: every sample scored": with_rpm["scored"] == args.samples,
-        "rpm: wall within 1.15 x calls / rate": float(with_rpm["wall_over_floor"]) <= 1.15,
+        "rpm: wall within 1.15 x calls / rate": float(str(with_rpm["wall_over_floor"])) <= 1.15,
         "adaptive: every sample scored": adaptive["scored"] == args.samples,
     }
     for check, ok in checks.items():

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -71,7 +72,7 @@ def _ray(workers: int) -> float:
     import ray
 
     started = time.perf_counter()
-    ray.init(num_cpus=workers, include_dashboard=False, logging_level="error")
+    ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.ERROR)
     return round(time.perf_counter() - started, 2)
 
 

@@ -126,7 +126,7 @@ def token_states(model: MiniLM, texts: Sequence[str]) -> list[tuple[Any, np.ndar
                 x = F.layer_norm(
                     _product(context, ao_w, ao_b) + x, (hidden,), an_w, an_b, model._eps
                 )
-                inner = F.gelu(_product(x, i_w, i_b, keep=True))
+                inner = F.gelu(_product(x, i_w, i_b))
                 x = F.layer_norm(_product(inner, o_w, o_b) + x, (hidden,), on_w, on_b, model._eps)
             states = x.float().numpy()
             for j, i in enumerate(batch):
