@@ -46,6 +46,19 @@ async def test_a_changed_number_is_not_supported_and_the_reason_names_it(
     assert "1889" in found.evidence
 
 
+async def test_a_changed_name_is_explained_by_the_name_in_its_place(judge: OfflineJudge) -> None:
+    found = await verdict(
+        judge,
+        "The Treaty of Versailles was signed in the Hall of Mirrors at Schönbrunn Palace.",
+        "The Treaty of Versailles was signed on 28 June 1919 in the Hall of Mirrors at the "
+        "Palace of Versailles.",
+    )
+    assert found.verdict is Verdict.CONTRADICTED
+    # Versailles stands where the claim puts Schönbrunn, though the claim names it too;
+    # June (beside figures only) comes after it.
+    assert "names 'Versailles', 'June'" in found.reason and "'Schönbrunn'" in found.reason
+
+
 async def test_a_changed_number_contradicts_a_strongly_aligned_sentence(
     judge: OfflineJudge, local_embedder: LocalEmbedder
 ) -> None:

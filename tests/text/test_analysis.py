@@ -317,3 +317,30 @@ def test_words_and_names_of_other_alphabets_are_whole() -> None:
         "schönbrunn": "Schönbrunn",
         "émil": "Émile",
     }
+
+
+@pytest.mark.parametrize(
+    ("claim", "window", "missing", "expected"),
+    [
+        # The window's name beside the missing name's neighbour comes first.
+        (
+            "It was signed in the Hall of Mirrors at Schönbrunn Palace.",
+            "It was signed on 28 June 1919 in the Hall of Mirrors at the Palace of Versailles.",
+            ["Schönbrunn"],
+            ("Versailles", "June"),
+        ),
+        # Nothing in its place: the names the claim lacks, alphabetically.
+        (
+            "Insulin is made by Novo.",
+            "In 1921 Banting and Best found it.",
+            ["Novo"],
+            ("Banting", "Best"),
+        ),
+        # Names the claim has in the same place are no rivals.
+        ("Paris hosts the Louvre.", "Paris hosts the Louvre and Orsay.", [], ("Orsay",)),
+    ],
+)
+def test_rival_names_put_the_name_in_the_missing_ones_place_first(
+    claim: str, window: str, missing: list[str], expected: tuple[str, ...]
+) -> None:
+    assert tx.rival_names(claim, window, missing) == expected

@@ -291,6 +291,38 @@ def names(text: str) -> dict[str, str]:
     return found
 
 
+def rival_names(claim: str, window: str, missing: Sequence[str]) -> tuple[str, ...]:
+    """The names of ``window`` (as written) in the place of a ``missing`` name of the
+    claim (beside a word it stands beside: "Schönbrunn Palace" against "the Palace of
+    Versailles" gives Versailles, though the claim names it elsewhere), then the others the
+    claim lacks ("June", which stands only by figures)."""
+    claim_names, theirs = names(claim), names(window)
+    ours, rivals = _neighbours(claim), _neighbours(window)
+    beside = {w for m in missing for w in ours.get(stem(casefolded(m)), ())}
+    # Not a name beside the missing one, nor one standing where it stands in the claim.
+    in_place = sorted(
+        v
+        for k, v in theirs.items()
+        if k not in beside
+        and (shared := rivals.get(k, set()) & beside)
+        and not shared & ours.get(k, set())
+    )
+    lacked = sorted(v for k, v in theirs.items() if k not in claim_names and v not in in_place)
+    return (*in_place, *lacked)
+
+
+def _neighbours(text: str) -> dict[str, set[str]]:
+    """Each word's nearest content words on either side (stopwords skipped), all stemmed,
+    by the word's stem."""
+    words = [stem(w) for w in _SLOT_TOKEN.findall(casefolded(text)) if w.isalpha()]
+    content = [w for w in words if w not in STOPWORDS]
+    found: dict[str, set[str]] = {}
+    for at, word in enumerate(content):
+        sides = content[max(0, at - 1) : at] + content[at + 1 : at + 2]
+        found.setdefault(word, set()).update(sides)
+    return found
+
+
 # Words rarer than this in English (Zipf scale: 4.5 is about 30 per million words, e.g.
 # "liver", "tallest", "refund") name something specific: a claim's that no context has is
 # not supported (chosen on the development sets' fit halves; see docs/offline_judge.md).

@@ -166,7 +166,8 @@ class ClaimFeatures:
     missing_numbers: tuple[str, ...]
     other_numbers: tuple[str, ...]  # numbers in the best window that the claim lacks
     missing_names: tuple[str, ...]
-    other_names: tuple[str, ...]  # names in the best window that the claim lacks
+    # Names of the best window in a missing name's place, then those the claim lacks.
+    other_names: tuple[str, ...]
     missing_specific: tuple[str, ...]  # rare words of the claim that no context has
     other_specific: tuple[str, ...]  # rare words in the best window that the claim lacks
     negation_flip: bool
@@ -283,9 +284,7 @@ def claim_features(
         missing_numbers=tuple(missing_numbers),
         other_numbers=tuple(sorted(best.numbers - claim_numbers)) if best else (),
         missing_names=tuple(missing_names),
-        other_names=tuple(sorted(v for k, v in tx.names(best.text).items() if k not in claim_names))
-        if best
-        else (),
+        other_names=tx.rival_names(claim, best.text, missing_names) if best else (),
         missing_specific=missing_specific,
         other_specific=_others_specific(best, words) if best and missing_specific else (),
         negation_flip=negation_flip,
