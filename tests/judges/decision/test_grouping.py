@@ -145,3 +145,19 @@ def test_a_failed_part_fails_its_callers_and_still_charges_the_first() -> None:
         assert second.answers[0].probability("true") == 0.7 and second.usage.calls == 0
 
     asyncio.run(main())
+
+
+def test_a_cancelled_first_caller_leaves_the_cost_to_the_next() -> None:
+    async def main() -> None:
+        model = ScriptedDecisions(table={"predicate": {"true": 0.6, "false": 0.4}})
+        coalescer = Coalescer(model, window_s=0.05)
+        other = Asked("chunk_useful", "predicate", "Is passage [2] relevant?")
+        first = asyncio.ensure_future(coalescer.ask("state", [QUESTION], iteration=0))
+        second = asyncio.ensure_future(coalescer.ask("state", [other], iteration=0))
+        await asyncio.sleep(0)
+        first.cancel()  # before the request goes
+        decided = await second
+        assert len(model.requests) == 1
+        assert decided.usage.calls == 1  # charged, though the first caller left
+
+    asyncio.run(main())

@@ -268,17 +268,19 @@ def _answer(
 ) -> None:
     """Each caller's answers from ``reply``. When part of the request ``failed``, a caller
     whose questions all came back still gets its answers, the others the error; the
-    request's cost goes to the first caller either way, so totals add up."""
+    request's cost goes to the first caller still waiting either way, so totals add up."""
     kinds = {question.name: question.kind for question in request.questions}
-    for n, (names, answered) in enumerate(callers):
-        if answered.done():
+    charged = False
+    for names, answered in callers:
+        if answered.done():  # cancelled
             continue
-        usage = reply.usage if n == 0 else Usage()
-        notes = reply.notes if n == 0 else ()
+        usage = Usage() if charged else reply.usage
+        notes = () if charged else reply.notes
+        charged = True
         if failed is not None and not all(name in reply.answers for name in names):
             mine = {name: reply.answers[name] for name in names if name in reply.answers}
-            charged = dataclasses.replace(reply, answers=mine, usage=usage, notes=notes)
-            answered.set_exception(PartlyDecidedError(str(failed), charged))
+            theirs = dataclasses.replace(reply, answers=mine, usage=usage, notes=notes)
+            answered.set_exception(PartlyDecidedError(str(failed), theirs))
             continue
         answers = tuple(
             reply.answers.get(name)
