@@ -39,7 +39,9 @@ if importlib.util.find_spec("ray") is None and not os.environ.get("CI"):
     pytest.skip("needs Ray: pip install 'veracity[ray]'", allow_module_level=True)
 
 import ray
+from ray.exceptions import RayActorError
 
+from veracity.runner import release_ray_workers
 from veracity.runner.ray_shared import LimiterActor
 
 # One worker runs them all when the suite is spread over several (pytest -n): one local
@@ -162,6 +164,55 @@ class Arrivals:
         return self._reply(request)
 
 
+def live_workers() -> dict[str, str]:
+    """The worker actors alive in the cluster (those that answer): their ids, by name."""
+    alive = {}
+    for name in ray.util.list_named_actors():
+        if name.startswith("veracity-worker"):
+            try:
+                actor = ray.get_actor(name)
+                ray.get(actor.alive.remote(), timeout=30)
+            except (ValueError, RayActorError):  # ended since it was listed
+                continue
+            alive[name] = actor._actor_id.hex()
+    return alive
+
+
+def test_a_second_run_is_scored_by_the_first_run_s_workers_with_its_own_judge(
+    samples: list[Sample],
+) -> None:
+    with FakeLLMServer() as first, FakeLLMServer() as second:
+        evaluate(samples, "faithfulness", "openai/m",
+                 config=RunConfig(base_url=first.base_url, executor="ray"))  # fmt: skip
+        workers = live_workers()
+        calls = first.stats.completions
+        again = evaluate(samples, "faithfulness", "openai/m",
+                         config=RunConfig(base_url=second.base_url, executor="ray"))  # fmt: skip
+        assert live_workers() == workers and len(workers) == 2  # one a CPU, kept
+        # The second run's judge asked its own server, not the first run's.
+        assert first.stats.completions == calls
+        assert second.stats.completions == 2 * len(samples)
+    assert {r.status for r in again.results} == {"scored"}
+
+
+def test_a_kept_worker_that_died_is_replaced_and_every_sample_is_scored(
+    samples: list[Sample],
+) -> None:
+    with FakeLLMServer() as server:
+        config = RunConfig(base_url=server.base_url, executor="ray")
+        evaluate(samples, "faithfulness", "openai/m", config=config)
+        workers = live_workers()
+        dead = next(iter(workers))
+        ray.kill(ray.get_actor(dead), no_restart=True)
+        result = evaluate(samples, "faithfulness", "openai/m", config=config)
+    now = live_workers()
+    assert len(now) == 2 and not set(now.values()) & set(workers.values())
+    assert len(result.results) == len(samples)
+    assert {r.status for r in result.results} == {"scored"}
+    release_ray_workers()
+    assert live_workers() == {}
+
+
 def test_the_rpm_limit_holds_for_the_whole_cluster(samples: list[Sample]) -> None:
     arrivals = Arrivals()
     rpm = 600.0  # a call every 0.1 s; two workers each on its own limit would make 0.05 s
@@ -220,6 +271,7 @@ def test_a_killed_driver_s_run_resumes_from_its_run_directory(
                    "openai/m", "--base-url", server.base_url, "--out", str(out),
                    "--metrics", ",".join(metrics), "--concurrency", "2",
                    "--executor", "ray", "--ray-address", cluster]  # fmt: skip
+        release_ray_workers()  # the CPUs the kept workers hold, for the second driver's
         # RAY_AUTH_MODE stays: Ray set it for this cluster, whose token a driver needs.
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("OPENAI") and k != "RAY_ADDRESS"}  # fmt: skip
