@@ -34,23 +34,28 @@ _kept: list[_Pool] = []
 def warm_workers(
     make: Callable[[int, int], list[Handle]], calls_at_once: Callable[[int], int]
 ) -> list[Handle]:
-    """One worker per CPU free in the cluster, the CPUs the kept workers hold counted
-    free: the kept ones if they are that many, alive, and take ``calls_at_once(count)``
-    calls at once; else new ones from ``make(count, calls_at_once(count))``, kept in
-    their place."""
+    """The run's workers, each taking ``calls_at_once(count)`` calls at once, new ones
+    from ``make(count, calls_at_once(count))``: one per CPU free in the cluster, those the
+    kept workers hold counted free. Kept workers that died are replaced one for one (the
+    CPU a dead one held is free now, or soon: not counted again)."""
     connection = _connection()
     kept = _kept[0] if _kept and _kept[0].connection == connection else None
-    held = len(kept.workers) if kept else 0
+    alive: list[Handle] = []
+    dead: list[Handle] = []
+    for worker in kept.workers if kept else ():
+        (alive if _answers(worker) else dead).append(worker)
     free: dict[str, float] = ray.available_resources()  # type: ignore[no-untyped-call]
-    count = max(1, int(free.get("CPU", 0)) + held)
+    if kept is not None and dead:
+        count = len(kept.workers)
+        for worker in dead:
+            ray.kill(worker)  # dead, or too slow to answer: ended for sure
+    else:
+        count = max(1, int(free.get("CPU", 0)) + len(alive))
     max_concurrency = calls_at_once(count)
-    if (
-        kept is not None
-        and len(kept.workers) == count
-        and kept.max_concurrency >= max_concurrency
-        and _alive(kept.workers)
-    ):
-        return list(kept.workers)
+    if kept is not None and count == len(kept.workers) and kept.max_concurrency >= max_concurrency:
+        workers = [*alive, *make(len(dead), kept.max_concurrency)] if dead else alive
+        _kept[:] = [_Pool(connection, tuple(workers), kept.max_concurrency)]
+        return workers
     release_ray_workers()
     workers = make(count, max_concurrency)
     _kept.append(_Pool(connection, tuple(workers), max_concurrency))
@@ -76,9 +81,9 @@ def _connection() -> tuple[str, str]:
     return context.get_node_id(), context.get_job_id()
 
 
-def _alive(workers: tuple[Handle, ...]) -> bool:
+def _answers(worker: Handle) -> bool:
     try:
-        ray.get([worker.alive.remote() for worker in workers], timeout=_ALIVE_TIMEOUT_S)
+        ray.get(worker.alive.remote(), timeout=_ALIVE_TIMEOUT_S)
     except (RayActorError, GetTimeoutError):
         return False
     return True
