@@ -164,6 +164,79 @@ class Arrivals:
         return self._reply(request)
 
 
+def test_the_rpm_limit_holds_for_the_whole_cluster(samples: list[Sample]) -> None:
+    arrivals = Arrivals()
+    rpm = 600.0  # a call every 0.1 s; two workers each on its own limit would make 0.05 s
+    with FakeLLMServer(arrivals) as server:
+        evaluate(
+            samples,
+            "faithfulness",
+            "openai/m",
+            config=RunConfig(base_url=server.base_url, rpm=rpm, concurrency=8, executor="ray"),
+        )
+    times = sorted(arrivals.times)
+    assert len(times) == 2 * len(samples)  # claims, then verdicts, for each sample
+    rate = (len(times) - 1) / (times[-1] - times[0])
+    assert rate <= rpm / 60 * 1.1, f"{rate:.1f} calls a second"
+
+
+def test_a_killed_worker_loses_only_its_batches_which_are_scored_again(
+    tmp_path: Path, samples: list[Sample]
+) -> None:
+    killed: list[str] = []
+
+    def kill_a_worker(record: ResultRecord) -> None:
+        if len(killed) == 0:
+            name = next(n for n in ray.util.list_named_actors() if n.startswith("veracity-worker"))
+            ray.kill(ray.get_actor(name), no_restart=False)
+            killed.append(name)
+
+    with FakeLLMServer(latency_s=0.05) as server:
+        config = RunConfig(base_url=server.base_url, concurrency=4)
+        local = evaluate(
+            samples, LLM_METRICS, "openai/m", config=config.overridden({"cache": False})
+        )
+        calls = server.stats.completions
+        on_ray = evaluate(samples, LLM_METRICS, "openai/m",
+                          config=config.overridden({"executor": "ray"}), out=tmp_path / "run",
+                          on_result=kill_a_worker)  # fmt: skip
+        again = server.stats.completions - calls
+    assert killed
+    expected = {key: comparable(r) for key, r in by_key(local).items()}
+    assert {key: comparable(r) for key, r in by_key(on_ray).items()} == expected
+    assert sorted(stored(tmp_path / "run")) == sorted(expected)  # nothing lost or twice
+    # Only the calls of the batches in flight on the killed worker were made again: at
+    # most its share of the in-flight window (2 x concurrency jobs, 4 calls a job).
+    assert calls <= again <= calls + 2 * 4 * 4
+
+
+def test_retry_errors_on_ray_asks_again_past_the_cache(
+    tmp_path: Path, samples: list[Sample]
+) -> None:
+    judge = RuleBasedResponder()
+    refused = samples[0].question
+
+    def refusing(request: ChatRequest) -> str:
+        return "I cannot help with that." if refused in request.first_user else judge(request)
+
+    out = tmp_path / "run"
+    with FakeLLMServer(refusing) as server:
+        config = RunConfig(base_url=server.base_url, executor="ray")
+        first = evaluate(samples, "faithfulness", "openai/m", config=config, out=out)
+        errors = [r.sample_id for r in first.results if r.status == "judge_error"]
+        assert errors == [samples[0].id]
+        server.responder = judge
+        calls = server.stats.completions
+        again = evaluate(
+            samples, "faithfulness", "openai/m", config=config, out=out, retry_errors=True
+        )
+        # Only the refused sample was asked again, and its refusals were not replayed
+        # from the cache (the worker took them out of it before committing the error).
+        assert 0 < server.stats.completions - calls <= 3
+    assert {r.sample_id: r.status for r in again.results}[samples[0].id] == "scored"
+    assert len(stored(tmp_path / "run")) == len(samples)
+
+
 def live_workers() -> dict[str, str]:
     """The worker actors alive in the cluster (those that answer): their ids, by name."""
     alive = {}
@@ -217,52 +290,6 @@ def test_a_kept_worker_that_died_is_replaced_and_every_sample_is_scored(
     assert {r.status for r in result.results} == {"scored"}
     release_ray_workers()
     assert live_workers() == {}
-
-
-def test_the_rpm_limit_holds_for_the_whole_cluster(samples: list[Sample]) -> None:
-    arrivals = Arrivals()
-    rpm = 600.0  # a call every 0.1 s; two workers each on its own limit would make 0.05 s
-    with FakeLLMServer(arrivals) as server:
-        evaluate(
-            samples,
-            "faithfulness",
-            "openai/m",
-            config=RunConfig(base_url=server.base_url, rpm=rpm, concurrency=8, executor="ray"),
-        )
-    times = sorted(arrivals.times)
-    assert len(times) == 2 * len(samples)  # claims, then verdicts, for each sample
-    rate = (len(times) - 1) / (times[-1] - times[0])
-    assert rate <= rpm / 60 * 1.1, f"{rate:.1f} calls a second"
-
-
-def test_a_killed_worker_loses_only_its_batches_which_are_scored_again(
-    tmp_path: Path, samples: list[Sample]
-) -> None:
-    killed: list[str] = []
-
-    def kill_a_worker(record: ResultRecord) -> None:
-        if len(killed) == 0:
-            name = next(n for n in ray.util.list_named_actors() if n.startswith("veracity-worker"))
-            ray.kill(ray.get_actor(name), no_restart=False)
-            killed.append(name)
-
-    with FakeLLMServer(latency_s=0.05) as server:
-        config = RunConfig(base_url=server.base_url, concurrency=4)
-        local = evaluate(
-            samples, LLM_METRICS, "openai/m", config=config.overridden({"cache": False})
-        )
-        calls = server.stats.completions
-        on_ray = evaluate(samples, LLM_METRICS, "openai/m",
-                          config=config.overridden({"executor": "ray"}), out=tmp_path / "run",
-                          on_result=kill_a_worker)  # fmt: skip
-        again = server.stats.completions - calls
-    assert killed
-    expected = {key: comparable(r) for key, r in by_key(local).items()}
-    assert {key: comparable(r) for key, r in by_key(on_ray).items()} == expected
-    assert sorted(stored(tmp_path / "run")) == sorted(expected)  # nothing lost or twice
-    # Only the calls of the batches in flight on the killed worker were made again: at
-    # most its share of the in-flight window (2 x concurrency jobs, 4 calls a job).
-    assert calls <= again <= calls + 2 * 4 * 4
 
 
 def test_a_killed_driver_s_run_resumes_from_its_run_directory(
@@ -334,33 +361,6 @@ async def test_a_restarted_worker_frees_the_slots_its_previous_life_held() -> No
     other, _ = await limiter.acquire("w2", "its life")  # the second slot is free
     assert other is not None
     assert limiter.limiter._in_flight == 2
-
-
-def test_retry_errors_on_ray_asks_again_past_the_cache(
-    tmp_path: Path, samples: list[Sample]
-) -> None:
-    judge = RuleBasedResponder()
-    refused = samples[0].question
-
-    def refusing(request: ChatRequest) -> str:
-        return "I cannot help with that." if refused in request.first_user else judge(request)
-
-    out = tmp_path / "run"
-    with FakeLLMServer(refusing) as server:
-        config = RunConfig(base_url=server.base_url, executor="ray")
-        first = evaluate(samples, "faithfulness", "openai/m", config=config, out=out)
-        errors = [r.sample_id for r in first.results if r.status == "judge_error"]
-        assert errors == [samples[0].id]
-        server.responder = judge
-        calls = server.stats.completions
-        again = evaluate(
-            samples, "faithfulness", "openai/m", config=config, out=out, retry_errors=True
-        )
-        # Only the refused sample was asked again, and its refusals were not replayed
-        # from the cache (the worker took them out of it before committing the error).
-        assert 0 < server.stats.completions - calls <= 3
-    assert {r.sample_id: r.status for r in again.results}[samples[0].id] == "scored"
-    assert len(stored(tmp_path / "run")) == len(samples)
 
 
 async def test_a_429_one_worker_gets_pauses_every_worker() -> None:
