@@ -117,9 +117,11 @@ async def run_metrics_on_ray(
     address: str | None = None,
 ) -> None:
     """:func:`~veracity.runner.run_metrics` on Ray: one worker actor per CPU free in
-    the cluster when it starts. ``address`` is the cluster's; without one, ``RAY_ADDRESS``
-    if set, else a local Ray instance, started for the run and stopped after it. A process
-    already connected to Ray runs on that connection.
+    the cluster when it starts, the workers a connected process kept from its last run
+    counted free and used (:func:`~veracity.runner.ray_pool.warm_workers`). ``address``
+    is the cluster's; without one, ``RAY_ADDRESS`` if set, else a local Ray instance,
+    started for the run and stopped after it. A process already connected to Ray runs on
+    that connection.
 
     The in-flight bound is the local runner's: twice the judge's concurrency in jobs,
     in batches of up to :data:`MAX_BATCH`, at least two batches a worker so none waits
