@@ -131,7 +131,10 @@ def test_default_settings_negotiate_and_judge_with_a_real_model(
 def test_label_probabilities_come_from_the_real_servers_log_probabilities(
     llama_server: str, tmp_path: Path
 ) -> None:
-    rows = [{**row, "reference": "Paris" if i == 0 else "1889"} for i, row in enumerate(ROWS[:2])]
+    # One row, whose replies SmolLM2 (greedy, one thread: the same tokens every time) writes
+    # in the form both metrics read: two calls, where the "invented" row's three more (a
+    # retried, still unreadable context_precision reply) proved nothing further.
+    rows = [{**ROWS[0], "reference": "Paris"}]
     dataset = tmp_path / "data.jsonl"
     dataset.write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = tmp_path / "run"

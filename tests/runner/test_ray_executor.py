@@ -39,7 +39,9 @@ if importlib.util.find_spec("ray") is None and not os.environ.get("CI"):
     pytest.skip("needs Ray: pip install 'veracity[ray]'", allow_module_level=True)
 
 import ray
+from ray.exceptions import RayActorError
 
+from veracity.runner import release_ray_workers
 from veracity.runner.ray_shared import LimiterActor
 
 # One worker runs them all when the suite is spread over several (pytest -n): one local
@@ -208,6 +210,88 @@ def test_a_killed_worker_loses_only_its_batches_which_are_scored_again(
     assert calls <= again <= calls + 2 * 4 * 4
 
 
+def test_retry_errors_on_ray_asks_again_past_the_cache(
+    tmp_path: Path, samples: list[Sample]
+) -> None:
+    judge = RuleBasedResponder()
+    refused = samples[0].question
+
+    def refusing(request: ChatRequest) -> str:
+        return "I cannot help with that." if refused in request.first_user else judge(request)
+
+    out = tmp_path / "run"
+    with FakeLLMServer(refusing) as server:
+        config = RunConfig(base_url=server.base_url, executor="ray")
+        first = evaluate(samples, "faithfulness", "openai/m", config=config, out=out)
+        errors = [r.sample_id for r in first.results if r.status == "judge_error"]
+        assert errors == [samples[0].id]
+        server.responder = judge
+        calls = server.stats.completions
+        again = evaluate(
+            samples, "faithfulness", "openai/m", config=config, out=out, retry_errors=True
+        )
+        # Only the refused sample was asked again, and its refusals were not replayed
+        # from the cache (the worker took them out of it before committing the error).
+        assert 0 < server.stats.completions - calls <= 3
+    assert {r.sample_id: r.status for r in again.results}[samples[0].id] == "scored"
+    assert len(stored(tmp_path / "run")) == len(samples)
+
+
+def live_workers() -> dict[str, str]:
+    """The worker actors alive in the cluster (those that answer): their ids, by name."""
+    alive = {}
+    for name in ray.util.list_named_actors():
+        if name.startswith("veracity-worker"):
+            try:
+                actor = ray.get_actor(name)
+                ray.get(actor.alive.remote(), timeout=30)
+            except (ValueError, RayActorError):  # ended since it was listed
+                continue
+            alive[name] = actor._actor_id.hex()
+    return alive
+
+
+def test_a_second_run_is_scored_by_the_first_run_s_workers_with_its_own_judge(
+    samples: list[Sample],
+) -> None:
+    with FakeLLMServer() as first, FakeLLMServer() as second:
+        evaluate(samples, "faithfulness", "openai/m",
+                 config=RunConfig(base_url=first.base_url, executor="ray"))  # fmt: skip
+        workers = live_workers()
+        calls = first.stats.completions
+        again = evaluate(samples, "faithfulness", "openai/m",
+                         config=RunConfig(base_url=second.base_url, executor="ray"))  # fmt: skip
+        assert live_workers() == workers and len(workers) == 2  # one a CPU, kept
+        # The second run's judge asked its own server, not the first run's.
+        assert first.stats.completions == calls
+        assert second.stats.completions == 2 * len(samples)
+    assert {r.status for r in again.results} == {"scored"}
+
+
+def test_a_kept_worker_that_died_is_replaced_and_every_sample_is_scored(
+    samples: list[Sample],
+) -> None:
+    with FakeLLMServer() as server:
+        config = RunConfig(base_url=server.base_url, executor="ray")
+        evaluate(samples, "faithfulness", "openai/m", config=config)
+        workers = live_workers()
+        dead = next(iter(workers))
+        ray.kill(ray.get_actor(dead), no_restart=True)
+        deadline = time.monotonic() + 60
+        while dead in live_workers():  # dead for Ray too, before the next run starts
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        result = evaluate(samples, "faithfulness", "openai/m", config=config)
+    now = live_workers()
+    # The dead one replaced by a new one, the other kept.
+    assert len(now) == 2 and workers[dead] not in now.values()
+    assert set(workers.values()) - {workers[dead]} < set(now.values())
+    assert len(result.results) == len(samples)
+    assert {r.status for r in result.results} == {"scored"}
+    release_ray_workers()
+    assert live_workers() == {}
+
+
 def test_a_killed_driver_s_run_resumes_from_its_run_directory(
     tmp_path: Path, cluster: str, samples: list[Sample]
 ) -> None:
@@ -220,6 +304,7 @@ def test_a_killed_driver_s_run_resumes_from_its_run_directory(
                    "openai/m", "--base-url", server.base_url, "--out", str(out),
                    "--metrics", ",".join(metrics), "--concurrency", "2",
                    "--executor", "ray", "--ray-address", cluster]  # fmt: skip
+        release_ray_workers()  # the CPUs the kept workers hold, for the second driver's
         # RAY_AUTH_MODE stays: Ray set it for this cluster, whose token a driver needs.
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("OPENAI") and k != "RAY_ADDRESS"}  # fmt: skip
@@ -276,33 +361,6 @@ async def test_a_restarted_worker_frees_the_slots_its_previous_life_held() -> No
     other, _ = await limiter.acquire("w2", "its life")  # the second slot is free
     assert other is not None
     assert limiter.limiter._in_flight == 2
-
-
-def test_retry_errors_on_ray_asks_again_past_the_cache(
-    tmp_path: Path, samples: list[Sample]
-) -> None:
-    judge = RuleBasedResponder()
-    refused = samples[0].question
-
-    def refusing(request: ChatRequest) -> str:
-        return "I cannot help with that." if refused in request.first_user else judge(request)
-
-    out = tmp_path / "run"
-    with FakeLLMServer(refusing) as server:
-        config = RunConfig(base_url=server.base_url, executor="ray")
-        first = evaluate(samples, "faithfulness", "openai/m", config=config, out=out)
-        errors = [r.sample_id for r in first.results if r.status == "judge_error"]
-        assert errors == [samples[0].id]
-        server.responder = judge
-        calls = server.stats.completions
-        again = evaluate(
-            samples, "faithfulness", "openai/m", config=config, out=out, retry_errors=True
-        )
-        # Only the refused sample was asked again, and its refusals were not replayed
-        # from the cache (the worker took them out of it before committing the error).
-        assert 0 < server.stats.completions - calls <= 3
-    assert {r.sample_id: r.status for r in again.results}[samples[0].id] == "scored"
-    assert len(stored(tmp_path / "run")) == len(samples)
 
 
 async def test_a_429_one_worker_gets_pauses_every_worker() -> None:

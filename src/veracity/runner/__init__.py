@@ -11,6 +11,7 @@ __all__ = [
     "ExecutorError",
     "checked_executor",
     "metrics_runner",
+    "release_ray_workers",
     "run_metrics",
     "to_record",
 ]
@@ -19,5 +20,6 @@ if TYPE_CHECKING:
     from veracity.runner.engine import run_metrics, to_record
     from veracity.runner.errors import EXECUTORS, Executor, ExecutorError
     from veracity.runner.executors import checked_executor, metrics_runner
+    from veracity.runner.ray_pool import release_ray_workers
 else:
     __getattr__, __dir__ = lazy_exports(__name__, __file__, __all__)

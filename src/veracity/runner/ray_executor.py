@@ -3,21 +3,24 @@ every result as its batch comes back.
 
 The driver streams the dataset, keeps a bounded number of batches in flight (awaiting
 Ray's object refs) and hands each result to ``on_result`` (the run's store) the moment
-its batch returns. Each worker actor gets the run's models once, when it starts, and
-loads the local ones (the offline judge, embedders, BERTScore) on first use; the
+its batch returns. Each worker actor unpickles the run's models at its first batch of the
+run and loads the local ones (the offline judge, embedders, BERTScore) on first use; the
 limiter and the response cache are shared (:mod:`veracity.runner.ray_shared`). A worker
 that dies is restarted by Ray, which sends its unfinished batches again; nothing is
-committed twice, the store being keyed by result.
+committed twice, the store being keyed by result. A driver already connected to Ray
+keeps its workers for its next run (:mod:`veracity.runner.ray_pool`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import ray
 from ray.exceptions import RayActorError, RayTaskError
@@ -35,6 +38,7 @@ from veracity.runner.engine import (
     todo_jobs,
 )
 from veracity.runner.errors import ExecutorError
+from veracity.runner.ray_pool import release_ray_workers, warm_workers
 from veracity.runner.ray_shared import Handle, SharedActors, settle_writes, unship
 from veracity.transport.errors import first_error
 from veracity.types import ResultRecord, Sample
@@ -48,15 +52,22 @@ Scored = list[tuple[ResultRecord, int]]
 
 
 class ScoringWorker:
-    """One worker: the run's models and metrics, and the batches it is sent to score."""
+    """One worker: the batches it is sent to score, with the models and metrics of the
+    run each batch is from (workers are kept for the next run, :mod:`.ray_pool`)."""
 
-    def __init__(self, shipped: bytes) -> None:
-        self.models: Models
-        self.models, metrics = unship(shipped)
-        self.metrics = {metric.name: metric for metric in metrics}
+    def __init__(self) -> None:
+        self._run = ""
+        self._models: Models | None = None
+        self._metrics: dict[str, Metric] = {}
 
-    async def score(self, jobs: Sequence[Job]) -> Scored:
-        """Every result of ``jobs``, once their replies are in the response cache."""
+    def alive(self) -> bool:
+        return True
+
+    async def score(self, run: str, shipped: bytes, jobs: Sequence[Job]) -> Scored:
+        """Every result of ``jobs``, once their replies are in the response cache.
+        ``shipped`` (the run's models and metrics) comes with every batch: a worker Ray
+        restarted after a crash has nothing but what its calls bring."""
+        models = await self._of_run(run, shipped)
         scored: Scored = []
 
         def keep(record: ResultRecord, position: int) -> None:
@@ -65,14 +76,33 @@ class ScoringWorker:
         try:
             async with asyncio.TaskGroup() as tasks:
                 for job in jobs:
-                    tasks.create_task(score_job(job, self.models, self.metrics, keep))
+                    tasks.create_task(score_job(job, models, self._metrics, keep))
         except BaseExceptionGroup as group:
             raise first_error(group) from None
         await settle_writes()
         return scored
 
-    async def close(self) -> None:
-        await self.models.aclose()
+    async def finish(self, run: str) -> None:
+        """Close ``run``'s models (their clients), if this worker holds them."""
+        if self._run == run:
+            await self._forget()
+
+    async def _of_run(self, run: str, shipped: bytes) -> Models:
+        # Swapped with no await in between: the run's first batches arrive together.
+        earlier = self._models if self._run != run else None
+        if self._run != run or self._models is None:
+            models, metrics = unship(shipped)
+            self._run, self._models = run, models
+            self._metrics = {metric.name: metric for metric in metrics}
+        current = self._models
+        if earlier is not None:
+            await earlier.aclose()  # a run that failed before finish()
+        return current
+
+    async def _forget(self) -> None:
+        models, self._models, self._run, self._metrics = self._models, None, "", {}
+        if models is not None:
+            await models.aclose()
 
 
 async def run_metrics_on_ray(
@@ -87,9 +117,11 @@ async def run_metrics_on_ray(
     address: str | None = None,
 ) -> None:
     """:func:`~veracity.runner.run_metrics` on Ray: one worker actor per CPU free in
-    the cluster when it starts. ``address`` is the cluster's; without one, ``RAY_ADDRESS``
-    if set, else a local Ray instance, started for the run and stopped after it. A process
-    already connected to Ray runs on that connection.
+    the cluster when it starts, the workers a connected process kept from its last run
+    counted free and used (:func:`~veracity.runner.ray_pool.warm_workers`). ``address``
+    is the cluster's; without one, ``RAY_ADDRESS`` if set, else a local Ray instance,
+    started for the run and stopped after it. A process already connected to Ray runs on
+    that connection.
 
     The in-flight bound is the local runner's: twice the judge's concurrency in jobs,
     in batches of up to :data:`MAX_BATCH`, at least two batches a worker so none waits
@@ -97,44 +129,65 @@ async def run_metrics_on_ray(
     """
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, got {iterations}")
-    with _connected(address):
-        free: dict[str, float] = ray.available_resources()  # type: ignore[no-untyped-call]
-        workers = max(1, int(free.get("CPU", 0)))
-        window = 2 * models.judge.concurrency
-        batch = max(1, min(MAX_BATCH, window // (2 * workers)))
-        in_flight = max(2 * workers, window // batch)
+    window = 2 * models.judge.concurrency
+
+    def batch_size(workers: int) -> int:
+        return max(1, min(MAX_BATCH, window // (2 * workers)))
+
+    def in_flight(workers: int) -> int:
+        return max(2 * workers, window // batch_size(workers))
+
+    with _connected(address) as own_instance:
         shared = SharedActors()
-        pool: list[Handle] = []
+        finished = False
         try:
+            pool = warm_workers(_start_workers, lambda count: in_flight(count) + 1)
             run = uuid.uuid4().hex[:8]
-            worker = ray.remote(ScoringWorker)
-            # Each worker gets the models as its argument (small: the local ones travel as
-            # how to make them), so Ray can start it again from that alone.
-            shipped = shared.ship((models, list(metrics)))
-            pool = [
-                worker.options(
-                    name=f"veracity-worker-{run}-{index}",
-                    num_cpus=1,
-                    max_concurrency=in_flight + 1,
-                    max_restarts=WORKER_RESTARTS,
-                    max_task_retries=WORKER_RESTARTS,
-                ).remote(shipped)
-                for index in range(workers)
-            ]
+            # The models travel as bytes (small: the local ones travel as how to make
+            # them), put in Ray's store once and sent with every batch.
+            shipped = ray.put(shared.ship((models, list(metrics))))
             jobs = todo_jobs(items, metrics, iterations, on_bad_row, done)
-            await _drive(_batches(jobs, batch), pool, in_flight, on_result)
-            await asyncio.gather(*(worker.close.remote() for worker in pool))
+            await _drive(
+                _batches(jobs, batch_size(len(pool))),
+                functools.partial(_score_on, run, shipped),
+                pool,
+                in_flight(len(pool)),
+                on_result,
+            )
+            await asyncio.gather(*(worker.finish.remote(run) for worker in pool))
             _adopt_negotiated(models.judge)
+            finished = True
         except (RayTaskError, RayActorError) as exc:
             raise _cause(exc) from None
         finally:
-            for worker in pool:
-                ray.kill(worker)
+            if own_instance or not finished:
+                # A failed run's workers may still be scoring its batches.
+                release_ray_workers()
             shared.close()
+
+
+def _start_workers(count: int, max_concurrency: int) -> list[Handle]:
+    worker = ray.remote(ScoringWorker)
+    tag = uuid.uuid4().hex[:8]
+    return [
+        worker.options(
+            name=f"veracity-worker-{tag}-{index}",
+            num_cpus=1,
+            max_concurrency=max_concurrency,
+            max_restarts=WORKER_RESTARTS,
+            max_task_retries=WORKER_RESTARTS,
+        ).remote()
+        for index in range(count)
+    ]
+
+
+def _score_on(run: str, shipped: ray.ObjectRef[bytes], worker: Handle, jobs: list[Job]) -> Any:
+    return worker.score.remote(run, shipped, jobs)
 
 
 async def _drive(
     batches: Iterator[list[Job]],
+    score: Callable[[Handle, list[Job]], Any],
     pool: Sequence[Handle],
     in_flight: int,
     on_result: ResultSink,
@@ -157,7 +210,7 @@ async def _drive(
                 await collect()
             worker = busy.index(min(busy))
             busy[worker] += 1
-            pending[asyncio.wrap_future(pool[worker].score.remote(jobs).future())] = worker
+            pending[asyncio.wrap_future(score(pool[worker], jobs).future())] = worker
         while pending:
             await collect()
     finally:
@@ -193,9 +246,11 @@ def _cause(exc: BaseException) -> BaseException:
 
 
 @contextmanager
-def _connected(address: str | None) -> Iterator[None]:
+def _connected(address: str | None) -> Iterator[bool]:
+    """Connected to Ray; whether the Ray instance (or connection) is the run's own,
+    ended after it."""
     if ray.is_initialized():
-        yield
+        yield False
         return
     try:
         ray.init(address=address, logging_level=logging.ERROR)
@@ -203,6 +258,6 @@ def _connected(address: str | None) -> Iterator[None]:
         where = f"at {address}" if address else "(RAY_ADDRESS, or a local instance)"
         raise ExecutorError(f"cannot start or join a Ray cluster {where}: {exc}") from None
     try:
-        yield
+        yield True
     finally:
         ray.shutdown()

@@ -200,8 +200,8 @@ class SharedActors:
     def ship(self, payload: object) -> bytes:
         """``payload`` pickled for the workers, each limiter and cache in it replaced by a
         proxy to its actor (:func:`unship` there). Pickled twice: first to find them, then
-        with their actors (an actor is not made in the middle of a pickling). Bytes, not
-        an object in Ray's store: a worker Ray restarts needs nothing but its arguments."""
+        with their actors (an actor is not made in the middle of a pickling). Bytes, which
+        the run sends with every batch: a worker Ray restarts has nothing else."""
         ray.util.register_serializer(
             RequestLimiter, serializer=self._limiter_state, deserializer=_limiter_proxy
         )
