@@ -56,6 +56,11 @@ class LocalEmbedder:
     ``"float32"`` or ``"bfloat16"``; a user's model runs in float32. Nothing is ever
     downloaded: the model loads from local files only.
 
+    The default model runs in a process of its own (:mod:`veracity.embeddings.minilm_process`:
+    its torch calls then never wait for this process's GIL, and this process imports no
+    torch), shared by the process's default embedders; ``in_process=True`` keeps it here
+    (where subprocesses are not allowed). A user's model always runs here.
+
     The model loads lazily on first use (or :meth:`load`), on a dedicated worker thread
     that then does all encoding, so the event loop never blocks. Concurrent
     :meth:`embed` calls are merged into one ``encode`` call, a text asked for again while
