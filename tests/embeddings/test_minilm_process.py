@@ -123,9 +123,12 @@ def test_close_leaves_no_process(child: MiniLMProcess) -> None:
     assert _gone(pid, within_s=1.0)
 
 
-def test_the_child_exits_when_its_parent_is_killed() -> None:
-    script = textwrap.dedent(
-        """
+def test_the_child_exits_when_its_parent_is_killed(tmp_path: Path) -> None:
+    # A script without an ``if __name__ == "__main__"`` guard: the child must not run it.
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        textwrap.dedent(
+            """
         import sys, time
         from veracity.embeddings import default_minilm_dir
         from veracity.embeddings.minilm_process import MiniLMProcess
@@ -135,9 +138,10 @@ def test_the_child_exits_when_its_parent_is_killed() -> None:
         print(model.pid, flush=True)
         time.sleep(600)
         """
+        )
     )
     parent = subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=os.environ
+        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=os.environ
     )
     try:
         assert parent.stdout is not None

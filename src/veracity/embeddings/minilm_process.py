@@ -6,8 +6,10 @@ wait lasts up to the interpreter's switch interval, and encoding took ten times 
 as alone. In a child process the model has a GIL of its own and the parent's Python
 runs beside it on the other core.
 
-The child is started with ``spawn`` (never ``fork``: the parent may hold torch's threads,
-and a notebook's or a Ray worker's state is not the child's business) and runs
+The child is a fresh interpreter (never a ``fork``: the parent may hold torch's threads),
+started with :mod:`subprocess` rather than multiprocessing's ``spawn``, which runs the
+caller's main script again in the child (a script without an ``if __name__ ==
+"__main__"`` guard would evaluate twice, then fail). It runs
 :class:`~veracity.embeddings.minilm.MiniLM` exactly as in process, so the vectors are the
 same bit for bit. It reads requests from a pipe and exits when the pipe closes: when
 the parent closes it or dies, so a killed parent leaves no child behind. A child that
@@ -17,7 +19,10 @@ dies is noticed by the parent the same way (the pipe closes) and reported as a
 
 from __future__ import annotations
 
-import multiprocessing
+import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -36,25 +41,32 @@ from veracity.embeddings.weights import ModelIntegrityError, ModelSpecError
 _PASSED_ON = (ModelIntegrityError, ModelSpecError)
 
 
+def main() -> None:
+    """The child's entry: ``python -c "…main()" READ_FD WRITE_FD SETTINGS_JSON``."""
+    read_fd, write_fd, settings = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
+    _serve(Connection(read_fd, writable=False), Connection(write_fd, readable=False), **settings)
+
+
 def _serve(
-    pipe: Connection,
+    requests: Connection,
+    replies: Connection,
+    *,
     model_dir: str,
     threads: int | None,
     device: str,
     precision: PrecisionChoice,
 ) -> None:
-    """The child: load the model, then answer ``(kind, texts)`` requests until the pipe
-    closes."""
+    """Load the model, then answer ``(kind, texts)`` requests until the pipe closes."""
     try:
         resolved = resolve_precision(precision, device)
         model = MiniLM(Path(model_dir), threads=threads, device=device, precision=resolved)
     except Exception as exc:
-        pipe.send(("error", exc if isinstance(exc, _PASSED_ON) else _describe(exc)))
+        replies.send(("error", exc if isinstance(exc, _PASSED_ON) else _describe(exc)))
         return
-    pipe.send(("ready", (model.dimension, model.max_tokens, resolved)))
+    replies.send(("ready", (model.dimension, model.max_tokens, resolved)))
     while True:
         try:
-            kind, texts = pipe.recv()
+            kind, texts = requests.recv()
         except (EOFError, OSError):
             return  # the parent closed the pipe, or is gone
         try:
@@ -64,8 +76,8 @@ def _serve(
         else:
             reply = ("ok", result)
         try:
-            pipe.send(reply)
-        except (BrokenPipeError, OSError):
+            replies.send(reply)
+        except OSError:
             return
 
 
@@ -113,8 +125,8 @@ class MiniLMProcess:
         self.device = device
         self._precision_choice = precision
         self._lock = threading.Lock()
-        self._process: multiprocessing.process.BaseProcess | None = None
-        self._pipe: Connection | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._pipe: tuple[Connection, Connection] | None = None
         self._shape: tuple[int, int, Precision] | None = None
 
     @property
@@ -157,10 +169,10 @@ class MiniLMProcess:
 
     def _ask(self, kind: str, texts: list[str]) -> Any:
         with self._lock:
-            pipe = self._ensure_child()
+            requests, replies = self._ensure_child()
             try:
-                pipe.send((kind, texts))
-                status, value = pipe.recv()
+                requests.send((kind, texts))
+                status, value = replies.recv()
             except (EOFError, OSError) as exc:
                 code = self._stop()
                 raise ModelOutputError(
@@ -171,30 +183,44 @@ class MiniLMProcess:
                 raise ModelOutputError(f"the embedding model failed: {value}")
             return value
 
-    def _ensure_child(self) -> Connection:
+    def _ensure_child(self) -> tuple[Connection, Connection]:
         if self._pipe is not None:
             return self._pipe
-        context = multiprocessing.get_context("spawn")
-        parent_end, child_end = context.Pipe()
-        process = context.Process(
-            target=_serve,
-            args=(
-                child_end,
-                str(self.model_dir),
-                self.threads,
-                self.device,
-                self._precision_choice,
-            ),
-            name="veracity-minilm",
-            # Stopped by multiprocessing at the interpreter's exit if close() was not called.
-            daemon=True,
-        )
-        process.start()
-        # Only the child holds its end now: its exit closes the pipe for the parent.
-        child_end.close()
-        self._process, self._pipe = process, parent_end
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        settings = {
+            "model_dir": str(self.model_dir),
+            "threads": self.threads,
+            "device": self.device,
+            "precision": self._precision_choice,
+        }
+        # The child finds veracity where this process found it.
+        package_root = str(Path(__file__).resolve().parents[2])
+        paths = [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]
         try:
-            status, value = parent_end.recv()
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    f"from {__name__} import main; main()",
+                    str(request_read),
+                    str(reply_write),
+                    json.dumps(settings),
+                ],
+                pass_fds=(request_read, reply_write),
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+            )
+        finally:
+            # Only the child holds its ends now: its exit closes the pipes for the parent,
+            # and the parent's exit (even killed) closes them for the child.
+            os.close(request_read)
+            os.close(reply_write)
+        requests = Connection(request_write, readable=False)
+        replies = Connection(reply_read, writable=False)
+        self._process, self._pipe = process, (requests, replies)
+        try:
+            status, value = replies.recv()
         except (EOFError, OSError) as exc:
             code = self._stop()
             raise ModelOutputError(
@@ -207,20 +233,19 @@ class MiniLMProcess:
                 raise value
             raise ModelOutputError(f"the embedding model could not be loaded: {value}")
         self._shape = value
-        return parent_end
+        return self._pipe
 
     def _stop(self) -> int | None:
-        """Close the pipe and wait for the child; its exit code."""
+        """Close the pipes and wait for the child; its exit code."""
         pipe, process = self._pipe, self._process
         self._pipe = self._process = None
         if pipe is not None:
-            pipe.close()
+            for end in pipe:
+                end.close()
         if process is None:
             return None
-        process.join(timeout=10)
-        if process.is_alive():  # busy on a long batch: its result is not wanted
+        try:
+            return process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # busy on a long batch: its result is not wanted
             process.kill()
-            process.join()
-        code = process.exitcode
-        process.close()
-        return code
+            return process.wait()
