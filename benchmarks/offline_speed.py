@@ -58,24 +58,49 @@ def _peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
     return resource.getrusage(who).ru_maxrss / 1024
 
 
-async def _offline(samples: list[dict[str, Any]], *, warm: bool) -> dict[str, Any]:
+def _process_cpu_s(pid: int | None) -> float:
+    """CPU seconds (user and system) of a running process of ours (Linux's /proc)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _process_peak_rss_mib(pid: int | None) -> float:
+    """A running process's peak RSS (VmHWM), 0 for none."""
+    if pid is None:
+        return 0.0
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def _offline(
+    samples: list[dict[str, Any]], *, warm: bool, in_process: bool
+) -> dict[str, Any]:
     from veracity import aevaluate
     from veracity.embeddings import LocalEmbedder
     from veracity.judges.offline import OfflineJudge
 
-    embedder = LocalEmbedder() if warm else LocalEmbedder(cache_size=0)
+    embedder = LocalEmbedder(**({} if warm else {"cache_size": 0}), in_process=in_process)
     judge = OfflineJudge(embedder)
     started = time.perf_counter()
     await judge.embed(["warm up"])  # load the model outside the timing
     load_s = time.perf_counter() - started
+    pid = embedder.model_pid  # the model's own process, if it has one
     with tempfile.TemporaryDirectory() as out:
         cpu, started = time.process_time(), time.perf_counter()
+        model_cpu = _process_cpu_s(pid)
         result = await aevaluate(
             samples, ["faithfulness"], judge, config=RunConfig(cache=False), out=out
         )
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        model_cpu = _process_cpu_s(pid) - model_cpu
+    model_rss = _process_peak_rss_mib(pid)
     await embedder.aclose()
     assert len(result.results) == len(samples)
+    parent_rss = _peak_rss_mib()
     return {
         "samples": len(samples),
         "embedder_cache": "lru" if warm else "off",
@@ -84,8 +109,14 @@ async def _offline(samples: list[dict[str, Any]], *, warm: bool) -> dict[str, An
         "model_load_s": round(load_s, 2),
         "wall_s": round(wall, 2),
         "samples_per_s": round(len(samples) / wall, 1),
-        "cpu_s_per_sample": round(cpu / len(samples), 4),
-        "peak_rss_mib": round(_peak_rss_mib()),
+        "cpu_s_per_sample": round((cpu + model_cpu) / len(samples), 4),
+        "judge_cpu_s": round(cpu, 2),
+        "model_process_cpu_s": round(model_cpu, 2),
+        "cores_busy": round((cpu + model_cpu) / wall, 2),
+        "judge_peak_rss_mib": round(parent_rss),
+        "model_process_peak_rss_mib": round(model_rss),
+        "peak_rss_mib": round(parent_rss + model_rss),
+        "torch_in_judge_process": "torch" in sys.modules,
     }
 
 
@@ -130,12 +161,14 @@ def _llm(embedder: str) -> dict[str, Any]:
 
 def child(name: str, args: argparse.Namespace) -> dict[str, Any]:
     if name == "synthetic":
-        return asyncio.run(_offline(_synthetic(args.samples), warm=args.warm))
+        return asyncio.run(
+            _offline(_synthetic(args.samples), warm=args.warm, in_process=args.in_process)
+        )
     if name == "wice_dev":
         rows = load_set(args.data, "wice_dev")
         samples = [{"id": r.id, "question": r.question, "contexts": list(r.contexts),
                     "answer": r.answer} for r in rows]  # fmt: skip
-        return asyncio.run(_offline(samples, warm=args.warm))
+        return asyncio.run(_offline(samples, warm=args.warm, in_process=args.in_process))
     if name == "one_sample":
         return _one_sample()
     return _llm("local" if name == "llm_local" else "openai/fake-embedding")
@@ -144,7 +177,8 @@ def child(name: str, args: argparse.Namespace) -> dict[str, Any]:
 def run_child(name: str, args: argparse.Namespace) -> dict[str, Any]:
     before = os.getloadavg()[0]
     command = [sys.executable, __file__, "--child", name, "--data", str(args.data),
-               "--samples", str(args.samples), *(["--warm"] if args.warm else [])]  # fmt: skip
+               "--samples", str(args.samples), *(["--warm"] if args.warm else []),
+               *(["--in-process"] if args.in_process else [])]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{name} failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -161,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="of each LLM-judge run")
     parser.add_argument("--only", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--warm", action="store_true", help="keep the embedder's LRU cache")
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="the model in the judge's process, not a process of its own",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--child", choices=SCENARIOS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -21,9 +21,11 @@ from veracity.embeddings.minilm import (
     MiniLM,
     Precision,
     PrecisionChoice,
+    requested_precision,
     resolve_precision,
     shared_minilm,
 )
+from veracity.embeddings.minilm_process import MiniLMProcess, shared_minilm_process
 from veracity.embeddings.weights import (
     EMBEDDER_LIBS,
     MINILM_LIBS,
@@ -54,6 +56,11 @@ class LocalEmbedder:
     ``"float32"`` or ``"bfloat16"``; a user's model runs in float32. Nothing is ever
     downloaded: the model loads from local files only.
 
+    The default model runs in a process of its own (:mod:`veracity.embeddings.minilm_process`:
+    its torch calls then never wait for this process's GIL, and this process imports no
+    torch), shared by the process's default embedders; ``in_process=True`` keeps it here
+    (where subprocesses are not allowed). A user's model always runs here.
+
     The model loads lazily on first use (or :meth:`load`), on a dedicated worker thread
     that then does all encoding, so the event loop never blocks. Concurrent
     :meth:`embed` calls are merged into one ``encode`` call, a text asked for again while
@@ -70,6 +77,7 @@ class LocalEmbedder:
         cache_size: int = 50_000,
         threads: int | None = None,
         precision: PrecisionChoice = "auto",
+        in_process: bool = False,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
@@ -86,8 +94,9 @@ class LocalEmbedder:
         self.batch_size = batch_size
         self.device = device
         self.threads = threads
+        self.in_process = in_process
         self.load_s: float | None = None
-        self._model: SentenceTransformer | MiniLM | None = None
+        self._model: SentenceTransformer | MiniLM | MiniLMProcess | None = None
         self._dim: int | None = None
         self._load_lock = threading.Lock()
         self._load_error: Exception | None = None
@@ -103,6 +112,7 @@ class LocalEmbedder:
             cache_size=cache_size,
             threads=threads,
             precision=precision,
+            in_process=in_process,
         )
 
     def __reduce__(self) -> tuple[functools.partial[LocalEmbedder], tuple[()]]:
@@ -118,17 +128,27 @@ class LocalEmbedder:
     def precision(self) -> Precision:
         """The precision the model runs in here (``"auto"`` resolved on this machine)."""
         if self._precision is None:
-            self._precision = (
-                resolve_precision(self._precision_choice, self.device)
-                if self._pinned is not None
-                else "float32"
-            )
+            if self._pinned is None:
+                self._precision = "float32"
+            elif self.in_process:
+                self._precision = resolve_precision(self._precision_choice, self.device)
+            else:
+                # Resolved where torch is: the model's process (started now if need be).
+                model = self._ensure_model()
+                assert isinstance(model, MiniLMProcess)
+                self._precision = model.precision
         return self._precision
 
     @property
     def encode_calls(self) -> int:
         """How many times the model was asked to encode (one per merged batch)."""
         return self._batcher.process_calls
+
+    @property
+    def model_pid(self) -> int | None:
+        """The process id of the model's own process while it runs (``None`` in process
+        or before the first call)."""
+        return self._model.pid if isinstance(self._model, MiniLMProcess) else None
 
     @property
     def cache_hits(self) -> int:
@@ -197,12 +217,12 @@ class LocalEmbedder:
     async def aclose(self) -> None:
         """Stop the worker threads (the loaded model stays, a later call restarts them)."""
         self._batcher.close()
-        if isinstance(self._model, MiniLM):
+        if isinstance(self._model, MiniLM | MiniLMProcess):
             self._model.close()
 
     # worker thread ---------------------------------------------------------------------
 
-    def _ensure_model(self) -> SentenceTransformer | MiniLM:
+    def _ensure_model(self) -> SentenceTransformer | MiniLM | MiniLMProcess:
         with self._load_lock:
             if self._model is None:
                 # A failed load (bad weights, missing files) fails the same way every
@@ -216,14 +236,25 @@ class LocalEmbedder:
                     raise
             return self._model
 
-    def _load_model(self) -> SentenceTransformer | MiniLM:
+    def _load_model(self) -> SentenceTransformer | MiniLM | MiniLMProcess:
         started = time.perf_counter()
-        model: SentenceTransformer | MiniLM
+        model: SentenceTransformer | MiniLM | MiniLMProcess
         if self._pinned is not None:
             verify_weights(self.model_dir, self._pinned)
-            model = shared_minilm(
-                self.model_dir, threads=self.threads, device=self.device, precision=self.precision
-            )
+            if self.in_process:
+                model = shared_minilm(
+                    self.model_dir,
+                    threads=self.threads,
+                    device=self.device,
+                    precision=self.precision,
+                )
+            else:
+                model = shared_minilm_process(
+                    self.model_dir,
+                    threads=self.threads,
+                    device=self.device,
+                    precision=requested_precision(self._precision_choice),
+                )
             dim: int | None = model.dimension
         else:
             with loading_model():
@@ -243,7 +274,7 @@ class LocalEmbedder:
 
     def _cut(self, texts: list[str]) -> list[bool]:
         model = self._ensure_model()
-        if isinstance(model, MiniLM):
+        if isinstance(model, MiniLM | MiniLMProcess):
             return model.cut(texts)
         limit = model.max_seq_length
         if limit is None:
@@ -253,7 +284,7 @@ class LocalEmbedder:
 
     def _encode(self, texts: list[str]) -> list[Vector]:
         model = self._ensure_model()
-        if isinstance(model, MiniLM):
+        if isinstance(model, MiniLM | MiniLMProcess):
             encoded = model.encode(texts)
         else:
             encoded = model.encode(

@@ -64,15 +64,22 @@ def native_bfloat16() -> bool:
     return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in checks)
 
 
+def requested_precision(choice: PrecisionChoice) -> PrecisionChoice:
+    """``choice``, with ``"auto"`` replaced by ``$VERACITY_EMBEDDING_PRECISION`` if set
+    (read without torch: the model's own process resolves the rest)."""
+    if choice != "auto":
+        return choice
+    given = os.environ.get(PRECISION_ENV, "").strip().lower() or "auto"
+    try:
+        return one_of(given, PRECISIONS, f"${PRECISION_ENV}")
+    except ValueError as exc:
+        raise ModelSpecError(str(exc)) from exc
+
+
 def resolve_precision(choice: PrecisionChoice, device: str = "cpu") -> Precision:
     """The precision ``choice`` means here: ``"auto"`` is ``$VERACITY_EMBEDDING_PRECISION``
     if set, else bfloat16 on a CPU that has it natively and float32 otherwise."""
-    if choice == "auto":
-        given = os.environ.get(PRECISION_ENV, "").strip().lower() or "auto"
-        try:
-            choice = one_of(given, PRECISIONS, f"${PRECISION_ENV}")
-        except ValueError as exc:
-            raise ModelSpecError(str(exc)) from exc
+    choice = requested_precision(choice)
     if choice == "auto":
         return "bfloat16" if device == "cpu" and native_bfloat16() else "float32"
     return choice
