@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from veracity import evaluate
+from veracity import aevaluate, evaluate
 from veracity.config import RunConfig
 from veracity.decisions import ServerLimits
 from veracity.evaluation import EvaluationResult
@@ -266,6 +266,24 @@ def test_a_second_run_is_scored_by_the_first_run_s_workers_with_its_own_judge(
         assert first.stats.completions == calls
         assert second.stats.completions == 2 * len(samples)
     assert {r.status for r in again.results} == {"scored"}
+
+
+def test_two_runs_at_once_each_finish_on_workers_of_their_own(samples: list[Sample]) -> None:
+    async def both() -> list[EvaluationResult]:
+        with FakeLLMServer() as server:
+            config = RunConfig(base_url=server.base_url, executor="ray")
+            return list(
+                await asyncio.gather(
+                    aevaluate(samples, "faithfulness", "openai/m", config=config),
+                    aevaluate(samples[:5], "faithfulness", "openai/m", config=config),
+                )
+            )
+
+    first, second = asyncio.run(both())
+    assert len(first.results) == len(samples) and len(second.results) == 5
+    assert {r.status for r in [*first.results, *second.results]} == {"scored"}
+    # The run that ended first gave its CPUs to the other's worker; the last one's are kept.
+    assert 1 <= len(live_workers()) <= 2
 
 
 def test_a_kept_worker_that_died_is_replaced_and_every_sample_is_scored(

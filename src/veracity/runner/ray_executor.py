@@ -38,7 +38,7 @@ from veracity.runner.engine import (
     todo_jobs,
 )
 from veracity.runner.errors import ExecutorError
-from veracity.runner.ray_pool import release_ray_workers, warm_workers
+from veracity.runner.ray_pool import Workers, end_workers, give_back, take_workers
 from veracity.runner.ray_shared import Handle, SharedActors, settle_writes, unship
 from veracity.transport.errors import first_error
 from veracity.types import ResultRecord, Sample
@@ -56,9 +56,8 @@ class ScoringWorker:
     run each batch is from (workers are kept for the next run, :mod:`.ray_pool`)."""
 
     def __init__(self) -> None:
-        self._run = ""
-        self._models: Models | None = None
-        self._metrics: dict[str, Metric] = {}
+        # By run: the models and metrics its batches are scored with, until it finishes.
+        self._runs: dict[str, tuple[Models, dict[str, Metric]]] = {}
 
     def alive(self) -> bool:
         return True
@@ -67,7 +66,10 @@ class ScoringWorker:
         """Every result of ``jobs``, once their replies are in the response cache.
         ``shipped`` (the run's models and metrics) comes with every batch: a worker Ray
         restarted after a crash has nothing but what its calls bring."""
-        models = await self._of_run(run, shipped)
+        if run not in self._runs:  # no await before it is set: the first batches race
+            models, metrics = unship(shipped)
+            self._runs[run] = (models, {metric.name: metric for metric in metrics})
+        models, by_name = self._runs[run]
         scored: Scored = []
 
         def keep(record: ResultRecord, position: int) -> None:
@@ -76,7 +78,7 @@ class ScoringWorker:
         try:
             async with asyncio.TaskGroup() as tasks:
                 for job in jobs:
-                    tasks.create_task(score_job(job, models, self._metrics, keep))
+                    tasks.create_task(score_job(job, models, by_name, keep))
         except BaseExceptionGroup as group:
             raise first_error(group) from None
         await settle_writes()
@@ -84,25 +86,9 @@ class ScoringWorker:
 
     async def finish(self, run: str) -> None:
         """Close ``run``'s models (their clients), if this worker holds them."""
-        if self._run == run:
-            await self._forget()
-
-    async def _of_run(self, run: str, shipped: bytes) -> Models:
-        # Swapped with no await in between: the run's first batches arrive together.
-        earlier = self._models if self._run != run else None
-        if self._run != run or self._models is None:
-            models, metrics = unship(shipped)
-            self._run, self._models = run, models
-            self._metrics = {metric.name: metric for metric in metrics}
-        current = self._models
-        if earlier is not None:
-            await earlier.aclose()  # a run that failed before finish()
-        return current
-
-    async def _forget(self) -> None:
-        models, self._models, self._run, self._metrics = self._models, None, "", {}
-        if models is not None:
-            await models.aclose()
+        held = self._runs.pop(run, None)
+        if held is not None:
+            await held[0].aclose()
 
 
 async def run_metrics_on_ray(
@@ -139,9 +125,11 @@ async def run_metrics_on_ray(
 
     with _connected(address) as own_instance:
         shared = SharedActors()
+        workers: Workers | None = None
         finished = False
         try:
-            pool = warm_workers(_start_workers, lambda count: in_flight(count) + 1)
+            workers = await take_workers(_start_workers, lambda count: in_flight(count) + 1)
+            pool = workers.handles
             run = uuid.uuid4().hex[:8]
             # The models travel as bytes (small: the local ones travel as how to make
             # them), put in Ray's store once and sent with every batch.
@@ -160,9 +148,10 @@ async def run_metrics_on_ray(
         except (RayTaskError, RayActorError) as exc:
             raise _cause(exc) from None
         finally:
-            if own_instance or not finished:
-                # A failed run's workers may still be scoring its batches.
-                release_ray_workers()
+            if workers is not None and finished and not own_instance:
+                give_back(workers)
+            elif workers is not None:  # a failed run's may still be scoring its batches
+                end_workers(workers)
             shared.close()
 
 

@@ -1,19 +1,23 @@
 """Worker actors kept warm between the Ray runs of one driver process.
 
 Starting a worker costs a process and its imports, seconds on a loaded machine: a process
-already connected to Ray (a notebook that called ``ray.init``) keeps its run's workers
-for the next run, which sends them its own models. The pool holds its workers' CPUs until
+already connected to Ray (a notebook that called ``ray.init``) keeps a finished run's
+workers for its next run, which sends them its own models. A run takes the kept workers
+out while it runs (two runs at once never share them: a failed one ends its own) and
+gives them back when it finishes, unless another run of the driver is still going (its
+workers may be waiting for the CPUs these hold: they are ended). Kept workers hold their CPUs until
 :func:`release_ray_workers`, ``ray.shutdown`` or the driver's exit (its actors end with
 it); a Ray instance a run started for itself is stopped after it, and its workers with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import ray
-from ray.exceptions import GetTimeoutError, RayActorError
+from ray.exceptions import RayActorError
 
 from veracity.runner.ray_shared import Handle
 
@@ -22,44 +26,82 @@ _ALIVE_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
-class _Pool:
-    connection: tuple[str, str]  # the workers' Ray connection (_connection())
-    workers: tuple[Handle, ...]
+class Workers:
+    """A run's workers and the calls each takes at once."""
+
+    handles: tuple[Handle, ...]
     max_concurrency: int
+    # The Ray connection they belong to (:func:`_connection`).
+    connection: tuple[str, str]
 
 
-_kept: list[_Pool] = []
+_kept: list[Workers] = []
+# How many runs hold workers, by connection.
+_running: dict[tuple[str, str], int] = {}
 
 
-def warm_workers(
+async def take_workers(
     make: Callable[[int, int], list[Handle]], calls_at_once: Callable[[int], int]
-) -> list[Handle]:
-    """The run's workers, each taking ``calls_at_once(count)`` calls at once, new ones
-    from ``make(count, calls_at_once(count))``: one per CPU free in the cluster, those the
-    kept workers hold counted free. Kept workers that died are replaced one for one (the
-    CPU a dead one held is free now, or soon: not counted again)."""
+) -> Workers:
+    """Workers for a run, each taking ``calls_at_once(count)`` calls at once: the kept
+    ones (taken out: no other run gets them meanwhile), new ones from ``make(count,
+    calls_at_once(count))`` where there are none. One per CPU free in the cluster, the
+    kept workers' counted free; kept workers that died are replaced one for one (the CPU a
+    dead one held is free now, or soon: not counted again). The run ends with
+    :func:`give_back` or :func:`end_workers`."""
     connection = _connection()
-    kept = _kept[0] if _kept and _kept[0].connection == connection else None
-    alive: list[Handle] = []
-    dead: list[Handle] = []
-    for worker in kept.workers if kept else ():
-        (alive if _answers(worker) else dead).append(worker)
-    free: dict[str, float] = ray.available_resources()  # type: ignore[no-untyped-call]
+    kept = next((w for w in _kept if w.connection == connection), None)
+    if kept is not None:
+        _kept.remove(kept)
+        try:
+            answering = await _answering(kept.handles)
+        except BaseException:
+            _end(kept.handles)  # neither kept nor used: not left holding CPUs
+            raise
+    alive = [w for w, ok in zip(kept.handles, answering, strict=True) if ok] if kept else []
+    dead = [w for w, ok in zip(kept.handles, answering, strict=True) if not ok] if kept else []
+    _end(dead)  # dead, or too slow to answer: ended for sure
     if kept is not None and dead:
-        count = len(kept.workers)
-        for worker in dead:
-            ray.kill(worker)  # dead, or too slow to answer: ended for sure
+        count = len(kept.handles)
     else:
+        free: dict[str, float] = ray.available_resources()  # type: ignore[no-untyped-call]
         count = max(1, int(free.get("CPU", 0)) + len(alive))
-    max_concurrency = calls_at_once(count)
-    if kept is not None and count == len(kept.workers) and kept.max_concurrency >= max_concurrency:
-        workers = [*alive, *make(len(dead), kept.max_concurrency)] if dead else alive
-        _kept[:] = [_Pool(connection, tuple(workers), kept.max_concurrency)]
-        return workers
-    release_ray_workers()
-    workers = make(count, max_concurrency)
-    _kept.append(_Pool(connection, tuple(workers), max_concurrency))
+    wanted = calls_at_once(count)
+    if kept is not None and count == len(kept.handles) and kept.max_concurrency >= wanted:
+        workers = Workers(
+            (*alive, *make(len(dead), kept.max_concurrency)), kept.max_concurrency, connection
+        )
+    else:
+        _end(alive)
+        workers = Workers(tuple(make(count, wanted)), wanted, connection)
+    _running[connection] = _running.get(connection, 0) + 1
     return workers
+
+
+def give_back(workers: Workers) -> None:
+    """Keep a finished run's ``workers`` for the next run of this connection; end them
+    while another run is going, or another run's are kept already."""
+    others = _done(workers.connection)
+    if others or any(w.connection == workers.connection for w in _kept):
+        _end(workers.handles)
+    else:
+        _kept.append(workers)
+
+
+def end_workers(workers: Workers) -> None:
+    """End a run's workers: it failed, and they may still be scoring its batches."""
+    _done(workers.connection)
+    _end(workers.handles)
+
+
+def _done(connection: tuple[str, str]) -> int:
+    """A run of ``connection`` is over: how many others still are."""
+    left = _running.get(connection, 1) - 1
+    if left > 0:
+        _running[connection] = left
+    else:
+        _running.pop(connection, None)
+    return left
 
 
 def release_ray_workers() -> None:
@@ -70,8 +112,12 @@ def release_ray_workers() -> None:
     connection = _connection()
     for pool in pools:
         if pool.connection == connection:
-            for worker in pool.workers:
-                ray.kill(worker)
+            _end(pool.handles)
+
+
+def _end(handles: Sequence[Handle]) -> None:
+    for worker in handles:
+        ray.kill(worker)
 
 
 def _connection() -> tuple[str, str]:
@@ -81,9 +127,16 @@ def _connection() -> tuple[str, str]:
     return context.get_node_id(), context.get_job_id()
 
 
-def _answers(worker: Handle) -> bool:
-    try:
-        ray.get(worker.alive.remote(), timeout=_ALIVE_TIMEOUT_S)
-    except (RayActorError, GetTimeoutError):
-        return False
-    return True
+async def _answering(handles: Sequence[Handle]) -> list[bool]:
+    """Whether each worker answers, all asked at once, within :data:`_ALIVE_TIMEOUT_S`."""
+
+    async def answers(worker: Handle) -> bool:
+        try:
+            await asyncio.wait_for(
+                asyncio.wrap_future(worker.alive.remote().future()), _ALIVE_TIMEOUT_S
+            )
+        except (RayActorError, TimeoutError):
+            return False
+        return True
+
+    return list(await asyncio.gather(*(answers(worker) for worker in handles)))
