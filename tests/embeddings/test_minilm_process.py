@@ -3,6 +3,7 @@ that dies reported and replaced, no child left behind."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -154,3 +155,16 @@ def test_the_child_exits_when_its_parent_is_killed(tmp_path: Path) -> None:
         parent.kill()
         if parent.stdout is not None:
             parent.stdout.close()
+
+
+def test_where_the_os_cannot_hand_the_pipes_over_the_model_stays_in_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from veracity.embeddings import local
+
+    monkeypatch.setattr(local, "CHILD_SUPPORTED", False)
+    embedder = local.LocalEmbedder()
+    assert embedder.in_process
+    vectors = asyncio.run(embedder.embed(["A short one."]))
+    assert len(vectors) == 1 and embedder.model_pid is None
+    asyncio.run(embedder.aclose())

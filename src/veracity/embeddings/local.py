@@ -25,7 +25,11 @@ from veracity.embeddings.minilm import (
     resolve_precision,
     shared_minilm,
 )
-from veracity.embeddings.minilm_process import MiniLMProcess, shared_minilm_process
+from veracity.embeddings.minilm_process import (
+    CHILD_SUPPORTED,
+    MiniLMProcess,
+    shared_minilm_process,
+)
 from veracity.embeddings.weights import (
     EMBEDDER_LIBS,
     MINILM_LIBS,
@@ -59,7 +63,8 @@ class LocalEmbedder:
     The default model runs in a process of its own (:mod:`veracity.embeddings.minilm_process`:
     its torch calls then never wait for this process's GIL, and this process imports no
     torch), shared by the process's default embedders; ``in_process=True`` keeps it here
-    (where subprocesses are not allowed). A user's model always runs here.
+    (where subprocesses are not allowed; always where the OS is not POSIX). A user's model
+    always runs here.
 
     The model loads lazily on first use (or :meth:`load`), on a dedicated worker thread
     that then does all encoding, so the event loop never blocks. Concurrent
@@ -94,7 +99,7 @@ class LocalEmbedder:
         self.batch_size = batch_size
         self.device = device
         self.threads = threads
-        self.in_process = in_process
+        self.in_process = in_process or not CHILD_SUPPORTED
         self.load_s: float | None = None
         self._model: SentenceTransformer | MiniLM | MiniLMProcess | None = None
         self._dim: int | None = None

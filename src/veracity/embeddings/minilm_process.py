@@ -39,6 +39,9 @@ from veracity.embeddings.weights import ModelIntegrityError, ModelSpecError
 # What a failed start raises in the parent as itself (the model's files, the settings);
 # anything else becomes a ModelOutputError naming it.
 _PASSED_ON = (ModelIntegrityError, ModelSpecError)
+# The child's pipes are handed over as inherited descriptors (``pass_fds``), which only
+# POSIX has: elsewhere the model stays in the caller's process.
+CHILD_SUPPORTED = os.name == "posix"
 
 
 def main() -> None:
