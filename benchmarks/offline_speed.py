@@ -83,7 +83,12 @@ async def _offline(
     from veracity.embeddings import LocalEmbedder
     from veracity.judges.offline import OfflineJudge
 
-    embedder = LocalEmbedder(**({} if warm else {"cache_size": 0}), in_process=in_process)
+    # Cold: no vectors kept between calls; warm: the default LRU.
+    embedder = (
+        LocalEmbedder(in_process=in_process)
+        if warm
+        else LocalEmbedder(cache_size=0, in_process=in_process)
+    )
     judge = OfflineJudge(embedder)
     started = time.perf_counter()
     await judge.embed(["warm up"])  # load the model outside the timing

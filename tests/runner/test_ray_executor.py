@@ -239,7 +239,7 @@ def test_retry_errors_on_ray_asks_again_past_the_cache(
 
 def live_workers() -> dict[str, str]:
     """The worker actors alive in the cluster (those that answer): their ids, by name."""
-    alive = {}
+    alive: dict[str, str] = {}
     for name in ray.util.list_named_actors():
         if name.startswith("veracity-worker"):
             try:
