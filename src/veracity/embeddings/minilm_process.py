@@ -173,15 +173,13 @@ class MiniLMProcess:
     def _ask(self, kind: str, texts: list[str]) -> Any:
         with self._lock:
             requests, replies = self._ensure_child()
+            # A child that dies while encoding is replaced at the next call.
+            doing = f"encoding {len(texts)} texts; the next call starts a new one"
             try:
                 requests.send((kind, texts))
-                status, value = replies.recv()
-            except (EOFError, OSError) as exc:
-                code = self._stop()
-                raise ModelOutputError(
-                    f"the embedding model's process (all-MiniLM-L6-v2) ended while encoding "
-                    f"{len(texts)} texts (exit code {code}); the next call starts a new one"
-                ) from exc
+            except OSError as exc:
+                raise self._ended(doing) from exc
+            status, value = self._received(replies, doing)
             if status != "ok":
                 raise ModelOutputError(f"the embedding model failed: {value}")
             return value
@@ -222,14 +220,7 @@ class MiniLMProcess:
         requests = Connection(request_write, readable=False)
         replies = Connection(reply_read, writable=False)
         self._process, self._pipe = process, (requests, replies)
-        try:
-            status, value = replies.recv()
-        except (EOFError, OSError) as exc:
-            code = self._stop()
-            raise ModelOutputError(
-                f"the embedding model's process (all-MiniLM-L6-v2) ended while loading "
-                f"the model (exit code {code})"
-            ) from exc
+        status, value = self._received(replies, "loading the model")
         if status != "ready":
             self._stop()
             if isinstance(value, _PASSED_ON):
@@ -237,6 +228,21 @@ class MiniLMProcess:
             raise ModelOutputError(f"the embedding model could not be loaded: {value}")
         self._shape = value
         return self._pipe
+
+    def _received(self, replies: Connection, doing: str) -> tuple[str, Any]:
+        """The child's next reply; its end, while ``doing``, as an error with a reason."""
+        try:
+            status, value = replies.recv()
+        except (EOFError, OSError) as exc:
+            raise self._ended(doing) from exc
+        return status, value
+
+    def _ended(self, doing: str) -> ModelOutputError:
+        code = self._stop()
+        return ModelOutputError(
+            f"the embedding model's process (all-MiniLM-L6-v2) ended (exit code {code}) "
+            f"while {doing}"
+        )
 
     def _stop(self) -> int | None:
         """Close the pipes and wait for the child; its exit code."""
