@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from veracity.embeddings import ModelOutputError, default_minilm_dir
+from veracity.embeddings import LocalEmbedder, ModelOutputError, default_minilm_dir
 from veracity.embeddings.minilm import MiniLM, resolve_precision
 from veracity.embeddings.minilm_process import MiniLMProcess
 
@@ -168,3 +168,16 @@ def test_where_the_os_cannot_hand_the_pipes_over_the_model_stays_in_process(
     vectors = asyncio.run(embedder.embed(["A short one."]))
     assert len(vectors) == 1 and embedder.model_pid is None
     asyncio.run(embedder.aclose())
+
+
+def test_the_models_process_outlives_a_run_for_the_next_one() -> None:
+    async def run() -> int | None:
+        embedder = LocalEmbedder()
+        await embedder.embed(["One run."])
+        pid = embedder.model_pid
+        await embedder.aclose()  # as a run ends
+        return pid
+
+    first, second = asyncio.run(run()), asyncio.run(run())
+    assert first is not None and first == second  # loaded once, not per run
+    assert not _gone(first, within_s=0.2)

@@ -220,9 +220,11 @@ class LocalEmbedder:
         return tuple(await self._batcher.run(functools.partial(self._cut, list(texts))))
 
     async def aclose(self) -> None:
-        """Stop the worker threads (the loaded model stays, a later call restarts them)."""
+        """Stop the worker threads (the loaded model stays, a later call restarts them).
+        The model's own process stays too, for the next run (a notebook's, a kept Ray
+        worker's): it is shared by the process's default embedders and ends with it."""
         self._batcher.close()
-        if isinstance(self._model, MiniLM | MiniLMProcess):
+        if isinstance(self._model, MiniLM):
             self._model.close()
 
     # worker thread ---------------------------------------------------------------------
