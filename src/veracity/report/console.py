@@ -107,8 +107,7 @@ def metrics_table(summary: Mapping[str, Any], *, with_systems: bool) -> Table:
 
 def usage_line(summary: Mapping[str, Any]) -> str:
     usage = summary["usage"]
-    cost = cost_text(summary)
-    spent = cost if cost.startswith("$") else f"cost {cost}"
+    spent = cost_text(summary)
     return (
         f"{summary['results']} results · {summary['bad_rows']} bad row(s) · "
         f"{usage['calls']} judge calls ({usage['cached_calls']} more from the cache) · "

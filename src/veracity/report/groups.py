@@ -211,16 +211,17 @@ def calibrated_line(summary: Mapping[str, Any]) -> str | None:
     return "calibrated P(people call it good), ×100: " + "; ".join(parts)
 
 
-def cost_text(summary: Mapping[str, Any]) -> str:
-    """The run's cost, or why it is unknown: the models without a price, when the run
-    said which."""
+def cost_text(summary: Mapping[str, Any], *, in_a_row: bool = False) -> str:
+    """The run's cost ("$0.0123"), or "cost unknown (…)" naming the models without a
+    price when the run said which; ``in_a_row``: after a "cost" heading, "unknown (…)"."""
     cost = summary.get("cost") or {}
     total = cost.get("total_usd")
     if isinstance(total, int | float):
         return f"${total:.4f}"
     models = [str(m) for m in cost.get("unpriced_models") or ()]
     whose = f"for {', '.join(models)}" if models else "for this model"
-    return f"unknown (no price {whose}: add one under prices: in the config file)"
+    unknown = f"unknown (no price {whose}: add one under prices: in the config file)"
+    return unknown if in_a_row else f"cost {unknown}"
 
 
 def pct(value: float | None) -> str:

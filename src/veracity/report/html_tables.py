@@ -68,7 +68,7 @@ def run_header(manifest: Manifest, summary: Mapping[str, Any]) -> str:
         ("started", _when(manifest.started_at)),
         ("finished", _when(manifest.finished_at)),
         ("status", manifest.status),
-        ("cost", cost_text(summary)),
+        ("cost", cost_text(summary, in_a_row=True)),
         ("judge calls", usage.get("calls")),
         (
             "tokens in / out",

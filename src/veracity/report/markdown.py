@@ -146,7 +146,7 @@ def _footer(run: RunData) -> str:
         f"{summary['results']} results",
         f"{summary.get('bad_rows', 0)} bad row(s)",
         f"{summary['usage']['calls']} judge calls",
-        cost if cost.startswith("$") else f"cost {cost}",
+        cost,
     ]
     text = "Scores in [0, 1]; pass rate: share of scored results at or above the threshold"
     if defaults:
