@@ -211,6 +211,31 @@ async def test_a_negation_in_another_clause_is_no_strong_contradiction(
     assert found.p_supported is not None and found.p_supported > 0.1
 
 
+async def test_a_negation_in_another_clause_is_no_contradiction_at_all(
+    judge: OfflineJudge,
+) -> None:
+    # "do not tumble dry" says nothing of machine washing: no conflict is named, whatever P.
+    context = (
+        "Care for the Alder rain jacket: machine wash at 30°C on a gentle cycle; do not tumble dry."
+    )
+    claim = "You can wash the Alder rain jacket in a washing machine at 30°C on a gentle cycle."
+    found = await verdict(judge, claim, context)
+    assert found.verdict is not Verdict.CONTRADICTED
+    assert "negation" not in found.reason
+
+
+async def test_a_bound_is_no_negation(judge: OfflineJudge) -> None:
+    context = (
+        "Submit expense reports no later than 30 days after the expense, with receipts attached."
+    )
+    found = await verdict(judge, "Expense reports must be submitted within 30 days.", context)
+    assert found.verdict is not Verdict.CONTRADICTED
+    assert "negation" not in found.reason
+    # A real negation beside the bound still counts.
+    negated = await verdict(judge, "Expense reports need no receipts.", context)
+    assert negated.verdict is not Verdict.SUPPORTED
+
+
 async def test_another_name_in_the_windows_place_is_contradicted_despite_a_distractor(
     judge: OfflineJudge,
 ) -> None:

@@ -155,6 +155,30 @@ def test_content_tokens_are_stemmed_without_stopwords() -> None:
     assert tx.stem("status") != tx.stem("statue")
 
 
+def test_a_words_forms_share_one_stem_and_a_number_is_one_word() -> None:
+    # The endings a light stemmer got wrong: "agreed" lost its "ed" and then its "e".
+    for forms in [
+        ("agree", "agrees", "agreed"),
+        ("invest", "invested", "investment"),
+        ("exceed", "exceeds"),
+        ("house", "houses"),
+        ("complete", "completely"),
+    ]:
+        assert len({tx.token(w) for w in forms}) == 1, forms
+    # A decimal or a thousands figure is one word, written as numbers() writes it.
+    assert tx.content_tokens("a fee of 0.20% on 1,000 units") == tx.content_tokens(
+        "fee 0.2 % 1000 unit"
+    )
+    assert "2" not in tx.content_tokens("It costs 0.2% a year.")
+
+
+def test_a_bound_is_no_negation() -> None:
+    for bound in ("no later than 30 days", "not more than five", "no fewer than ten people"):
+        assert not tx.negated(f"Submit it {bound}."), bound
+    assert tx.negated("It is no longer sold") and tx.negated("There is no later train")
+    assert tx.negations("No more than two, and not on Sundays.") == 1
+
+
 @pytest.mark.parametrize(
     ("claim", "context"),
     [
@@ -262,7 +286,7 @@ def test_a_number_slot_is_the_number_with_the_words_beside_it() -> None:
     }
     # Signs say what a number counts; commas go; a year is four digits without a comma.
     assert tx.number_slots("It is £20,000 in 2024.") == {("20000", "<", "£", False)}
-    assert ("2019", ">", "academic", True) in tx.number_slots("the 2018–19 academic year")
+    assert ("2019", ">", tx.stem("academic"), True) in tx.number_slots("the 2018–19 academic year")
 
 
 @pytest.mark.parametrize(
@@ -313,10 +337,9 @@ def test_a_context_holding_the_claims_number_in_its_slot_keeps_it_unchanged() ->
 
 def test_words_and_names_of_other_alphabets_are_whole() -> None:
     assert tx.words("Reykjavík's Schönbrunn") == ["reykjavík's", "schönbrunn"]
-    assert tx.names("It was signed at Schönbrunn by Émile.") == {
-        "schönbrunn": "Schönbrunn",
-        "émil": "Émile",
-    }
+    found = tx.names("It was signed at Schönbrunn by Émile.")
+    assert set(found.values()) == {"Schönbrunn", "Émile"}
+    assert tx.stem("schönbrunn") in found
 
 
 @pytest.mark.parametrize(

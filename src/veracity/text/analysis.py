@@ -13,14 +13,16 @@ from functools import lru_cache
 from typing import Any
 
 _lock = threading.Lock()
+_stemmers = threading.local()
 
 # Two sentences glued without a space ("…19th century.First for Women is …").
 _GLUED = re.compile(r"(?<=[a-z0-9)\]][.!?])(?=[A-Z][a-z])")
 # pysbd keeps "… in general! do you …" together; chat text often skips the capital.
 _LOWER_START = re.compile(r"(?<=[!?])\s+(?=[a-z])")
-# Letters of any alphabet ("Schönbrunn", "Reykjavík" are one word each, not "sch" and
-# "nbrunn"), digits, and an apostrophe inside a word.
-_WORD = re.compile(r"[^\W_]+(?:'[^\W\d_]+)?")
+# A number with its decimal point or thousands separators ("0.20", "1,000": one word, not
+# "0" and "20"); else letters of any alphabet ("Schönbrunn", "Reykjavík" are one word each,
+# not "sch" and "nbrunn"), digits, and an apostrophe inside a word.
+_WORD = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+(?:'[^\W\d_]+)?")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 # A span of years written short ("2018–19"): the second is its century's ("2019").
 _YEAR_SPAN = re.compile(r"\b(1[5-9]|20)(\d\d)\s*[-–—/]\s*(\d\d)\b(?![-–—/.,]?\d)")
@@ -36,6 +38,11 @@ _INITIAL = re.compile(r"(?:^|[\s(])[A-Za-z]\.$")
 _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u2032`\u00b4", "'"))
 _NEGATION = re.compile(
     r"\b(?:not|no|never|without|nobody|nothing|none|neither|nor|cannot|nowhere)\b|n't\b"
+)
+# A bound, not a negation: "no later than thirty days" is "within thirty days".
+_BOUND = re.compile(
+    r"\bno(?:t)?\s+(?:later|earlier|sooner|more|less|fewer|greater|higher|lower|longer|"
+    r"shorter|older|younger|bigger|smaller|larger)\s+than\b"
 )
 
 
@@ -117,27 +124,15 @@ def words(text: str) -> list[str]:
 
 
 def stem(word: str) -> str:
-    """A very light stemmer, enough to match "house"/"houses", "jump"/"jumping"/"jumped",
-    "city"/"cities": plural and verb endings off, then a final "e"."""
+    """The Snowball English stem of a word of letters; others as they are."""
     if len(word) <= 3 or not word.isalpha():
         return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("sses", "xes", "ches", "shes", "zes")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    elif word.endswith("ing") and len(word) >= 6:
-        word = word[:-3]
-        if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-            word = word[:-1]
-    elif word.endswith("ed") and len(word) >= 5:
-        word = word[:-2]
-        if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-            word = word[:-1]
-    elif word.endswith("ly") and len(word) >= 6:
-        word = word[:-2]
-    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:  # one per thread: a stemmer keeps state while stemming
+        import snowballstemmer
+
+        stemmer = _stemmers.english = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word))
 
 
 # Months and weekdays (stemmed): a date, not an entity.
@@ -154,8 +149,11 @@ CALENDAR = frozenset(
 # Texts share most of their words: each is stemmed once (a few MB at most).
 @lru_cache(maxsize=65536)
 def token(word: str) -> str:
-    """A word (from :func:`words`) as it is compared: a number word as digits, without
-    its possessive "'s", stemmed."""
+    """A word (from :func:`words`) as it is compared: a number as :func:`numbers` writes it
+    ("0.20" → "0.2", "1,000" → "1000"), a number word as digits, without its possessive
+    "'s", stemmed."""
+    if word[:1].isdigit():
+        return _decimal(word.replace(",", ""))
     return stem(NUMBER_WORDS.get(word, word).removesuffix("'s"))
 
 
@@ -344,7 +342,7 @@ def specific(word: str) -> bool:
 
 def negated(text: str) -> bool:
     """Whether ``text`` has a negation word (not, never, no, n't, without, …)."""
-    return _NEGATION.search(casefolded(text)) is not None
+    return _NEGATION.search(_BOUND.sub(" ", casefolded(text))) is not None
 
 
 def sentence_clauses(text: str) -> list[str]:
@@ -356,7 +354,7 @@ def sentence_clauses(text: str) -> list[str]:
 def negations(text: str) -> int:
     """How many negation words ``text`` has: "is not" added to a sentence that already
     has a "not" elsewhere leaves it negated, one more negation."""
-    return len(_NEGATION.findall(casefolded(text)))
+    return len(_NEGATION.findall(_BOUND.sub(" ", casefolded(text))))
 
 
 # Words that join two participants without ordering them ("Paris and Lyon" is "Lyon and

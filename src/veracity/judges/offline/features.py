@@ -211,7 +211,7 @@ def claim_features(
     words = list(dict.fromkeys(tx.content_tokens(claim))) or list(
         dict.fromkeys(tx.all_tokens(claim))
     )
-    originals = {tx.stem(tx.NUMBER_WORDS.get(w, w).removesuffix("'s")): w for w in tx.words(claim)}
+    originals = {tx.token(w): w for w in tx.words(claim)}
     claim_numbers = tx.numbers(claim)
     claim_names = tx.names(claim)
     best: Window | None = None
@@ -350,7 +350,7 @@ def _token_text(text: str) -> str:
 def _others_specific(best: Window, claim_words: Sequence[str]) -> tuple[str, ...]:
     """The rare words of ``best`` that the claim lacks (its candidates for a swapped term)."""
     own = set(claim_words)
-    found = (w for w in tx.words(best.text) if tx.stem(w.removesuffix("'s")) not in own)
+    found = (w for w in tx.words(best.text) if tx.token(w) not in own)
     return tuple(dict.fromkeys(w for w in found if tx.specific(w)))
 
 
@@ -483,7 +483,7 @@ def blocked_by_words(f: ClaimFeatures) -> bool:
         f.missing_numbers
         or f.changed_numbers
         or f.missing_names
-        or f.negation_flip
+        or f.clause_negation_flip
         or f.swapped_roles
         or f.swapped_terms
     )
@@ -501,7 +501,7 @@ def substitutions(claim: str, f: ClaimFeatures) -> list[Substitution]:
     if best is None or f.verbatim or blocked_by_words(f):
         return []
     own = list(dict.fromkeys(tx.content_tokens(claim)))
-    surfaces = {tx.stem(tx.NUMBER_WORDS.get(w, w).removesuffix("'s")): w for w in tx.words(claim)}
+    surfaces = {tx.token(w): w for w in tx.words(claim)}
     lacking = [surfaces.get(w, w) for w in own if w not in best.content and not w.isdigit()]
     if len(lacking) > SUBSTITUTED_WORDS:
         lacking = [w for w in f.missing_specific if w.casefold() in lacking]
@@ -511,7 +511,7 @@ def substitutions(claim: str, f: ClaimFeatures) -> list[Substitution]:
         return []
     theirs: dict[str, str] = {}
     for word in tx.words(best.text):
-        key = tx.stem(word.removesuffix("'s"))
+        key = tx.token(word)
         if word in tx.STOPWORDS or word in tx.NUMBER_WORDS or key.isdigit() or key in own:
             continue
         theirs.setdefault(key, word.removesuffix("'s"))
@@ -522,7 +522,7 @@ def substitutions(claim: str, f: ClaimFeatures) -> list[Substitution]:
     out = []
     for word in lacking:
         pattern = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
-        ours = tx.stem(word.removesuffix("'s")) in claim_names or tx.specific(word)
+        ours = tx.token(word) in claim_names or tx.specific(word)
         for key in ranked[:SUBSTITUTES]:
             text = pattern.sub(theirs[key], claim, count=1)
             things = ours and thing[key] and not _same_root(word, theirs[key])

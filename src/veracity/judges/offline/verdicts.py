@@ -71,7 +71,7 @@ def conflicts(f: ClaimFeatures) -> list[str]:
     if substituted(f):
         claim_word, window_word = f.substituted
         found.append(f"says {window_word!r} where the claim says {claim_word!r}")
-    if f.negation_flip:
+    if f.clause_negation_flip:
         side = "the claim is negated, the context is not"
         if not f.claim_negated:
             side = "the context is negated, the claim is not"
