@@ -123,6 +123,7 @@ def words(text: str) -> list[str]:
     return _WORD.findall(casefolded(text))
 
 
+@lru_cache(maxsize=65536)  # names and rare words are stemmed without token()'s cache
 def stem(word: str) -> str:
     """The Snowball English stem of a word of letters; others as they are."""
     if len(word) <= 3 or not word.isalpha():
