@@ -122,3 +122,36 @@ async def test_a_wrong_bare_no_is_a_claim_checked_not_a_perfect_score(
     assert wrong.score < 0.5 < right.score
     assert got["wrong", "answer_classification"].details["classification"] == "wrong"
     assert got["right", "answer_classification"].details["classification"] == "correct"
+
+
+async def test_a_yes_to_a_question_about_two_things_must_hold_for_each(
+    local_embedder: LocalEmbedder,
+) -> None:
+    contexts = [
+        "The Velvet Harbours are a Canadian indie rock band formed in Vancouver in 1997.",
+        "Copper Lanterns is an American rock band formed in Nashville in 1999.",
+    ]
+    american = "Are both The Velvet Harbours and Copper Lanterns American rock bands?"
+    rock = "Are The Velvet Harbours and Copper Lanterns both rock bands?"
+    samples = [
+        {"id": f"{name}-{answer}", "question": question, "contexts": contexts, "answer": answer}
+        for name, question in (("american", american), ("rock", rock))
+        for answer in ("Yes.", "No.")
+    ]
+    result = await aevaluate(
+        samples,
+        ["faithfulness"],
+        OfflineJudge(local_embedder),
+        config=RunConfig(embedder=local_embedder),
+    )
+    score = {r.sample_id: r.score for r in result.results}
+    # Only one of the two is American: a yes is wrong, and a no right, whatever the other says.
+    assert score["american-Yes."] is not None and score["american-Yes."] < 0.5
+    assert score["american-No."] is not None and score["american-No."] > 0.5
+    # Both are rock bands, each in its own passage.
+    assert score["rock-Yes."] is not None and score["rock-Yes."] > 0.5
+    assert score["rock-No."] is not None and score["rock-No."] < 0.5
+    reason = next(r for r in result.results if r.sample_id == "american-Yes.").details["claims"][0][
+        "reason"
+    ]
+    assert "The Velvet Harbours American rock bands" in reason

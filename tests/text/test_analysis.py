@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("pysbd")
 
-from veracity.judges.offline.claims import agreeing_replies, extract
+from veracity.judges.offline.claims import agreeing_replies, conjuncts, extract
 from veracity.text import analysis as tx
 
 
@@ -266,6 +266,33 @@ def test_a_bare_yes_or_no_to_a_yes_no_question_claims_its_answer(
 )
 def test_other_replies_are_read_as_before(question: str, answer: str) -> None:
     assert extract(answer, question=question) == extract(answer)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "are both The New Pornographers and Kings of Leon American rock bands?",
+            (
+                "are The New Pornographers American rock bands?",
+                "are Kings of Leon American rock bands?",
+            ),
+        ),
+        (
+            "are Gin and tonic and Paloma both cocktails?",
+            ("are Gin and tonic cocktails?", "are Paloma cocktails?"),
+        ),
+        ("is Kings of Leon from Nashville?", ("is Kings of Leon from Nashville?",)),
+        # Where the second name ends is unknown: the question stays whole.
+        ("are both The Strokes and Oasis bands?", ("are both The Strokes and Oasis bands?",)),
+    ],
+)
+def test_a_question_about_two_things_asks_it_of_each(question: str, parts: tuple[str, ...]) -> None:
+    contexts = [
+        "Kings of Leon is an American rock band. The New Pornographers are Canadian.",
+        "A Paloma is made with tequila; a Gin and tonic with gin.",
+    ]
+    assert conjuncts(question, contexts) == parts
 
 
 def test_a_yes_no_answer_is_compared_with_the_references_yes_or_no() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity.prompts import find_abstention, is_courtesy
@@ -147,6 +148,43 @@ def polar_parts(claim: str) -> tuple[str, bool] | None:
     """The question and whether the reply is "yes", for a claim of :func:`polar_claim`."""
     made = _MADE_POLAR.fullmatch(claim)
     return None if made is None else (made.group(2), made.group(1) == "Yes")
+
+
+# "are both X and Y Z?" and "are X and Y both Z?": a yes says Z of each of them.
+_BOTH_FIRST = re.compile(r"(?P<aux>\S+)\s+both\s+(?P<x>.+?)\s+and\s+(?P<rest>.+\?)", re.I)
+_BOTH_AFTER = re.compile(r"(?P<aux>\S+)\s+(?P<pair>.+\s+and\s+.+?)\s+both\s+(?P<rest>.+\?)", re.I)
+
+
+def conjuncts(question: str, contexts: Sequence[str]) -> tuple[str, ...]:
+    """A yes/no ``question`` about two things at once, one question about each ("are
+    both The New Pornographers and Kings of Leon American rock bands?" → "are The New
+    Pornographers American rock bands?", "are Kings of Leon American rock bands?"), or
+    the question alone. Where the second thing's name ends is where its longest opening
+    the ``contexts`` hold ends ("Kings of Leon", not "Kings of Leon American")."""
+    after = _BOTH_AFTER.fullmatch(question)
+    if after is not None:
+        first, _, second = after["pair"].rpartition(" and ")
+        return tuple(f"{after['aux']} {one} {after['rest']}" for one in (first, second))
+    both = _BOTH_FIRST.fullmatch(question)
+    if both is not None:
+        second = _named_opening(both["rest"], " ".join(contexts))
+        if second:
+            said = both["rest"][len(second) :].strip()
+            return (f"{both['aux']} {both['x']} {said}", f"{both['aux']} {both['rest']}")
+    return (question,)
+
+
+def _named_opening(text: str, contexts: str) -> str:
+    """The longest opening of ``text`` (not all of it), capitalised, that ``contexts``
+    name: the name that ``text`` starts with."""
+    words = text.split()
+    if not words or not words[0][:1].isupper():
+        return ""
+    for n in range(len(words) - 1, 0, -1):
+        name = " ".join(words[:n]).rstrip(",")
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", contexts, re.I):
+            return name
+    return ""
 
 
 def agreeing_replies(question: str, answer: str, reference: str) -> bool | None:

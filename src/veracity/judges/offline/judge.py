@@ -26,10 +26,10 @@ from veracity.embeddings.weights import (
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.budget import within_budget
 from veracity.judges.offline.chunks import judge_chunks
-from veracity.judges.offline.claims import agreeing_replies, extract, polar_parts
+from veracity.judges.offline.claims import agreeing_replies, conjuncts, extract, polar_parts
 from veracity.judges.offline.features import FEATURES, ClaimFeatures, features_of
 from veracity.judges.offline.params import OfflineParams, ParamsError, load_params
-from veracity.judges.offline.verdicts import Assessment, assess, classify, replied
+from veracity.judges.offline.verdicts import Assessment, assess, classify, conjoined, replied
 from veracity.prompts import PromptBudget, abstains, earlier_turn, question_in_context
 from veracity.transport import JudgeFatalError
 from veracity.transport.limits import DEFAULT_CONCURRENCY
@@ -186,11 +186,21 @@ class OfflineJudge:
         self, claims: Sequence[str], contexts: Sequence[str]
     ) -> tuple[Assessment, ...]:
         """Every claim's features, P(supported), verdict and reason (raises on a model error)."""
-        # A bare yes or no is judged by what the contexts say of its question.
+        # A bare yes or no is judged by what the contexts say of its question, asked of
+        # each thing where it asks of two at once.
         polar = [polar_parts(c) for c in claims]
-        checked = [c if p is None else p[0] for c, p in zip(claims, polar, strict=True)]
-        found = await self.claim_features(checked, contexts)
-        assessed = [assess(c, f, self.params) for c, f in zip(checked, found, strict=True)]
+        asked = [
+            (c,) if p is None else conjuncts(p[0], contexts)
+            for c, p in zip(claims, polar, strict=True)
+        ]
+        checked = [part for parts in asked for part in parts]
+        found = iter(await self.claim_features(checked, contexts))
+        assessed = [
+            conjoined(
+                c if p is None else p[0], [assess(q, next(found), self.params) for q in parts]
+            )
+            for c, p, parts in zip(claims, polar, asked, strict=True)
+        ]
         return tuple(
             a if p is None else replied(c, a, p[1], self.params)
             for c, a, p in zip(claims, assessed, polar, strict=True)

@@ -240,6 +240,25 @@ def assess(claim: str, f: ClaimFeatures, params: OfflineParams) -> Assessment:
     return Assessment(claim, f, p, verdict, reason)
 
 
+def conjoined(statement: str, parts: Sequence[Assessment]) -> Assessment:
+    """The verdict on a statement about two things at once (:func:`claims.conjuncts`) from
+    the verdicts on each: contradicted when one is, supported when all are, P the weakest
+    one's."""
+    weakest = min(parts, key=lambda a: a.probability)
+    if len(parts) == 1:
+        return weakest
+    if any(a.verdict is Verdict.CONTRADICTED for a in parts):
+        verdict = Verdict.CONTRADICTED
+        weakest = next(a for a in parts if a.verdict is Verdict.CONTRADICTED)
+    elif all(a.verdict is Verdict.SUPPORTED for a in parts):
+        verdict = Verdict.SUPPORTED
+    else:
+        verdict = Verdict.NOT_ENOUGH_INFO
+    p = min(a.probability for a in parts)
+    reason = f"of {len(parts)} things asked of, {weakest.claim!r}: {weakest.reason}"
+    return Assessment(statement, weakest.features, p, verdict, reason)
+
+
 def replied(claim: str, asked: Assessment, yes: bool, params: OfflineParams) -> Assessment:
     """The verdict on a bare yes or no (``claim``) from the verdict on the question's own
     statement (``asked``): a yes stands or falls with it; a no is contradicted where the
