@@ -31,6 +31,7 @@ from veracity.judges.offline.features import FEATURES, ClaimFeatures, features_o
 from veracity.judges.offline.params import OfflineParams, ParamsError, load_params
 from veracity.judges.offline.verdicts import Assessment, assess, classify, replied
 from veracity.prompts import PromptBudget, abstains, earlier_turn, question_in_context
+from veracity.text.frequencies import english_frequencies_loaded, load_english_frequencies
 from veracity.transport import JudgeFatalError
 from veracity.transport.limits import DEFAULT_CONCURRENCY
 from veracity.types import (
@@ -180,6 +181,9 @@ class OfflineJudge:
         self, claims: Sequence[str], contexts: Sequence[str]
     ) -> tuple[ClaimFeatures, ...]:
         """Every claim's alignment features against ``contexts`` (raises on a model error)."""
+        # Before the features' worker threads look words up in it, not by each of them.
+        if not english_frequencies_loaded():
+            await asyncio.to_thread(load_english_frequencies)
         return await features_of(self.embed, claims, contexts)
 
     async def assess_claims(
