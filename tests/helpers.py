@@ -103,3 +103,29 @@ def offline_judge_or_skip() -> None:
     missing = missing_modules(MINILM_LIBS)
     if missing:
         pytest.skip(f"the offline judge needs {', '.join(missing)}", allow_module_level=True)
+
+
+def word_frequencies_unloaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """wordfreq as if nothing had read its tables yet, and the files it reads from now on,
+    listed; each read takes a fifth of a second longer, so that loads that can overlap do."""
+    import threading
+    import time
+
+    from veracity.text import frequencies
+
+    wordfreq = pytest.importorskip("wordfreq")
+    reads: list[str] = []
+    read_file = wordfreq.read_cBpack
+
+    def slow_read(filename: str) -> list[list[str]]:
+        reads.append(filename)
+        time.sleep(0.2)
+        result: list[list[str]] = read_file(filename)
+        return result
+
+    monkeypatch.setattr(wordfreq, "read_cBpack", slow_read)
+    monkeypatch.setattr(frequencies, "_loaded", threading.Event())
+    wordfreq.get_frequency_dict.cache_clear()
+    wordfreq.get_frequency_list.cache_clear()
+    wordfreq._wf_cache.clear()
+    return reads

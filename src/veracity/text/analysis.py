@@ -334,11 +334,11 @@ _VERB_OR_ADVERB = re.compile(r"\w{4,}(?:ed|ing|ly)")
 @lru_cache(maxsize=65536)
 def specific(word: str) -> bool:
     """Whether ``word`` (lower-case, not a number) is a rare, specific word in English."""
-    from wordfreq import zipf_frequency  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    from veracity.text.frequencies import zipf
 
     if any(ch.isdigit() for ch in word) or word in STOPWORDS or _VERB_OR_ADVERB.fullmatch(word):
         return False
-    return float(zipf_frequency(word, "en")) < SPECIFIC_ZIPF
+    return zipf(word) < SPECIFIC_ZIPF
 
 
 def negated(text: str) -> bool:
