@@ -163,8 +163,10 @@ def conjuncts(question: str, contexts: Sequence[str]) -> tuple[str, ...]:
     the ``contexts`` hold ends ("Kings of Leon", not "Kings of Leon American")."""
     after = _BOTH_AFTER.fullmatch(question)
     if after is not None:
-        first, _, second = after["pair"].rpartition(" and ")
-        return tuple(f"{after['aux']} {one} {after['rest']}" for one in (first, second))
+        *first, second = re.split(r"\s+and\s+", after["pair"])
+        return tuple(
+            f"{after['aux']} {one} {after['rest']}" for one in (" and ".join(first), second)
+        )
     both = _BOTH_FIRST.fullmatch(question)
     if both is not None:
         second = _named_opening(both["rest"], " ".join(contexts))

@@ -477,8 +477,8 @@ SUBSTITUTION_ALIGN = 0.65
 def blocked_by_words(f: ClaimFeatures) -> bool:
     """The claim is blocked from ``supported`` whatever the embedder says of its words: a
     number or a name no context has, another number in one of its numbers' slots, a
-    negation flip, swapped roles or terms (the rest of ``verdicts.blocked`` reads the
-    substitutions)."""
+    negation flip in the clause the claim speaks of, swapped roles or terms (the rest of
+    ``verdicts.blocked`` reads the substitutions)."""
     return bool(
         f.missing_numbers
         or f.changed_numbers

@@ -118,10 +118,10 @@ def precisely_substituted(f: ClaimFeatures, params: OfflineParams) -> bool:
 def blocked(f: ClaimFeatures) -> bool:
     """A claim with a number, a name or a specific (rare) word that no context has (unless
     the embedder reads the word as a rewording), whose best-aligned window has another
-    number in one of its numbers' slots, whose best-aligned sentence differs from
-    it in negation, or that is its best-aligned window with another name or thing or with
-    two participants swapped, is never ``supported``, whatever the fitted model says; its
-    P(supported) is capped below ``t_support``."""
+    number in one of its numbers' slots, whose best-aligned sentence differs from it in
+    negation in the clause the claim speaks of, or that is its best-aligned window with
+    another name or thing or with two participants swapped, is never ``supported``,
+    whatever the fitted model says; its P(supported) is capped below ``t_support``."""
     return blocked_by_words(f) or bool(f.missing_specific and not reworded(f)) or substituted(f)
 
 
