@@ -155,3 +155,36 @@ async def test_a_yes_to_a_question_about_two_things_must_hold_for_each(
         "reason"
     ]
     assert "The Velvet Harbours American rock bands" in reason
+
+
+async def test_a_sameness_no_context_states_is_never_supported(
+    local_embedder: LocalEmbedder,
+) -> None:
+    # Both facts are there, but word alignment cannot tell whether they agree.
+    contexts = [
+        "Robert Fleischman is an American singer, once with Journey.",
+        "Jimmy Barnes is an Australian rock singer, born in Glasgow.",
+    ]
+    asked = "Do Robert Fleischman and Jimmy Barnes have the same nationality?"
+    samples = [
+        {"id": "yes", "question": asked, "contexts": contexts, "answer": "Yes."},
+        {"id": "no", "question": asked, "contexts": contexts, "answer": "No."},
+        {
+            "id": "said",
+            "question": "Who are they?",
+            "contexts": contexts,
+            "answer": "Robert Fleischman and Jimmy Barnes have the same nationality.",
+        },
+    ]
+    result = await aevaluate(
+        samples,
+        ["faithfulness"],
+        OfflineJudge(local_embedder),
+        config=RunConfig(embedder=local_embedder),
+    )
+    claims = {r.sample_id: r.details["claims"][0] for r in result.results}
+    assert claims["yes"]["verdict"] != "supported" and claims["yes"]["p_supported"] < 0.5
+    assert claims["said"]["verdict"] != "supported" and claims["said"]["p_supported"] < 0.5
+    assert "says the two are the same" in claims["said"]["reason"]
+    # A right "no" is not called contradicted by the two facts' words.
+    assert claims["no"]["verdict"] != "contradicted"

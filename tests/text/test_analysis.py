@@ -172,6 +172,13 @@ def test_a_words_forms_share_one_stem_and_a_number_is_one_word() -> None:
     assert "2" not in tx.content_tokens("It costs 0.2% a year.")
 
 
+def test_a_sameness_of_two_things_is_read() -> None:
+    assert tx.compares("Do X and Y have the same nationality?")
+    assert tx.compares("The canal is the same length as the Augusta Canal.")
+    assert not tx.compares("The same year, he moved to Paris.")
+    assert not tx.compares("In the same year, Smith and Jones married.")
+
+
 def test_a_bound_is_no_negation() -> None:
     for bound in ("no later than 30 days", "not more than five", "no fewer than ten people"):
         assert not tx.negated(f"Submit it {bound}."), bound

@@ -341,6 +341,15 @@ def specific(word: str) -> bool:
     return zipf(word) < SPECIFIC_ZIPF
 
 
+# Two things said to be alike: "X and Y have the same nationality", "the same length as Y".
+_SAMENESS = re.compile(r"\b(?:both|and)\b.*\bthe same\b|\bthe same\b.*\bas\b")
+
+
+def compares(text: str) -> bool:
+    """Whether ``text`` says two things are the same in some respect."""
+    return _SAMENESS.search(casefolded(text)) is not None
+
+
 def negated(text: str) -> bool:
     """Whether ``text`` has a negation word (not, never, no, n't, without, …)."""
     return _NEGATION.search(_BOUND.sub(" ", casefolded(text))) is not None

@@ -179,6 +179,9 @@ class ClaimFeatures:
     swapped_roles: bool = False
     # The negation flip holds in the clause of that sentence the claim speaks of.
     clause_negation_flip: bool = False
+    # The claim says two things are the same ("X and Y have the same nationality") and its
+    # best-aligned window does not: word alignment cannot tell whether the two agree.
+    unstated_sameness: bool = False
     # The claim is its best-aligned window but for one or two names or rare words, in
     # place of the window's own ("discovered by Pasteur" against "discovered by Fleming").
     swapped_terms: tuple[str, ...] = ()
@@ -292,6 +295,10 @@ def claim_features(
         verbatim=verbatim,
         all_absent=bool(words) and not any(w in pool for w in words),
         clause_negation_flip=clause_negation_flip,
+        unstated_sameness=bool(best)
+        and not verbatim
+        and tx.compares(claim)
+        and "same" not in tx.words(best.text if best else ""),
         swapped_terms=_swapped_terms(best, words, tokens, originals, claim_names) if best else (),
         swapped_roles=any(
             tx.swapped_roles(claim, w.text) for w in (best, sentence) if w is not None
@@ -484,6 +491,7 @@ def blocked_by_words(f: ClaimFeatures) -> bool:
         or f.changed_numbers
         or f.missing_names
         or f.clause_negation_flip
+        or f.unstated_sameness
         or f.swapped_roles
         or f.swapped_terms
     )

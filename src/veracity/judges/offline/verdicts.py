@@ -206,6 +206,8 @@ def _gaps(f: ClaimFeatures) -> list[str]:
         gaps.append(f"the contexts never mention {_listed(f.missing_names + f.missing_specific)}")
     if f.negation_flip:
         gaps.append("the best-aligned context sentence differs from it in negation")
+    if f.unstated_sameness:
+        gaps.append("no context sentence it aligns with says the two are the same")
     if f.missing_words:
         gaps.append(
             f"{f.coverage_all:.0%} of its content words appear in the contexts "
