@@ -295,10 +295,10 @@ def claim_features(
         verbatim=verbatim,
         all_absent=bool(words) and not any(w in pool for w in words),
         clause_negation_flip=clause_negation_flip,
-        unstated_sameness=bool(best)
+        unstated_sameness=best is not None
         and not verbatim
         and tx.compares(claim)
-        and "same" not in tx.words(best.text if best else ""),
+        and "same" not in tx.words(best.text),
         swapped_terms=_swapped_terms(best, words, tokens, originals, claim_names) if best else (),
         swapped_roles=any(
             tx.swapped_roles(claim, w.text) for w in (best, sentence) if w is not None

@@ -204,7 +204,7 @@ def _gaps(f: ClaimFeatures) -> list[str]:
         gaps.append(f"number(s) {', '.join(f.missing_numbers)} appear in no context")
     if f.missing_names or f.missing_specific:
         gaps.append(f"the contexts never mention {_listed(f.missing_names + f.missing_specific)}")
-    if f.negation_flip:
+    if f.clause_negation_flip:
         gaps.append("the best-aligned context sentence differs from it in negation")
     if f.unstated_sameness:
         gaps.append("no context sentence it aligns with says the two are the same")
