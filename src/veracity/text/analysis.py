@@ -125,7 +125,7 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)  # names and rare words are stemmed without token()'s cache
 def stem(word: str) -> str:
-    """The Snowball English stem of a word of letters; others as they are."""
+    """The Snowball English stem of a word of four letters or more; others as they are."""
     if len(word) <= 3 or not word.isalpha():
         return word
     stemmer = getattr(_stemmers, "english", None)
@@ -352,7 +352,7 @@ def compares(text: str) -> bool:
 
 def negated(text: str) -> bool:
     """Whether ``text`` has a negation word (not, never, no, n't, without, …)."""
-    return _NEGATION.search(_BOUND.sub(" ", casefolded(text))) is not None
+    return negations(text) > 0
 
 
 def sentence_clauses(text: str) -> list[str]:

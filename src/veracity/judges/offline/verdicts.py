@@ -246,19 +246,18 @@ def conjoined(statement: str, parts: Sequence[Assessment]) -> Assessment:
     """The verdict on a statement about two things at once (:func:`claims.conjuncts`) from
     the verdicts on each: contradicted when one is, supported when all are, P the weakest
     one's."""
-    weakest = min(parts, key=lambda a: a.probability)
     if len(parts) == 1:
-        return weakest
-    if any(a.verdict is Verdict.CONTRADICTED for a in parts):
-        verdict = Verdict.CONTRADICTED
-        weakest = next(a for a in parts if a.verdict is Verdict.CONTRADICTED)
+        return parts[0]
+    weakest = min(parts, key=lambda a: a.probability)
+    contradicted = [a for a in parts if a.verdict is Verdict.CONTRADICTED]
+    if contradicted:
+        verdict, named = Verdict.CONTRADICTED, contradicted[0]
     elif all(a.verdict is Verdict.SUPPORTED for a in parts):
-        verdict = Verdict.SUPPORTED
+        verdict, named = Verdict.SUPPORTED, weakest
     else:
-        verdict = Verdict.NOT_ENOUGH_INFO
-    p = min(a.probability for a in parts)
-    reason = f"of {len(parts)} things asked of, {weakest.claim!r}: {weakest.reason}"
-    return Assessment(statement, weakest.features, p, verdict, reason)
+        verdict, named = Verdict.NOT_ENOUGH_INFO, weakest
+    reason = f"of {len(parts)} things asked of, {named.claim!r}: {named.reason}"
+    return Assessment(statement, named.features, weakest.probability, verdict, reason)
 
 
 def replied(claim: str, asked: Assessment, yes: bool, params: OfflineParams) -> Assessment:
