@@ -60,7 +60,7 @@ def test_a_scoring_of_the_same_kind_does_not_warn_about_the_judges_version() -> 
     other_version = offline.model_copy(
         update={"judge": JudgeIdentity(name="offline/minilm-v0", fingerprints={"params": "x"})}
     )
-    assert other_version.differences(JudgeIdentity(name="offline/minilm-v10")) == []
+    assert other_version.differences(JudgeIdentity(name="offline/minilm-v11")) == []
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evaluate(

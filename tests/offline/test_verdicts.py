@@ -224,6 +224,22 @@ async def test_a_negation_in_another_clause_is_no_contradiction_at_all(
     assert "negation" not in found.reason
 
 
+async def test_a_negation_is_read_in_its_scope_where_without_opens_a_phrase(
+    judge: OfflineJudge,
+) -> None:
+    # "without a penalty" negates the penalty, not the repaying: a claim that adds the
+    # negation is a precise contradiction, the faithful one is no contradiction at all.
+    context = "The loan can be repaid early at any time without a penalty."
+    added = await verdict(judge, "The loan cannot be repaid early.", context)
+    assert added.verdict is Verdict.CONTRADICTED and "negation" in added.reason
+    assert added.p_supported is not None and added.p_supported <= verdicts.PRECISE_CAP
+    faithful = await verdict(judge, "The loan can be repaid early.", context)
+    assert faithful.verdict is Verdict.SUPPORTED and "negation" not in faithful.reason
+    # A claim about the penalty meets the negation
+    penalised = await verdict(judge, "Repaying the loan early incurs a penalty.", context)
+    assert penalised.verdict is not Verdict.SUPPORTED
+
+
 async def test_a_bound_is_no_negation(judge: OfflineJudge) -> None:
     context = (
         "Submit expense reports no later than 30 days after the expense, with receipts attached."

@@ -186,6 +186,22 @@ def test_a_bound_is_no_negation() -> None:
     assert tx.negations("No more than two, and not on Sundays.") == 1
 
 
+def test_without_negates_the_phrase_it_opens_alone() -> None:
+    early = "The loan can be repaid early at any time without a penalty."
+    repaid = {tx.token("loan"), tx.token("repaid"), tx.token("early")}
+    assert not tx.negated_about(early, repaid)
+    assert tx.negated_about(early, {tx.token("penalty")})
+    # stopwords before the phrase are skipped; the first one after it ends the phrase
+    assert tx.negated_about("He left without any further payment.", {tx.token("payment")})
+    assert not tx.negated_about("Shot without the store knowing, in Burbank.", {"burbank"})
+    # every other negation bears on the whole text, as does a "without" that opens nothing
+    assert tx.negated_about("The loan cannot be repaid early.", repaid)
+    assert tx.negated_about("There is no evidence that tea extends life.", {"tea"})
+    assert tx.negated_about("She managed without.", {"manag"})
+    # concerning nothing: as negated()
+    assert tx.negated_about(early, set()) is tx.negated(early) is True
+
+
 @pytest.mark.parametrize(
     ("claim", "context"),
     [

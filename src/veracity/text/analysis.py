@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -353,6 +353,46 @@ def compares(text: str) -> bool:
 def negated(text: str) -> bool:
     """Whether ``text`` has a negation word (not, never, no, n't, without, …)."""
     return negations(text) > 0
+
+
+# "without" negates the phrase it opens alone: "can be repaid early without a penalty"
+# does not negate the repaying. ("No" reaches further: "there is no evidence that tea
+# extends life" denies that tea extends life.)
+_PHRASE_NEGATIONS = frozenset({"without"})
+PHRASE_WORDS = 3  # a negated noun phrase's content words, at most
+
+
+def negated_about(text: str, concerning: Collection[str]) -> bool:
+    """Whether a negation of ``text`` bears on one of the tokens ``concerning``: any
+    negation does, but "without" only when the phrase it opens holds one
+    (as :func:`negated` when ``concerning`` is empty)."""
+    read = words(_BOUND.sub(" ", casefolded(text)))
+    for i, word in enumerate(read):
+        if word not in _PHRASE_NEGATIONS:
+            if _NEGATION.fullmatch(word) or word.endswith("n't"):
+                return True
+            continue
+        phrase = _phrase(read[i + 1 :])
+        if not concerning or not phrase:
+            return True
+        if any(token(w) in concerning for w in phrase):
+            return True
+    return False
+
+
+def _phrase(following: Sequence[str]) -> list[str]:
+    """The content words of the noun phrase that opens ``following``: stopwords before
+    the first are skipped ("without any further charge"); the first one after ends it."""
+    found: list[str] = []
+    for word in following:
+        if word in STOPWORDS or _NEGATION.fullmatch(word):
+            if found:
+                break
+            continue
+        found.append(word)
+        if len(found) == PHRASE_WORDS:
+            break
+    return found
 
 
 def sentence_clauses(text: str) -> list[str]:

@@ -249,12 +249,13 @@ def claim_features(
     # A claim in the contexts' own words cannot disagree with them on negation (its
     # best-aligned single sentence may be another one, the claim a clause of two).
     negation_flip = not verbatim and sentence is not None and tx.negated(claim) != sentence.negated
-    # The same in the clause of that sentence the claim speaks of: "machine wash at 30°C;
-    # do not tumble dry" does not negate "you can machine wash it at 30°C".
+    # The same in the clause of that sentence the claim speaks of, of what the two share:
+    # "machine wash at 30°C; do not tumble dry" does not negate "you can machine wash it
+    # at 30°C", nor "repaid early without a penalty" the repaying.
     clause_negation_flip = (
-        negation_flip
-        and sentence is not None
-        and tx.negated(claim) != tx.negated(_closest_clause(sentence.text, words))
+        sentence is not None
+        and not verbatim
+        and _clause_flip(claim, _closest_clause(sentence.text, words), words)
     )
     personal = any(w in PERSONAL and w not in ev.words for w in claim_words)
     missing = [originals.get(w, w) for w in words if w not in pool]
@@ -348,6 +349,13 @@ def _closest_clause(text: str, claim_words: Sequence[str]) -> str:
     if len(parts) == 1:
         return text
     return max(parts, key=lambda part: _share(set(tx.content_tokens(part)), claim_words))
+
+
+def _clause_flip(claim: str, clause: str, claim_words: Sequence[str]) -> bool:
+    """Whether the claim and the clause differ in negation of what they share ("cannot be
+    repaid early" against "can be repaid early without a penalty")."""
+    shared = set(claim_words) & set(tx.content_tokens(clause))
+    return tx.negated_about(claim, shared) != tx.negated_about(clause, shared)
 
 
 def _token_text(text: str) -> str:
