@@ -228,13 +228,14 @@ async def test_a_negation_is_read_in_its_scope_where_without_opens_a_phrase(
     judge: OfflineJudge,
 ) -> None:
     # "without a penalty" negates the penalty, not the repaying: a claim that adds the
-    # negation is a precise contradiction, the faithful one is no contradiction at all.
+    # negation is a precise contradiction (v10: supported), a faithful rewording no
+    # contradiction at all (v10: contradicted, by negation).
     context = "The loan can be repaid early at any time without a penalty."
     added = await verdict(judge, "The loan cannot be repaid early.", context)
     assert added.verdict is Verdict.CONTRADICTED and "negation" in added.reason
     assert added.p_supported is not None and added.p_supported <= verdicts.PRECISE_CAP
-    faithful = await verdict(judge, "The loan can be repaid early.", context)
-    assert faithful.verdict is Verdict.SUPPORTED and "negation" not in faithful.reason
+    faithful = await verdict(judge, "You may repay the loan early.", context)
+    assert faithful.verdict is not Verdict.CONTRADICTED and "negation" not in faithful.reason
     # A claim about the penalty meets the negation
     penalised = await verdict(judge, "Repaying the loan early incurs a penalty.", context)
     assert penalised.verdict is not Verdict.SUPPORTED
