@@ -37,6 +37,7 @@ LAYER: dict[str, int] = {
     "_suggest": 0,
     "_units": 0,
     "_bounded": 0,
+    "_pickled": 0,
     "_version": 0,
     "text": 0,  # sentences, tokens, numbers, names: for judges and metrics alike
     "types": 1,

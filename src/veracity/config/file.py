@@ -13,6 +13,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from veracity._bounded import FileTooLargeError, read_bounded
+from veracity._pickled import PickledWhole
 from veracity.config.model import RunConfig
 
 __all__ = ["CONFIG_FILE_NAMES", "ConfigError", "load_config"]
@@ -24,7 +25,7 @@ PYPROJECT = "pyproject.toml"
 MAX_BYTES = 4 * 1024 * 1024
 
 
-class ConfigError(ValueError):
+class ConfigError(PickledWhole, ValueError):
     """A configuration file that cannot be used: ``file: key.path: problem``."""
 
     def __init__(self, file: str, key_path: str, problem: str) -> None:

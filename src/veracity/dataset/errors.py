@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from veracity._pickled import PickledWhole
+
 
 @dataclass(frozen=True)
 class RowError:
@@ -41,7 +43,7 @@ class DatasetError(Exception):
     """A problem with the whole file: it is missing, of an unknown kind, or unreadable."""
 
 
-class NoValidSampleError(DatasetError):
+class NoValidSampleError(PickledWhole, DatasetError):
     """Every row was bad (or there was none): nothing could be evaluated. ``bad_rows``
     are the rows' problems; the message names the first few."""
 

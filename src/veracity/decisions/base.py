@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from veracity._pickled import PickledWhole
 from veracity.chat.base import Model
 from veracity.transport.errors import CallFailedError
 from veracity.types import Usage
@@ -93,7 +94,7 @@ class DecisionReply:
     notes: tuple[str, ...] = field(default=())
 
 
-class PartlyDecidedError(CallFailedError):
+class PartlyDecidedError(PickledWhole, CallFailedError):
     """A request sent in parts (at a server's limits) where some parts failed: ``reply``
     holds the answers of those that came back and what they cost, so a caller whose
     questions were all answered keeps them, and the tokens spent are charged."""

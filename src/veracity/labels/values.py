@@ -6,6 +6,7 @@ import math
 import re
 from typing import Final, NamedTuple
 
+from veracity._pickled import PickledWhole
 from veracity.dataset.fields import a_json_type
 from veracity.labels.scale import LabelKind, Scale, number_text
 
@@ -32,7 +33,7 @@ class LabelProblem(Exception):
         self.message = message
 
 
-class GradeWithoutScale(LabelProblem):
+class GradeWithoutScale(PickledWhole, LabelProblem):
     """A number outside 0–1 labelling a target whose scale nobody declared: a grade, most
     likely, so none of that target's numbers can be read as yes/no (a grade 1 would count
     as good)."""

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from veracity._pickled import PickledWhole
 from veracity.decisions.base import Option, Question, QuestionKind, ServerLimits
 from veracity.testing._request import approx_tokens, content_text
 from veracity.testing.payloads import error_body
@@ -50,7 +51,7 @@ _SYSTEMONE_KINDS: dict[str, QuestionKind] = {
 _OPENAI_KINDS: tuple[QuestionKind, ...] = ("predicate", "choice", "score")
 
 
-class DecisionRequestError(ValueError):
+class DecisionRequestError(PickledWhole, ValueError):
     """A request the server refuses: its status, message and (OpenAI) param and code."""
 
     def __init__(

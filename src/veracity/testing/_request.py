@@ -7,10 +7,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from veracity._pickled import PickledWhole
+
 Api = Literal["openai", "anthropic"]
 
 
-class RequestError(ValueError):
+class RequestError(PickledWhole, ValueError):
     """A request body the fake server rejects with HTTP 400."""
 
     def __init__(self, message: str, param: str | None = None) -> None:

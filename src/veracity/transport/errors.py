@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from veracity._pickled import PickledWhole
+
 
 class CallFailedError(Exception):
     """A call failed after its retries: the result that needed it becomes ``judge_error``."""
@@ -21,7 +23,7 @@ class RetriesExhaustedError(CallFailedError):
     """A call failed on every attempt its retry policy allows (server errors, timeouts)."""
 
 
-class OptionRejectedError(CallFailedError):
+class OptionRejectedError(PickledWhole, CallFailedError):
     """The endpoint rejected an option of the request (a ``response_format`` mode,
     ``logprobs``): a fact about the endpoint, not a passing failure, so it is never retried
     as such; the caller steps down and asks without it."""

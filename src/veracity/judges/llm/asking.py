@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from veracity._pickled import PickledWhole
 from veracity.chat.base import ChatModel, ChatReply
 from veracity.chat.cache import forget
 from veracity.judges.base import JudgeOutcome
@@ -54,7 +55,7 @@ class Unusable(Exception):
     """The judge's reply could not be used even after a re-ask."""
 
 
-class CutReply(Unusable):
+class CutReply(PickledWhole, Unusable):
     """A reply cut at its bound (or JSON that breaks off), raised instead of asking the
     same question again where the caller asks something smaller (see :func:`ask`)."""
 
