@@ -11,7 +11,11 @@ varied domains. Categories:
 - ``paraphrase``: faithful, reworded, often with a word no context has ("refunds arrive
   within 5 business days" against "credited within five working days");
 - ``two_passage``: supported only by two contexts together, each holding half;
-- ``unrelated``: the contexts say nothing about it.
+- ``unrelated``: the contexts say nothing about it;
+- ``short_reply_right``, ``short_reply_wrong``: a short reply ("Canberra.", "It's your
+  line manager.") to the item's ``question``, which the contexts answer; a wrong one
+  names a thing that another context speaks of ("Sydney." beside "Sydney is Australia's
+  largest city"), so every word of it is in the contexts.
 
 Each claim is the answer of a sample scored by ``veracity.evaluate(..., ["faithfulness"],
 judge)``, the path a user takes. An item's P(supported) is the ``p_supported`` of its
@@ -19,8 +23,9 @@ claim in ``details["claims"]`` (the mean when the judge drew several claims from
 sentence); a judge whose verdicts carry no ``p_supported`` (an LLM judge) counts 1 for a
 supported claim and 0 otherwise, and the report says so. Printed per category: n, mean P,
 the share of items all of whose claims are ``supported``, the share with a claim
-``contradicted``; then the issue's goals as PASS/FAIL lines: mean P of all contradicted
-items ≤ 0.15, paraphrases ≥ 0.65, two-passage ≥ 0.6. An item the judge could not score
+``contradicted``; then the goals as PASS/FAIL lines: the issue's (mean P of all
+contradicted items ≤ 0.15, paraphrases ≥ 0.65, two-passage ≥ 0.6) and ours (wrong short
+replies ≤ 0.15, right ones ≥ 0.65). An item the judge could not score
 is counted apart, with its status, and is in no mean.
 
 Judge: the offline judge by default (well under a minute); ``--judge openai/MODEL
@@ -53,13 +58,18 @@ CATEGORIES = (
     "paraphrase",
     "two_passage",
     "unrelated",
+    "short_reply_right",
+    "short_reply_wrong",
 )
-# The issue's goals on mean P: (group, its categories, "max" or "min", bound).
+# Goals on mean P, the issue's then ours: (group, its categories, "max" or "min", bound).
 GOALS = (
     ("contradicted (all four)", tuple(c for c in CATEGORIES if c.startswith("contradicted")),
      "max", 0.15),
     ("paraphrase", ("paraphrase",), "min", 0.65),
     ("two_passage", ("two_passage",), "min", 0.6),
+    # Ours: a wrong answer read from a trace never scores near perfect.
+    ("short replies, wrong", ("short_reply_wrong",), "max", 0.15),
+    ("short replies, right", ("short_reply_right",), "min", 0.65),
 )  # fmt: skip
 
 
@@ -115,8 +125,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     items = load(args.data)
-    rows = [{"id": i["id"], "question": "", "answer": i["claim"], "contexts": i["contexts"]}
-            for i in items]  # fmt: skip
+    rows = [{"id": i["id"], "question": i.get("question", ""), "answer": i["claim"],
+             "contexts": i["contexts"]} for i in items]  # fmt: skip
     judge = make_judge(
         args.judge, base_url=args.base_url, concurrency=args.concurrency, timeout_s=args.timeout
     )

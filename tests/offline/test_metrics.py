@@ -124,6 +124,44 @@ async def test_a_wrong_bare_no_is_a_claim_checked_not_a_perfect_score(
     assert got["right", "answer_classification"].details["classification"] == "correct"
 
 
+async def test_a_wrong_short_reply_is_contradicted_where_a_passage_answers_its_question(
+    local_embedder: LocalEmbedder,
+) -> None:
+    # "Paris" is in the contexts, so alone it was supported at 0.99: a wrong answer read
+    # from a trace scored near perfect. The passage that answers the question says Berlin.
+    contexts = ["Berlin is the capital of Germany.", "Paris is the capital of France."]
+    asked = "What is the capital of Germany?"
+    samples = [
+        {"id": i, "question": asked, "contexts": contexts, "answer": a, "reference": "Berlin"}
+        for i, a in (("wrong", "Paris."), ("right", "Berlin."), ("it", "It's Paris."))
+    ] + [
+        # across two facts (a clause that describes): the reply is judged alone, as before
+        {"id": "hop", "question": "Who leads the country whose capital is Berlin?",
+         "contexts": [*contexts, "Friedrich Merz leads Germany."], "answer": "Friedrich Merz."},
+    ]  # fmt: skip
+    result = await aevaluate(
+        samples,
+        ["faithfulness", "answer_classification"],
+        OfflineJudge(local_embedder),
+        config=RunConfig(embedder=local_embedder),
+    )
+    got = {(r.sample_id, r.metric): r for r in result.results}
+    for wrong in ("wrong", "it"):
+        record = got[wrong, "faithfulness"]
+        assert record.score is not None and record.score <= 0.05, record.reason
+        (claim,) = record.details["claims"]
+        assert claim["verdict"] == "contradicted"
+        assert "Berlin is the capital of Germany." in claim["reason"] and "paris" in claim["reason"]
+        assert claim["claim"].endswith(f"(asked: {asked})")
+        assert got[wrong, "answer_classification"].details["classification"] == "wrong"
+    right = got["right", "faithfulness"]
+    assert right.score is not None and right.score >= 0.9
+    assert got["right", "answer_classification"].details["classification"] == "correct"
+    hop = got["hop", "faithfulness"]
+    assert hop.score is not None and hop.score >= 0.9
+    assert [c["claim"] for c in hop.details["claims"]] == ["Friedrich Merz."]
+
+
 async def test_a_yes_to_a_question_about_two_things_must_hold_for_each(
     local_embedder: LocalEmbedder,
 ) -> None:

@@ -279,6 +279,43 @@ def test_a_bare_yes_or_no_to_a_yes_no_question_claims_its_answer(
 
 
 @pytest.mark.parametrize(
+    ("question", "answer", "claim"),
+    [
+        ("What is the capital of Germany?", "Paris.",
+         "Paris. (asked: What is the capital of Germany?)"),
+        ("Which organ makes insulin?", "It's the pancreas.",
+         "It's the pancreas. (asked: Which organ makes insulin?)"),
+        # the question's last sentence; the word it asks for may come back
+        ("I read the page. How many days do refunds take?", "14 days",
+         "14 days. (asked: How many days do refunds take?)"),
+        ("In which city was it signed?", "Versailles",
+         "Versailles. (asked: In which city was it signed?)"),
+    ],
+)  # fmt: skip
+def test_a_short_reply_to_a_direct_question_keeps_its_question(
+    question: str, answer: str, claim: str
+) -> None:
+    assert extract(answer, question=question).claims == (claim,)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What is the capital of Germany?", "The capital of Germany is Berlin."),  # a sentence
+        ("What did humans evolve from?", "Humans evolved from primates."),  # restates it
+        ("What is the capital of Germany?", "I think it is Berlin."),
+        ("What is the capital of Germany?", "Not Paris."),  # negated
+        ("Who represents the district that Gawthorpe is in?", "Julie Cooper."),  # two facts
+        ("Jake wrote a film directed by who?", "Roger Christian."),  # not asked directly
+        ("Tell me the capital of Germany.", "Berlin."),  # no question
+        ("What is the capital of Germany?", "Berlin. Paris is France's."),  # two claims
+    ],
+)
+def test_other_replies_to_a_question_are_their_own_claims(question: str, answer: str) -> None:
+    assert extract(answer, question=question) == extract(answer)
+
+
+@pytest.mark.parametrize(
     ("question", "answer"),
     [
         ("What is insulin?", "No."),  # not a yes/no question

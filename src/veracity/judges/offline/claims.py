@@ -21,6 +21,7 @@ _AUXILIARIES = frozenset(
         won't wouldn't can't couldn't"""
     )
 )
+_PERSONS = frozenset(tx.wordlist("i i'm am you he she we they"))
 _SUBJECTS = frozenset(
     tx.wordlist(
         """i you he she it we they this that these those there the a an his her its their
@@ -116,6 +117,12 @@ def extract(text: str, *, split_clauses: bool = True, question: str = "") -> Ext
     polar = polar_claim(question, text)
     if polar is not None:
         return Extracted((polar,), ())
+    found = _extracted(text, split_clauses)
+    short = short_reply_claim(question, found.claims)
+    return found if short is None else Extracted((short,), found.dropped)
+
+
+def _extracted(text: str, split_clauses: bool) -> Extracted:
     claims: dict[str, None] = {}
     dropped: list[tuple[str, str]] = []
     for sentence in tx.sentences(text):
@@ -142,6 +149,60 @@ def polar_claim(question: str, answer: str) -> str | None:
         return None
     reply = "No" if polarity.group("no") else "Yes"
     return f"{reply}, {asked.group(0)[:1].lower()}{asked.group(0)[1:]}"
+
+
+# A short reply to a question ("Paris.", "Mike's Gym in Oostzaan") holds as much as the
+# question lends it: "Paris" is in the contexts whichever capital was asked for. Such a
+# reply (a fragment: at most this many content words; no auxiliary verb, personal
+# pronoun or negation) to a direct wh-question is checked alone and against the passage
+# that answers its question (verdicts.answering).
+SHORT_REPLY_WORDS = 4
+ASKED_WORDS = 7  # a longer question describes what it asks of: it asks across facts
+# A question asked directly, about one thing: a wh-word first (after a preposition at
+# most) and none after it, so no clause that describes something else the answer hangs
+# on ("Who represents the district that Gawthorpe is in?" asks across two facts).
+_WH = r"(?:what|which|who|whom|whose|when|where|how|why)"
+_DIRECT_QUESTION = re.compile(
+    rf"(?:(?:in|at|on|from|for|to|by|with|of)\s+)?{_WH}\b(?:(?!\b(?:{_WH}|that)\b)[^?])*\?",
+    re.I,
+)
+_ASKED = re.compile(r"(?P<reply>.+) \(asked: (?P<question>.+\?)\)", re.S)
+# "It is Paris.", "That would be Paris.": the reply names the answer all the same.
+_IT_IS = re.compile(r"(?:it|that|this|the answer)(?:'s|\s+(?:is|was|would be))\s+", re.I)
+
+
+def short_reply_claim(question: str, claims: Sequence[str]) -> str | None:
+    """The claim of a short reply (its one claim, see :data:`SHORT_REPLY_WORDS`) to a
+    direct wh-``question`` (its last sentence), the question kept with it: "Paris.
+    (asked: What is the capital of Germany?)"; ``None`` for any other answer or question."""
+    asked = " ".join(tx.sentences(question)[-1:]).strip() if question.strip() else ""
+    if len(claims) != 1 or not _DIRECT_QUESTION.fullmatch(asked):
+        return None
+    (reply,) = claims
+    named = reply[m.end() :] if (m := _IT_IS.match(reply)) else reply
+    own, words_asked = set(tx.content_tokens(named)), tx.content_tokens(asked)
+    # A fragment repeats of the question at most what it asks for ("14 days" to "How
+    # many days …?"), the first content word: more makes a sentence of its own.
+    if (
+        len(own) > SHORT_REPLY_WORDS
+        or own & set(words_asked[1:]) - set(words_asked[:1])
+        or len(set(words_asked)) > ASKED_WORDS
+        or (_AUXILIARIES | _PERSONS).intersection(tx.words(named))
+        or tx.negated(named)
+    ):
+        return None
+    return f"{reply} (asked: {asked})"
+
+
+def short_reply_parts(claim: str) -> tuple[str, str, str] | None:
+    """For a claim of :func:`short_reply_claim`: the reply, what it names ("Paris" of
+    "It's Paris.") and its question as a statement ("What is the capital of Germany.")."""
+    made = _ASKED.fullmatch(claim)
+    if made is None:
+        return None
+    reply = made.group("reply")
+    named = reply[m.end() :] if (m := _IT_IS.match(reply)) else reply
+    return reply, named, made.group("question").rstrip("?").rstrip() + "."
 
 
 def polar_parts(claim: str) -> tuple[str, bool] | None:

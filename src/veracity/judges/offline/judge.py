@@ -26,10 +26,23 @@ from veracity.embeddings.weights import (
 from veracity.judges.base import JudgeOutcome
 from veracity.judges.budget import within_budget
 from veracity.judges.offline.chunks import judge_chunks
-from veracity.judges.offline.claims import agreeing_replies, conjuncts, extract, polar_parts
+from veracity.judges.offline.claims import (
+    agreeing_replies,
+    conjuncts,
+    extract,
+    polar_parts,
+    short_reply_parts,
+)
 from veracity.judges.offline.features import FEATURES, ClaimFeatures, features_of
 from veracity.judges.offline.params import OfflineParams, ParamsError, load_params
-from veracity.judges.offline.verdicts import Assessment, assess, classify, conjoined, replied
+from veracity.judges.offline.verdicts import (
+    Assessment,
+    answering,
+    assess,
+    classify,
+    conjoined,
+    replied,
+)
 from veracity.prompts import PromptBudget, abstains, earlier_turn, question_in_context
 from veracity.transport import JudgeFatalError
 from veracity.transport.limits import DEFAULT_CONCURRENCY
@@ -187,23 +200,23 @@ class OfflineJudge:
     ) -> tuple[Assessment, ...]:
         """Every claim's features, P(supported), verdict and reason (raises on a model error)."""
         # A bare yes or no is judged by what the contexts say of its question, asked of
-        # each thing where it asks of two at once.
+        # each thing where it asks of two at once; a short reply alone and with its question.
         polar = [polar_parts(c) for c in claims]
+        short = [short_reply_parts(c) for c in claims]
         asked = [
-            (c,) if p is None else conjuncts(p[0], contexts)
-            for c, p in zip(claims, polar, strict=True)
+            conjuncts(p[0], contexts) if p is not None else (r[0], r[2]) if r else (c,)
+            for c, p, r in zip(claims, polar, short, strict=True)
         ]
         checked = [part for parts in asked for part in parts]
         found = iter(await self.claim_features(checked, contexts))
-        assessed = [
-            conjoined(
-                c if p is None else p[0], [assess(q, next(found), self.params) for q in parts]
-            )
-            for c, p, parts in zip(claims, polar, asked, strict=True)
-        ]
+        each = [[assess(q, next(found), self.params) for q in parts] for parts in asked]
         return tuple(
-            a if p is None else replied(c, a, p[1], self.params)
-            for c, a, p in zip(claims, assessed, polar, strict=True)
+            replied(c, conjoined(p[0], parts), p[1], self.params)
+            if p is not None
+            else answering(c, parts[0], r[1], parts[1], contexts, self.params)
+            if r is not None
+            else parts[0]
+            for c, p, r, parts in zip(claims, polar, short, each, strict=True)
         )
 
     async def verify_claims(

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from veracity.judges.offline.features import ClaimFeatures, blocked_by_words, reworded
 from veracity.judges.offline.params import OfflineParams
+from veracity.text import analysis as tx
 from veracity.types import AnswerClass, ClaimVerdict, Classification, Verdict
 
 NO_TEXT = "the contexts contain no text to check the claim against"
@@ -258,6 +259,53 @@ def conjoined(statement: str, parts: Sequence[Assessment]) -> Assessment:
         verdict, named = Verdict.NOT_ENOUGH_INFO, weakest
     reason = f"of {len(parts)} things asked of, {named.claim!r}: {named.reason}"
     return Assessment(statement, named.features, weakest.probability, verdict, reason)
+
+
+# The sentence that answers a question: the question's best-aligned window, strongly
+# aligned (cosine ≥ t_align) and holding at least this share of its content words.
+ANSWERING_COVERAGE = 0.5
+
+
+def answering(
+    claim: str,
+    alone: Assessment,
+    named: str,
+    question: Assessment,
+    contexts: Sequence[str],
+    params: OfflineParams,
+) -> Assessment:
+    """The verdict on a short reply (:func:`claims.short_reply_claim`): the reply's own
+    (``alone``), unless a context sentence answers its question (``question``'s best
+    window, see :data:`ANSWERING_COVERAGE`) and its passage never says what the reply
+    answers with (its names, numbers and rare words, else any of its words): "Paris" is in
+    the contexts, but not in "Berlin is the capital of Germany"."""
+    f = question.features
+    window = f.best
+    if window is None or f.cosine < params.t_align:
+        return dataclasses.replace(alone, claim=claim)
+    if f.value("coverage_best") < ANSWERING_COVERAGE:
+        return dataclasses.replace(alone, claim=claim)
+    passage = contexts[window.context]
+    held = set(tx.all_tokens(passage)) | tx.numbers(passage)
+    new, key = _answer_terms(named)
+    if not new or (all(t in held for t, _ in key) if key else any(t in held for t, _ in new)):
+        return dataclasses.replace(alone, claim=claim)
+    missing = _listed(tuple(w for t, w in (key or new) if t not in held))
+    reason = (
+        f"the context sentence that answers its question, {window.text!r}, and its passage "
+        f"never say {missing} (P(supported) {PRECISE_CAP:.2f})"
+    )
+    p = min(alone.probability, PRECISE_CAP)
+    return Assessment(claim, alone.features, p, Verdict.CONTRADICTED, reason)
+
+
+def _answer_terms(named: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """A reply's content words as (stem, word), and of those its names, numbers and rare
+    words: what it answers with."""
+    names = set(tx.names(f", {named}"))  # a reply's first word is a name too
+    new = {tx.token(w): w for w in tx.words(named) if w not in tx.STOPWORDS}
+    key = [(t, w) for t, w in new.items() if t in names or t[:1].isdigit() or tx.specific(w)]
+    return list(new.items()), key
 
 
 def replied(claim: str, asked: Assessment, yes: bool, params: OfflineParams) -> Assessment:
