@@ -18,7 +18,10 @@ CATEGORIES = {
     "paraphrase",
     "two_passage",
     "unrelated",
+    "short_reply_right",
+    "short_reply_wrong",
 }
+REPLIES = {"short_reply_right", "short_reply_wrong"}  # a reply to the item's question
 
 
 def items() -> list[dict[str, Any]]:
@@ -27,7 +30,11 @@ def items() -> list[dict[str, Any]]:
 
 def test_every_item_has_the_fields_and_a_known_category() -> None:
     for item in items():
-        assert set(item) == {"id", "category", "claim", "contexts", "note"}, item
+        fields = {"id", "category", "claim", "contexts", "note"}
+        if item.get("category") in REPLIES:
+            fields.add("question")
+            assert item["question"].endswith("?"), item["id"]
+        assert set(item) == fields, item
         assert item["category"] in CATEGORIES, item["id"]
         assert isinstance(item["note"], str) and item["note"].strip(), item["id"]
 
@@ -43,10 +50,11 @@ def test_each_category_has_at_least_twelve_items() -> None:
     assert {c: n for c, n in counted.items() if n < 12} == {}
 
 
-def test_claims_are_one_sentence_and_contexts_two_to_four_non_empty_texts() -> None:
+def test_claims_are_one_sentence_or_reply_and_contexts_two_to_four_non_empty_texts() -> None:
     for item in items():
         claim = item["claim"]
-        assert isinstance(claim, str) and claim.endswith("."), item["id"]
+        short = item["category"] in REPLIES and len(claim.split()) <= 6
+        assert isinstance(claim, str) and (claim.endswith(".") or short), item["id"]
         # One sentence: no full stop followed by a new capitalised sentence inside it.
         assert re.search(r"[a-z]\. [A-Z]", claim) is None, item["id"]
         contexts = item["contexts"]

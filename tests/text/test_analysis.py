@@ -21,6 +21,23 @@ def test_initials_do_not_end_a_sentence() -> None:
     )
 
 
+def test_a_file_name_starting_with_a_dot_does_not_end_a_sentence() -> None:
+    assert tx.sentences("Secrets are read from a .env file. Then it starts.") == (
+        "Secrets are read from a .env file.",
+        "Then it starts.",
+    )
+    assert tx.sentences("Edit ~/.bashrc and add .NET 8 to .gitignore.") == (
+        "Edit ~/.bashrc and add .NET 8 to .gitignore.",
+    )
+    # a full stop set apart by spaces (tokenised chat text) still ends its sentence
+    assert tx.sentences("i like it . do you ? It ended . Then it began.") == (
+        "i like it .",
+        "do you ?",
+        "It ended .",
+        "Then it began.",
+    )
+
+
 def test_claims_split_sentences_and_drop_refusals_and_greetings() -> None:
     found = extract("Hello! Paris is the capital of France. I don't know its population.")
     assert found.claims == ("Paris is the capital of France.",)

@@ -101,11 +101,18 @@ def sentences(text: str) -> tuple[str, ...]:
         parts = segmenter.segment(text)
     merged: list[str] = []
     for part in (p.strip() for chunk in parts for p in _LOWER_START.split(chunk)):
-        if merged and _unfinished(merged[-1]):
+        if merged and _DOTFILE_START.search(merged[-1]) and f".{part[:12]}" in text:
+            merged[-1] += part  # ".env", "~/.bashrc": a name, not a sentence's end
+        elif merged and _unfinished(merged[-1]):
             merged[-1] = f"{merged[-1]} {part}"
         else:
             merged.append(part)
     return tuple(s for s in merged if re.search(r"\w", s))
+
+
+# A dot after a space, a slash or a tilde, and a word right after it, start a file's name
+# (".env", "~/.bashrc", ".NET"), where pysbd ends a sentence.
+_DOTFILE_START = re.compile(r"(?:^|[\s/~(\"'])\.$")
 
 
 def _unfinished(segment: str) -> bool:

@@ -199,24 +199,11 @@ class OfflineJudge:
         self, claims: Sequence[str], contexts: Sequence[str]
     ) -> tuple[Assessment, ...]:
         """Every claim's features, P(supported), verdict and reason (raises on a model error)."""
-        # A bare yes or no is judged by what the contexts say of its question, asked of
-        # each thing where it asks of two at once; a short reply alone and with its question.
-        polar = [polar_parts(c) for c in claims]
-        short = [short_reply_parts(c) for c in claims]
-        asked = [
-            conjuncts(p[0], contexts) if p is not None else (r[0], r[2]) if r else (c,)
-            for c, p, r in zip(claims, polar, short, strict=True)
-        ]
-        checked = [part for parts in asked for part in parts]
-        found = iter(await self.claim_features(checked, contexts))
-        each = [[assess(q, next(found), self.params) for q in parts] for parts in asked]
+        parts = [_parts(c, contexts) for c in claims]
+        found = iter(await self.claim_features([p for ps in parts for p in ps], contexts))
+        assessed = [[assess(p, next(found), self.params) for p in ps] for ps in parts]
         return tuple(
-            replied(c, conjoined(p[0], parts), p[1], self.params)
-            if p is not None
-            else answering(c, parts[0], r[1], parts[1], contexts, self.params)
-            if r is not None
-            else parts[0]
-            for c, p, r, parts in zip(claims, polar, short, each, strict=True)
+            _joined(c, a, contexts, self.params) for c, a in zip(claims, assessed, strict=True)
         )
 
     async def verify_claims(
@@ -377,6 +364,27 @@ class OfflineJudge:
     ) -> JudgeOutcome[tuple[DimensionScore, ...]]:
         what = f"score the rubric {rubric.name!r} on a 1–5 scale"
         return JudgeOutcome(value=None, error=NEEDS_LLM.format(what=what), unsupported=True)
+
+
+# A claim is checked as one statement or more: a bare yes or no as its question, of each
+# thing where it asks of two at once; a short reply alone and its question; any other
+# claim as itself.
+def _parts(claim: str, contexts: Sequence[str]) -> tuple[str, ...]:
+    if (polar := polar_parts(claim)) is not None:
+        return conjuncts(polar[0], contexts)
+    if (short := short_reply_parts(claim)) is not None:
+        return short[0], short[2]
+    return (claim,)
+
+
+def _joined(
+    claim: str, parts: Sequence[Assessment], contexts: Sequence[str], params: OfflineParams
+) -> Assessment:
+    if (polar := polar_parts(claim)) is not None:
+        return replied(claim, conjoined(polar[0], parts), polar[1], params)
+    if (short := short_reply_parts(claim)) is not None:
+        return answering(claim, parts[0], short[1], parts[1], contexts, params)
+    return parts[0]
 
 
 def _read_as_notes(question: str, read_as: str) -> tuple[str, ...]:
