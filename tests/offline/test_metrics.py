@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from veracity import aevaluate
@@ -87,6 +89,19 @@ async def test_every_metric_ends_with_a_score_or_an_honest_status(
     assert "needs an LLM judge" in factual.reason
 
 
+async def faithfulness_and_class(
+    samples: list[dict[str, Any]], embedder: LocalEmbedder
+) -> dict[tuple[str, str], ResultRecord]:
+    """Faithfulness and answer classification by the offline judge, by (sample, metric)."""
+    result = await aevaluate(
+        samples,
+        ["faithfulness", "answer_classification"],
+        OfflineJudge(embedder),
+        config=RunConfig(embedder=embedder),
+    )
+    return {(r.sample_id, r.metric): r for r in result.results}
+
+
 async def test_a_wrong_bare_no_is_a_claim_checked_not_a_perfect_score(
     local_embedder: LocalEmbedder,
 ) -> None:
@@ -108,13 +123,7 @@ async def test_a_wrong_bare_no_is_a_claim_checked_not_a_perfect_score(
             "reference": "Yes",
         },
     ]
-    result = await aevaluate(
-        samples,
-        ["faithfulness", "answer_classification"],
-        OfflineJudge(local_embedder),
-        config=RunConfig(embedder=local_embedder),
-    )
-    got = {(r.sample_id, r.metric): r for r in result.results}
+    got = await faithfulness_and_class(samples, local_embedder)
     wrong, right = got["wrong", "faithfulness"], got["right", "faithfulness"]
     assert wrong.status is Status.SCORED and right.status is Status.SCORED
     assert [c["claim"] for c in wrong.details["claims"]] == [f"No, {asked[0].lower()}{asked[1:]}"]
@@ -139,13 +148,7 @@ async def test_a_wrong_short_reply_is_contradicted_where_a_passage_answers_its_q
         {"id": "hop", "question": "Who leads the country whose capital is Berlin?",
          "contexts": [*contexts, "Friedrich Merz leads Germany."], "answer": "Friedrich Merz."},
     ]  # fmt: skip
-    result = await aevaluate(
-        samples,
-        ["faithfulness", "answer_classification"],
-        OfflineJudge(local_embedder),
-        config=RunConfig(embedder=local_embedder),
-    )
-    got = {(r.sample_id, r.metric): r for r in result.results}
+    got = await faithfulness_and_class(samples, local_embedder)
     for wrong in ("wrong", "it"):
         record = got[wrong, "faithfulness"]
         assert record.score is not None and record.score <= 0.05, record.reason
