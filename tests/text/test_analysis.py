@@ -6,7 +6,12 @@ import pytest
 
 pytest.importorskip("pysbd")
 
-from veracity.judges.offline.claims import agreeing_replies, conjuncts, extract
+from veracity.judges.offline.claims import (
+    agreeing_replies,
+    conjuncts,
+    extract,
+    short_reply_parts,
+)
 from veracity.text import analysis as tx
 
 
@@ -330,6 +335,21 @@ def test_a_short_reply_to_a_direct_question_keeps_its_question(
 )
 def test_other_replies_to_a_question_are_their_own_claims(question: str, answer: str) -> None:
     assert extract(answer, question=question) == extract(answer)
+
+
+def test_hostile_questions_and_replies_keep_a_reply_readable() -> None:
+    odd = "\x00What\x07 is the capital\u202e of Germany?\n"
+    assert extract("Paris.", question=odd).claims == ("Paris.",)  # not a direct question
+    # a question of thousands of words is no direct question: the reply stands alone
+    assert extract("Paris.", question="What " * 5000 + "?").claims == ("Paris.",)
+    assert extract("Paris.", question="What is it (asked: who?)?").claims == ("Paris.",)
+    # a reply that holds the marker itself is still split at the last one
+    claim = extract("Paris (asked: who?)", question="What is the capital of Germany?").claims
+    assert short_reply_parts(claim[0]) == (
+        "Paris (asked: who?).",
+        "Paris (asked: who?).",
+        "What is the capital of Germany.",
+    )
 
 
 @pytest.mark.parametrize(

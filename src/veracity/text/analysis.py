@@ -89,6 +89,11 @@ def _segmenter() -> Any:
     return fast_segmenter()
 
 
+# A dot after a space, a slash or a tilde, and a word right after it, start a file's name
+# (".env", "~/.bashrc", ".NET"), where pysbd ends a sentence.
+_DOTFILE_START = re.compile(r"(?:^|[\s/~(\"'])\.$")
+
+
 @lru_cache(maxsize=4096)
 def sentences(text: str) -> tuple[str, ...]:
     """The sentences of ``text`` (pysbd, after unglueing "end.Start", and also split after
@@ -108,11 +113,6 @@ def sentences(text: str) -> tuple[str, ...]:
         else:
             merged.append(part)
     return tuple(s for s in merged if re.search(r"\w", s))
-
-
-# A dot after a space, a slash or a tilde, and a word right after it, start a file's name
-# (".env", "~/.bashrc", ".NET"), where pysbd ends a sentence.
-_DOTFILE_START = re.compile(r"(?:^|[\s/~(\"'])\.$")
 
 
 def _unfinished(segment: str) -> bool:

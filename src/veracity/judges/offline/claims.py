@@ -158,6 +158,7 @@ def polar_claim(question: str, answer: str) -> str | None:
 # that answers its question (verdicts.answering).
 SHORT_REPLY_WORDS = 4
 ASKED_WORDS = 7  # a longer question describes what it asks of: it asks across facts
+ASKED_CHARS = 300
 # A question asked directly, about one thing: a wh-word first (after a preposition at
 # most) and none after it, so no clause that describes something else the answer hangs
 # on ("Who represents the district that Gawthorpe is in?" asks across two facts).
@@ -175,11 +176,11 @@ def short_reply_claim(question: str, claims: Sequence[str]) -> str | None:
     """The claim of a short reply (its one claim, see :data:`SHORT_REPLY_WORDS`) to a
     direct wh-``question`` (its last sentence), the question kept with it: "Paris.
     (asked: What is the capital of Germany?)"; ``None`` for any other answer or question."""
-    asked = " ".join(tx.sentences(question)[-1:]).strip() if question.strip() else ""
-    if len(claims) != 1 or not _DIRECT_QUESTION.fullmatch(asked):
+    asked = (tx.sentences(question) or ("",))[-1]
+    if len(claims) != 1 or len(asked) > ASKED_CHARS or not _DIRECT_QUESTION.fullmatch(asked):
         return None
     (reply,) = claims
-    named = reply[m.end() :] if (m := _IT_IS.match(reply)) else reply
+    named = _named(reply)
     own, words_asked = set(tx.content_tokens(named)), tx.content_tokens(asked)
     # A fragment repeats of the question at most what it asks for ("14 days" to "How
     # many days …?"), the first content word: more makes a sentence of its own.
@@ -201,8 +202,12 @@ def short_reply_parts(claim: str) -> tuple[str, str, str] | None:
     if made is None:
         return None
     reply = made.group("reply")
-    named = reply[m.end() :] if (m := _IT_IS.match(reply)) else reply
-    return reply, named, made.group("question").rstrip("?").rstrip() + "."
+    return reply, _named(reply), made.group("question").rstrip("?").rstrip() + "."
+
+
+def _named(reply: str) -> str:
+    opening = _IT_IS.match(reply)
+    return reply if opening is None else reply[opening.end() :]
 
 
 def polar_parts(claim: str) -> tuple[str, bool] | None:

@@ -279,17 +279,17 @@ def answering(
     window, see :data:`ANSWERING_COVERAGE`) and its passage never says what the reply
     answers with (its names, numbers and rare words, else any of its words): "Paris" is in
     the contexts, but not in "Berlin is the capital of Germany"."""
-    f = question.features
+    f, own = question.features, dataclasses.replace(alone, claim=claim)
     window = f.best
     if window is None or f.cosine < params.t_align:
-        return dataclasses.replace(alone, claim=claim)
+        return own
     if f.value("coverage_best") < ANSWERING_COVERAGE:
-        return dataclasses.replace(alone, claim=claim)
+        return own
     passage = contexts[window.context]
     held = set(tx.all_tokens(passage)) | tx.numbers(passage)
     new, key = _answer_terms(named)
     if not new or (all(t in held for t, _ in key) if key else any(t in held for t, _ in new)):
-        return dataclasses.replace(alone, claim=claim)
+        return own
     missing = _listed(tuple(w for t, w in (key or new) if t not in held))
     reason = (
         f"the context sentence that answers its question, {window.text!r}, and its passage "
