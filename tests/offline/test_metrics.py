@@ -142,7 +142,7 @@ async def test_a_wrong_short_reply_is_contradicted_where_a_passage_answers_its_q
     asked = "What is the capital of Germany?"
     samples = [
         {"id": i, "question": asked, "contexts": contexts, "answer": a, "reference": "Berlin"}
-        for i, a in (("wrong", "Paris."), ("right", "Berlin."), ("it", "It's Paris."))
+        for i, a in (("wrong", "Paris."), ("right", "Berlin."), ("it", "The capital is Paris."))
     ] + [
         # across two facts (a clause that describes): the reply is judged alone, as before
         {"id": "hop", "question": "Who leads the country whose capital is Berlin?",

@@ -312,6 +312,9 @@ def test_a_bare_yes_or_no_to_a_yes_no_question_claims_its_answer(
          "14 days. (asked: How many days do refunds take?)"),
         ("In which city was it signed?", "Versailles",
          "Versailles. (asked: In which city was it signed?)"),
+        # a subject of the question's own words names nothing: the reply is "Paris"
+        ("What is the capital of Germany?", "The capital is Paris.",
+         "The capital is Paris. (asked: What is the capital of Germany?)"),
     ],
 )  # fmt: skip
 def test_a_short_reply_to_a_direct_question_keeps_its_question(
@@ -323,7 +326,7 @@ def test_a_short_reply_to_a_direct_question_keeps_its_question(
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
-        ("What is the capital of Germany?", "The capital of Germany is Berlin."),  # a sentence
+        ("What is the capital of Germany?", "The tower is in Paris."),  # a subject of its own
         ("What did humans evolve from?", "Humans evolved from primates."),  # restates it
         ("What is the capital of Germany?", "I think it is Berlin."),
         ("What is the capital of Germany?", "Not Paris."),  # negated

@@ -168,8 +168,12 @@ _DIRECT_QUESTION = re.compile(
     re.I,
 )
 _ASKED = re.compile(r"(?P<reply>.+) \(asked: (?P<question>.+\?)\)", re.S)
-# "It is Paris.", "That would be Paris.": the reply names the answer all the same.
+# "It is Paris.", "That would be Paris.", "The capital (of Germany) is Paris.": the reply
+# names the answer all the same, after a subject made of the question's own words.
 _IT_IS = re.compile(r"(?:it|that|this|the answer)(?:'s|\s+(?:is|was|would be))\s+", re.I)
+_ITS_X_IS = re.compile(
+    r"(?:the|its|their|his|her)\s+(?P<subject>[^.!?]{1,80}?)\s+(?:is|are|was|were)\s+", re.I
+)
 
 
 def short_reply_claim(question: str, claims: Sequence[str]) -> str | None:
@@ -180,7 +184,7 @@ def short_reply_claim(question: str, claims: Sequence[str]) -> str | None:
     if len(claims) != 1 or len(asked) > ASKED_CHARS or not _DIRECT_QUESTION.fullmatch(asked):
         return None
     (reply,) = claims
-    named = _named(reply)
+    named = _named(reply, asked)
     own, words_asked = set(tx.content_tokens(named)), tx.content_tokens(asked)
     # A fragment repeats of the question at most what it asks for ("14 days" to "How
     # many days …?"), the first content word: more makes a sentence of its own.
@@ -197,16 +201,21 @@ def short_reply_claim(question: str, claims: Sequence[str]) -> str | None:
 
 def short_reply_parts(claim: str) -> tuple[str, str, str] | None:
     """For a claim of :func:`short_reply_claim`: the reply, what it names ("Paris" of
-    "It's Paris.") and its question as a statement ("What is the capital of Germany.")."""
+    "It's Paris." or "The capital is Paris.") and its question as a statement ("What is
+    the capital of Germany.")."""
     made = _ASKED.fullmatch(claim)
     if made is None:
         return None
-    reply = made.group("reply")
-    return reply, _named(reply), made.group("question").rstrip("?").rstrip() + "."
+    reply, asked = made.group("reply"), made.group("question")
+    return reply, _named(reply, asked), asked.rstrip("?").rstrip() + "."
 
 
-def _named(reply: str) -> str:
-    opening = _IT_IS.match(reply)
+def _named(reply: str, asked: str) -> str:
+    opening = _IT_IS.match(reply) or _ITS_X_IS.match(reply)
+    # "The tower is in Paris": a subject of its own, not the question's
+    if opening is not None and opening.re is _ITS_X_IS:
+        subject = set(tx.content_tokens(opening.group("subject")))
+        opening = opening if subject <= set(tx.content_tokens(asked)) else None
     return reply if opening is None else reply[opening.end() :]
 
 
