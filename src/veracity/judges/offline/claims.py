@@ -190,7 +190,7 @@ def short_reply_claim(question: str, claims: Sequence[str]) -> str | None:
     # many days …?"), the first content word: more makes a sentence of its own.
     if (
         len(own) > SHORT_REPLY_WORDS
-        or own & set(words_asked[1:]) - set(words_asked[:1])
+        or own & (set(words_asked[1:]) - set(words_asked[:1]))
         or len(set(words_asked)) > ASKED_WORDS
         or (_AUXILIARIES | _PERSONS).intersection(tx.words(named))
         or tx.negated(named)
