@@ -367,22 +367,19 @@ def negated(text: str) -> bool:
 # extends life" denies that tea extends life.)
 _PHRASE_NEGATIONS = frozenset({"without"})
 PHRASE_WORDS = 3  # a negated noun phrase's content words, at most
+PHRASE_CHARS = 200  # and where they are looked for
 
 
 def negated_about(text: str, concerning: Collection[str]) -> bool:
     """Whether a negation of ``text`` bears on one of the tokens ``concerning``: any
     negation does, but "without" only when the phrase it opens holds one
     (as :func:`negated` when ``concerning`` is empty)."""
-    read = words(_BOUND.sub(" ", casefolded(text)))
-    for i, word in enumerate(read):
-        if word not in _PHRASE_NEGATIONS:
-            if _NEGATION.fullmatch(word) or word.endswith("n't"):
-                return True
-            continue
-        phrase = _phrase(read[i + 1 :])
-        if not concerning or not phrase:
+    read = _BOUND.sub(" ", casefolded(text))
+    for cue in _NEGATION.finditer(read):
+        if cue.group() not in _PHRASE_NEGATIONS or not concerning:
             return True
-        if any(token(w) in concerning for w in phrase):
+        phrase = _phrase(words(read[cue.end() : cue.end() + PHRASE_CHARS]))
+        if not phrase or any(token(w) in concerning for w in phrase):
             return True
     return False
 

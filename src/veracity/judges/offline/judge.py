@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from veracity.embeddings import (
@@ -199,11 +200,11 @@ class OfflineJudge:
         self, claims: Sequence[str], contexts: Sequence[str]
     ) -> tuple[Assessment, ...]:
         """Every claim's features, P(supported), verdict and reason (raises on a model error)."""
-        parts = [_parts(c, contexts) for c in claims]
-        found = iter(await self.claim_features([p for ps in parts for p in ps], contexts))
-        assessed = [[assess(p, next(found), self.params) for p in ps] for ps in parts]
+        read = [_Read.of(c, contexts) for c in claims]
+        found = iter(await self.claim_features([p for r in read for p in r.parts], contexts))
         return tuple(
-            _joined(c, a, contexts, self.params) for c, a in zip(claims, assessed, strict=True)
+            r.joined([assess(p, next(found), self.params) for p in r.parts], contexts, self.params)
+            for r in read
         )
 
     async def verify_claims(
@@ -366,25 +367,39 @@ class OfflineJudge:
         return JudgeOutcome(value=None, error=NEEDS_LLM.format(what=what), unsupported=True)
 
 
-# A claim is checked as one statement or more: a bare yes or no as its question, of each
-# thing where it asks of two at once; a short reply alone and its question; any other
-# claim as itself.
-def _parts(claim: str, contexts: Sequence[str]) -> tuple[str, ...]:
-    if (polar := polar_parts(claim)) is not None:
-        return conjuncts(polar[0], contexts)
-    if (short := short_reply_parts(claim)) is not None:
-        return short[0], short[2]
-    return (claim,)
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A claim as it is checked: one statement or more (``parts``). A bare yes or no is
+    its question, asked of each thing where it asks of two at once; a short reply is
+    itself and its question; any other claim is itself."""
 
+    claim: str
+    parts: tuple[str, ...]
+    polar: tuple[str, bool] | None
+    short: tuple[str, str, str] | None
 
-def _joined(
-    claim: str, parts: Sequence[Assessment], contexts: Sequence[str], params: OfflineParams
-) -> Assessment:
-    if (polar := polar_parts(claim)) is not None:
-        return replied(claim, conjoined(polar[0], parts), polar[1], params)
-    if (short := short_reply_parts(claim)) is not None:
-        return answering(claim, parts[0], short[1], parts[1], contexts, params)
-    return parts[0]
+    @classmethod
+    def of(cls, claim: str, contexts: Sequence[str]) -> _Read:
+        polar, short = polar_parts(claim), short_reply_parts(claim)
+        if polar is not None:
+            parts = conjuncts(polar[0], contexts)
+        elif short is not None:
+            parts = (short[0], short[2])
+        else:
+            parts = (claim,)
+        return cls(claim, parts, polar, short)
+
+    def joined(
+        self, assessed: Sequence[Assessment], contexts: Sequence[str], params: OfflineParams
+    ) -> Assessment:
+        """The claim's verdict from its parts'."""
+        if self.polar is not None:
+            asked, yes = self.polar
+            return replied(self.claim, conjoined(asked, assessed), yes, params)
+        if self.short is not None:
+            named = self.short[1]
+            return answering(self.claim, assessed[0], named, assessed[1], contexts, params)
+        return assessed[0]
 
 
 def _read_as_notes(question: str, read_as: str) -> tuple[str, ...]:
